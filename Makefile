@@ -1,0 +1,34 @@
+# One entry point: `make demo` runs the main job, `make test` runs every test.
+# Each target creates (or refreshes) the local .venv from this project's own files.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lit pytest bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) bench/demo.py
+
+test: lit pytest
+
+lit: $(STAMP)
+	$(VENV)/bin/lit -sv test/filecheck
+
+pytest: $(STAMP)
+	$(VENV)/bin/pytest -n 2 test/python
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check compiler tools bench test
+
+clean:
+	rm -rf $(VENV)

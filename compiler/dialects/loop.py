@@ -1,0 +1,540 @@
+"""`loop`: imperative loop nests over buffers, TVM's TIR as an xDSL dialect.
+
+`schedule-ops` lowers `te` to this dialect; the storage passes rewrite it;
+`lower-to-llvm` turns it into xDSL's `llvm` dialect. Scalar and index math
+stay in `arith`/`math`; `scf.if` with results carries lazy selects.
+
+```mlir
+loop.func @add(%a: !loop.buffer<["n"], f32>, %c: !loop.buffer<["n"], f32>) {
+  %c0 = arith.constant 0 : index
+  %n = loop.var "n" : index
+  %t = loop.alloc "T" [%c0] : !loop.buffer<["n"], f32>
+  loop.for %i = %c0 extent %n vectorized {
+    %v = loop.load %a[%i] : !loop.buffer<["n"], f32>
+    loop.store %v, %t[%i] : !loop.buffer<["n"], f32>
+  }
+}
+```
+
+Buffers are indexed in *logical* coordinates: `loop.alloc` records the
+realized region (a min per dimension, the extents are the type's shape) and
+element `[i, j]` lives at `(i - min0) * stride0 + (j - min1) * stride1`. The
+storage passes make that arithmetic explicit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
+    UnitAttr,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    opt_region_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from compiler.dialects.shape import Dim, DimAttr, attr_to_dims, dims_to_attr, parse_dims, print_dims, verify_dims
+
+# ---------------------------------------------------------------------------
+# Types and attributes
+# ---------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class BufferType(ParametrizedAttribute, TypeAttribute):
+    """`!loop.buffer<[64, "h"], f32>`: a dense row-major buffer of the given shape."""
+
+    name = "loop.buffer"
+    shape: ArrayAttr[DimAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[Dim], element_type: Attribute):
+        super().__init__(dims_to_attr(shape), element_type)
+
+    def get_shape(self) -> tuple[Dim, ...]:
+        return attr_to_dims(self.shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            dims = parse_dims(parser, "!loop.buffer")
+            parser.parse_punctuation(",")
+            return [dims, parser.parse_type()]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            print_dims(printer, self.get_shape())
+            printer.print_string(", ")
+            printer.print_attribute(self.element_type)
+
+    def verify(self) -> None:
+        verify_dims(self.get_shape(), "!loop.buffer")
+
+
+class LoopKind(StrEnum):
+    SERIAL = auto()
+    PARALLEL = auto()
+    VECTORIZED = auto()
+    UNROLLED = auto()
+
+
+# ---------------------------------------------------------------------------
+# Operations
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """A loop function over buffers (inputs and outputs alike, as in TVM).
+
+    ```mlir
+    loop.func @f(%a: !loop.buffer<[4], f32>, %b: !loop.buffer<[4], f32>) {
+      ...
+    }
+    ```
+    """
+
+    name = "loop.func"
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), NoTerminator())
+
+    RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "arg_attrs", "res_attrs")
+
+    def __init__(self, sym_name: str, inputs: Sequence[Attribute], body: Region | None = None):
+        if body is None:
+            body = Region(Block(arg_types=inputs))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(sym_name),
+                "function_type": FunctionType.from_lists(inputs, []),
+            },
+            regions=[body],
+        )
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args
+
+    def verify_(self) -> None:
+        if self.function_type.outputs.data:
+            raise VerifyException("loop.func returns nothing: outputs are buffer arguments")
+        if self.function_type.inputs.data != tuple(self.body.block.arg_types):
+            raise VerifyException("loop.func block arguments must match the function input types")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        name, inputs, outputs, region, extra, arg_attrs, _ = parse_func_op_like(
+            parser, reserved_attr_names=cls.RESERVED
+        )
+        if outputs:
+            parser.raise_error("loop.func returns nothing: outputs are buffer arguments")
+        if region is None:
+            parser.raise_error("loop.func needs a body")
+        op = cls(name, inputs, region)
+        op.arg_attrs = arg_attrs
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            reserved_attr_names=self.RESERVED,
+        )
+
+
+@irdl_op_definition
+class VarOp(IRDLOperation):
+    """A symbolic shape variable of the function: `%h = loop.var "h" : index`.
+
+    Free until `make-packed-api` binds it from an argument's shape or strides.
+    """
+
+    name = "loop.var"
+    var_name = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$var_name attr-dict `:` type($result)"
+
+    def __init__(self, var_name: str):
+        super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
+
+
+@irdl_op_definition
+class ForOp(IRDLOperation):
+    """`loop.for %i = %min extent %n step 2 parallel { ... }`
+
+    Runs `%i = min, min + step, ...` while `%i < min + extent`. The kind
+    (serial, parallel, vectorized, unrolled; serial is not printed) tells the
+    code generator how the iterations may be executed.
+    """
+
+    name = "loop.for"
+    min = operand_def(IndexType)
+    extent = operand_def(IndexType)
+    step = prop_def(IntegerAttr[IndexType])
+    kind = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(
+        self,
+        min: SSAValue | Operation,
+        extent: SSAValue | Operation,
+        body: Region | None = None,
+        *,
+        step: int = 1,
+        kind: LoopKind | str = LoopKind.SERIAL,
+    ):
+        if body is None:
+            body = Region(Block(arg_types=[IndexType()]))
+        super().__init__(
+            operands=[min, extent],
+            properties={
+                "step": IntegerAttr(step, IndexType()),
+                "kind": StringAttr(str(LoopKind(kind))),
+            },
+            regions=[body],
+        )
+
+    @property
+    def induction_var(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    @property
+    def loop_kind(self) -> LoopKind:
+        return LoopKind(self.kind.data)
+
+    def verify_(self) -> None:
+        if self.kind.data not in set(LoopKind):
+            raise VerifyException(f"unknown loop kind '{self.kind.data}'")
+        if self.step.value.data < 1:
+            raise VerifyException(f"loop.for step must be positive, got {self.step.value.data}")
+        args = self.body.block.args
+        if len(args) != 1 or not isinstance(args[0].type, IndexType):
+            raise VerifyException("loop.for body must have exactly one index argument")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_block_argument(self.induction_var, print_type=False)
+        printer.print_string(" = ")
+        printer.print_operand(self.min)
+        printer.print_string(" extent ")
+        printer.print_operand(self.extent)
+        if self.step.value.data != 1:
+            printer.print_string(f" step {self.step.value.data}")
+        if self.kind.data != LoopKind.SERIAL:
+            printer.print_string(f" {self.kind.data}")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ForOp:
+        iv = parser.parse_argument(expect_type=False).resolve(IndexType())
+        parser.parse_punctuation("=")
+        lo = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_keyword("extent")
+        extent = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        step = 1
+        if parser.parse_optional_keyword("step") is not None:
+            step = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        kind = LoopKind.SERIAL
+        kinds = [k for k in LoopKind if k != LoopKind.SERIAL]
+        for k in (LoopKind.SERIAL, *kinds):
+            if parser.parse_optional_keyword(str(k)) is not None:
+                kind = k
+                break
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(lo, extent, parser.parse_region([iv]), step=step, kind=kind)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """An intermediate buffer realized over a region, live to the end of its block.
+
+    `%c = loop.alloc "C" [%m0, %m1] : !loop.buffer<[1, 16], f32>` realizes
+    C over [m0, m0 + 1) x [m1, m1 + 16): one min per dimension (operands), the
+    extents are the type's shape.
+    """
+
+    name = "loop.alloc"
+    buffer_name = prop_def(StringAttr)
+    mins = var_operand_def(IndexType)
+    result = result_def(BufferType)
+
+    def __init__(self, buffer_name: str, mins: Sequence[SSAValue | Operation], type: BufferType):
+        super().__init__(
+            operands=[mins], properties={"buffer_name": StringAttr(buffer_name)}, result_types=[type]
+        )
+
+    @property
+    def buffer_type(self) -> BufferType:
+        assert isinstance(t := self.result.type, BufferType)
+        return t
+
+    def verify_(self) -> None:
+        if len(self.mins) != self.buffer_type.rank:
+            raise VerifyException(
+                f"loop.alloc \"{self.buffer_name.data}\" needs one min per dimension: "
+                f"{self.buffer_type.rank} expected, {len(self.mins)} given"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.buffer_name.data)
+        printer.print_string(" ")
+        with printer.in_square_brackets():
+            printer.print_list(self.mins, printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocOp:
+        name = parser.parse_str_literal(" (the buffer name)")
+        mins = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, BufferType):
+            parser.raise_error(f"expected a !loop.buffer type, got {t}")
+        op = cls(name, [parser.resolve_operand(m, IndexType()) for m in mins], t)
+        op.attributes |= attrs
+        return op
+
+
+def _print_access(printer: Printer, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+    printer.print_operand(buffer)
+    with printer.in_square_brackets():
+        printer.print_list(indices, printer.print_operand)
+
+
+def _parse_access(parser: Parser) -> tuple[SSAValue, list[SSAValue], dict[str, Attribute]]:
+    buffer = parser.parse_unresolved_operand()
+    indices = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+    )
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    t = parser.parse_type()
+    if not isinstance(t, BufferType):
+        parser.raise_error(f"expected a !loop.buffer type, got {t}")
+    resolved = [parser.resolve_operand(i, IndexType()) for i in indices]
+    return parser.resolve_operand(buffer, t), resolved, attrs
+
+
+def _verify_access(op: str, buffer: SSAValue, indices: Sequence[SSAValue]) -> BufferType:
+    t = buffer.type
+    assert isinstance(t, BufferType)
+    if len(indices) != t.rank:
+        raise VerifyException(f"{op} of a rank-{t.rank} buffer takes {t.rank} indices, got {len(indices)}")
+    return t
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """`%v = loop.load %b[%i, %j] : !loop.buffer<[4, 4], f32>`"""
+
+    name = "loop.load"
+    buffer = operand_def(BufferType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+
+    def __init__(self, buffer: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        t = SSAValue.get(buffer).type
+        assert isinstance(t, BufferType)
+        super().__init__(operands=[buffer, indices], result_types=[t.element_type])
+
+    def verify_(self) -> None:
+        t = _verify_access("loop.load", self.buffer, self.indices)
+        if self.result.type != t.element_type:
+            raise VerifyException(f"loop.load result {self.result.type} is not {t.element_type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_access(printer, self.buffer, self.indices)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        buffer, indices, attrs = _parse_access(parser)
+        op = cls(buffer, indices)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """`loop.store %v, %b[%i, %j] : !loop.buffer<[4, 4], f32>`"""
+
+    name = "loop.store"
+    value = operand_def()
+    buffer = operand_def(BufferType)
+    indices = var_operand_def(IndexType)
+
+    def __init__(
+        self,
+        value: SSAValue | Operation,
+        buffer: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+    ):
+        super().__init__(operands=[value, buffer, indices])
+
+    def verify_(self) -> None:
+        t = _verify_access("loop.store", self.buffer, self.indices)
+        if self.value.type != t.element_type:
+            raise VerifyException(
+                f"loop.store of a {self.value.type} value into a buffer of {t.element_type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        _print_access(printer, self.buffer, self.indices)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buffer, indices, attrs = _parse_access(parser)
+        assert isinstance(t := buffer.type, BufferType)
+        op = cls(parser.resolve_operand(value, t.element_type), buffer, indices)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class IfOp(IRDLOperation):
+    """A statement-level guard: `loop.if %c { ... } else { ... }`.
+
+    `likely` (printed after the condition) marks a guard expected to hold, as
+    TVM's `likely`, for loop partitioning.
+    """
+
+    name = "loop.if"
+    cond = operand_def(IntegerType(1))
+    likely = opt_prop_def(UnitAttr)
+    then_region = region_def("single_block")
+    else_region = opt_region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        then_region: Region | None = None,
+        else_region: Region | None = None,
+        *,
+        likely: bool = False,
+    ):
+        super().__init__(
+            operands=[cond],
+            properties={"likely": UnitAttr() if likely else None},
+            regions=[then_region or Region(Block()), else_region or Region()],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.cond)
+        if self.likely is not None:
+            printer.print_string(" likely")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.then_region)
+        if self.else_region.blocks:
+            printer.print_string(" else ")
+            printer.print_region(self.else_region)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IfOp:
+        cond = parser.resolve_operand(parser.parse_unresolved_operand(), IntegerType(1))
+        likely = parser.parse_optional_keyword("likely") is not None
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        then_region = parser.parse_region()
+        else_region = None
+        if parser.parse_optional_keyword("else") is not None:
+            else_region = parser.parse_region()
+        op = cls(cond, then_region, else_region, likely=likely)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """`loop.assert %ok, "x.shape[0] must be 4"`: fail the call with the message if false."""
+
+    name = "loop.assert"
+    cond = operand_def(IntegerType(1))
+    message = prop_def(StringAttr)
+    assembly_format = "$cond `,` $message attr-dict"
+
+    def __init__(self, cond: SSAValue | Operation, message: str):
+        super().__init__(operands=[cond], properties={"message": StringAttr(message)})
+
+
+LOOP = Dialect(
+    "loop",
+    [FuncOp, VarOp, ForOp, AllocOp, LoadOp, StoreOp, IfOp, AssertOp],
+    [BufferType],
+)

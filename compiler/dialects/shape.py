@@ -1,0 +1,96 @@
+"""Shapes that mix static and symbolic dimensions, shared by `te` and `loop` types.
+
+A dimension is an integer (`56`) or a string: a symbolic variable (`"h"`) or an
+index expression over such variables (`"h // 2"`, `"h + 2"`). The same name in
+two types of one function is one variable: the ArgBinder binds it once at call
+time and checks every other occurrence.
+
+Printed form, as in `!te.tensor<[1, "c", "h // 2"], f32>`: a square-bracketed
+list of integers and string literals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+Dim = int | str
+DimAttr = IntAttr | StringAttr
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_symbol_name(dim: Dim) -> bool:
+    """True for a dimension that is a plain symbolic variable such as "h"."""
+    return isinstance(dim, str) and _IDENTIFIER.fullmatch(dim) is not None
+
+
+def dims_to_attr(dims: Sequence[Dim]) -> ArrayAttr[DimAttr]:
+    return ArrayAttr([IntAttr(d) if isinstance(d, int) else StringAttr(d) for d in dims])
+
+
+def attr_to_dims(attr: ArrayAttr[DimAttr]) -> tuple[Dim, ...]:
+    return tuple(d.data for d in attr.data)
+
+
+def parse_dims(parser: AttrParser, what: str) -> ArrayAttr[DimAttr]:
+    """Parse `[1, "c", "h // 2"]`; a malformed dimension is reported at its position."""
+
+    def dim() -> DimAttr:
+        value = parser.parse_optional_integer(allow_boolean=False, allow_negative=True)
+        if value is not None:
+            return IntAttr(value)
+        return StringAttr(parser.parse_str_literal(" (a dimension: an integer or a string)"))
+
+    start = parser.pos
+    dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, dim)
+    try:
+        verify_dims([d.data for d in dims], what)
+    except VerifyException as err:
+        parser.raise_error(str(err), start, parser.pos)
+    return ArrayAttr(dims)
+
+
+def print_dims(printer: Printer, dims: Sequence[Dim]) -> None:
+    with printer.in_square_brackets():
+        printer.print_list(
+            dims,
+            lambda d: printer.print_int(d) if isinstance(d, int) else printer.print_string_literal(d),
+        )
+
+
+def verify_dims(dims: Sequence[Dim], what: str) -> None:
+    """Reject negative extents and malformed symbolic dimensions."""
+    from compiler.arith.expr import parse_expr
+
+    for axis, d in enumerate(dims):
+        if isinstance(d, int):
+            if d < 0:
+                raise VerifyException(f"{what}: dimension {axis} is negative ({d})")
+            continue
+        try:
+            parse_expr(d)
+        except ValueError as err:
+            raise VerifyException(
+                f"{what}: dimension {axis} '{d}' is not a symbolic expression: {err}"
+            ) from None
+
+
+def shape_var_names(dims: Sequence[Dim]) -> list[str]:
+    """The symbolic variables a shape mentions, in order of first appearance."""
+    from compiler.arith.expr import free_vars, parse_expr
+
+    names: list[str] = []
+    for d in dims:
+        if isinstance(d, str):
+            if is_symbol_name(d):
+                found = [d]
+            else:
+                found = sorted(free_vars(parse_expr(d)))
+            names.extend(n for n in found if n not in names)
+    return names

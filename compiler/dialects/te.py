@@ -1,0 +1,578 @@
+"""`te`: tensor expressions, TVM's TE as an xDSL dialect.
+
+A `te.func` takes tensors and returns the tensors it computes. Every stage is a
+`te.compute` whose region maps an output index (one `index` block argument per
+dimension) to one element. Inside a stage, `te.read` reads one element of a
+tensor and `te.reduce` folds a body over reduce axes. Scalar math uses xDSL's
+`arith` and `math`; index math uses `arith` on `index`.
+
+Lazy `if_then_else`: this dialect reuses `scf.if` with results. Its regions
+are only evaluated when taken, which is exactly TVM's `if_then_else` semantics,
+it already lowers through `convert-scf-to-cf`, and guard analyses recognise it
+by type. A guard TVM marks as `likely` carries the unit attribute `te.likely`.
+
+```mlir
+te.func @pad_relu(%x: !te.tensor<["n"], f32>) -> !te.tensor<["n + 2"], f32> {
+  %n = te.var "n" : index
+  %p = te.compute "pad" (%i) : !te.tensor<["n + 2"], f32> {
+    ...
+  }
+  te.return %p : !te.tensor<["n + 2"], f32>
+}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from compiler.dialects.shape import Dim, DimAttr, attr_to_dims, dims_to_attr, parse_dims, print_dims, verify_dims
+
+# ---------------------------------------------------------------------------
+# Types and attributes
+# ---------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class TensorType(ParametrizedAttribute, TypeAttribute):
+    """`!te.tensor<[1, "c", 56], f32>`: a dimension is an int or a symbolic name/expression."""
+
+    name = "te.tensor"
+    shape: ArrayAttr[DimAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[Dim], element_type: Attribute):
+        super().__init__(dims_to_attr(shape), element_type)
+
+    def get_shape(self) -> tuple[Dim, ...]:
+        return attr_to_dims(self.shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            dims = parse_dims(parser, "!te.tensor")
+            parser.parse_punctuation(",")
+            return [dims, parser.parse_type()]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            print_dims(printer, self.get_shape())
+            printer.print_string(", ")
+            printer.print_attribute(self.element_type)
+
+    def verify(self) -> None:
+        verify_dims(self.get_shape(), "!te.tensor")
+
+
+class ReduceKind(StrEnum):
+    SUM = auto()
+    PROD = auto()
+    MAX = auto()
+    MIN = auto()
+
+
+# ---------------------------------------------------------------------------
+# Operations
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """A tensor function: tensor arguments in, computed tensors out.
+
+    ```mlir
+    te.func @add(%a: !te.tensor<[4], f32>, %b: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+      ...
+      te.return %c : !te.tensor<[4], f32>
+    }
+    ```
+    """
+
+    name = "te.func"
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "arg_attrs", "res_attrs")
+
+    def __init__(
+        self,
+        sym_name: str,
+        inputs: Sequence[Attribute],
+        outputs: Sequence[Attribute],
+        body: Region | None = None,
+    ):
+        if body is None:
+            body = Region(Block(arg_types=inputs))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(sym_name),
+                "function_type": FunctionType.from_lists(inputs, outputs),
+            },
+            regions=[body],
+        )
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args
+
+    def verify_(self) -> None:
+        for i, t in enumerate(self.function_type.inputs.data):
+            if not isinstance(t, TensorType):
+                raise VerifyException(f"te.func argument {i} must be a !te.tensor, got {t}")
+        if self.function_type.inputs.data != tuple(self.body.block.arg_types):
+            raise VerifyException("te.func block arguments must match the function input types")
+        ret = self.body.block.last_op
+        if not isinstance(ret, ReturnOp):
+            raise VerifyException("te.func body must end with te.return")
+        returned = tuple(v.type for v in ret.values)
+        if returned != self.function_type.outputs.data:
+            raise VerifyException(
+                f"te.return types {list(map(str, returned))} do not match the function results "
+                f"{list(map(str, self.function_type.outputs.data))}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
+            parser, reserved_attr_names=cls.RESERVED
+        )
+        if region is None:
+            parser.raise_error("te.func needs a body")
+        op = cls(name, inputs, outputs, region)
+        op.arg_attrs, op.res_attrs = arg_attrs, res_attrs
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            res_attrs=self.res_attrs,
+            reserved_attr_names=self.RESERVED,
+        )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """`te.return %c, %d : !te.tensor<...>, !te.tensor<...>`"""
+
+    name = "te.return"
+    values = var_operand_def(TensorType)
+    traits = traits_def(IsTerminator(), HasParent(FuncOp))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[values])
+
+
+@irdl_op_definition
+class VarOp(IRDLOperation):
+    """The value of a symbolic shape variable: `%h = te.var "h" : index`.
+
+    The variable is bound from the argument shapes at call time; it must
+    appear in a dimension of an argument or result of the enclosing function.
+    """
+
+    name = "te.var"
+    var_name = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$var_name attr-dict `:` type($result)"
+
+    def __init__(self, var_name: str):
+        super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        func = _enclosing_func(self)
+        if func is None:
+            return
+        from compiler.dialects.shape import shape_var_names
+
+        known: set[str] = set()
+        for t in (*func.function_type.inputs.data, *func.function_type.outputs.data):
+            if isinstance(t, TensorType):
+                known.update(shape_var_names(t.get_shape()))
+        if self.var_name.data not in known:
+            raise VerifyException(
+                f"symbolic variable '{self.var_name.data}' appears in no argument or result shape "
+                f"of @{func.sym_name.data}, so nothing can bind it"
+            )
+
+
+def _enclosing_func(op: Operation) -> FuncOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, FuncOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def _print_index_args(printer: Printer, block: Block) -> None:
+    printer.print_string(" (")
+    printer.print_list(block.args, lambda a: printer.print_block_argument(a, print_type=False))
+    printer.print_string(")")
+
+
+def _parse_index_args(parser: Parser) -> list[Parser.Argument]:
+    def arg() -> Parser.Argument:
+        return parser.parse_argument(expect_type=False).resolve(IndexType())
+
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, arg)
+
+
+def _yielded(block: Block) -> YieldOp:
+    last = block.last_op
+    if not isinstance(last, YieldOp) or len(last.values) != 1:
+        raise VerifyException("the body must end with a te.yield of exactly one value")
+    return last
+
+
+@irdl_op_definition
+class ComputeOp(IRDLOperation):
+    """A stage: one element of the output for each index.
+
+    ```mlir
+    %c = te.compute "C" (%i, %j) : !te.tensor<[5, 16], f32> {
+      %v = te.read %a[%i, %j] : !te.tensor<[5, 16], f32>
+      te.yield %v : f32
+    }
+    ```
+    A `te.reduce`, if any, must be the value the body yields (as in TVM).
+    """
+
+    name = "te.compute"
+    stage = prop_def(StringAttr)
+    result = result_def(TensorType)
+    body = region_def("single_block")
+    traits = traits_def(Pure())
+
+    def __init__(self, stage: str, result_type: TensorType, body: Region):
+        super().__init__(
+            properties={"stage": StringAttr(stage)}, result_types=[result_type], regions=[body]
+        )
+
+    @property
+    def tensor_type(self) -> TensorType:
+        assert isinstance(t := self.result.type, TensorType)
+        return t
+
+    @property
+    def axes(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args
+
+    def reduction(self) -> ReduceOp | None:
+        value = _yielded(self.body.block).values[0]
+        owner = value.owner
+        return owner if isinstance(owner, ReduceOp) else None
+
+    def verify_(self) -> None:
+        t = self.tensor_type
+        args = self.body.block.args
+        if len(args) != t.rank:
+            raise VerifyException(
+                f"te.compute \"{self.stage.data}\" has {len(args)} index arguments for a "
+                f"rank-{t.rank} result"
+            )
+        value = _yielded(self.body.block).values[0]
+        if value.type != t.element_type:
+            raise VerifyException(
+                f"te.compute \"{self.stage.data}\" yields {value.type}, expected the element type "
+                f"{t.element_type}"
+            )
+        reductions = [op for op in self.body.walk() if isinstance(op, ReduceOp)]
+        if reductions and (len(reductions) > 1 or value.owner is not reductions[0]):
+            raise VerifyException(
+                f"te.compute \"{self.stage.data}\": a te.reduce must be the value the stage yields"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.stage.data)
+        _print_index_args(printer, self.body.block)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ComputeOp:
+        stage = parser.parse_str_literal(" (the stage name)")
+        args = _parse_index_args(parser)
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        if not isinstance(result_type, TensorType):
+            parser.raise_error(f"expected a !te.tensor result type, got {result_type}")
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(stage, result_type, parser.parse_region(args))
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class ReadOp(IRDLOperation):
+    """One element of a tensor: `%v = te.read %a[%i, %j] : !te.tensor<[5, 16], f32>`."""
+
+    name = "te.read"
+    tensor = operand_def(TensorType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, tensor: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        t = SSAValue.get(tensor).type
+        assert isinstance(t, TensorType)
+        super().__init__(operands=[tensor, indices], result_types=[t.element_type])
+
+    def verify_(self) -> None:
+        t = self.tensor.type
+        assert isinstance(t, TensorType)
+        if len(self.indices) != t.rank:
+            raise VerifyException(
+                f"te.read of a rank-{t.rank} tensor takes {t.rank} indices, got {len(self.indices)}"
+            )
+        if self.result.type != t.element_type:
+            raise VerifyException(
+                f"te.read result type {self.result.type} is not the element type {t.element_type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tensor)
+        with printer.in_square_brackets():
+            printer.print_list(self.indices, printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReadOp:
+        tensor = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, TensorType):
+            parser.raise_error(f"expected a !te.tensor type, got {t}")
+        op = cls(
+            parser.resolve_operand(tensor, t),
+            [parser.resolve_operand(i, IndexType()) for i in indices],
+        )
+        op.attributes |= attrs
+        return op
+
+
+def default_init(kind: ReduceKind, element_type: Attribute) -> FloatAttr | IntegerAttr:
+    """The identity of a reduction: 0, 1, -inf/min, +inf/max."""
+    is_float = not isinstance(element_type, IntegerType)
+    if kind == ReduceKind.SUM:
+        value: float | int = 0
+    elif kind == ReduceKind.PROD:
+        value = 1
+    elif is_float:
+        value = float("-inf") if kind == ReduceKind.MAX else float("inf")
+    else:
+        assert isinstance(element_type, IntegerType)
+        bits = element_type.width.data
+        value = -(2 ** (bits - 1)) if kind == ReduceKind.MAX else 2 ** (bits - 1) - 1
+    if is_float:
+        return FloatAttr(float(value), element_type)  # type: ignore[arg-type]
+    return IntegerAttr(int(value), element_type)  # type: ignore[arg-type]
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """A commutative reduction over reduce axes, each running from 0 to its extent.
+
+    ```mlir
+    %acc = te.reduce sum (%rc, %ry) in ["c", 3] : f32 {
+      ...
+      te.yield %p : f32
+    }
+    ```
+    An explicit start value may follow the extents: `init(1.0 : f32)`; the
+    default is the identity of the kind (0, 1, -inf, +inf).
+    """
+
+    name = "te.reduce"
+    kind = prop_def(StringAttr)
+    extents = prop_def(ArrayAttr[DimAttr])
+    init = opt_prop_def(FloatAttr | IntegerAttr)
+    result = result_def()
+    body = region_def("single_block")
+    traits = lazy_traits_def(lambda: (HasParent(ComputeOp), Pure()))
+
+    def __init__(
+        self,
+        kind: ReduceKind | str,
+        extents: Sequence[Dim],
+        result_type: Attribute,
+        body: Region,
+        init: FloatAttr | IntegerAttr | None = None,
+    ):
+        super().__init__(
+            properties={
+                "kind": StringAttr(str(ReduceKind(kind))),
+                "extents": dims_to_attr(extents),
+                "init": init,
+            },
+            result_types=[result_type],
+            regions=[body],
+        )
+
+    @property
+    def reduce_kind(self) -> ReduceKind:
+        return ReduceKind(self.kind.data)
+
+    @property
+    def axes(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args
+
+    def get_extents(self) -> tuple[Dim, ...]:
+        return attr_to_dims(self.extents)
+
+    def init_value(self) -> FloatAttr | IntegerAttr:
+        return self.init if self.init is not None else default_init(self.reduce_kind, self.result.type)
+
+    def verify_(self) -> None:
+        if self.kind.data not in set(ReduceKind):
+            raise VerifyException(
+                f"unknown reduction '{self.kind.data}': expected one of {', '.join(ReduceKind)}"
+            )
+        verify_dims(self.get_extents(), "te.reduce extents")
+        if len(self.axes) != len(self.extents.data):
+            raise VerifyException(
+                f"te.reduce has {len(self.axes)} axes but {len(self.extents.data)} extents"
+            )
+        value = _yielded(self.body.block).values[0]
+        if value.type != self.result.type:
+            raise VerifyException(
+                f"te.reduce yields {value.type} but its result type is {self.result.type}"
+            )
+        if self.init is not None and self.init.type != self.result.type:
+            raise VerifyException(
+                f"te.reduce init value has type {self.init.type}, expected {self.result.type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data}")
+        _print_index_args(printer, self.body.block)
+        printer.print_string(" in ")
+        print_dims(printer, self.get_extents())
+        if self.init is not None:
+            printer.print_string(" init(")
+            printer.print_attribute(self.init)
+            printer.print_string(")")
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kinds = ", ".join(ReduceKind)
+        pos = parser.pos
+        kind = parser.parse_identifier(f" (the reduction: one of {kinds})")
+        if kind not in set(ReduceKind):
+            parser.raise_error(f"unknown reduction '{kind}': expected one of {kinds}", pos, parser.pos)
+        args = _parse_index_args(parser)
+        parser.parse_keyword("in")
+        extents = parse_dims(parser, "te.reduce extents")
+        init = None
+        if parser.parse_optional_keyword("init") is not None:
+            with parser.in_parens():
+                init = parser.parse_attribute()
+            if not isinstance(init, FloatAttr | IntegerAttr):
+                parser.raise_error(f"expected an integer or float init value, got {init}")
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(kind, attr_to_dims(extents), result_type, parser.parse_region(args), init)
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends a `te.compute` or `te.reduce` body with the element it produces."""
+
+    name = "te.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ComputeOp, ReduceOp), Pure()))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[values])
+
+
+TE = Dialect(
+    "te",
+    [FuncOp, ReturnOp, VarOp, ComputeOp, ReadOp, ReduceOp, YieldOp],
+    [TensorType],
+)

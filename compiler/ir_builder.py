@@ -1,0 +1,395 @@
+"""Python `compiler.te` graphs -> the `te` dialect.
+
+`build_module(args, name)` makes one `te.func` whose inputs are the
+placeholders among `args` (in order) and whose results are the computed
+tensors among `args` (in order). Every stage reachable from those results
+becomes one `te.compute`, in a topological order of the stage graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    UnitAttr,
+    f16,
+    f32,
+    f64,
+    i1,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from compiler import te as T
+from compiler.dialects import te
+
+_TYPES: dict[str, Attribute] = {
+    "float16": f16,
+    "float32": f32,
+    "float64": f64,
+    "int8": IntegerType(8),
+    "int16": IntegerType(16),
+    "int32": IntegerType(32),
+    "int64": IndexType(),
+    "uint8": IntegerType(8),
+    "bool": i1,
+}
+
+
+def mlir_type(dtype: str, *, element: bool = False) -> Attribute:
+    """The IR type of a dtype; tensor elements of int64 are i64, index math is `index`."""
+    if element and dtype == "int64":
+        return IntegerType(64)
+    return _TYPES[dtype]
+
+
+def dim_text(d: T.Dim) -> int | str:
+    """A shape dimension as the dialect spells it: an int or an index-expression string."""
+    if isinstance(d, int):
+        return d
+    return _index_text(d)
+
+
+def _index_text(e: T.Expr) -> str:
+    match e:
+        case T.Const(value=v):
+            return str(int(v))
+        case T.Var(name=n) | T.IterVar(name=n):
+            return n
+        case T.Binary(op=op, a=a, b=b) if op in _INDEX_OPS:
+            return f"({_index_text(a)} {_INDEX_OPS[op]} {_index_text(b)})"
+        case T.Call(func="maximum" | "minimum", args=(a, b)):
+            fn = "max" if e.func == "maximum" else "min"  # type: ignore[attr-defined]
+            return f"{fn}({_index_text(a)}, {_index_text(b)})"
+        case _:
+            raise TypeError(f"cannot use {e} in a shape: only + - * // % min max of vars and ints")
+
+
+_INDEX_OPS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "floormod": "%"}
+
+
+def canonical_dim(d: T.Dim) -> int | str:
+    """An int, or the canonical printed form of a symbolic dimension ("n + 2")."""
+    from compiler.arith.expr import parse_expr
+    from compiler.arith.simplify import const_value, simplify
+
+    text = dim_text(d)
+    if isinstance(text, int):
+        return text
+    e = simplify(parse_expr(text))
+    c = const_value(e)
+    return c if c is not None else str(e)
+
+
+def tensor_type(t: T.Tensor) -> te.TensorType:
+    return te.TensorType([canonical_dim(d) for d in t.shape], mlir_type(t.dtype, element=True))
+
+
+def collect_stages(outputs: Sequence[T.Tensor]) -> list[T.Tensor]:
+    """Computed tensors reachable from `outputs`, producers before consumers."""
+    order: list[T.Tensor] = []
+    seen: set[int] = set()
+
+    def visit(t: T.Tensor) -> None:
+        if t.uid in seen or t.is_placeholder:
+            return
+        seen.add(t.uid)
+        assert t.op.body is not None
+        for node in T.walk(t.op.body):
+            if isinstance(node, T.Read):
+                visit(node.tensor)
+        order.append(t)
+
+    for t in outputs:
+        visit(t)
+    return order
+
+
+def used_placeholders(stages: Sequence[T.Tensor]) -> list[T.Tensor]:
+    found: dict[int, T.Tensor] = {}
+    for s in stages:
+        assert s.op.body is not None
+        for node in T.walk(s.op.body):
+            if isinstance(node, T.Read) and node.tensor.is_placeholder:
+                found.setdefault(node.tensor.uid, node.tensor)
+    return list(found.values())
+
+
+@dataclass
+class FunctionSignature:
+    """How the user's argument list maps to the te.func inputs and results."""
+
+    args: list[T.Tensor]
+    inputs: list[T.Tensor]
+    outputs: list[T.Tensor]
+
+
+def signature(args: Sequence[T.Tensor], name: str) -> FunctionSignature:
+    seen: set[int] = set()
+    for a in args:
+        if not isinstance(a, T.Tensor):
+            raise TypeError(f"{name}: arguments must be tensors, got {a!r}")
+        if a.uid in seen:
+            raise ValueError(f"{name}: tensor {a.name} appears twice in the argument list")
+        seen.add(a.uid)
+    inputs = [a for a in args if a.is_placeholder]
+    outputs = [a for a in args if not a.is_placeholder]
+    if not outputs:
+        raise ValueError(f"{name}: the argument list has no computed tensor to produce")
+    missing = [p.name for p in used_placeholders(collect_stages(outputs)) if p.uid not in seen]
+    if missing:
+        raise ValueError(
+            f"{name}: placeholder(s) {', '.join(missing)} are read but not in the argument list"
+        )
+    return FunctionSignature(list(args), inputs, outputs)
+
+
+class _BodyEmitter:
+    """Emits the scalar expression of one stage into a block, with per-block CSE."""
+
+    def __init__(self, tensors: dict[int, SSAValue], axes: dict[int, SSAValue]):
+        self.tensors = tensors
+        self.axes = axes
+        self.block: Block = Block()
+        self.scopes: list[dict[int, SSAValue]] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def emit(self, e: T.Expr) -> SSAValue:
+        for scope in reversed(self.scopes):
+            if id(e) in scope:
+                return scope[id(e)]
+        value = self._emit(e)
+        self.scopes[-1][id(e)] = value
+        return value
+
+    def in_block(self, block: Block, e: T.Expr) -> SSAValue:
+        saved = self.block
+        self.block = block
+        self.scopes.append({})
+        try:
+            return self.emit(e)
+        finally:
+            self.scopes.pop()
+            self.block = saved
+
+    def _emit(self, e: T.Expr) -> SSAValue:
+        match e:
+            case T.Const():
+                return self.add(arith.ConstantOp(_const_attr(e.value, e.dtype)))
+            case T.Var(name=n):
+                return self.add(te.VarOp(n))
+            case T.IterVar():
+                if e.uid not in self.axes:
+                    raise ValueError(f"axis {e.name} is used outside the compute that owns it")
+                return self.axes[e.uid]
+            case T.Read(tensor=t, indices=idx):
+                return self.add(te.ReadOp(self.tensors[t.uid], [self.emit(i) for i in idx]))
+            case T.Binary():
+                return self._binary(e)
+            case T.Compare():
+                return self._compare(e)
+            case T.Logical():
+                return self._logical(e)
+            case T.Call():
+                return self._call(e)
+            case T.Cast():
+                return self._cast(e)
+            case T.Select():
+                return self._select(e)
+            case _:
+                raise TypeError(f"cannot emit {type(e).__name__} here")
+
+    def _binary(self, e: T.Binary) -> SSAValue:
+        a, b = self.emit(e.a), self.emit(e.b)
+        is_float = T._is_float(e.dtype)
+        ops: dict[str, type[Operation]] = (
+            {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
+            if is_float
+            else {
+                "add": arith.AddiOp,
+                "sub": arith.SubiOp,
+                "mul": arith.MuliOp,
+                "floordiv": arith.FloorDivSIOp,
+                "floormod": arith.RemSIOp,
+            }
+        )
+        if e.op == "floormod":
+            return self._floormod(a, b)
+        return self.add(ops[e.op](a, b))  # type: ignore[call-arg]
+
+    def _floormod(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        q = self.add(arith.FloorDivSIOp(a, b))
+        return self.add(arith.SubiOp(a, self.add(arith.MuliOp(q, b))))
+
+    def _compare(self, e: T.Compare) -> SSAValue:
+        a, b = self.emit(e.a), self.emit(e.b)
+        if T._is_float(e.a.dtype):
+            pred = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
+            return self.add(arith.CmpfOp(a, b, pred[e.op]))
+        pred = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
+        return self.add(arith.CmpiOp(a, b, pred[e.op]))
+
+    def _logical(self, e: T.Logical) -> SSAValue:
+        values = [self.emit(a) for a in e.args]
+        if e.op == "not":
+            true = self.add(arith.ConstantOp(IntegerAttr(1, i1)))
+            return self.add(arith.XOrIOp(values[0], true))
+        cls = arith.AndIOp if e.op == "and" else arith.OrIOp
+        acc = values[0]
+        for v in values[1:]:
+            acc = self.add(cls(acc, v))
+        return acc
+
+    def _call(self, e: T.Call) -> SSAValue:
+        args = [self.emit(a) for a in e.args]
+        if e.func == "likely":
+            return args[0]
+        is_float = T._is_float(e.dtype)
+        table: dict[str, type[Operation]] = {
+            "exp": math.ExpOp,
+            "log": math.LogOp,
+            "sqrt": math.SqrtOp,
+            "tanh": math.TanhOp,
+            "floor": math.FloorOp,
+            "ceil": math.CeilOp,
+            "sin": math.SinOp,
+            "cos": math.CosOp,
+            "pow": math.PowFOp,
+            "abs": math.AbsFOp if is_float else math.AbsIOp,
+            "maximum": arith.MaximumfOp if is_float else arith.MaxSIOp,
+            "minimum": arith.MinimumfOp if is_float else arith.MinSIOp,
+        }
+        return self.add(table[e.func](*args))  # type: ignore[call-arg]
+
+    def _cast(self, e: T.Cast) -> SSAValue:
+        value = self.emit(e.value)
+        src, dst = e.value.dtype, e.target
+        to = mlir_type(dst)
+        if T._is_float(src) and T._is_float(dst):
+            bits = {"float16": 16, "float32": 32, "float64": 64}
+            cls = arith.ExtFOp if bits[dst] > bits[src] else arith.TruncFOp
+            return self.add(cls(value, to))
+        if T._is_float(dst):
+            value = self._to_int_width(value, src)
+            return self.add(arith.SIToFPOp(value, to))
+        if T._is_float(src):
+            return self.add(arith.FPToSIOp(value, to))
+        return self.add(arith.IndexCastOp(value, to)) if IndexType() in (value.type, to) else self._int_resize(value, to)
+
+    def _to_int_width(self, value: SSAValue, src: str) -> SSAValue:
+        if isinstance(value.type, IndexType):
+            return self.add(arith.IndexCastOp(value, IntegerType(64)))
+        return value
+
+    def _int_resize(self, value: SSAValue, to: Attribute) -> SSAValue:
+        assert isinstance(value.type, IntegerType) and isinstance(to, IntegerType)
+        if value.type.width.data < to.width.data:
+            return self.add(arith.ExtSIOp(value, to))
+        if value.type.width.data > to.width.data:
+            return self.add(arith.TruncIOp(value, to))
+        return value
+
+    def _select(self, e: T.Select) -> SSAValue:
+        cond = self.emit(e.cond)
+        then_block, else_block = Block(), Block()
+        then_value = self.in_block(then_block, e.then_value)
+        else_value = self.in_block(else_block, e.else_value)
+        then_block.add_op(scf.YieldOp(then_value))
+        else_block.add_op(scf.YieldOp(else_value))
+        op = scf.IfOp(cond, [then_value.type], Region(then_block), Region(else_block))
+        if _is_likely(e.cond):
+            op.attributes["te.likely"] = UnitAttr()
+        return self.add(op)
+
+
+def _is_likely(cond: T.Expr) -> bool:
+    return isinstance(cond, T.Call) and cond.func == "likely"
+
+
+def _const_attr(value: int | float | bool, dtype: str) -> IntegerAttr | FloatAttr:
+    t = mlir_type(dtype, element=dtype != "int64")
+    if isinstance(t, Float16Type | Float32Type | Float64Type):
+        return FloatAttr(float(value), t)
+    if dtype == "int64":
+        return IntegerAttr(int(value), IndexType())
+    return IntegerAttr(int(value), t)  # type: ignore[arg-type]
+
+
+def _emit_stage(t: T.Tensor, tensors: dict[int, SSAValue]) -> te.ComputeOp:
+    body_expr = t.op.body
+    assert body_expr is not None
+    block = Block(arg_types=[IndexType()] * len(t.op.axis))
+    axes: dict[int, SSAValue] = {}
+    for arg, iv in zip(block.args, t.op.axis, strict=True):
+        arg.name_hint = iv.name
+        axes[iv.uid] = arg
+    emitter = _BodyEmitter(tensors, axes)
+    element = mlir_type(t.dtype, element=True)
+    if isinstance(body_expr, T.Reduce):
+        value = _emit_reduce(body_expr, emitter, block, element)
+    else:
+        value = emitter.in_block(block, body_expr)
+        value = _element_value(value, element, block)
+    block.add_op(te.YieldOp(value))
+    return te.ComputeOp(t.name, tensor_type(t), Region(block))
+
+
+def _element_value(value: SSAValue, element: Attribute, block: Block) -> SSAValue:
+    """Index-typed values (int64 math) are stored as i64 elements."""
+    if isinstance(value.type, IndexType) and element != value.type:
+        cast = arith.IndexCastOp(value, element)
+        block.add_op(cast)
+        return cast.result
+    return value
+
+
+def _emit_reduce(r: T.Reduce, emitter: _BodyEmitter, outer: Block, element: Attribute) -> SSAValue:
+    block = Block(arg_types=[IndexType()] * len(r.axes))
+    for arg, iv in zip(block.args, r.axes, strict=True):
+        arg.name_hint = iv.name
+        emitter.axes[iv.uid] = arg
+    value = emitter.in_block(block, r.body)
+    value = _element_value(value, element, block)
+    block.add_op(te.YieldOp(value))
+    init = None
+    if r.init is not None:
+        if not isinstance(r.init, T.Const):
+            raise TypeError("a reduction's init must be a constant")
+        init = _const_attr(r.init.value, r.dtype)
+    extents = [canonical_dim(iv.extent) for iv in r.axes]  # type: ignore[arg-type]
+    op = te.ReduceOp(r.kind, extents, element, Region(block), init)
+    outer.add_op(op)
+    return op.result
+
+
+def build_module(args: Sequence[T.Tensor], name: str = "main") -> tuple[ModuleOp, FunctionSignature]:
+    sig = signature(args, name)
+    stages = collect_stages(sig.outputs)
+    inputs = [tensor_type(t) for t in sig.inputs]
+    func = te.FuncOp(name, inputs, [tensor_type(t) for t in sig.outputs])
+    tensors: dict[int, SSAValue] = {}
+    for arg, t in zip(func.args, sig.inputs, strict=True):
+        arg.name_hint = t.name
+        tensors[t.uid] = arg
+    block = func.body.block
+    for t in stages:
+        op = _emit_stage(t, tensors)
+        op.result.name_hint = t.name
+        block.add_op(op)
+        tensors[t.uid] = op.result
+    block.add_op(te.ReturnOp(*[tensors[t.uid] for t in sig.outputs]))
+    module = ModuleOp([func])
+    module.verify()
+    return module, sig

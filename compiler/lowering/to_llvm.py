@@ -1,0 +1,530 @@
+"""lower-to-llvm: `loop` + `arith` + `math` + `scf` to xDSL's `llvm` dialect.
+
+Input: `loop.func`s whose buffers are 1-D (after `storage-flatten`). Output:
+one `llvm.func` per `loop.func`, with the signature
+
+    i32 @name(ptr noalias %buf0, ..., ptr noalias %bufN, i64 %var0, ..., i64 %varM)
+
+one pointer per buffer argument, then one i64 per symbolic variable in the
+order of first appearance in the argument shapes (`symbolic_vars()`). The
+result is 0 on success or `k + 1` when the k-th `loop.assert` in program
+order failed; the caller owns the table of messages (`assert_messages()`).
+
+Steps:
+  1. loop ops -> scf + llvm memory ops: `loop.for` -> `scf.for`,
+     `loop.if` -> `scf.if`, `loop.load/store` -> `llvm.getelementptr inbounds`
+     + `llvm.load/store`, `loop.alloc` -> `aligned_alloc` (freed before every
+     return), `loop.var` -> the function argument, `loop.func` -> `func.func`;
+  2. xDSL's `convert-scf-to-cf`;
+  3. `loop.assert` splits its block (after step 2 the CFG is explicit):
+
+         ^pre:  ...                     ^pre:  ...
+                loop.assert %ok   ==>          llvm.cond_br %ok, ^rest, ^fail_k
+                ^rest...               ^fail_k: free(...); llvm.return (k + 1)
+
+  4. arith/math/cf/func -> llvm, then `index` -> `i64`.
+
+Index arithmetic is 64-bit and marked `nsw`: index values are loop
+counters and addresses, which never wrap. Floats keep IEEE semantics (no
+fast-math): float reductions vectorize only where the schedule makes the
+reduction axis an outer loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, cf, func, llvm, math, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    UnitAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+from xdsl.utils.exceptions import PassFailedException
+
+from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.ir import emit_expr
+from compiler.dialects import loop
+from compiler.dialects.shape import shape_var_names
+
+PTR = llvm.LLVMPointerType()
+NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
+ALLOC_ALIGN = 64
+
+
+def element_size(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    sizes = {Float16Type: 2, Float32Type: 4, Float64Type: 8}
+    for cls, size in sizes.items():
+        if isinstance(t, cls):
+            return size
+    raise PassFailedException(f"lower-to-llvm: unsupported element type {t}")
+
+
+def symbolic_vars(f: loop.FuncOp) -> list[str]:
+    """The symbolic variables of a function's ABI, in order of first appearance."""
+    names: list[str] = []
+    for t in f.function_type.inputs.data:
+        if isinstance(t, loop.BufferType):
+            names.extend(n for n in shape_var_names(t.get_shape()) if n not in names)
+    return names
+
+
+def assert_messages(f: loop.FuncOp) -> list[str]:
+    """Messages of the function's asserts; failing assert k returns k + 1."""
+    return [op.message.data for op in f.walk() if isinstance(op, loop.AssertOp)]
+
+
+# ---------------------------------------------------------------------------
+# Step 1: loop ops
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _FunctionState:
+    func: func.FuncOp
+    var_args: dict[str, SSAValue]
+    allocations: list[SSAValue]
+
+
+def _index_const(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+
+
+def _to_i64(value: SSAValue, before: Operation) -> SSAValue:
+    if isinstance(value.type, IndexType):
+        cast = arith.IndexCastOp(value, i64)
+        Rewriter.insert_op(cast, InsertPoint.before(before))
+        return cast.result
+    return value
+
+
+def _gep(ptr: SSAValue, index: SSAValue, elem: Attribute, before: Operation) -> SSAValue:
+    gep = llvm.GEPOp.from_mixed_indices(ptr, [_to_i64(index, before)], elem, inbounds=True)
+    Rewriter.insert_op(gep, InsertPoint.before(before))
+    return gep.result
+
+
+def _flat_index(indices: Sequence[SSAValue], what: str) -> SSAValue:
+    if len(indices) != 1:
+        raise PassFailedException(
+            f"lower-to-llvm: {what} of a {len(indices)}-D buffer; run storage-flatten first"
+        )
+    return indices[0]
+
+
+def _lower_alloc(op: loop.AllocOp, state: _FunctionState) -> None:
+    t = op.buffer_type
+    if any(not isinstance(m.owner, arith.ConstantOp) for m in op.mins) or t.rank != 1:
+        raise PassFailedException(
+            f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first"
+        )
+    size: Expr = Const(element_size(t.element_type))
+    for d in t.get_shape():
+        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
+    size = (size + (ALLOC_ALIGN - 1)) // ALLOC_ALIGN * ALLOC_ALIGN
+    ops: list[Operation] = []
+    nbytes = emit_expr(size, ops.append, lambda n: state.var_args[n])
+    align = _index_const(ALLOC_ALIGN)
+    ops.append(align)
+    call = llvm.CallOp("aligned_alloc", _as_i64(align, ops), _as_i64(nbytes, ops), return_type=PTR)
+    ops.append(call)
+    Rewriter.insert_op(ops, InsertPoint.before(op))
+    op.result.replace_all_uses_with(call.returned)
+    Rewriter.erase_op(op)
+    state.allocations.append(call.returned)
+
+
+def _as_i64(value: SSAValue, ops: list[Operation]) -> SSAValue:
+    cast = arith.IndexCastOp(value, i64)
+    ops.append(cast)
+    return cast.result
+
+
+def _lower_for(op: loop.ForOp) -> None:
+    step = _index_const(op.step.value.data)
+    upper = arith.AddiOp(op.min, op.extent)
+    body = Block(arg_types=[IndexType()])
+    new = scf.ForOp(op.min, upper, step, [], Region(body))
+    new.attributes |= op.attributes
+    if op.loop_kind != loop.LoopKind.SERIAL:
+        new.attributes["loop.kind"] = op.kind
+    Rewriter.insert_op([step, upper], InsertPoint.before(op))
+    old_body = op.body.block
+    old_body.args[0].replace_all_uses_with(body.args[0])
+    body.args[0].name_hint = old_body.args[0].name_hint
+    for inner in list(old_body.ops):
+        inner.detach()
+        body.add_op(inner)
+    body.add_op(scf.YieldOp())
+    Rewriter.replace_op(op, new)
+
+
+def _lower_if(op: loop.IfOp) -> None:
+    def move(region: Region) -> Region:
+        block = Block()
+        if region.blocks:
+            for inner in list(region.block.ops):
+                inner.detach()
+                block.add_op(inner)
+        block.add_op(scf.YieldOp())
+        return Region(block)
+
+    new = scf.IfOp(op.cond, [], move(op.then_region), move(op.else_region))
+    Rewriter.replace_op(op, new)
+
+
+def _lower_loop_ops(state: _FunctionState) -> None:
+    body = state.func.body
+    # children before parents, so that nested loops are rewritten before their parents move them
+    for op in reversed(list(body.walk())):
+        if isinstance(op, loop.LoadOp):
+            idx = _flat_index(op.indices, "loop.load")
+            ptr = _gep(op.buffer, idx, op.result.type, op)
+            Rewriter.replace_op(op, llvm.LoadOp(ptr, op.result.type))
+        elif isinstance(op, loop.StoreOp):
+            idx = _flat_index(op.indices, "loop.store")
+            ptr = _gep(op.buffer, idx, op.value.type, op)
+            Rewriter.replace_op(op, llvm.StoreOp(op.value, ptr))
+        elif isinstance(op, loop.VarOp):
+            name = op.var_name.data
+            if name not in state.var_args:
+                raise PassFailedException(
+                    f"lower-to-llvm: symbolic variable '{name}' appears in no argument shape of "
+                    f"@{state.func.sym_name.data}, so it can't be bound at call time"
+                )
+            Rewriter.replace_op(op, [], [state.var_args[name]])
+        elif isinstance(op, loop.ForOp):
+            _lower_for(op)
+        elif isinstance(op, loop.IfOp):
+            _lower_if(op)
+    for op in list(body.walk()):
+        if isinstance(op, loop.AllocOp):
+            _lower_alloc(op, state)
+
+
+def _convert_signature(f: loop.FuncOp) -> _FunctionState:
+    """Create the func.func shell with pointer and i64 arguments and move the body in."""
+    names = symbolic_vars(f)
+    n_buffers = len(f.args)
+    inputs: list[Attribute] = [PTR] * n_buffers + [IndexType()] * len(names)
+    new = func.FuncOp(f.sym_name.data, (inputs, [i32]))
+    noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
+    new.arg_attrs = ArrayAttr([noalias] * n_buffers + [DictionaryAttr({})] * len(names))
+    block = new.body.block
+    for old, arg in zip(f.args, block.args[:n_buffers], strict=True):
+        arg.name_hint = old.name_hint
+        old.replace_all_uses_with(arg)
+    var_args = dict(zip(names, block.args[n_buffers:], strict=True))
+    for name, arg in var_args.items():
+        arg.name_hint = name
+    for inner in list(f.body.block.ops):
+        inner.detach()
+        block.add_op(inner)
+    Rewriter.replace_op(f, new)
+    return _FunctionState(new, var_args, [])
+
+
+def _add_returns(state: _FunctionState) -> None:
+    """Free the allocations and return 0 at the end; asserts return k + 1 (after cf)."""
+    block = state.func.body.block
+    for op in _free_and_return(state.allocations, 0):
+        block.add_op(op)
+
+
+def _free_and_return(allocations: Sequence[SSAValue], code: int) -> list[Operation]:
+    ops: list[Operation] = [llvm.CallOp("free", p) for p in reversed(allocations)]
+    const = arith.ConstantOp(IntegerAttr(code, i32))
+    return [*ops, const, func.ReturnOp(const)]
+
+
+def _lower_asserts(state: _FunctionState) -> None:
+    asserts = [op for op in state.func.walk() if isinstance(op, loop.AssertOp)]
+    for k, op in enumerate(asserts):
+        block = op.parent_block()
+        assert block is not None
+        rest = block.split_before(op)
+        fail = Block(_free_and_return_after_asserts(state, k + 1))
+        region = block.parent
+        assert region is not None
+        region.insert_block_after(fail, rest)
+        block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
+        Rewriter.erase_op(op)
+
+
+def _free_and_return_after_asserts(state: _FunctionState, code: int) -> list[Operation]:
+    # WARNING: an assert that fails after an allocation frees only what the
+    # function allocated before its first loop; asserts are emitted by
+    # make-packed-api before any allocation, so this holds in the pipeline.
+    return _free_and_return(state.allocations, code)
+
+
+# ---------------------------------------------------------------------------
+# Step 4: arith / math / cf / func -> llvm
+# ---------------------------------------------------------------------------
+
+_INT_BINARY: dict[type[Operation], type[Operation]] = {
+    arith.AddiOp: llvm.AddOp,
+    arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp,
+    arith.DivSIOp: llvm.SDivOp,
+    arith.DivUIOp: llvm.UDivOp,
+    arith.RemSIOp: llvm.SRemOp,
+    arith.RemUIOp: llvm.URemOp,
+    arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp,
+    arith.XOrIOp: llvm.XOrOp,
+}
+_NSW_OPS = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
+_FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+}
+_FLOAT_INTRINSIC: dict[type[Operation], str] = {
+    arith.MaximumfOp: "maximum",
+    arith.MinimumfOp: "minimum",
+    arith.MaxnumfOp: "maxnum",
+    arith.MinnumfOp: "minnum",
+    math.ExpOp: "exp",
+    math.Exp2Op: "exp2",
+    math.LogOp: "log",
+    math.Log2Op: "log2",
+    math.Log10Op: "log10",
+    math.SqrtOp: "sqrt",
+    math.AbsFOp: "fabs",
+    math.FloorOp: "floor",
+    math.CeilOp: "ceil",
+    math.SinOp: "sin",
+    math.CosOp: "cos",
+    math.TanhOp: "tanh",
+    math.PowFOp: "pow",
+    math.FmaOp: "fma",
+    math.RoundOp: "round",
+    math.TruncOp: "trunc",
+}
+_INT_MINMAX: dict[type[Operation], str] = {
+    arith.MaxSIOp: "smax",
+    arith.MinSIOp: "smin",
+    arith.MaxUIOp: "umax",
+    arith.MinUIOp: "umin",
+}
+
+
+def _type_suffix(t: Attribute) -> str:
+    if isinstance(t, IndexType):
+        return "i64"
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    return {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}[type(t)]  # type: ignore[index]
+
+
+def _llvm_type(t: Attribute) -> Attribute:
+    return i64 if isinstance(t, IndexType) else t
+
+
+class LowerScalarOps(RewritePattern):
+    """arith, math, cf and func.return to llvm, one op at a time."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        new = self.lower(op, rewriter)
+        if new is not None:
+            rewriter.replace(op, new)
+
+    def lower(self, op: Operation, rewriter: PatternRewriter) -> Operation | list[Operation] | None:
+        if (cls := _INT_BINARY.get(type(op))) is not None:
+            if isinstance(op, _NSW_OPS) and isinstance(op.results[0].type, IndexType):
+                return cls(op.operands[0], op.operands[1], overflow=NSW)  # type: ignore[call-arg]
+            return cls(op.operands[0], op.operands[1])  # type: ignore[call-arg]
+        if (cls := _FLOAT_BINARY.get(type(op))) is not None:
+            return cls(op.operands[0], op.operands[1])  # type: ignore[call-arg]
+        t = op.results[0].type if op.results else None
+        if (name := _FLOAT_INTRINSIC.get(type(op))) is not None:
+            return llvm.CallIntrinsicOp(f"llvm.{name}.{_type_suffix(t)}", op.operands, [t])  # type: ignore[arg-type]
+        if (name := _INT_MINMAX.get(type(op))) is not None:
+            return llvm.CallIntrinsicOp(f"llvm.{name}.{_type_suffix(t)}", op.operands, [_llvm_type(t)])  # type: ignore[arg-type]
+        match op:
+            case arith.ConstantOp():
+                return _lower_constant(op)
+            case arith.FloorDivSIOp():
+                return _floordiv(op.lhs, op.rhs)
+            case arith.CmpiOp():
+                return llvm.ICmpOp(op.lhs, op.rhs, op.predicate)
+            case arith.CmpfOp():
+                return llvm.FCmpOp(op.lhs, op.rhs, op.predicate)
+            case arith.SelectOp():
+                return llvm.SelectOp(op.cond, op.lhs, op.rhs)
+            case arith.NegfOp():
+                return llvm.FNegOp(op.operand)
+            case math.AbsIOp():
+                return llvm.CallIntrinsicOp(
+                    f"llvm.abs.{_type_suffix(op.result.type)}",
+                    [op.operand, llvm.ConstantOp(IntegerAttr(0, 1), IntegerType(1))],
+                    [_llvm_type(op.result.type)],
+                )
+            case arith.IndexCastOp():
+                return _int_cast(op.input, op.result.type, signed=True)
+            case arith.ExtSIOp():
+                return llvm.SExtOp(op.input, op.result.type)
+            case arith.ExtUIOp():
+                return llvm.ZExtOp(op.input, op.result.type)
+            case arith.TruncIOp():
+                return llvm.TruncOp(op.input, op.result.type)
+            case arith.SIToFPOp():
+                return llvm.SIToFPOp(op.input, op.result.type)
+            case arith.FPToSIOp():
+                return llvm.CallIntrinsicOp(
+                    f"llvm.fptosi.sat.{_type_suffix(op.result.type)}.{_type_suffix(op.input.type)}",
+                    [op.input],
+                    [_llvm_type(op.result.type)],
+                )
+            case arith.ExtFOp():
+                return llvm.FPExtOp(op.input, op.result.type)
+            case arith.TruncFOp():
+                return llvm.FPTruncOp(op.input, op.result.type)
+            case arith.BitcastOp():
+                return llvm.BitcastOp(op.input, op.result.type)
+            case cf.BranchOp():
+                return llvm.BrOp(op.successor, *op.arguments)
+            case cf.ConditionalBranchOp():
+                return llvm.CondBrOp(
+                    op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments
+                )
+            case func.ReturnOp():
+                return llvm.ReturnOp(*op.arguments)
+            case _:
+                return None
+
+
+def _lower_constant(op: arith.ConstantOp) -> Operation:
+    value, t = op.value, op.result.type
+    if isinstance(t, IndexType):
+        assert isinstance(value, IntegerAttr)
+        return llvm.ConstantOp(IntegerAttr(value.value.data, i64), i64)
+    if isinstance(value, IntegerAttr | FloatAttr):
+        return llvm.ConstantOp(value, t)
+    raise PassFailedException(f"lower-to-llvm: unsupported constant {value}")
+
+
+def _int_cast(value: SSAValue, to: Attribute, *, signed: bool) -> Operation | list[Operation]:
+    src, dst = _llvm_type(value.type), _llvm_type(to)
+    assert isinstance(src, IntegerType) and isinstance(dst, IntegerType)
+    if src.width.data == dst.width.data:
+        return []  # replaced by its operand below
+    if src.width.data < dst.width.data:
+        return llvm.SExtOp(value, dst) if signed else llvm.ZExtOp(value, dst)
+    return llvm.TruncOp(value, dst)
+
+
+def _floordiv(lhs: SSAValue, rhs: SSAValue) -> list[Operation]:
+    """floor(a / b) = q - ((r != 0) & ((r < 0) != (b < 0))), with q, r from sdiv/srem."""
+    ops: list[Operation] = []
+
+    def add(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    ne, slt = IntegerAttr(1, i64), IntegerAttr(2, i64)
+    q = add(llvm.SDivOp(lhs, rhs))
+    r = add(llvm.SRemOp(lhs, rhs))
+    zero = add(llvm.ConstantOp(IntegerAttr(0, i64), i64))
+    signs_differ = add(llvm.XOrOp(add(llvm.ICmpOp(r, zero, slt)), add(llvm.ICmpOp(rhs, zero, slt))))
+    adjust = add(llvm.AndOp(add(llvm.ICmpOp(r, zero, ne)), signs_differ))
+    add(llvm.SubOp(q, add(llvm.ZExtOp(adjust, i64))))
+    return ops
+
+
+class _ReplaceIdentityCast(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.IndexCastOp):
+            src, dst = _llvm_type(op.input.type), _llvm_type(op.result.type)
+            if src == dst:
+                rewriter.replace(op, [], [op.input])
+
+
+class _IndexToI64(TypeConversionPattern):
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: IndexType) -> Attribute:
+        return i64
+
+
+def _lower_func(f: func.FuncOp) -> llvm.FuncOp:
+    ins = [_llvm_type(t) for t in f.function_type.inputs.data]
+    outs = f.function_type.outputs.data
+    new = llvm.FuncOp(
+        f.sym_name.data,
+        llvm.LLVMFunctionType(ins, outs[0] if outs else None),
+        linkage=llvm.LinkageAttr("external"),
+        body=Rewriter.move_region_contents_to_new_regions(f.body),
+    )
+    new.arg_attrs = f.arg_attrs
+    return new
+
+
+def _declare_runtime(module: ModuleOp) -> None:
+    used = {op.callee.root_reference.data for op in module.walk() if isinstance(op, llvm.CallOp)}
+    existing = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    decls = {
+        "aligned_alloc": llvm.LLVMFunctionType([i64, i64], PTR),
+        "free": llvm.LLVMFunctionType([PTR], None),
+    }
+    for name, ftype in decls.items():
+        if name in used and name not in existing:
+            module.body.block.add_op(
+                llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external"))
+            )
+
+
+def lower_module(ctx: Context, module: ModuleOp) -> None:
+    states: list[_FunctionState] = []
+    for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
+        state = _convert_signature(f)
+        _lower_loop_ops(state)
+        _add_returns(state)
+        states.append(state)
+    ConvertScfToCf().apply(ctx, module)
+    for state in states:
+        _lower_asserts(state)
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier([_ReplaceIdentityCast(), LowerScalarOps()], dce_enabled=False)
+    ).rewrite_module(module)
+    PatternRewriteWalker(_IndexToI64(recursive=True)).rewrite_module(module)
+    for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+        Rewriter.replace_op(f, _lower_func(f))
+    _declare_runtime(module)
+
+
+@dataclass(frozen=True)
+class LowerToLLVMPass(ModulePass):
+    """Lower flat `loop` functions to the `llvm` dialect (see the module docstring)."""
+
+    name = "lower-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lower_module(ctx, op)

@@ -1,0 +1,175 @@
+"""storage-flatten: multi-dimensional buffers become 1-D (TVM's StorageFlatten).
+
+Every buffer of a `loop.func` (arguments and `loop.alloc`s) becomes a 1-D
+buffer of `prod(shape)` elements, row-major. An access `b[i0, ..., in]` to a
+buffer realized from mins `m` with row-major strides `s` becomes
+
+    b[(i0 - m0) * s0 + ... + (in - mn) * sn]
+
+built as an index expression, simplified (canonical affine form, so that
+`(i + 1 - 1) * 16 + j` prints as `i * 16 + j`) and emitted with `arith` ops
+right before the access. A realized region's min moves into the accesses, so
+the flat `loop.alloc` starts at 0.
+
+Known limits: strides are the compact row-major ones of the buffer's shape
+(strided argument buffers come with make-packed-api's binding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.arith.expr import Const, Expr, Var, parse_expr
+from compiler.arith.ir import emit_expr, expr_from_value
+from compiler.arith.simplify import const_value, simplify
+from compiler.dialects import loop
+from compiler.dialects.shape import Dim
+
+
+def dim_expr(dim: Dim) -> Expr:
+    return Const(dim) if isinstance(dim, int) else parse_expr(dim)
+
+
+def row_major_strides(shape: Sequence[Expr]) -> list[Expr]:
+    strides: list[Expr] = []
+    acc: Expr = Const(1)
+    for extent in reversed(shape):
+        strides.append(acc)
+        acc = simplify(acc * extent)
+    return list(reversed(strides))
+
+
+def flat_type(t: loop.BufferType) -> loop.BufferType:
+    size: Expr = Const(1)
+    for d in t.get_shape():
+        size = size * dim_expr(d)
+    size = simplify(size)
+    c = const_value(size)
+    return loop.BufferType([c if c is not None else str(size)], t.element_type)
+
+
+@dataclass
+class _Layout:
+    mins: list[Expr]
+    strides: list[Expr]
+
+
+class IndexExprs:
+    """Converts SSA index values to expressions and back, within one function."""
+
+    def __init__(self, func: loop.FuncOp):
+        self.func = func
+        self.values: dict[str, SSAValue] = {}
+        self.names: dict[SSAValue, str] = {}
+        for op in func.body.block.ops:
+            if isinstance(op, loop.VarOp):
+                self.values.setdefault(op.var_name.data, op.result)
+
+    def leaf(self, value: SSAValue) -> Expr:
+        if isinstance(value.owner, loop.VarOp):
+            return Var(value.owner.var_name.data)
+        if value not in self.names:
+            name = f"%{len(self.names)}"
+            self.names[value] = name
+            self.values[name] = value
+        return Var(self.names[value])
+
+    def to_expr(self, value: SSAValue) -> Expr:
+        e = expr_from_value(value, self.leaf)
+        assert e is not None  # leaf never gives up
+        return e
+
+    def var_value(self, name: str) -> SSAValue:
+        if name not in self.values:
+            op = loop.VarOp(name)
+            op.result.name_hint = name
+            block = self.func.body.block
+            Rewriter.insert_op(op, InsertPoint.at_start(block))
+            self.values[name] = op.result
+        return self.values[name]
+
+    def emit(self, e: Expr, before: Operation) -> SSAValue:
+        ops: list[Operation] = []
+        value = emit_expr(simplify(e), ops.append, self.var_value)
+        if ops:
+            Rewriter.insert_op(ops, InsertPoint.before(before))
+        return value
+
+
+def _layout_of(t: loop.BufferType, mins: Sequence[Expr]) -> _Layout:
+    return _Layout(list(mins), row_major_strides([dim_expr(d) for d in t.get_shape()]))
+
+
+def _flat_index(layout: _Layout, indices: Sequence[Expr]) -> Expr:
+    flat: Expr = Const(0)
+    for index, lo, stride in zip(indices, layout.mins, layout.strides, strict=True):
+        flat = flat + (index - lo) * stride
+    return flat
+
+
+def flatten_function(func: loop.FuncOp) -> None:
+    exprs = IndexExprs(func)
+    layouts: dict[SSAValue, _Layout] = {}
+    block = func.body.block
+    new_inputs: list[Attribute] = []
+    for i, arg in enumerate(list(block.args)):
+        t = arg.type
+        if isinstance(t, loop.BufferType) and t.rank != 1:
+            new = block.insert_arg(flat_type(t), i)
+            new.name_hint = arg.name_hint
+            arg.replace_all_uses_with(new)
+            block.erase_arg(arg)
+            layouts[new] = _layout_of(t, [Const(0)] * t.rank)
+            new_inputs.append(new.type)
+        else:
+            new_inputs.append(t)
+    func.function_type = FunctionType.from_lists(new_inputs, [])
+    for op in list(func.walk()):
+        if isinstance(op, loop.AllocOp) and op.buffer_type.rank != 1:
+            _flatten_alloc(op, exprs, layouts)
+    for op in list(func.walk()):
+        if isinstance(op, loop.LoadOp | loop.StoreOp) and op.buffer in layouts:
+            _flatten_access(op, exprs, layouts[op.buffer])
+
+
+def _flatten_alloc(op: loop.AllocOp, exprs: IndexExprs, layouts: dict[SSAValue, _Layout]) -> None:
+    mins = [exprs.to_expr(m) for m in op.mins]
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    new = loop.AllocOp(op.buffer_name.data, [zero.result], flat_type(op.buffer_type))
+    new.attributes |= op.attributes
+    Rewriter.insert_op(zero, InsertPoint.before(op))
+    Rewriter.replace_op(op, new)
+    layouts[new.result] = _layout_of(op.buffer_type, mins)
+
+
+def _flatten_access(
+    op: loop.LoadOp | loop.StoreOp, exprs: IndexExprs, layout: _Layout
+) -> None:
+    flat = _flat_index(layout, [exprs.to_expr(i) for i in op.indices])
+    index = exprs.emit(flat, op)
+    if isinstance(op, loop.LoadOp):
+        new: Operation = loop.LoadOp(op.buffer, [index])
+    else:
+        new = loop.StoreOp(op.value, op.buffer, [index])
+    new.attributes |= op.attributes
+    Rewriter.replace_op(op, new)
+
+
+@dataclass(frozen=True)
+class StorageFlattenPass(ModulePass):
+    """Flatten every buffer of every `loop.func` to 1-D (see the module docstring)."""
+
+    name = "storage-flatten"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
+            flatten_function(func)
+

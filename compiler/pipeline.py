@@ -1,0 +1,73 @@
+"""The named pipeline shared by `compiler-opt` and `compiler.build`.
+
+`default_pipeline(until)` lists the passes from the `te` dialect down to the
+`llvm` dialect; `until` stops after a named stage:
+
+| stage  | after the passes                    | the module holds     |
+|--------|-------------------------------------|----------------------|
+| `te`   | none                                | te.func              |
+| `loop` | schedule-ops                        | loop.func, N-D       |
+| `flat` | storage-flatten                     | loop.func, 1-D       |
+| `llvm` | lower-to-llvm                       | llvm.func            |
+
+`compiler-opt -p 'default-pipeline{until=loop}'` runs the same list, and
+`str()` of each pass is valid `-p` text (`pipeline_spec()`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+Stage = Literal["te", "loop", "flat", "llvm"]
+STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
+
+
+def default_pipeline(until: Stage = "llvm") -> list[ModulePass]:
+    from compiler.lowering.to_llvm import LowerToLLVMPass
+    from compiler.passes.schedule_ops import ScheduleOpsPass
+    from compiler.passes.storage_flatten import StorageFlattenPass
+
+    if until not in STAGES:
+        raise ValueError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
+    stages: list[tuple[Stage, list[ModulePass]]] = [
+        ("loop", [ScheduleOpsPass()]),
+        ("flat", [StorageFlattenPass()]),
+        ("llvm", [LowerToLLVMPass()]),
+    ]
+    passes: list[ModulePass] = []
+    for stage, stage_passes in stages:
+        if STAGES.index(stage) > STAGES.index(until):
+            break
+        passes.extend(stage_passes)
+    return passes
+
+
+def pipeline_spec(until: Stage = "llvm") -> str:
+    return ",".join(str(p) for p in default_pipeline(until))
+
+
+def run_pipeline(module: ModuleOp, until: Stage = "llvm", ctx: Context | None = None) -> ModuleOp:
+    from compiler.context import make_context
+
+    ctx = ctx or make_context()
+    for p in default_pipeline(until):
+        p.apply(ctx, module)
+    module.verify()
+    return module
+
+
+@dataclass(frozen=True)
+class DefaultPipelinePass(ModulePass):
+    """The whole default pipeline as one pass: `default-pipeline{until=loop}`."""
+
+    name = "default-pipeline"
+    until: str = "llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for p in default_pipeline(self.until):  # type: ignore[arg-type]
+            p.apply(ctx, op)

@@ -1,0 +1,53 @@
+"""Name -> lazy factory for the project's dialects and passes.
+
+`compiler-opt` and the Python API both use these tables, so a run imports
+only the dialects and passes it needs.
+"""
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    def loop() -> Dialect:
+        from compiler.dialects.loop import LOOP
+
+        return LOOP
+
+    def te() -> Dialect:
+        from compiler.dialects.te import TE
+
+        return TE
+
+    return {"loop": loop, "te": te}
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    def default_pipeline() -> type[ModulePass]:
+        from compiler.pipeline import DefaultPipelinePass
+
+        return DefaultPipelinePass
+
+    def lower_to_llvm() -> type[ModulePass]:
+        from compiler.lowering.to_llvm import LowerToLLVMPass
+
+        return LowerToLLVMPass
+
+    def schedule_ops() -> type[ModulePass]:
+        from compiler.passes.schedule_ops import ScheduleOpsPass
+
+        return ScheduleOpsPass
+
+    def storage_flatten() -> type[ModulePass]:
+        from compiler.passes.storage_flatten import StorageFlattenPass
+
+        return StorageFlattenPass
+
+    return {
+        "default-pipeline": default_pipeline,
+        "lower-to-llvm": lower_to_llvm,
+        "schedule-ops": schedule_ops,
+        "storage-flatten": storage_flatten,
+    }

@@ -1,0 +1,104 @@
+"""compiler-opt: xdsl-opt with the project's dialects and passes.
+
+Diagnostics, never tracebacks: parse errors and verifier errors are printed
+as `file:line:col: error: ...` and the exit status is 1; an unknown pass or
+option is reported as `error: ...`. Set COMPILER_TRACEBACK=1 to see the
+Python traceback of an internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from compiler.registry import get_all_dialects, get_all_passes
+
+
+class LocatedParser(Parser):
+    """Stamps each op with loc("file":line:col) of its first token."""
+
+    line_offset = 0  # first line of a --split-input-file chunk
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            file, line, col = start.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(file), IntAttr(line + self.line_offset), IntAttr(col)
+            )
+        return op
+
+
+def location_prefix(op: Operation) -> str:
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
+    return ""
+
+
+def verify_located(module: ModuleOp) -> None:
+    """Verify op by op, so that the failing op, hence its location, is known."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as err:
+            raise VerifyException(f"{location_prefix(op)}error: {err}") from None
+
+
+class CompilerOptMain(xDSLOptMain):
+    version_format = "compiler-opt (xDSL {xdsl_version})"
+
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        for name, factory in get_all_dialects().items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        parser = LocatedParser(self.ctx, chunk.read().decode(), self.get_input_name())
+        parser.line_offset = start_offset
+        module = parser.parse_module(not self.args.no_implicit_module)
+        verify_located(module)
+        return module
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        CompilerOptMain(description="compiler-opt: the tensor compiler's IR driver", args=argv).run()
+        return 0
+    except (ParseError, DiagnosticException) as err:
+        print(err, file=sys.stderr)
+    except (ValueError, ArgSpecParseError) as err:  # bad -p text; ArgSpecParseError is a BaseException
+        print(f"error: {err}", file=sys.stderr)
+    except FileNotFoundError as err:
+        print(f"error: {err.strerror}: {err.filename}", file=sys.stderr)
+    except Exception as err:  # noqa: BLE001 - the user gets a message, not a traceback
+        if os.environ.get("COMPILER_TRACEBACK"):
+            raise
+        print(f"internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        return 2
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""End-to-end numerics against NumPy: build, run, compare (static and symbolic shapes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import compiler
+from compiler import ops, te
+
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape: int, dtype: str = "float32") -> np.ndarray:
+    return RNG.uniform(-1.0, 1.0, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_elementwise_add_mul_relu(symbolic: bool) -> None:
+    n = te.var("n") if symbolic else 37
+    A = te.placeholder((n, 8), name="A")
+    B = te.placeholder((n, 8), name="B")
+    C = te.compute((n, 8), lambda i, j: A[i, j] + B[i, j], name="C")
+    D = te.compute((n, 8), lambda i, j: C[i, j] * B[i, j], name="D")
+    E = ops.relu(D, name="E")
+    f = compiler.build([A, B, E])
+    a, b = rand(37, 8), rand(37, 8)
+    e = np.zeros((37, 8), np.float32)
+    f(a, b, e)
+    np.testing.assert_allclose(e, np.maximum((a + b) * b, 0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_broadcast_add(symbolic: bool) -> None:
+    m = te.var("m") if symbolic else 5
+    A = te.placeholder((m, 7), name="A")
+    b = te.placeholder((7,), name="b")
+    C = te.compute((m, 7), lambda i, j: A[i, j] + b[j], name="C")
+    f = compiler.build([A, b, C])
+    a, bb = rand(5, 7), rand(7)
+    c = np.zeros((5, 7), np.float32)
+    f(a, bb, c)
+    np.testing.assert_allclose(c, a + bb[None, :], rtol=1e-6)
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_matmul(symbolic: bool) -> None:
+    m, k, n = (te.var("m"), te.var("k"), te.var("n")) if symbolic else (19, 23, 17)
+    A = te.placeholder((m, k), name="A")
+    B = te.placeholder((k, n), name="B")
+    C = ops.matmul(A, B, name="C")
+    f = compiler.build([A, B, C])
+    a, b = rand(19, 23), rand(23, 17)
+    c = np.zeros((19, 17), np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_zero_padded_copy(symbolic: bool) -> None:
+    n = te.var("n") if symbolic else 10
+    A = te.placeholder((n, n), name="A")
+    P = ops.pad(A, (1, 2), (3, 1), name="P")
+    f = compiler.build([A, P])
+    a = rand(10, 10)
+    p = np.full((14, 13), 7.0, np.float32)
+    f(a, p)
+    np.testing.assert_array_equal(p, np.pad(a, ((1, 3), (2, 1))))
+
+
+def conv2d_reference(x: np.ndarray, w: np.ndarray, stride: int, pad: int, dilation: int = 1) -> np.ndarray:
+    n, c, h, wd = x.shape
+    k, _, r, s = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - ((r - 1) * dilation + 1)) // stride + 1
+    ow = (wd + 2 * pad - ((s - 1) * dilation + 1)) // stride + 1
+    out = np.zeros((n, k, oh, ow), np.float64)
+    for ry in range(r):
+        for rx in range(s):
+            patch = xp[:, :, ry * dilation : ry * dilation + stride * oh : stride,
+                       rx * dilation : rx * dilation + stride * ow : stride]
+            out += np.einsum("nchw,kc->nkhw", patch, w[:, :, ry, rx])
+    return out.astype(np.float32)
+
+
+@pytest.mark.parametrize(("stride", "pad", "dilation"), [(1, 1, 1), (2, 1, 1), (1, 2, 2), (1, 0, 1)])
+def test_conv2d(stride: int, pad: int, dilation: int) -> None:
+    X = te.placeholder((1, 3, 9, 9), name="X")
+    W = te.placeholder((4, 3, 3, 3), name="W")
+    Y = ops.conv2d_nchw(X, W, stride=stride, padding=pad, dilation=dilation, name="Y")
+    f = compiler.build([X, W, Y])
+    x, w = rand(1, 3, 9, 9), rand(4, 3, 3, 3)
+    expected = conv2d_reference(x, w, stride, pad, dilation)
+    y = np.zeros(expected.shape, np.float32)
+    f(x, w, y)
+    np.testing.assert_allclose(y, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_conv2d_symbolic_shape() -> None:
+    c, h, w_ = te.var("c"), te.var("h"), te.var("w")
+    X = te.placeholder((1, c, h, w_), name="X")
+    W = te.placeholder((4, c, 3, 3), name="W")
+    Y = ops.conv2d_nchw(X, W, padding=1, name="Y")
+    f = compiler.build([X, W, Y])
+    for shape in [(2, 6, 7), (3, 5, 5)]:
+        x, w = rand(1, *shape), rand(4, shape[0], 3, 3)
+        y = np.zeros((1, 4, shape[1], shape[2]), np.float32)
+        f(x, w, y)
+        np.testing.assert_allclose(y, conv2d_reference(x, w, 1, 1), rtol=1e-4, atol=1e-5)
+
+
+def test_reductions_max_min_with_init() -> None:
+    A = te.placeholder((6, 9), name="A")
+    k = te.reduce_axis((0, 9), "k")
+    Mx = te.compute((6,), lambda i: te.max(A[i, k], axis=k), name="Mx")
+    k2 = te.reduce_axis((0, 9), "k2")
+    Mn = te.compute((6,), lambda i: te.min(A[i, k2], axis=k2), name="Mn")
+    k3 = te.reduce_axis((0, 9), "k3")
+    S = te.compute((6,), lambda i: te.sum(A[i, k3], axis=k3, init=10.0), name="S")
+    f = compiler.build([A, Mx, Mn, S])
+    a = rand(6, 9)
+    mx, mn, s = (np.zeros(6, np.float32) for _ in range(3))
+    f(a, mx, mn, s)
+    np.testing.assert_array_equal(mx, a.max(axis=1))
+    np.testing.assert_array_equal(mn, a.min(axis=1))
+    np.testing.assert_allclose(s, a.sum(axis=1) + 10.0, rtol=1e-5)
+
+
+def test_math_and_integer_dtypes() -> None:
+    A = te.placeholder((33,), name="A")
+    B = te.compute((33,), lambda i: te.exp(A[i]) + te.sqrt(te.abs(A[i])) + te.tanh(A[i]), name="B")
+    I = te.placeholder((33,), dtype="int32", name="I")
+    J = te.compute((33,), lambda i: I[i] * 3 + (i % 4).astype("int32"), name="J")
+    f = compiler.build([A, I, B, J])
+    a = rand(33)
+    ii = RNG.integers(-100, 100, 33).astype(np.int32)
+    b, j = np.zeros(33, np.float32), np.zeros(33, np.int32)
+    f(a, ii, b, j)
+    np.testing.assert_allclose(b, np.exp(a) + np.sqrt(np.abs(a)) + np.tanh(a), rtol=1e-5)
+    np.testing.assert_array_equal(j, ii * 3 + np.arange(33) % 4)
+
+
+def test_argument_order_mixes_inputs_and_outputs() -> None:
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] * 2.0, name="B")
+    C = te.placeholder((4,), name="C")
+    D = te.compute((4,), lambda i: B[i] + C[i], name="D")
+    f = compiler.build([D, A, B, C])
+    a, c = rand(4), rand(4)
+    b, d = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    f(d, a, b, c)
+    np.testing.assert_allclose(b, a * 2)
+    np.testing.assert_allclose(d, a * 2 + c)
