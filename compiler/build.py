@@ -87,7 +87,8 @@ class Function:
         self.specs = [specs[i] for i in call_order]
         self._abi_positions = [call_order.index(i) for i in range(len(specs))]
         loop_func = next(op for op in module.ops if isinstance(op, loop.FuncOp) and op.sym_name.data == name)
-        self.loop_ir = str(module)
+        self.loop_ir = ""  # the IR after schedule-ops, set by compile_module
+        self.flat_ir = str(module)
         self._vars = symbolic_vars(loop_func)
         self._messages = assert_messages(loop_func)
         start = time.perf_counter()
@@ -214,12 +215,15 @@ def compile_module(module: ModuleOp, name: str, call_order: list[int] | None = N
     if func is None:
         raise ValueError(f"no function @{name} in the module")
     specs = specs_of(func)
+    loop_ir = str(module)
     for p in default_pipeline("flat")[len(default_pipeline("loop")) :]:
         p.apply(ctx, module)
     module.verify()
     stats.seconds["passes"] = time.perf_counter() - start
     order = call_order if call_order is not None else list(range(len(specs)))
-    return Function(name, module, specs, order, stats)
+    fn = Function(name, module, specs, order, stats)
+    fn.loop_ir = loop_ir
+    return fn
 
 
 def build(args: Sequence[T.Tensor], name: str = "main") -> Function:

@@ -289,11 +289,15 @@ class ForOp(IRDLOperation):
         if parser.parse_optional_keyword("step") is not None:
             step = parser.parse_integer(allow_negative=False, allow_boolean=False)
         kind = LoopKind.SERIAL
-        kinds = [k for k in LoopKind if k != LoopKind.SERIAL]
-        for k in (LoopKind.SERIAL, *kinds):
-            if parser.parse_optional_keyword(str(k)) is not None:
-                kind = k
-                break
+        pos = parser.pos
+        if (word := parser.parse_optional_identifier()) is not None:
+            if word not in set(LoopKind):
+                parser.raise_error(
+                    f"unknown loop kind '{word}': expected one of {', '.join(LoopKind)}",
+                    pos,
+                    parser.pos,
+                )
+            kind = LoopKind(word)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         op = cls(lo, extent, parser.parse_region([iv]), step=step, kind=kind)
         if attrs is not None:

@@ -189,6 +189,7 @@ class FunctionLowering:
         """Clone a scalar op, then turn the te ops it (or its regions) holds into loop ops."""
         if isinstance(op, te.ReadOp):
             load = loop.LoadOp(self.values[op.tensor], [self.values.get(i, i) for i in op.indices])
+            load.result.name_hint = op.result.name_hint
             block.add_op(load)
             self.values[op.result] = load.result
             return

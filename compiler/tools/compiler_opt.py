@@ -8,6 +8,8 @@ Python traceback of an internal error.
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Sequence
@@ -59,8 +61,30 @@ def verify_located(module: ModuleOp) -> None:
             raise VerifyException(f"{location_prefix(op)}error: {err}") from None
 
 
+class ListPassesAction(argparse.Action):
+    """`--list-passes`: the project's passes with their options and one-line summaries."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        for name, factory in sorted(get_all_passes().items()):
+            cls = factory()
+            doc = (cls.__doc__ or "").strip().splitlines()
+            options = [f.name.replace("_", "-") for f in dataclasses.fields(cls)]
+            suffix = f"{{{' '.join(o + '=...' for o in options)}}}" if options else ""
+            print(f"{name}{suffix}\n    {doc[0] if doc else ''}")
+        parser.exit()
+
+
 class CompilerOptMain(xDSLOptMain):
     version_format = "compiler-opt (xDSL {xdsl_version})"
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--list-passes",
+            nargs=0,
+            action=ListPassesAction,
+            help="list the tensor compiler's own passes, their options and what they do",
+        )
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()

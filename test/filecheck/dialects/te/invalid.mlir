@@ -26,7 +26,7 @@ te.func @rank(%a: !te.tensor<[4, 4], f32>) -> !te.tensor<[4], f32> {
   }
   te.return %c : !te.tensor<[4], f32>
 }
-// CHECK: invalid.mlir:22:5: error: te.read of a rank-2 tensor takes 2 indices, got 1
+// CHECK: invalid.mlir:24:5: error: te.read of a rank-2 tensor takes 2 indices, got 1
 
 // -----
 
@@ -38,7 +38,7 @@ te.func @axes(%a: !te.tensor<[4], f32>) -> !te.tensor<[4, 4], f32> {
   }
   te.return %c : !te.tensor<[4, 4], f32>
 }
-// CHECK: invalid.mlir:33:3: error: te.compute "C" has 1 index arguments for a rank-2 result
+// CHECK: invalid.mlir:35:3: error: te.compute "C" has 1 index arguments for a rank-2 result
 
 // -----
 
@@ -50,7 +50,7 @@ te.func @elem(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f64> {
   }
   te.return %c : !te.tensor<[4], f64>
 }
-// CHECK: invalid.mlir:45:3: error: te.compute "C" yields f32, expected the element type f64
+// CHECK: invalid.mlir:47:3: error: te.compute "C" yields f32, expected the element type f64
 
 // -----
 
@@ -66,7 +66,7 @@ te.func @nested(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   }
   te.return %c : !te.tensor<[4], f32>
 }
-// CHECK: invalid.mlir:57:3: error: te.compute "C": a te.reduce must be the value the stage yields
+// CHECK: invalid.mlir:59:3: error: te.compute "C": a te.reduce must be the value the stage yields
 
 // -----
 
@@ -81,7 +81,7 @@ te.func @kind(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   }
   te.return %c : !te.tensor<[4], f32>
 }
-// CHECK: invalid.mlir:74:20
+// CHECK: invalid.mlir:76:20
 // CHECK: unknown reduction 'mean': expected one of sum, prod, max, min
 
 // -----
@@ -95,7 +95,7 @@ te.func @unbound(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   }
   te.return %c : !te.tensor<[4], f32>
 }
-// CHECK: invalid.mlir:89:5: error: symbolic variable 'm' appears in no argument or result shape of @unbound, so nothing can bind it
+// CHECK: invalid.mlir:92:5: error: symbolic variable 'm' appears in no argument or result shape of @unbound, so nothing can bind it
 
 // -----
 
@@ -103,4 +103,4 @@ te.func @unbound(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
 te.func @ret(%a: !te.tensor<[4], f32>) -> !te.tensor<[5], f32> {
   te.return %a : !te.tensor<[4], f32>
 }
-// CHECK: invalid.mlir:100:1: error: te.return types ['!te.tensor<[4], f32>'] do not match the function results ['!te.tensor<[5], f32>']
+// CHECK: invalid.mlir:103:1: error: te.return types ['!te.tensor<[4], f32>'] do not match the function results ['!te.tensor<[5], f32>']

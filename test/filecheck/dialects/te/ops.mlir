@@ -53,5 +53,5 @@ te.func @all_ops(%a: !te.tensor<[5, "n"], f32>, %w: !te.tensor<[3], f32>) -> (!t
 // CHECK:         %p = te.compute "P" (%i_2, %j_2) : !te.tensor<[5, "n + 2"], f32> {
 // CHECK:           %v_1 = scf.if %ok -> (f32) {
 // CHECK:             %x_2 = te.read %c[%i_2, %jm1] : !te.tensor<[5, "n"], f32>
-// CHECK:           } {te.likely}
+// CHECK:           }{te.likely}
 // CHECK:         te.return %m_1, %p : !te.tensor<[5, "n"], f32>, !te.tensor<[5, "n + 2"], f32>

@@ -1,0 +1,60 @@
+// RUN: compiler-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
+
+// An unknown loop kind is a parse error at the keyword.
+loop.func @kind(%a: !loop.buffer<[4], f32>) {
+  %c0 = arith.constant 0 : index
+  loop.for %i = %c0 extent %c0 sideways {
+  }
+}
+// CHECK: invalid.mlir:6:32
+// CHECK: unknown loop kind 'sideways': expected one of serial, parallel, vectorized, unrolled
+
+// -----
+
+// A zero step.
+loop.func @step(%a: !loop.buffer<[4], f32>) {
+  %c0 = arith.constant 0 : index
+  "loop.for"(%c0, %c0) <{step = 0 : index, kind = "serial"}> ({
+  ^bb0(%i: index):
+  }) : (index, index) -> ()
+}
+// CHECK: invalid.mlir:17:3: error: loop.for step must be positive, got 0
+
+// -----
+
+// An alloc needs one min per dimension.
+loop.func @mins(%a: !loop.buffer<[4], f32>) {
+  %c0 = arith.constant 0 : index
+  %t = loop.alloc "T" [%c0] : !loop.buffer<[4, 4], f32>
+}
+// CHECK: invalid.mlir:28:3: error: loop.alloc "T" needs one min per dimension: 2 expected, 1 given
+
+// -----
+
+// A load with too many indices.
+loop.func @rank(%a: !loop.buffer<[4], f32>) {
+  %c0 = arith.constant 0 : index
+  %v = loop.load %a[%c0, %c0] : !loop.buffer<[4], f32>
+}
+// CHECK: invalid.mlir:37:3: error: loop.load of a rank-1 buffer takes 1 indices, got 2
+
+// -----
+
+// Storing an f64 into an f32 buffer.
+loop.func @store(%a: !loop.buffer<[4], f32>) {
+  %c0 = arith.constant 0 : index
+  %x = arith.constant 1.0 : f64
+  "loop.store"(%x, %a, %c0) : (f64, !loop.buffer<[4], f32>, index) -> ()
+}
+// CHECK: invalid.mlir:47:3: error: loop.store of a f64 value into a buffer of f32
+
+// -----
+
+// An unknown kind in the generic form is caught by the verifier.
+loop.func @kind_generic(%a: !loop.buffer<[4], f32>) {
+  %c0 = arith.constant 0 : index
+  "loop.for"(%c0, %c0) <{step = 1 : index, kind = "sideways"}> ({
+  ^bb0(%i: index):
+  }) : (index, index) -> ()
+}
+// CHECK: invalid.mlir:56:3: error: unknown loop kind 'sideways'

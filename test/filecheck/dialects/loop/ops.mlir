@@ -1,0 +1,47 @@
+// RUN: COMPILER_ROUNDTRIP
+
+// Every loop op, printed, parsed and printed again (custom and generic forms).
+loop.func @all_ops(%a: !loop.buffer<[5, "n"], f32>, %out: !loop.buffer<[5, "n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %t = loop.alloc "T" [%c1, %c0] : !loop.buffer<[4, "n"], f32>
+  loop.for %i = %c1 extent %c5 step 2 parallel {
+    loop.for %j = %c0 extent %n vectorized {
+      %v = loop.load %a[%i, %j] : !loop.buffer<[5, "n"], f32>
+      loop.store %v, %t[%i, %j] : !loop.buffer<[4, "n"], f32>
+    }
+  }
+  loop.for %i = %c0 extent %c5 unrolled {
+    loop.for %j = %c0 extent %n {
+      %ok = arith.cmpi sge, %i, %c1 : index
+      loop.if %ok likely {
+        %v = loop.load %t[%i, %j] : !loop.buffer<[4, "n"], f32>
+        loop.store %v, %out[%i, %j] : !loop.buffer<[5, "n"], f32>
+      } else {
+        %z = arith.constant 0.000000e+00 : f32
+        loop.store %z, %out[%i, %j] : !loop.buffer<[5, "n"], f32>
+      }
+      loop.assert %ok, "i must be positive"
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @all_ops(%a: !loop.buffer<[5, "n"], f32>, %out: !loop.buffer<[5, "n"], f32> {loop.output}) {
+// CHECK-NEXT:    %n = loop.var "n" : index
+// CHECK:         %t = loop.alloc "T" [%c1, %c0] : !loop.buffer<[4, "n"], f32>
+// CHECK-NEXT:    loop.for %i = %c1 extent %c5 step 2 parallel {
+// CHECK-NEXT:      loop.for %j = %c0 extent %n vectorized {
+// CHECK-NEXT:        %v = loop.load %a[%i, %j] : !loop.buffer<[5, "n"], f32>
+// CHECK-NEXT:        loop.store %v, %t[%i, %j] : !loop.buffer<[4, "n"], f32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %i_1 = %c0 extent %c5 unrolled {
+// CHECK-NEXT:      loop.for %j_1 = %c0 extent %n {
+// CHECK-NEXT:        %ok = arith.cmpi sge, %i_1, %c1 : index
+// CHECK-NEXT:        loop.if %ok likely {
+// CHECK-NEXT:          %v_1 = loop.load %t[%i_1, %j_1] : !loop.buffer<[4, "n"], f32>
+// CHECK-NEXT:          loop.store %v_1, %out[%i_1, %j_1] : !loop.buffer<[5, "n"], f32>
+// CHECK-NEXT:        } else {
+// CHECK:             loop.assert %ok, "i must be positive"

@@ -1,0 +1,94 @@
+// RUN: compiler-opt %s --split-input-file -p schedule-ops | filecheck %s
+
+// An elementwise stage over a symbolic shape: one loop per axis, from 0 to the
+// extent, the input and output tensors become buffer arguments.
+te.func @elementwise(%a: !te.tensor<["n", 4], f32>) -> !te.tensor<["n", 4], f32> {
+  %b = te.compute "B" (%i, %j) : !te.tensor<["n", 4], f32> {
+    %v = te.read %a[%i, %j] : !te.tensor<["n", 4], f32>
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %v, %two : f32
+    te.yield %m : f32
+  }
+  te.return %b : !te.tensor<["n", 4], f32>
+}
+// CHECK-LABEL: loop.func @elementwise(%a: !loop.buffer<["n", 4], f32>, %B: !loop.buffer<["n", 4], f32> {loop.output}) {
+// CHECK-NEXT:    %n = loop.var "n" : index
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    loop.for %i = %[[Z]] extent %n {
+// CHECK-NEXT:      %[[Z2:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT:      loop.for %j = %[[Z2]] extent %[[FOUR]] {
+// CHECK-NEXT:        %v = loop.load %a[%i, %j] : !loop.buffer<["n", 4], f32>
+// CHECK-NEXT:        %two = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:        %m = arith.mulf %v, %two : f32
+// CHECK-NEXT:        loop.store %m, %B[%i, %j] : !loop.buffer<["n", 4], f32>
+
+// -----
+
+// An intermediate stage is realized with loop.alloc over its full shape; a
+// reduction initialises the element, then accumulates over the reduce axes.
+te.func @intermediate(%a: !te.tensor<[8, 3], f32>) -> !te.tensor<[8], f32> {
+  %s = te.compute "S" (%i) : !te.tensor<[8], f32> {
+    %r = te.reduce sum (%k) in [3] : f32 {
+      %v = te.read %a[%i, %k] : !te.tensor<[8, 3], f32>
+      te.yield %v : f32
+    }
+    te.yield %r : f32
+  }
+  %t = te.compute "T" (%i) : !te.tensor<[8], f32> {
+    %v = te.read %s[%i] : !te.tensor<[8], f32>
+    %e = math.exp %v : f32
+    te.yield %e : f32
+  }
+  te.return %t : !te.tensor<[8], f32>
+}
+// CHECK-LABEL: loop.func @intermediate(%a: !loop.buffer<[8, 3], f32>, %T: !loop.buffer<[8], f32> {loop.output}) {
+// CHECK:         %S = loop.alloc "S" [%{{.*}}] : !loop.buffer<[8], f32>
+// CHECK:         loop.for %i = %{{.*}} extent %{{.*}} {
+// CHECK-NEXT:      %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      loop.store %[[INIT]], %S[%i] : !loop.buffer<[8], f32>
+// CHECK:           loop.for %k = %{{.*}} extent %{{.*}} {
+// CHECK-NEXT:        %v = loop.load %a[%i, %k] : !loop.buffer<[8, 3], f32>
+// CHECK-NEXT:        %[[ACC:.*]] = loop.load %S[%i] : !loop.buffer<[8], f32>
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[ACC]], %v : f32
+// CHECK-NEXT:        loop.store %[[SUM]], %S[%i] : !loop.buffer<[8], f32>
+// CHECK:         loop.for %i_1 = %{{.*}} extent %{{.*}} {
+// CHECK-NEXT:      %v_1 = loop.load %S[%i_1] : !loop.buffer<[8], f32>
+// CHECK-NEXT:      %e = math.exp %v_1 : f32
+// CHECK-NEXT:      loop.store %e, %T[%i_1] : !loop.buffer<[8], f32>
+
+// -----
+
+// A lazy if_then_else (scf.if) keeps its read inside the taken branch; a
+// symbolic output extent "n + 2" becomes index arithmetic on loop.var.
+te.func @pad(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n + 2"], f32> {
+  %p = te.compute "P" (%i) : !te.tensor<["n + 2"], f32> {
+    %n = te.var "n" : index
+    %c1 = arith.constant 1 : index
+    %lo = arith.cmpi sge, %i, %c1 : index
+    %np1 = arith.addi %n, %c1 : index
+    %hi = arith.cmpi slt, %i, %np1 : index
+    %ok = arith.andi %lo, %hi : i1
+    %v = scf.if %ok -> (f32) {
+      %im1 = arith.subi %i, %c1 : index
+      %x = te.read %a[%im1] : !te.tensor<["n"], f32>
+      scf.yield %x : f32
+    } else {
+      %z = arith.constant 0.0 : f32
+      scf.yield %z : f32
+    }
+    te.yield %v : f32
+  }
+  te.return %p : !te.tensor<["n + 2"], f32>
+}
+// CHECK-LABEL: loop.func @pad(%a: !loop.buffer<["n"], f32>, %P: !loop.buffer<["n + 2"], f32> {loop.output}) {
+// CHECK-NEXT:    %n = loop.var "n" : index
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[EXT:.*]] = arith.addi %n, %[[TWO]] : index
+// CHECK-NEXT:    loop.for %i = %[[Z]] extent %[[EXT]] {
+// CHECK:           %v = scf.if %ok -> (f32) {
+// CHECK-NEXT:        %im1 = arith.subi %i, %c1 : index
+// CHECK-NEXT:        %x = loop.load %a[%im1] : !loop.buffer<["n"], f32>
+// CHECK-NEXT:        scf.yield %x : f32
+// CHECK:           loop.store %v, %P[%i] : !loop.buffer<["n + 2"], f32>
