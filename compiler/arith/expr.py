@@ -1,0 +1,669 @@
+"""Immutable integer index expressions and affine conditions.
+
+This is the expression language used by bound inference (the counterpart of
+TVM's ``PrimExpr`` restricted to integer index arithmetic).
+
+Expressions (:class:`Expr`) are frozen dataclasses, hashable and compared
+structurally (``==`` is dataclass equality, *not* a symbolic comparison):
+
+* :class:`Const`, :class:`Var` -- leaves;
+* :class:`Add`, :class:`Sub`, :class:`Mul` -- exact (unbounded) integer arithmetic;
+* :class:`FloorDiv`, :class:`FloorMod` -- floor semantics, like Python's ``//``
+  and ``%`` (the remainder takes the sign of the divisor);
+* :class:`Min`, :class:`Max`.
+
+Python operators ``+ - * // %`` and unary ``-`` build nodes (ints are wrapped
+into :class:`Const` automatically).  Ordering operators are deliberately not
+overloaded; use :func:`lt`, :func:`le`, ... to build conditions.
+
+Conditions (:class:`Cond`) are :class:`LT`, :class:`LE`, :class:`EQ`,
+:class:`NE` over expressions, combined with :class:`And`, :class:`Or`,
+:class:`Not`, plus the literal :class:`BoolConst`.  ``&``, ``|`` and ``~``
+build ``And``, ``Or`` and ``Not``.
+
+Printing (``str``) produces text accepted by :func:`parse_expr` /
+:func:`parse_cond` (Python syntax) with minimal parentheses; the parsers use
+Python's :mod:`ast` module and accept only the node kinds listed above.
+
+# WARNING: ``Var`` names are not validated.  Only names that are plain Python
+# identifiers (and not ``min``/``max``/``and``/...) survive a print/parse round
+# trip; a name such as ``blockIdx.x`` prints fine but does not parse back.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "EQ",
+    "LE",
+    "LT",
+    "NE",
+    "Add",
+    "And",
+    "BoolConst",
+    "Cond",
+    "Const",
+    "Expr",
+    "FloorDiv",
+    "FloorMod",
+    "Max",
+    "Min",
+    "Mul",
+    "Not",
+    "Or",
+    "Sub",
+    "Var",
+    "as_expr",
+    "const",
+    "emax",
+    "emin",
+    "eq",
+    "evaluate",
+    "evaluate_cond",
+    "free_vars",
+    "ge",
+    "gt",
+    "le",
+    "lt",
+    "ne",
+    "parse_cond",
+    "parse_expr",
+    "substitute",
+    "substitute_cond",
+    "var",
+]
+
+
+# ---------------------------------------------------------------------------
+# Expression nodes
+# ---------------------------------------------------------------------------
+
+
+class Expr:
+    """Base class of integer expressions.  Use the subclasses to build nodes."""
+
+    __slots__ = ()
+
+    def __add__(self, other: Expr | int) -> Expr:
+        rhs = _wrap(other)
+        return NotImplemented if rhs is None else Add(self, rhs)
+
+    def __radd__(self, other: int) -> Expr:
+        lhs = _wrap(other)
+        return NotImplemented if lhs is None else Add(lhs, self)
+
+    def __sub__(self, other: Expr | int) -> Expr:
+        rhs = _wrap(other)
+        return NotImplemented if rhs is None else Sub(self, rhs)
+
+    def __rsub__(self, other: int) -> Expr:
+        lhs = _wrap(other)
+        return NotImplemented if lhs is None else Sub(lhs, self)
+
+    def __mul__(self, other: Expr | int) -> Expr:
+        rhs = _wrap(other)
+        return NotImplemented if rhs is None else Mul(self, rhs)
+
+    def __rmul__(self, other: int) -> Expr:
+        lhs = _wrap(other)
+        return NotImplemented if lhs is None else Mul(lhs, self)
+
+    def __floordiv__(self, other: Expr | int) -> Expr:
+        rhs = _wrap(other)
+        return NotImplemented if rhs is None else FloorDiv(self, rhs)
+
+    def __rfloordiv__(self, other: int) -> Expr:
+        lhs = _wrap(other)
+        return NotImplemented if lhs is None else FloorDiv(lhs, self)
+
+    def __mod__(self, other: Expr | int) -> Expr:
+        rhs = _wrap(other)
+        return NotImplemented if rhs is None else FloorMod(self, rhs)
+
+    def __rmod__(self, other: int) -> Expr:
+        lhs = _wrap(other)
+        return NotImplemented if lhs is None else FloorMod(lhs, self)
+
+    def __neg__(self) -> Expr:
+        if isinstance(self, Const):
+            return Const(-self.value)
+        return Mul(Const(-1), self)
+
+    def __pos__(self) -> Expr:
+        return self
+
+    def __str__(self) -> str:
+        return _format_expr(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Expr):
+    """An integer literal."""
+
+    value: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, bool):
+            raise TypeError("Const expects an int, not a bool")
+        object.__setattr__(self, "value", operator.index(self.value))
+
+
+@dataclass(frozen=True, slots=True)
+class Var(Expr):
+    """A named integer variable (loop index, shape parameter, ...)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Add(Expr):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Sub(Expr):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Mul(Expr):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class FloorDiv(Expr):
+    """``a // b`` rounding towards negative infinity."""
+
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class FloorMod(Expr):
+    """``a % b`` with Python semantics: ``a == (a // b) * b + a % b``."""
+
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Min(Expr):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Max(Expr):
+    a: Expr
+    b: Expr
+
+
+BinaryExpr = Add | Sub | Mul | FloorDiv | FloorMod | Min | Max
+_BINARY_EXPRS: tuple[type[Expr], ...] = (Add, Sub, Mul, FloorDiv, FloorMod, Min, Max)
+
+
+# ---------------------------------------------------------------------------
+# Condition nodes
+# ---------------------------------------------------------------------------
+
+
+class Cond:
+    """Base class of boolean conditions over integer expressions."""
+
+    __slots__ = ()
+
+    def __and__(self, other: Cond) -> Cond:
+        return And(self, other) if isinstance(other, Cond) else NotImplemented
+
+    def __or__(self, other: Cond) -> Cond:
+        return Or(self, other) if isinstance(other, Cond) else NotImplemented
+
+    def __invert__(self) -> Cond:
+        return Not(self)
+
+    def __str__(self) -> str:
+        return _format_cond(self)
+
+
+@dataclass(frozen=True, slots=True)
+class BoolConst(Cond):
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LT(Cond):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class LE(Cond):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class EQ(Cond):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class NE(Cond):
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class And(Cond):
+    a: Cond
+    b: Cond
+
+
+@dataclass(frozen=True, slots=True)
+class Or(Cond):
+    a: Cond
+    b: Cond
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Cond):
+    a: Cond
+
+
+Compare = LT | LE | EQ | NE
+_COMPARES: tuple[type[Cond], ...] = (LT, LE, EQ, NE)
+
+
+# ---------------------------------------------------------------------------
+# Constructors
+# ---------------------------------------------------------------------------
+
+
+def _wrap(x: object) -> Expr | None:
+    if isinstance(x, Expr):
+        return x
+    if isinstance(x, bool):
+        return None
+    try:
+        return Const(operator.index(x))  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
+def as_expr(x: Expr | int) -> Expr:
+    """Return ``x`` if it is an :class:`Expr`, else wrap the int in a :class:`Const`."""
+    e = _wrap(x)
+    if e is None:
+        raise TypeError(f"expected an Expr or int, got {type(x).__name__}")
+    return e
+
+
+def const(value: int) -> Const:
+    return Const(value)
+
+
+def var(name: str) -> Var:
+    return Var(name)
+
+
+def emin(a: Expr | int, b: Expr | int) -> Expr:
+    """Build ``min(a, b)`` (no folding; see ``simplify``)."""
+    return Min(as_expr(a), as_expr(b))
+
+
+def emax(a: Expr | int, b: Expr | int) -> Expr:
+    """Build ``max(a, b)`` (no folding; see ``simplify``)."""
+    return Max(as_expr(a), as_expr(b))
+
+
+def lt(a: Expr | int, b: Expr | int) -> Cond:
+    return LT(as_expr(a), as_expr(b))
+
+
+def le(a: Expr | int, b: Expr | int) -> Cond:
+    return LE(as_expr(a), as_expr(b))
+
+
+def gt(a: Expr | int, b: Expr | int) -> Cond:
+    """``a > b``, represented as ``b < a``."""
+    return LT(as_expr(b), as_expr(a))
+
+
+def ge(a: Expr | int, b: Expr | int) -> Cond:
+    """``a >= b``, represented as ``b <= a``."""
+    return LE(as_expr(b), as_expr(a))
+
+
+def eq(a: Expr | int, b: Expr | int) -> Cond:
+    return EQ(as_expr(a), as_expr(b))
+
+
+def ne(a: Expr | int, b: Expr | int) -> Cond:
+    return NE(as_expr(a), as_expr(b))
+
+
+# ---------------------------------------------------------------------------
+# Traversals
+# ---------------------------------------------------------------------------
+
+
+def free_vars(e: Expr | Cond) -> frozenset[str]:
+    """Names of all variables occurring in an expression or condition."""
+    out: set[str] = set()
+    stack: list[Expr | Cond] = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var):
+            out.add(node.name)
+        elif isinstance(node, Not):
+            stack.append(node.a)
+        elif isinstance(node, (*_BINARY_EXPRS, *_COMPARES, And, Or)):
+            stack.append(node.a)  # type: ignore[attr-defined]
+            stack.append(node.b)  # type: ignore[attr-defined]
+    return frozenset(out)
+
+
+def substitute(e: Expr, mapping: Mapping[str, Expr | int]) -> Expr:
+    """Replace variables by expressions (simultaneously, not recursively)."""
+    table = {name: as_expr(v) for name, v in mapping.items()}
+    cache: dict[Expr, Expr] = {}
+    return _subst(e, table, cache)
+
+
+def _subst(e: Expr, table: Mapping[str, Expr], cache: dict[Expr, Expr]) -> Expr:
+    if isinstance(e, Var):
+        return table.get(e.name, e)
+    if isinstance(e, Const):
+        return e
+    hit = cache.get(e)
+    if hit is not None:
+        return hit
+    node: BinaryExpr = e  # type: ignore[assignment]
+    a = _subst(node.a, table, cache)
+    b = _subst(node.b, table, cache)
+    out = e if (a is node.a and b is node.b) else type(node)(a, b)
+    cache[e] = out
+    return out
+
+
+def substitute_cond(c: Cond, mapping: Mapping[str, Expr | int]) -> Cond:
+    """Apply :func:`substitute` to every expression inside a condition."""
+    table = {name: as_expr(v) for name, v in mapping.items()}
+    cache: dict[Expr, Expr] = {}
+
+    def go(node: Cond) -> Cond:
+        if isinstance(node, BoolConst):
+            return node
+        if isinstance(node, Not):
+            return Not(go(node.a))
+        if isinstance(node, (And, Or)):
+            return type(node)(go(node.a), go(node.b))
+        cmp: Compare = node  # type: ignore[assignment]
+        return type(cmp)(_subst(cmp.a, table, cache), _subst(cmp.b, table, cache))
+
+    return go(c)
+
+
+_INT_OPS: dict[type[Expr], Callable[[int, int], int]] = {
+    Add: operator.add,
+    Sub: operator.sub,
+    Mul: operator.mul,
+    FloorDiv: operator.floordiv,
+    FloorMod: operator.mod,
+    Min: min,
+    Max: max,
+}
+
+
+def evaluate(e: Expr, env: Mapping[str, int]) -> int:
+    """Evaluate with Python integer semantics.
+
+    Raises ``KeyError`` for an unbound variable and ``ZeroDivisionError`` for a
+    division or modulo by zero.
+    """
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, Var):
+        if e.name not in env:
+            raise KeyError(f"variable {e.name!r} has no value")
+        return operator.index(env[e.name])
+    node: BinaryExpr = e  # type: ignore[assignment]
+    return _INT_OPS[type(node)](evaluate(node.a, env), evaluate(node.b, env))
+
+
+_CMP_OPS: dict[type[Cond], Callable[[int, int], bool]] = {
+    LT: operator.lt,
+    LE: operator.le,
+    EQ: operator.eq,
+    NE: operator.ne,
+}
+
+
+def evaluate_cond(c: Cond, env: Mapping[str, int]) -> bool:
+    """Evaluate a condition (``and``/``or`` short-circuit like Python)."""
+    if isinstance(c, BoolConst):
+        return c.value
+    if isinstance(c, Not):
+        return not evaluate_cond(c.a, env)
+    if isinstance(c, And):
+        return evaluate_cond(c.a, env) and evaluate_cond(c.b, env)
+    if isinstance(c, Or):
+        return evaluate_cond(c.a, env) or evaluate_cond(c.b, env)
+    cmp: Compare = c  # type: ignore[assignment]
+    return _CMP_OPS[type(cmp)](evaluate(cmp.a, env), evaluate(cmp.b, env))
+
+
+# ---------------------------------------------------------------------------
+# Printing
+# ---------------------------------------------------------------------------
+
+_P_ADD, _P_MUL, _P_UNARY, _P_ATOM = 1, 2, 3, 4
+_BIN_SYMBOL: dict[type[Expr], tuple[str, int]] = {
+    Add: ("+", _P_ADD),
+    Sub: ("-", _P_ADD),
+    Mul: ("*", _P_MUL),
+    FloorDiv: ("//", _P_MUL),
+    FloorMod: ("%", _P_MUL),
+}
+
+
+def _is_negation(e: Expr) -> bool:
+    return isinstance(e, Mul) and e.a == Const(-1)
+
+
+def _prec(e: Expr) -> int:
+    if isinstance(e, Const):
+        return _P_UNARY if e.value < 0 else _P_ATOM
+    if isinstance(e, Var | Min | Max):
+        return _P_ATOM
+    if _is_negation(e):
+        return _P_UNARY
+    return _BIN_SYMBOL[type(e)][1]
+
+
+def _paren(e: Expr, needed: bool) -> str:
+    text = _format_expr(e)
+    return f"({text})" if needed else text
+
+
+def _format_expr(e: Expr) -> str:
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Min | Max):
+        fname = "min" if isinstance(e, Min) else "max"
+        return f"{fname}({_format_expr(e.a)}, {_format_expr(e.b)})"
+    node: BinaryExpr = e  # type: ignore[assignment]
+    if _is_negation(node):
+        return "-" + _paren(node.b, _prec(node.b) < _P_UNARY)
+    symbol, prec = _BIN_SYMBOL[type(node)]
+    rhs = node.b
+    if isinstance(node, Add) and isinstance(rhs, Const) and rhs.value < 0:
+        symbol, rhs = "-", Const(-rhs.value)
+    left = _paren(node.a, _prec(node.a) < prec)
+    right = _paren(rhs, _prec(rhs) <= prec)
+    return f"{left} {symbol} {right}"
+
+
+_C_OR, _C_AND, _C_NOT, _C_ATOM = 1, 2, 3, 4
+_CMP_SYMBOL: dict[type[Cond], str] = {LT: "<", LE: "<=", EQ: "==", NE: "!="}
+
+
+def _cond_prec(c: Cond) -> int:
+    if isinstance(c, Or):
+        return _C_OR
+    if isinstance(c, And):
+        return _C_AND
+    if isinstance(c, Not):
+        return _C_NOT
+    return _C_ATOM
+
+
+def _cparen(c: Cond, needed: bool) -> str:
+    text = _format_cond(c)
+    return f"({text})" if needed else text
+
+
+def _format_cond(c: Cond) -> str:
+    if isinstance(c, BoolConst):
+        return "True" if c.value else "False"
+    if isinstance(c, Not):
+        return "not " + _cparen(c.a, _cond_prec(c.a) < _C_NOT)
+    if isinstance(c, And | Or):
+        word, prec = ("and", _C_AND) if isinstance(c, And) else ("or", _C_OR)
+        left = _cparen(c.a, _cond_prec(c.a) < prec)
+        right = _cparen(c.b, _cond_prec(c.b) <= prec)
+        return f"{left} {word} {right}"
+    cmp: Compare = c  # type: ignore[assignment]
+    return f"{_format_expr(cmp.a)} {_CMP_SYMBOL[type(cmp)]} {_format_expr(cmp.b)}"
+
+
+# ---------------------------------------------------------------------------
+# Parsing (via Python's ast module, restricted to the supported node kinds)
+# ---------------------------------------------------------------------------
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_RESERVED = frozenset({"min", "max", "True", "False", "None"})
+_AST_BINOPS: dict[type[ast.operator], type[Expr]] = {
+    ast.Add: Add,
+    ast.Sub: Sub,
+    ast.Mult: Mul,
+    ast.FloorDiv: FloorDiv,
+    ast.Mod: FloorMod,
+}
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def error(self, node: ast.AST, what: str = "unsupported syntax") -> ValueError:
+        segment = ast.get_source_segment(self.text, node) or ast.dump(node)
+        return ValueError(f"{what} {segment!r} in {self.text!r}")
+
+    def parse(self) -> ast.expr:
+        try:
+            tree = ast.parse(self.text.strip(), mode="eval")
+        except SyntaxError as err:
+            raise ValueError(f"cannot parse {self.text!r}: {err.msg}") from None
+        self.text = self.text.strip()
+        return tree.body
+
+    def expr(self, node: ast.expr) -> Expr:
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, int) and not isinstance(node.value, bool):
+                return Const(node.value)
+            raise self.error(node, "unsupported constant")
+        if isinstance(node, ast.Name):
+            if not _IDENT.match(node.id) or node.id in _RESERVED:
+                raise self.error(node, "invalid variable name")
+            return Var(node.id)
+        if isinstance(node, ast.BinOp) and type(node.op) in _AST_BINOPS:
+            return _AST_BINOPS[type(node.op)](self.expr(node.left), self.expr(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            inner = self.expr(node.operand)
+            return -inner if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        raise self.error(node)
+
+    def call(self, node: ast.Call) -> Expr:
+        func = node.func
+        if not (isinstance(func, ast.Name) and func.id in ("min", "max")):
+            raise self.error(node, "unsupported call")
+        if node.keywords or len(node.args) < 2:
+            raise self.error(node, f"{func.id}() needs at least two positional arguments:")
+        ctor = Min if func.id == "min" else Max
+        args = [self.expr(a) for a in node.args]
+        out = args[0]
+        for arg in args[1:]:
+            out = ctor(out, arg)
+        return out
+
+    def cond(self, node: ast.expr) -> Cond:
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return BoolConst(node.value)
+        if isinstance(node, ast.BoolOp):
+            ctor = And if isinstance(node.op, ast.And) else Or
+            parts = [self.cond(v) for v in node.values]
+            out = parts[0]
+            for part in parts[1:]:
+                out = ctor(out, part)
+            return out
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return Not(self.cond(node.operand))
+        if isinstance(node, ast.Compare):
+            return self.compare(node)
+        raise self.error(node, "unsupported condition")
+
+    def compare(self, node: ast.Compare) -> Cond:
+        operands = [self.expr(node.left), *(self.expr(c) for c in node.comparators)]
+        result: Cond | None = None
+        for op, lhs, rhs in zip(node.ops, operands, operands[1:], strict=False):
+            part = self.comparison(node, op, lhs, rhs)
+            result = part if result is None else And(result, part)
+        assert result is not None
+        return result
+
+    def comparison(self, node: ast.Compare, op: ast.cmpop, lhs: Expr, rhs: Expr) -> Cond:
+        if isinstance(op, ast.Lt):
+            return LT(lhs, rhs)
+        if isinstance(op, ast.LtE):
+            return LE(lhs, rhs)
+        if isinstance(op, ast.Gt):
+            return LT(rhs, lhs)
+        if isinstance(op, ast.GtE):
+            return LE(rhs, lhs)
+        if isinstance(op, ast.Eq):
+            return EQ(lhs, rhs)
+        if isinstance(op, ast.NotEq):
+            return NE(lhs, rhs)
+        raise self.error(node, "unsupported comparison")
+
+
+def parse_expr(text: str) -> Expr:
+    """Parse Python-like integer expression syntax.
+
+    Accepts integers, identifiers, ``+ - * // %``, unary ``-``/``+``,
+    parentheses and ``min(a, b, ...)``/``max(a, b, ...)``.  Anything else
+    raises ``ValueError`` naming the offending text.
+    """
+    parser = _Parser(text)
+    return parser.expr(parser.parse())
+
+
+def parse_cond(text: str) -> Cond:
+    """Parse a condition: comparisons ``< <= > >= == !=`` (chains allowed),
+    ``and``, ``or``, ``not``, parentheses and ``True``/``False``."""
+    parser = _Parser(text)
+    return parser.cond(parser.parse())

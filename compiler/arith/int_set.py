@@ -1,0 +1,371 @@
+"""Symbolic integer intervals (TVM's ``IntSet`` / ``IntervalSet``) and ``eval_set``.
+
+An :class:`IntSet` is an inclusive interval ``[lo, hi]`` whose ends are
+expressions over symbolic variables (shape parameters, outer loop indices).
+``None`` as an end means -inf / +inf.  The empty set is represented explicitly
+(``IntSet.empty()``); an interval whose ends are symbolic is *not* considered
+empty unless ``hi < lo`` is provable.
+
+:func:`eval_set` over-approximates the set of values an expression takes when
+the variables in ``dom`` range over their sets (variables not in ``dom`` stay
+symbolic).  The expression is first put in canonical form (so a variable that
+occurs in several affine terms is merged into one term), then evaluated with
+interval arithmetic node by node:
+
+* ``+``/``-``: end-wise; ``*`` by a constant or by a symbolic point of known
+  sign: scaled (ends swapped for a negative factor); ``*`` of two sets:
+  ``[lo*lo, hi*hi]`` when both are provably non-negative, else everything;
+* ``// c`` (``c`` constant or a provably positive point): floor of both ends;
+  ``x // d`` for non-negative ``x`` and a set ``d >= 1``: ``[0, hi // lo(d)]``-ish;
+* ``% c``: exact when ``x`` provably lies in one period ``[q*c, q*c + c - 1]``
+  (``q`` may be symbolic), ``[0, min(hi, c - 1)]`` for non-negative ``x``,
+  otherwise ``[0, c - 1]``;
+* ``min``/``max``: end-wise.
+
+Every end is simplified with :class:`~compiler.arith.simplify.Analyzer` using
+the caller's ``bounds`` (typically ``(1, None)`` for shape variables), so
+``min``/``max`` of ends fold whenever one side is provably smaller.
+
+# WARNING: interval arithmetic loses correlations: ``i * 8 + i % 8`` is
+# evaluated term by term, so the result may be wider than the exact range
+# (it is always a superset).
+# WARNING: a set whose ends are symbolic may be empty for some assignments;
+# ``is_empty()`` is only True when emptiness is explicit or provable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from compiler.arith.expr import (
+    Add,
+    Const,
+    Expr,
+    FloorDiv,
+    FloorMod,
+    Max,
+    Min,
+    Mul,
+    Sub,
+    Var,
+    as_expr,
+    evaluate,
+)
+from compiler.arith.simplify import Analyzer, BoundsArg
+
+__all__ = ["IntSet", "eval_set", "intersect_all", "union_all"]
+
+End = Expr | None
+
+
+@dataclass(frozen=True)
+class IntSet:
+    """Inclusive interval ``[lo, hi]``; ``None`` ends are infinite."""
+
+    lo: Expr | None
+    hi: Expr | None
+    empty_set: bool = False
+
+    def __post_init__(self) -> None:
+        if self.lo is not None:
+            object.__setattr__(self, "lo", as_expr(self.lo))
+        if self.hi is not None:
+            object.__setattr__(self, "hi", as_expr(self.hi))
+
+    # -- constructors -------------------------------------------------------
+
+    @staticmethod
+    def point(e: Expr | int) -> IntSet:
+        x = as_expr(e)
+        return IntSet(x, x)
+
+    @staticmethod
+    def from_range(
+        min_value: Expr | int, extent: Expr | int, bounds: BoundsArg | None = None
+    ) -> IntSet:
+        """``[min, min + extent - 1]``; empty if ``extent <= 0`` is provable."""
+        analyzer = Analyzer(bounds)
+        if analyzer.prove_le(extent, 0):
+            return IntSet.empty()
+        lo = analyzer.simplify(min_value)
+        return IntSet(lo, analyzer.simplify(Sub(Add(lo, as_expr(extent)), Const(1))))
+
+    @staticmethod
+    def everything() -> IntSet:
+        return IntSet(None, None)
+
+    @staticmethod
+    def empty() -> IntSet:
+        return IntSet(None, None, empty_set=True)
+
+    # -- predicates -----------------------------------------------------------
+
+    def is_empty(self) -> bool:
+        return self.empty_set
+
+    def is_everything(self) -> bool:
+        return not self.empty_set and self.lo is None and self.hi is None
+
+    def is_point(self, bounds: BoundsArg | None = None) -> bool:
+        if self.empty_set or self.lo is None or self.hi is None:
+            return False
+        return self.lo == self.hi or Analyzer(bounds).prove_eq(self.lo, self.hi)
+
+    def has_lower_bound(self) -> bool:
+        return self.empty_set or self.lo is not None
+
+    def has_upper_bound(self) -> bool:
+        return self.empty_set or self.hi is not None
+
+    def contains(self, value: int, env: Mapping[str, int]) -> bool:
+        """Whether ``value`` lies in the set when its ends are evaluated in ``env``."""
+        if self.empty_set:
+            return False
+        if self.lo is not None and value < evaluate(self.lo, env):
+            return False
+        return self.hi is None or value <= evaluate(self.hi, env)
+
+    # -- operations -------------------------------------------------------------
+
+    def union(self, other: IntSet, bounds: BoundsArg | None = None) -> IntSet:
+        return _union(self, other, Analyzer(bounds))
+
+    def intersect(self, other: IntSet, bounds: BoundsArg | None = None) -> IntSet:
+        return _intersect(self, other, Analyzer(bounds))
+
+    def extent(self, bounds: BoundsArg | None = None) -> Expr | None:
+        """``hi - lo + 1`` (``0`` for the empty set, ``None`` if unbounded)."""
+        if self.empty_set:
+            return Const(0)
+        if self.lo is None or self.hi is None:
+            return None
+        return Analyzer(bounds).simplify(Add(Sub(self.hi, self.lo), Const(1)))
+
+    def cover_range(
+        self,
+        default_min: Expr | int,
+        default_extent: Expr | int,
+        bounds: BoundsArg | None = None,
+    ) -> tuple[Expr, Expr]:
+        """``(min, extent)`` of a range covering the set.
+
+        An infinite side falls back to the corresponding side of the default
+        range ``[default_min, default_min + default_extent - 1]`` (TVM returns
+        the whole default range when either side is infinite; falling back per
+        side is equally sound and more precise).  The empty set gives
+        ``(default_min, 0)``.
+        """
+        analyzer = Analyzer(bounds)
+        dmin = as_expr(default_min)
+        if self.empty_set:
+            return (analyzer.simplify(dmin), Const(0))
+        lo = dmin if self.lo is None else self.lo
+        hi = Sub(Add(dmin, as_expr(default_extent)), Const(1)) if self.hi is None else self.hi
+        lo = analyzer.simplify(lo)
+        return (lo, analyzer.simplify(Add(Sub(hi, lo), Const(1))))
+
+    def __str__(self) -> str:
+        if self.empty_set:
+            return "{}"
+        lo = "-inf" if self.lo is None else str(self.lo)
+        hi = "+inf" if self.hi is None else str(self.hi)
+        return f"[{lo}, {hi}]"
+
+
+def _union(a: IntSet, b: IntSet, analyzer: Analyzer) -> IntSet:
+    if a.empty_set:
+        return b
+    if b.empty_set:
+        return a
+    lo = None if a.lo is None or b.lo is None else analyzer.simplify(Min(a.lo, b.lo))
+    hi = None if a.hi is None or b.hi is None else analyzer.simplify(Max(a.hi, b.hi))
+    return IntSet(lo, hi)
+
+
+def _intersect(a: IntSet, b: IntSet, analyzer: Analyzer) -> IntSet:
+    if a.empty_set or b.empty_set:
+        return IntSet.empty()
+    lo = _pick(a.lo, b.lo, Max, analyzer)
+    hi = _pick(a.hi, b.hi, Min, analyzer)
+    if lo is not None and hi is not None and analyzer.prove_lt(hi, lo):
+        return IntSet.empty()
+    return IntSet(lo, hi)
+
+
+def _pick(x: End, y: End, cls: type[Min | Max], analyzer: Analyzer) -> End:
+    """Combine two ends where ``None`` is the neutral element."""
+    if x is None:
+        return y
+    if y is None:
+        return x
+    return analyzer.simplify(cls(x, y))
+
+
+def union_all(sets: Iterable[IntSet], bounds: BoundsArg | None = None) -> IntSet:
+    """Union of any number of sets (the empty set for no sets)."""
+    analyzer = Analyzer(bounds)
+    out = IntSet.empty()
+    for s in sets:
+        out = _union(out, s, analyzer)
+    return out
+
+
+def intersect_all(sets: Iterable[IntSet], bounds: BoundsArg | None = None) -> IntSet:
+    """Intersection of any number of sets (everything for no sets)."""
+    analyzer = Analyzer(bounds)
+    out = IntSet.everything()
+    for s in sets:
+        out = _intersect(out, s, analyzer)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# eval_set
+# ---------------------------------------------------------------------------
+
+
+class _SetEvaluator:
+    def __init__(self, dom: Mapping[str, IntSet], analyzer: Analyzer) -> None:
+        self.dom = dom
+        self.an = analyzer
+
+    def simp(self, e: End) -> End:
+        return None if e is None else self.an.simplify(e)
+
+    def make(self, lo: End, hi: End) -> IntSet:
+        return IntSet(self.simp(lo), self.simp(hi))
+
+    def const_of(self, s: IntSet) -> int | None:
+        if isinstance(s.lo, Const) and s.lo == s.hi:
+            return s.lo.value
+        return None
+
+    def point_of(self, s: IntSet) -> Expr | None:
+        if s.lo is not None and s.lo == s.hi:
+            return s.lo
+        return None
+
+    def nonneg(self, e: End) -> bool:
+        return e is not None and self.an.prove_ge(e, 0)
+
+    def eval(self, e: Expr) -> IntSet:
+        if isinstance(e, Const):
+            return IntSet.point(e)
+        if isinstance(e, Var):
+            return self.dom.get(e.name, IntSet.point(e))
+        a = self.eval(e.a)  # type: ignore[attr-defined]
+        b = self.eval(e.b)  # type: ignore[attr-defined]
+        if a.empty_set or b.empty_set:
+            return IntSet.empty()
+        pa, pb = self.point_of(a), self.point_of(b)
+        if pa is not None and pb is not None:
+            return IntSet.point(self.an.simplify(type(e)(pa, pb)))  # type: ignore[call-arg]
+        if isinstance(e, Add):
+            return self.make(_add(a.lo, b.lo), _add(a.hi, b.hi))
+        if isinstance(e, Sub):
+            return self.make(_sub(a.lo, b.hi), _sub(a.hi, b.lo))
+        if isinstance(e, Mul):
+            return self.mul(a, b)
+        if isinstance(e, FloorDiv):
+            return self.floordiv(a, b)
+        if isinstance(e, FloorMod):
+            return self.floormod(a, b)
+        if isinstance(e, Min):
+            return self.make(_opt2(a.lo, b.lo, Min, None), _opt2(a.hi, b.hi, Min, "other"))
+        if isinstance(e, Max):
+            return self.make(_opt2(a.lo, b.lo, Max, "other"), _opt2(a.hi, b.hi, Max, None))
+        raise TypeError(f"not an expression: {e!r}")
+
+    def scale(self, s: IntSet, p: Expr) -> IntSet:
+        """``s * p`` for a point ``p``; everything if the sign of ``p`` is unknown."""
+        if p == Const(0):
+            return IntSet.point(p)
+        if self.an.prove_ge(p, 0):
+            return self.make(_mul(s.lo, p), _mul(s.hi, p))
+        if self.an.prove_le(p, 0):
+            return self.make(_mul(s.hi, p), _mul(s.lo, p))
+        return IntSet.everything()
+
+    def mul(self, a: IntSet, b: IntSet) -> IntSet:
+        pb = self.point_of(b)
+        if pb is not None:
+            return self.scale(a, pb)
+        pa = self.point_of(a)
+        if pa is not None:
+            return self.scale(b, pa)
+        if self.nonneg(a.lo) and self.nonneg(b.lo):
+            return self.make(_mul(a.lo, b.lo), _mul(a.hi, b.hi))
+        return IntSet.everything()
+
+    def floordiv(self, a: IntSet, b: IntSet) -> IntSet:
+        p = self.point_of(b)
+        if p is not None and self.an.prove_ge(p, 1):
+            return self.make(_div(a.lo, p), _div(a.hi, p))
+        if p is not None and self.an.prove_le(p, -1):
+            return self.make(_div(a.hi, p), _div(a.lo, p))
+        if self.nonneg(a.lo) and b.lo is not None and self.an.prove_ge(b.lo, 1):
+            lo = Const(0) if b.hi is None else _div(a.lo, b.hi)
+            return self.make(lo, _div(a.hi, b.lo))
+        return IntSet.everything()
+
+    def floormod(self, a: IntSet, b: IntSet) -> IntSet:
+        c = self.const_of(b)
+        if c is not None and c < 0:
+            return IntSet(Const(c + 1), Const(0))
+        p = self.point_of(b)
+        if p is None or not self.an.prove_ge(p, 1):
+            return self.floormod_by_set(a, b)
+        if a.lo is not None and a.hi is not None:
+            q = self.an.simplify(FloorDiv(a.lo, p))
+            if self.an.prove_eq(q, FloorDiv(a.hi, p)):
+                base = Mul(q, p)
+                return self.make(Sub(a.lo, base), Sub(a.hi, base))
+        top = Sub(p, Const(1))
+        if self.nonneg(a.lo) and a.hi is not None:
+            return self.make(Const(0), Min(a.hi, top))
+        return self.make(Const(0), top)
+
+    def floormod_by_set(self, a: IntSet, b: IntSet) -> IntSet:
+        """``a % b`` for a divisor set ``b >= 1``: ``[0, hi(b) - 1]``."""
+        if b.lo is None or b.hi is None or not self.an.prove_ge(b.lo, 1):
+            return IntSet.everything()
+        top = Sub(b.hi, Const(1))
+        if self.nonneg(a.lo) and a.hi is not None:
+            return self.make(Const(0), Min(a.hi, top))
+        return self.make(Const(0), top)
+
+
+def _add(x: End, y: End) -> End:
+    return None if x is None or y is None else Add(x, y)
+
+
+def _sub(x: End, y: End) -> End:
+    return None if x is None or y is None else Sub(x, y)
+
+
+def _mul(x: End, y: End) -> End:
+    return None if x is None or y is None else Mul(x, y)
+
+
+def _div(x: End, y: Expr) -> End:
+    return None if x is None else FloorDiv(x, y)
+
+
+def _opt2(x: End, y: End, cls: type[Min | Max], none_means: str | None) -> End:
+    """``cls(x, y)`` where a ``None`` operand is absorbing (``none_means`` None)
+    or neutral (``none_means == "other"``)."""
+    if x is None or y is None:
+        if none_means is None:
+            return None
+        return y if x is None else x
+    return cls(x, y)
+
+
+def eval_set(e: Expr | int, dom: Mapping[str, IntSet], bounds: BoundsArg | None = None) -> IntSet:
+    """Over-approximate the values of ``e`` when each ``dom`` variable ranges
+    over its set; other variables are symbolic points.  Ends are simplified
+    with ``bounds``."""
+    analyzer = Analyzer(bounds)
+    evaluator = _SetEvaluator(dom, analyzer)
+    return evaluator.eval(analyzer.simplify(e))

@@ -1,0 +1,976 @@
+"""Canonical simplification and bound proofs for integer index expressions.
+
+This is the counterpart of TVM's ``arith::Analyzer`` (canonical simplifier +
+constant-interval bound analysis), written from scratch.
+
+Canonical form
+--------------
+Every expression is normalised to a *polynomial*: a map from monomials to
+integer coefficients.  A monomial is a sorted tuple of *factors*; a factor is a
+:class:`Var` or an opaque non-linear node (``FloorDiv``, ``FloorMod``, ``Min``,
+``Max``) whose children are themselves canonical.  Products of sums are
+distributed, so ``(i + 1) * n - n`` becomes ``i * n``.  Converting back to an
+expression prints positive terms first, then subtracted terms, then the
+constant, each group ordered by a deterministic key, so equal polynomials
+always print identically (``i * 8 + j - 1``, ``n - i * 8``).
+
+Rules applied while building the polynomial (``c`` a positive constant):
+
+* ``x // c``: terms whose coefficient is divisible by ``c`` and the multiple of
+  ``c`` contained in the constant are pulled out (``(8*i + j) // 8`` ->
+  ``i + j // 8``); a common factor of the remainder and ``c`` is cancelled;
+  ``(y // a + r) // c`` -> ``(y + r*a) // (a*c)``; the remainder quotient is
+  folded to a constant when its bounds lie in one period (``j // 8`` -> ``0``
+  when ``0 <= j < 8``).  ``x // 1`` -> ``x``; negative divisors are normalised
+  (``x // -c == (-x) // c``).
+* ``x % c``: multiples of ``c`` are dropped, other coefficients are reduced
+  into ``(-c/2, c/2]``, the constant into ``[0, c)``; common factors are pulled
+  out (``(4*i + 2) % 8`` -> ``(2*i + 1) % 4 * 2``); ``(y % a) % c`` -> ``y % c``
+  when ``c`` divides ``a``; folded to ``x - k*c`` when ``x`` provably lies in
+  ``[k*c, k*c + c - 1]``.  ``x % 1`` -> ``0``.
+* ``x // d`` and ``x % d`` with a symbolic divisor ``d`` (a single monomial
+  provably ``>= 1``): multiples of ``d`` are split off, and the remainder is
+  folded when ``0 <= r < d`` is provable.
+* ``(x // d) * d * k + (x % d) * k`` -> ``x * k`` and
+  ``x * k - (x // d) * d * k`` -> ``(x % d) * k`` (also inside monomials).
+* ``min``/``max``: nested applications are flattened, duplicates removed,
+  constants folded, operands provably dominated by another are dropped, and the
+  rest is sorted (constants last).
+* a variable whose bounds are the same constant is replaced by that constant.
+
+Bound analysis
+--------------
+``Analyzer.lower(p)`` returns a constant lower bound of a polynomial (or
+``None``), as the best of:
+
+1. interval arithmetic over factors (variable ranges come from ``bounds``;
+   symbolic bound ends are bounded recursively);
+2. splitting on a ``min``/``max`` term (``x + min(a, b) == min(x + a, x + b)``
+   exactly, ``x - min(a, b) >= x - a``);
+3. rewriting ``k * (x // d)`` exactly as ``k/d * (x - x % d)`` (scaling the
+   whole polynomial by ``d`` when ``d`` does not divide ``k``);
+4. *symbolic substitution*: a variable term ``k * v * rest`` (``rest`` of known
+   sign) is replaced by the bound of ``v`` that minimises it -- e.g. ``i`` by
+   ``n - 1`` in ``8*n - 1 - 8*i - j`` -- and the result is re-simplified.
+   Variables referenced by the bounds of other variables still present (shape
+   parameters such as ``n``) are substituted last, so loop variables are
+   eliminated before the shapes they depend on.
+
+Steps 2-4 recurse with a decreasing budget (``_PROVE_BUDGET`` levels), so the
+analysis always terminates; memo tables are kept per :class:`Analyzer`.
+
+Soundness: every rewrite is an identity over the integers for all assignments
+within ``bounds`` (bounds are inclusive, ``None`` is unbounded) and every bound
+is a valid bound.
+
+# WARNING: expressions are assumed to be well defined.  A division or modulo by
+# zero may be simplified away (``(x // 0) * 0`` -> ``0``), so the simplified
+# expression can evaluate where the original raised ZeroDivisionError.
+# WARNING: the prover is incomplete: it reasons about each factor
+# independently (``i * i >= 0`` is only provable if ``i``'s range is), knows no
+# facts beyond the variable bounds and gives up when the search budget runs out.
+# WARNING: the recursive algorithms assume shallow trees (index expressions);
+# nesting deeper than Python's recursion limit raises RecursionError.
+# WARNING: canonical printing is only canonical for the polynomial structure;
+# two equal non-linear atoms written differently (``(9*i) // 8`` vs
+# ``i + i // 8``) may print differently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from compiler.arith.expr import (
+    EQ,
+    LE,
+    LT,
+    NE,
+    Add,
+    And,
+    BoolConst,
+    Cond,
+    Const,
+    Expr,
+    FloorDiv,
+    FloorMod,
+    Max,
+    Min,
+    Mul,
+    Not,
+    Or,
+    Sub,
+    Var,
+    as_expr,
+    free_vars,
+)
+
+__all__ = [
+    "Analyzer",
+    "BoundsArg",
+    "const_bounds",
+    "const_value",
+    "prove_eq",
+    "prove_ge",
+    "prove_gt",
+    "prove_le",
+    "prove_lt",
+    "simplify",
+    "simplify_cond",
+]
+
+BoundsArg = Mapping[str, tuple[Expr | int | None, Expr | int | None]]
+Monomial = tuple[Expr, ...]
+Poly = dict[Monomial, int]
+
+_PROVE_BUDGET = 3
+_INF = float("inf")
+
+
+# ---------------------------------------------------------------------------
+# Polynomial helpers (polys are never mutated once built)
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1 << 16)
+def _sort_key(e: Expr) -> tuple[int, str, str]:
+    rank = 0 if isinstance(e, Var) else 1 if isinstance(e, FloorDiv | FloorMod) else 2
+    return (rank, str(e), repr(e))
+
+
+def _mono_key(m: Monomial) -> tuple[tuple[int, str, str], ...]:
+    return tuple(_sort_key(f) for f in m)
+
+
+def _mono(factors: Iterable[Expr]) -> Monomial:
+    return tuple(sorted(factors, key=_sort_key))
+
+
+def _pconst_poly(value: int) -> Poly:
+    return {(): value} if value else {}
+
+
+def _atom(e: Expr) -> Poly:
+    return {(e,): 1}
+
+
+def _padd(p: Poly, q: Poly, scale: int = 1) -> Poly:
+    out = dict(p)
+    for m, k in q.items():
+        v = out.get(m, 0) + scale * k
+        if v:
+            out[m] = v
+        else:
+            out.pop(m, None)
+    return out
+
+
+def _pscale(p: Poly, k: int) -> Poly:
+    return {m: c * k for m, c in p.items()} if k else {}
+
+
+def _pmul(p: Poly, q: Poly) -> Poly:
+    out: Poly = {}
+    for m1, k1 in p.items():
+        for m2, k2 in q.items():
+            m = _mono(m1 + m2) if m1 and m2 else (m1 or m2)
+            v = out.get(m, 0) + k1 * k2
+            if v:
+                out[m] = v
+            else:
+                out.pop(m, None)
+    return out
+
+
+def _pconst(p: Poly) -> int | None:
+    if not p:
+        return 0
+    if len(p) == 1 and () in p:
+        return p[()]
+    return None
+
+
+def _pkey(p: Poly) -> frozenset[tuple[Monomial, int]]:
+    return frozenset(p.items())
+
+
+def _single_atom(p: Poly) -> Expr | None:
+    if len(p) == 1:
+        ((m, k),) = p.items()
+        if k == 1 and len(m) == 1:
+            return m[0]
+    return None
+
+
+def _mono_expr(m: Monomial) -> Expr:
+    out = m[0]
+    for f in m[1:]:
+        out = Mul(out, f)
+    return out
+
+
+def _term(m: Monomial, k: int) -> Expr:
+    base = _mono_expr(m)
+    return base if k == 1 else Mul(base, Const(k))
+
+
+def _to_expr(p: Poly) -> Expr:
+    """Deterministic expression for a polynomial (see module docstring)."""
+    terms = sorted(((m, k) for m, k in p.items() if m), key=lambda mk: _mono_key(mk[0]))
+    pos = [(m, k) for m, k in terms if k > 0]
+    neg = [(m, -k) for m, k in terms if k < 0]
+    constant = p.get((), 0)
+    out: Expr | None = None
+    for m, k in pos:
+        out = _term(m, k) if out is None else Add(out, _term(m, k))
+    if out is None and neg and constant > 0:
+        out, constant = Const(constant), 0
+    for m, k in neg:
+        if out is None:
+            out = Mul(Const(-1), _mono_expr(m)) if k == 1 else Mul(_mono_expr(m), Const(-k))
+        else:
+            out = Sub(out, _term(m, k))
+    if out is None:
+        return Const(constant)
+    if constant > 0:
+        return Add(out, Const(constant))
+    if constant < 0:
+        return Sub(out, Const(-constant))
+    return out
+
+
+def _symmod(k: int, c: int) -> int:
+    """``k mod c`` in the symmetric range ``(-c/2, c/2]``."""
+    r = k % c
+    return r - c if 2 * r > c else r
+
+
+def _mono_divide(m: Monomial, d: Monomial) -> Monomial | None:
+    """``m / d`` if the factor multiset ``d`` is contained in ``m``."""
+    have = Counter(m)
+    need = Counter(d)
+    if any(have[f] < n for f, n in need.items()):
+        return None
+    return _mono((have - need).elements())
+
+
+def _max_opt(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else max(a, b)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+# Extended integers: ints plus +-inf (floats) for interval products.
+ExtInt = int | float
+
+
+def _ext_mul(a: ExtInt, b: ExtInt) -> ExtInt:
+    if a == 0 or b == 0:
+        return 0
+    return a * b
+
+
+def _to_ext(lo: int | None, hi: int | None) -> tuple[ExtInt, ExtInt]:
+    return (-_INF if lo is None else lo, _INF if hi is None else hi)
+
+
+def _from_ext(lo: ExtInt, hi: ExtInt) -> tuple[int | None, int | None]:
+    return (None if lo == -_INF else int(lo), None if hi == _INF else int(hi))
+
+
+Range = tuple[int | None, int | None]
+
+
+def _range_mul(a: Range, b: Range) -> Range:
+    alo, ahi = _to_ext(*a)
+    blo, bhi = _to_ext(*b)
+    corners = [_ext_mul(x, y) for x in (alo, ahi) for y in (blo, bhi)]
+    return _from_ext(min(corners), max(corners))
+
+
+def _opt_min(a: int | None, b: int | None, none_is_low: bool) -> int | None:
+    """min with None meaning -inf (``none_is_low``) or +inf."""
+    if a is None or b is None:
+        return None if none_is_low else (b if a is None else a)
+    return min(a, b)
+
+
+def _opt_max(a: int | None, b: int | None, none_is_high: bool) -> int | None:
+    if a is None or b is None:
+        return None if none_is_high else (b if a is None else a)
+    return max(a, b)
+
+
+# ---------------------------------------------------------------------------
+# Analyzer
+# ---------------------------------------------------------------------------
+
+
+class Analyzer:
+    """Simplifier and prover over a fixed set of variable bounds.
+
+    ``bounds`` maps a variable name to inclusive ``(lo, hi)`` ends, each an int,
+    an :class:`Expr` (possibly referring to other variables) or ``None``.
+    Reuse one analyzer for many queries over the same bounds: results are
+    memoised.
+    """
+
+    def __init__(self, bounds: BoundsArg | None = None) -> None:
+        self.bounds: dict[str, tuple[Expr | None, Expr | None]] = {}
+        for name, (lo, hi) in (bounds or {}).items():
+            self.bounds[name] = (
+                None if lo is None else as_expr(lo),
+                None if hi is None else as_expr(hi),
+            )
+        self._refs: dict[str, frozenset[str]] = {
+            name: frozenset().union(*(free_vars(b) for b in ends if b is not None))
+            for name, ends in self.bounds.items()
+        }
+        self._budget = _PROVE_BUDGET
+        self._poly_memo: dict[tuple[Expr, int], Poly] = {}
+        self._lower_memo: dict[tuple[frozenset[tuple[Monomial, int]], int], int | None] = {}
+        self._range_memo: dict[tuple[Expr, int], Range] = {}
+
+    # -- public API --------------------------------------------------------
+
+    def simplify(self, e: Expr | int) -> Expr:
+        return _to_expr(self.poly(as_expr(e)))
+
+    def const_bounds(self, e: Expr | int) -> Range:
+        """Constant ``(lo, hi)`` bounds of ``e`` (``None`` = unbounded)."""
+        p = self.poly(as_expr(e))
+        return (self.lower(p), self.upper(p))
+
+    def prove_le(self, a: Expr | int, b: Expr | int) -> bool:
+        return self._lower_at_least(as_expr(b) - as_expr(a), 0)
+
+    def prove_lt(self, a: Expr | int, b: Expr | int) -> bool:
+        return self._lower_at_least(as_expr(b) - as_expr(a), 1)
+
+    def prove_ge(self, a: Expr | int, b: Expr | int) -> bool:
+        return self.prove_le(b, a)
+
+    def prove_gt(self, a: Expr | int, b: Expr | int) -> bool:
+        return self.prove_lt(b, a)
+
+    def prove_eq(self, a: Expr | int, b: Expr | int) -> bool:
+        p = self.poly(as_expr(a) - as_expr(b))
+        if _pconst(p) == 0:
+            return True
+        lo = self.lower(p)
+        if lo is None or lo != 0:
+            return False
+        return self.upper(p) == 0
+
+    def simplify_cond(self, c: Cond) -> Cond:
+        """Simplify both sides of comparisons and fold provable ones."""
+        if isinstance(c, BoolConst):
+            return c
+        if isinstance(c, Not):
+            return self._negate(self.simplify_cond(c.a))
+        if isinstance(c, And | Or):
+            return self._simplify_logic(c)
+        return self._simplify_compare(c)
+
+    # -- polynomial construction ------------------------------------------
+
+    def poly(self, e: Expr) -> Poly:
+        key = (e, self._budget)
+        hit = self._poly_memo.get(key)
+        if hit is None:
+            hit = self._build_poly(e)
+            self._poly_memo[key] = hit
+        return hit
+
+    def _build_poly(self, e: Expr) -> Poly:
+        if isinstance(e, Const):
+            return _pconst_poly(e.value)
+        if isinstance(e, Var):
+            lo, hi = self.bounds.get(e.name, (None, None))
+            if isinstance(lo, Const) and lo == hi:
+                return _pconst_poly(lo.value)
+            return _atom(e)
+        if isinstance(e, Add):
+            return self._fuse(_padd(self.poly(e.a), self.poly(e.b)))
+        if isinstance(e, Sub):
+            return self._fuse(_padd(self.poly(e.a), self.poly(e.b), -1))
+        if isinstance(e, Mul):
+            return self._fuse(_pmul(self.poly(e.a), self.poly(e.b)))
+        if isinstance(e, FloorDiv):
+            return self._div(self.poly(e.a), self.poly(e.b))
+        if isinstance(e, FloorMod):
+            return self._mod(self.poly(e.a), self.poly(e.b))
+        if isinstance(e, Min | Max):
+            return self._minmax(type(e), self.poly(e.a), self.poly(e.b))
+        raise TypeError(f"not an expression: {e!r}")
+
+    def _fuse(self, p: Poly) -> Poly:
+        """``(x // d) * d * k + (x % d) * k`` -> ``x * k`` and
+        ``x * k - (x // d) * d * k`` -> ``(x % d) * k`` (repeatedly)."""
+        changed = True
+        while changed:
+            changed = False
+            for m, k in p.items():
+                fused = self._fuse_one(p, m, k)
+                if fused is None:
+                    fused = self._unfuse_one(p, m, k)
+                if fused is not None:
+                    p, changed = fused, True
+                    break
+        return p
+
+    def _fuse_one(self, p: Poly, m: Monomial, k: int) -> Poly | None:
+        for t, f in enumerate(m):
+            if not isinstance(f, FloorMod) or (t > 0 and m[t - 1] == f):
+                continue
+            dpoly = self.poly(f.b)
+            if len(dpoly) != 1:
+                continue
+            ((dm, dk),) = dpoly.items()
+            rest = m[:t] + m[t + 1 :]
+            div_mono = _mono((*rest, FloorDiv(f.a, f.b), *dm))
+            if div_mono == m or p.get(div_mono) != k * dk:
+                continue
+            out = {mm: kk for mm, kk in p.items() if mm not in (m, div_mono)}
+            return _padd(out, _pmul({rest: k}, self.poly(f.a)))
+        return None
+
+    def _unfuse_one(self, p: Poly, m: Monomial, k: int) -> Poly | None:
+        for t, f in enumerate(m):
+            if not isinstance(f, FloorDiv) or (t > 0 and m[t - 1] == f):
+                continue
+            dpoly = self.poly(f.b)
+            if len(dpoly) != 1:
+                continue
+            ((dm, dk),) = dpoly.items()
+            rest = _mono_divide(m[:t] + m[t + 1 :], dm)
+            if rest is None or k % dk != 0:
+                continue
+            xpoly = self.poly(f.a)
+            target = _pmul({rest: -k // dk}, xpoly)
+            if not target or any(p.get(mm) != kk for mm, kk in target.items()):
+                continue
+            out = {mm: kk for mm, kk in _padd(p, target, -1).items() if mm != m}
+            return _padd(out, _pmul({rest: -k // dk}, self._mod(xpoly, dpoly)))
+        return None
+
+    # -- floordiv / floormod ------------------------------------------------
+
+    def _div(self, pa: Poly, pb: Poly) -> Poly:
+        c = _pconst(pb)
+        if c is None:
+            return self._div_symbolic(pa, pb)
+        if c == 0:
+            return _atom(FloorDiv(_to_expr(pa), Const(0)))
+        if c < 0:
+            pa, c = _pscale(pa, -1), -c
+        a = _pconst(pa)
+        if a is not None:
+            return _pconst_poly(a // c)
+        if c == 1:
+            return pa
+        quot: Poly = {}
+        rem: Poly = {}
+        for m, k in pa.items():
+            if not m:
+                q, r = divmod(k, c)
+                quot = _padd(quot, _pconst_poly(q))
+                rem = _padd(rem, _pconst_poly(r))
+            elif k % c == 0:
+                quot[m] = k // c
+            else:
+                rem[m] = k
+        g = math.gcd(c, *rem.values())
+        if g > 1:
+            rem, c = {m: k // g for m, k in rem.items()}, c // g
+        if not rem:
+            return quot
+        return _padd(quot, self._div_remainder(rem, c))
+
+    def _div_remainder(self, rem: Poly, c: int) -> Poly:
+        """``rem // c`` where ``rem`` has no multiple of ``c`` left, ``c > 1``."""
+        nested = self._nested_div(rem, c)
+        if nested is not None:
+            return nested
+        lo, hi = self.lower(rem), self.upper(rem)
+        if lo is not None and hi is not None and lo // c == hi // c:
+            return _pconst_poly(lo // c)
+        return _atom(FloorDiv(_to_expr(rem), Const(c)))
+
+    def _nested_div(self, rem: Poly, c: int) -> Poly | None:
+        """``(y // a + r) // c`` -> ``(y + r*a) // (a*c)`` for ``0 <= r < c``."""
+        terms = [(m, k) for m, k in rem.items() if m]
+        if len(terms) != 1:
+            return None
+        ((m, k),) = terms
+        inner = m[0]
+        if k != 1 or len(m) != 1 or not isinstance(inner, FloorDiv):
+            return None
+        if not isinstance(inner.b, Const) or inner.b.value <= 0:
+            return None
+        a = inner.b.value
+        r = rem.get((), 0)
+        return self._div(_padd(self.poly(inner.a), _pconst_poly(r * a)), _pconst_poly(a * c))
+
+    def _mod(self, pa: Poly, pb: Poly) -> Poly:
+        c = _pconst(pb)
+        if c is None:
+            return self._mod_symbolic(pa, pb)
+        if c == 0:
+            return _atom(FloorMod(_to_expr(pa), Const(0)))
+        if c < 0:
+            return _pscale(self._mod(_pscale(pa, -1), _pconst_poly(-c)), -1)
+        a = _pconst(pa)
+        if a is not None:
+            return _pconst_poly(a % c)
+        if c == 1:
+            return {}
+        rem: Poly = {}
+        for m, k in pa.items():
+            r = _symmod(k, c) if m else k % c
+            if r:
+                rem[m] = r
+        g = math.gcd(c, *rem.values())
+        if g > 1:
+            inner = self._mod({m: k // g for m, k in rem.items()}, _pconst_poly(c // g))
+            return _pscale(inner, g)
+        if _pconst(rem) is not None:
+            return rem
+        nested = self._nested_mod(rem, c)
+        if nested is not None:
+            return nested
+        lo, hi = self.lower(rem), self.upper(rem)
+        if lo is not None and hi is not None and lo // c == hi // c:
+            return _padd(rem, _pconst_poly(-c * (lo // c)))
+        return _atom(FloorMod(_to_expr(rem), Const(c)))
+
+    def _nested_mod(self, rem: Poly, c: int) -> Poly | None:
+        """Replace a factor ``y % a`` by ``y`` when ``c`` divides ``a``."""
+        for m, k in rem.items():
+            for t, f in enumerate(m):
+                if (
+                    isinstance(f, FloorMod)
+                    and isinstance(f.b, Const)
+                    and f.b.value > 0
+                    and f.b.value % c == 0
+                ):
+                    rest: Poly = {m[:t] + m[t + 1 :]: k}
+                    others = {mm: kk for mm, kk in rem.items() if mm != m}
+                    replaced = _padd(others, _pmul(rest, self.poly(f.a)))
+                    return self._mod(self._fuse(replaced), _pconst_poly(c))
+        return None
+
+    def _split_symbolic(self, pa: Poly, pb: Poly) -> tuple[Poly, Poly] | None:
+        """Split ``pa = pb * quot + rem`` when ``pb`` is one monomial ``>= 1``."""
+        if len(pb) != 1:
+            return None
+        ((dm, dk),) = pb.items()
+        if dk != 1 or not self._lower_at_least_poly(pb, 1):
+            return None
+        quot: Poly = {}
+        rem: Poly = {}
+        for m, k in pa.items():
+            q = _mono_divide(m, dm)
+            if q is None:
+                rem[m] = k
+            else:
+                quot[q] = k
+        return quot, rem
+
+    def _div_symbolic(self, pa: Poly, pb: Poly) -> Poly:
+        split = self._split_symbolic(pa, pb)
+        if split is None:
+            return _atom(FloorDiv(_to_expr(pa), _to_expr(pb)))
+        quot, rem = split
+        if not rem or self._in_period(rem, pb):
+            return quot
+        return _padd(quot, _atom(FloorDiv(_to_expr(rem), _to_expr(pb))))
+
+    def _mod_symbolic(self, pa: Poly, pb: Poly) -> Poly:
+        split = self._split_symbolic(pa, pb)
+        if split is None:
+            return _atom(FloorMod(_to_expr(pa), _to_expr(pb)))
+        _, rem = split
+        if not rem or self._in_period(rem, pb):
+            return rem
+        return _atom(FloorMod(_to_expr(rem), _to_expr(pb)))
+
+    def _in_period(self, rem: Poly, d: Poly) -> bool:
+        """``0 <= rem <= d - 1`` provable."""
+        if not self._lower_at_least_poly(rem, 0):
+            return False
+        return self._lower_at_least_poly(_padd(d, rem, -1), 1)
+
+    # -- min / max ------------------------------------------------------------
+
+    def _flatten(self, cls: type[Min | Max], p: Poly) -> list[Poly]:
+        node = _single_atom(p)
+        if not isinstance(node, cls):
+            return [p]
+        return self._flatten(cls, self.poly(node.a)) + self._flatten(cls, self.poly(node.b))
+
+    def _minmax(self, cls: type[Min | Max], pa: Poly, pb: Poly) -> Poly:
+        operands: list[Poly] = []
+        for p in self._flatten(cls, pa) + self._flatten(cls, pb):
+            if p not in operands:
+                operands.append(p)
+        consts = [c for p in operands if (c := _pconst(p)) is not None]
+        others = [p for p in operands if _pconst(p) is None]
+        if consts:
+            others.append(_pconst_poly(min(consts) if cls is Min else max(consts)))
+        kept: list[Poly] = []
+        for p in others:
+            if any(self._dominates(cls, q, p) for q in kept):
+                continue
+            kept = [q for q in kept if not self._dominates(cls, p, q)]
+            kept.append(p)
+        if len(kept) == 1:
+            return kept[0]
+        exprs = sorted(
+            (_to_expr(p) for p in kept), key=lambda e: (isinstance(e, Const), _sort_key(e))
+        )
+        out = exprs[0]
+        for e in exprs[1:]:
+            out = cls(out, e)
+        return _atom(out)
+
+    def _dominates(self, cls: type[Min | Max], q: Poly, p: Poly) -> bool:
+        """``q`` makes ``p`` redundant: ``q <= p`` for min, ``q >= p`` for max."""
+        diff = _padd(p, q, -1) if cls is Min else _padd(q, p, -1)
+        return self._lower_at_least_poly(diff, 0)
+
+    # -- bound analysis -------------------------------------------------------
+
+    def _lower_at_least(self, e: Expr, target: int) -> bool:
+        return self._lower_at_least_poly(self.poly(e), target)
+
+    def _lower_at_least_poly(self, p: Poly, target: int) -> bool:
+        lo = self.lower(p)
+        return lo is not None and lo >= target
+
+    def upper(self, p: Poly, budget: int | None = None) -> int | None:
+        """Constant upper bound of a polynomial, or ``None``."""
+        lo = self.lower(_pscale(p, -1), budget)
+        return None if lo is None else -lo
+
+    def lower(self, p: Poly, budget: int | None = None) -> int | None:
+        """Constant lower bound of a polynomial, or ``None``."""
+        c = _pconst(p)
+        if c is not None:
+            return c
+        if budget is None:
+            budget = self._budget
+        key = (_pkey(p), budget)
+        if key in self._lower_memo:
+            return self._lower_memo[key]
+        self._lower_memo[key] = None  # re-entrant queries see "unknown"
+        saved = self._budget
+        self._budget = max(budget - 1, 0)
+        try:
+            result = self._lower_search(p, budget)
+        finally:
+            self._budget = saved
+        self._lower_memo[key] = result
+        return result
+
+    def _lower_search(self, p: Poly, budget: int) -> int | None:
+        best = self._interval_lower(p, budget)
+        if budget <= 0:
+            return best
+        best = _max_opt(best, self._split_minmax(p, budget))
+        best = _max_opt(best, self._rewrite_div(p, budget))
+        return _max_opt(best, self._substitute_vars(p, budget))
+
+    def _interval_lower(self, p: Poly, budget: int) -> int | None:
+        total = 0
+        for m, k in p.items():
+            if not m:
+                total += k
+                continue
+            lo, hi = self._mono_range(m, budget)
+            end = lo if k > 0 else hi
+            if end is None:
+                return None
+            total += k * end
+        return total
+
+    def _mono_range(self, m: Monomial, budget: int) -> Range:
+        out: Range = (1, 1)
+        for f in m:
+            out = _range_mul(out, self._factor_range(f, budget))
+        return out
+
+    def _expr_range(self, e: Expr, budget: int) -> Range:
+        p = self.poly(e)
+        return (self.lower(p, budget), self.upper(p, budget))
+
+    def _factor_range(self, f: Expr, budget: int) -> Range:
+        key = (f, budget)
+        hit = self._range_memo.get(key)
+        if hit is None:
+            self._range_memo[key] = (None, None)
+            hit = self._compute_factor_range(f, budget)
+            self._range_memo[key] = hit
+        return hit
+
+    def _compute_factor_range(self, f: Expr, budget: int) -> Range:
+        if isinstance(f, Var):
+            return self._var_range(f.name, budget)
+        if isinstance(f, FloorDiv):
+            return self._floordiv_range(f, budget)
+        if isinstance(f, FloorMod):
+            return self._floormod_range(f, budget)
+        if isinstance(f, Min | Max):
+            a = self._expr_range(f.a, budget)
+            b = self._expr_range(f.b, budget)
+            if isinstance(f, Min):
+                return (_opt_min(a[0], b[0], True), _opt_min(a[1], b[1], False))
+            return (_opt_max(a[0], b[0], False), _opt_max(a[1], b[1], True))
+        return self._expr_range(f, budget)
+
+    def _var_range(self, name: str, budget: int) -> Range:
+        lo_e, hi_e = self.bounds.get(name, (None, None))
+        lo = hi = None
+        if isinstance(lo_e, Const):
+            lo = lo_e.value
+        elif lo_e is not None and budget > 0:
+            lo = self.lower(self.poly(lo_e), budget - 1)
+        if isinstance(hi_e, Const):
+            hi = hi_e.value
+        elif hi_e is not None and budget > 0:
+            hi = self.upper(self.poly(hi_e), budget - 1)
+        return (lo, hi)
+
+    def _floordiv_range(self, f: FloorDiv, budget: int) -> Range:
+        xlo, xhi = self._expr_range(f.a, budget)
+        if isinstance(f.b, Const):
+            c = f.b.value
+            if c > 0:
+                return (None if xlo is None else xlo // c, None if xhi is None else xhi // c)
+            if c < 0:
+                return (None if xhi is None else xhi // c, None if xlo is None else xlo // c)
+            return (None, None)
+        dlo, dhi = self._expr_range(f.b, budget)
+        if xlo is None or dlo is None or dlo < 1:
+            return (None, None)
+        if xlo >= 0:
+            lo = 0 if dhi is None else xlo // dhi
+            return (lo, None if xhi is None else xhi // dlo)
+        if xhi is not None and dhi is not None:
+            corners = [x // d for x in (xlo, xhi) for d in (dlo, dhi)]
+            return (min(corners), max(corners))
+        return (None, None)
+
+    def _floormod_range(self, f: FloorMod, budget: int) -> Range:
+        xlo, xhi = self._expr_range(f.a, budget)
+        if isinstance(f.b, Const):
+            c = f.b.value
+            if c > 0:
+                if xlo is not None and xhi is not None and xlo // c == xhi // c:
+                    base = c * (xlo // c)
+                    return (xlo - base, xhi - base)
+                hi = c - 1
+                if xlo is not None and xlo >= 0 and xhi is not None:
+                    hi = min(hi, xhi)
+                return (0, hi)
+            if c < 0:
+                return (c + 1, 0)
+            return (None, None)
+        dlo, dhi = self._expr_range(f.b, budget)
+        if dlo is not None and dlo >= 1:
+            hi = None if dhi is None else dhi - 1
+            if xlo is not None and xlo >= 0 and xhi is not None:
+                if xhi < dlo:
+                    return (xlo, xhi)
+                hi = xhi if hi is None else min(hi, xhi)
+            return (0, hi)
+        if dhi is not None and dhi <= -1:
+            return (None if dlo is None else dlo + 1, 0)
+        return (None, None)
+
+    def _split_minmax(self, p: Poly, budget: int) -> int | None:
+        for m, k in p.items():
+            if len(m) != 1 or not isinstance(m[0], Min | Max):
+                continue
+            f = m[0]
+            rest = {mm: kk for mm, kk in p.items() if mm != m}
+            lo1 = self.lower(self._fuse(_padd(rest, self.poly(f.a), k)), budget - 1)
+            lo2 = self.lower(self._fuse(_padd(rest, self.poly(f.b), k)), budget - 1)
+            exact = isinstance(f, Min) == (k > 0)
+            if exact:
+                return None if lo1 is None or lo2 is None else min(lo1, lo2)
+            return _max_opt(lo1, lo2)
+        return None
+
+    def _rewrite_div(self, p: Poly, budget: int) -> int | None:
+        """Use ``d * (x // d) == x - x % d`` on the first constant floordiv."""
+        for m, k in p.items():
+            for t, f in enumerate(m):
+                if not (isinstance(f, FloorDiv) and isinstance(f.b, Const) and f.b.value > 0):
+                    continue
+                d = f.b.value
+                rest: Poly = {m[:t] + m[t + 1 :]: k}
+                others = {mm: kk for mm, kk in p.items() if mm != m}
+                x_minus_mod = _padd(self.poly(f.a), self.poly(FloorMod(f.a, f.b)), -1)
+                if k % d == 0:
+                    rest = {m[:t] + m[t + 1 :]: k // d}
+                    scale = 1
+                else:
+                    others = _pscale(others, d)
+                    scale = d
+                lo = self.lower(self._fuse(_padd(others, _pmul(rest, x_minus_mod))), budget - 1)
+                return None if lo is None else _ceil_div(lo, scale)
+        return None
+
+    def _substitute_vars(self, p: Poly, budget: int) -> int | None:
+        present: set[str] = set()
+        for m in p:
+            for f in m:
+                present |= free_vars(f)
+        blocked = frozenset().union(*(self._refs.get(v, frozenset()) for v in present))
+        for block in (blocked, frozenset()):
+            new: Poly = {}
+            changed = False
+            for m, k in p.items():
+                sub = self._pick_substitution(m, k, block, budget) if m else None
+                if sub is None:
+                    new = _padd(new, {m: k})
+                else:
+                    new = _padd(new, sub)
+                    changed = True
+            if changed:
+                return self.lower(self._fuse(new), budget - 1)
+            if not blocked:
+                break
+        return None
+
+    def _pick_substitution(
+        self, m: Monomial, k: int, blocked: frozenset[str], budget: int
+    ) -> Poly | None:
+        """A lower bound for the term ``k * m`` replacing one variable factor."""
+        counts = Counter(m)
+        for t, f in enumerate(m):
+            if not isinstance(f, Var) or counts[f] != 1 or f.name in blocked:
+                continue
+            ends = self.bounds.get(f.name)
+            if ends is None:
+                continue
+            rest = m[:t] + m[t + 1 :]
+            sign = self._mono_sign(rest, budget)
+            if sign is None:
+                continue
+            bound = ends[0] if k * sign > 0 else ends[1]
+            if bound is None:
+                continue
+            return _pmul({rest: k}, self.poly(bound))
+        return None
+
+    def _mono_sign(self, m: Monomial, budget: int) -> int | None:
+        if not m:
+            return 1
+        lo, hi = self._mono_range(m, budget - 1)
+        if lo is not None and lo >= 0:
+            return 1
+        if hi is not None and hi <= 0:
+            return -1
+        return None
+
+    # -- conditions -------------------------------------------------------------
+
+    def _simplify_compare(self, c: Cond) -> Cond:
+        assert isinstance(c, LT | LE | EQ | NE)
+        a, b = self.simplify(c.a), self.simplify(c.b)
+        diff = self.poly(Sub(b, a))
+        lo, hi = self.lower(diff), self.upper(diff)
+        # Truth of each comparison as a function of d = b - a.
+        strict = isinstance(c, LT)
+        if isinstance(c, LT | LE):
+            need = 1 if strict else 0
+            if lo is not None and lo >= need:
+                return BoolConst(True)
+            if hi is not None and hi < need:
+                return BoolConst(False)
+        else:
+            is_eq = isinstance(c, EQ)
+            if _pconst(diff) == 0:
+                return BoolConst(is_eq)
+            if (lo is not None and lo > 0) or (hi is not None and hi < 0):
+                return BoolConst(not is_eq)
+        return type(c)(a, b)
+
+    def _simplify_logic(self, c: And | Or) -> Cond:
+        a, b = self.simplify_cond(c.a), self.simplify_cond(c.b)
+        absorbing = isinstance(c, Or)  # True absorbs `or`, False absorbs `and`
+        for x, y in ((a, b), (b, a)):
+            if isinstance(x, BoolConst):
+                return x if x.value == absorbing else y
+        if a == b:
+            return a
+        return type(c)(a, b)
+
+    def _negate(self, c: Cond) -> Cond:
+        if isinstance(c, BoolConst):
+            return BoolConst(not c.value)
+        if isinstance(c, Not):
+            return c.a
+        if isinstance(c, LT):
+            return LE(c.b, c.a)
+        if isinstance(c, LE):
+            return LT(c.b, c.a)
+        if isinstance(c, EQ):
+            return NE(c.a, c.b)
+        if isinstance(c, NE):
+            return EQ(c.a, c.b)
+        return Not(c)
+
+
+# ---------------------------------------------------------------------------
+# Functional wrappers
+# ---------------------------------------------------------------------------
+
+
+def simplify(e: Expr | int, bounds: BoundsArg | None = None) -> Expr:
+    """Canonical simplification of ``e`` (see module docstring)."""
+    return Analyzer(bounds).simplify(e)
+
+
+def simplify_cond(c: Cond, bounds: BoundsArg | None = None) -> Cond:
+    return Analyzer(bounds).simplify_cond(c)
+
+
+def prove_le(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+    """True only if ``a <= b`` holds for every assignment within ``bounds``."""
+    return Analyzer(bounds).prove_le(a, b)
+
+
+def prove_lt(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+    return Analyzer(bounds).prove_lt(a, b)
+
+
+def prove_ge(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+    return Analyzer(bounds).prove_ge(a, b)
+
+
+def prove_gt(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+    return Analyzer(bounds).prove_gt(a, b)
+
+
+def prove_eq(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+    return Analyzer(bounds).prove_eq(a, b)
+
+
+def const_bounds(e: Expr | int, bounds: BoundsArg | None = None) -> Range:
+    """Constant inclusive ``(lo, hi)`` of ``e`` over ``bounds`` (``None`` = unbounded)."""
+    return Analyzer(bounds).const_bounds(e)
+
+
+def const_value(e: Expr | int) -> int | None:
+    """The value of ``e`` if it simplifies to a constant, else ``None``."""
+    s = simplify(e)
+    return s.value if isinstance(s, Const) else None
