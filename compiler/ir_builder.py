@@ -28,9 +28,11 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from compiler import te as T
-from compiler.dialects import te
+from compiler.dialects import sched, te
+from compiler.schedule import Schedule, index_of
 
 _TYPES: dict[str, Attribute] = {
     "float16": f16,
@@ -327,7 +329,7 @@ def _const_attr(value: int | float | bool, dtype: str) -> IntegerAttr | FloatAtt
     return IntegerAttr(int(value), t)  # type: ignore[arg-type]
 
 
-def _emit_stage(t: T.Tensor, tensors: dict[int, SSAValue]) -> te.ComputeOp:
+def _emit_stage(t: T.Tensor, tensors: dict[int, SSAValue], stage_name: str) -> te.ComputeOp:
     body_expr = t.op.body
     assert body_expr is not None
     block = Block(arg_types=[IndexType()] * len(t.op.axis))
@@ -343,7 +345,7 @@ def _emit_stage(t: T.Tensor, tensors: dict[int, SSAValue]) -> te.ComputeOp:
         value = emitter.in_block(block, body_expr)
         value = _element_value(value, element, block)
     block.add_op(te.YieldOp(value))
-    return te.ComputeOp(t.name, tensor_type(t), Region(block))
+    return te.ComputeOp(stage_name, tensor_type(t), Region(block))
 
 
 def _element_value(value: SSAValue, element: Attribute, block: Block) -> SSAValue:
@@ -374,9 +376,74 @@ def _emit_reduce(r: T.Reduce, emitter: _BodyEmitter, outer: Block, element: Attr
     return op.result
 
 
-def build_module(args: Sequence[T.Tensor], name: str = "main") -> tuple[ModuleOp, FunctionSignature]:
+def stage_names(stages: Sequence[T.Tensor]) -> dict[int, str]:
+    """A unique stage name per tensor: the user's name, suffixed when two stages share it."""
+    names: dict[int, str] = {}
+    used: set[str] = set()
+    for t in stages:
+        name, k = t.name, 1
+        while name in used:
+            name = f"{t.name}_{k}"
+            k += 1
+        used.add(name)
+        names[t.uid] = name
+    return names
+
+
+def emit_schedule(schedule: Schedule, func_name: str, names: dict[int, str]) -> sched.ScheduleOp:
+    """The primitives of a Python schedule as a `sched.schedule` op."""
+    block = Block()
+    values: dict[int, SSAValue] = {}
+
+    def stage_name(t: T.Tensor) -> str:
+        if t.uid not in names:
+            raise ValueError(f"schedule: {t.name} is not a stage of the function being built")
+        return names[t.uid]
+
+    def axis(t: T.Tensor, iv: T.IterVar) -> SSAValue:
+        if iv.uid not in values:
+            if (k := index_of(t.op.axis, iv)) >= 0:
+                op = sched.AxisOp(stage_name(t), k)
+            elif (k := index_of(t.op.reduce_axis, iv)) >= 0:
+                op = sched.AxisOp(stage_name(t), k, reduce=True)
+            else:
+                raise ValueError(f"schedule: {iv.name} is not an axis of {t.name}")
+            block.add_op(op)
+            op.result.name_hint = iv.name.replace(".", "_")
+            values[iv.uid] = op.result
+        return values[iv.uid]
+
+    for p in schedule.primitives:
+        name = stage_name(p.stage)
+        operands = [axis(p.target or p.stage, iv) for iv in p.axes]
+        if p.kind == "split":
+            op: Operation = sched.SplitOp(operands[0], factor=p.factor, nparts=p.nparts)
+        elif p.kind == "fuse":
+            op = sched.FuseOp(operands[0], operands[1])
+        elif p.kind == "reorder":
+            op = sched.ReorderOp(operands)
+        elif p.kind == "compute_at":
+            op = sched.ComputeAtOp(name, operands[0])
+        elif p.kind == "compute_root":
+            op = sched.ComputeRootOp(name)
+        elif p.kind == "compute_inline":
+            op = sched.ComputeInlineOp(name)
+        else:
+            cls = {"parallel": sched.ParallelOp, "vectorize": sched.VectorizeOp, "unroll": sched.UnrollOp}[p.kind]
+            op = cls(operands[0])
+        block.add_op(op)
+        for iv, result in zip(p.results, op.results, strict=True):
+            result.name_hint = iv.name.replace(".", "_")
+            values[iv.uid] = result
+    return sched.ScheduleOp(func_name, Region(block))
+
+
+def build_module(
+    args: Sequence[T.Tensor], name: str = "main", schedule: Schedule | None = None
+) -> tuple[ModuleOp, FunctionSignature]:
     sig = signature(args, name)
     stages = collect_stages(sig.outputs)
+    names = stage_names(stages)
     inputs = [tensor_type(t) for t in sig.inputs]
     func = te.FuncOp(name, inputs, [tensor_type(t) for t in sig.outputs])
     tensors: dict[int, SSAValue] = {}
@@ -385,11 +452,16 @@ def build_module(args: Sequence[T.Tensor], name: str = "main") -> tuple[ModuleOp
         tensors[t.uid] = arg
     block = func.body.block
     for t in stages:
-        op = _emit_stage(t, tensors)
-        op.result.name_hint = t.name
+        op = _emit_stage(t, tensors, names[t.uid])
+        op.result.name_hint = names[t.uid]
         block.add_op(op)
         tensors[t.uid] = op.result
     block.add_op(te.ReturnOp(*[tensors[t.uid] for t in sig.outputs]))
     module = ModuleOp([func])
-    module.verify()
+    if schedule is not None:
+        module.body.block.add_op(emit_schedule(schedule, name, names))
+    try:
+        module.verify()
+    except VerifyException as err:
+        raise ValueError(f"{name}: invalid schedule or program: {err}") from None
     return module, sig

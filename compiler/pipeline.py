@@ -6,7 +6,7 @@
 | stage  | after the passes                    | the module holds     |
 |--------|-------------------------------------|----------------------|
 | `te`   | none                                | te.func              |
-| `loop` | schedule-ops                        | loop.func, N-D       |
+| `loop` | infer-bound, schedule-ops           | loop.func, N-D       |
 | `flat` | storage-flatten                     | loop.func, 1-D       |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
@@ -29,13 +29,14 @@ STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
 
 def default_pipeline(until: Stage = "llvm") -> list[ModulePass]:
     from compiler.lowering.to_llvm import LowerToLLVMPass
+    from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
 
     if until not in STAGES:
         raise ValueError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
     stages: list[tuple[Stage, list[ModulePass]]] = [
-        ("loop", [ScheduleOpsPass()]),
+        ("loop", [InferBoundPass(), ScheduleOpsPass()]),
         ("flat", [StorageFlattenPass()]),
         ("llvm", [LowerToLLVMPass()]),
     ]

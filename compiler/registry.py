@@ -11,6 +11,11 @@ from xdsl.passes import ModulePass
 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    def sched() -> Dialect:
+        from compiler.dialects.sched import SCHED
+
+        return SCHED
+
     def loop() -> Dialect:
         from compiler.dialects.loop import LOOP
 
@@ -21,7 +26,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return TE
 
-    return {"loop": loop, "te": te}
+    return {"loop": loop, "sched": sched, "te": te}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -29,6 +34,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         from compiler.pipeline import DefaultPipelinePass
 
         return DefaultPipelinePass
+
+    def infer_bound() -> type[ModulePass]:
+        from compiler.passes.infer_bound import InferBoundPass
+
+        return InferBoundPass
 
     def lower_to_llvm() -> type[ModulePass]:
         from compiler.lowering.to_llvm import LowerToLLVMPass
@@ -47,6 +57,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     return {
         "default-pipeline": default_pipeline,
+        "infer-bound": infer_bound,
         "lower-to-llvm": lower_to_llvm,
         "schedule-ops": schedule_ops,
         "storage-flatten": storage_flatten,

@@ -225,6 +225,7 @@ class Operation:
     name: str
     axis: tuple[IterVar, ...] = ()
     body: Expr | None = None
+    output_tensor: Tensor | None = field(default=None, repr=False)
 
     @property
     def reduce_axis(self) -> tuple[IterVar, ...]:
@@ -295,7 +296,17 @@ def var(name: str = "n", dtype: str = INDEX) -> Var:
 
 
 def placeholder(shape: Sequence[Dim] | Dim, dtype: str = "float32", name: str = "placeholder") -> Tensor:
-    return Tensor(_check_shape(shape, f"placeholder {name}"), _check_dtype(dtype), Operation(name))
+    op = Operation(name)
+    tensor = Tensor(_check_shape(shape, f"placeholder {name}"), _check_dtype(dtype), op)
+    op.output_tensor = tensor
+    return tensor
+
+
+def create_schedule(ops: object) -> object:
+    """`te.create_schedule(D.op)`: a schedule of the stages that compute the given outputs."""
+    from compiler.schedule import create_schedule as create
+
+    return create(ops)  # type: ignore[arg-type]
 
 
 def _axis_names(fcompute: Callable[..., ExprLike], ndim: int) -> list[str]:
@@ -321,7 +332,10 @@ def compute(
     if dtype is not None:
         body = body.astype(dtype)
     _check_reduce_placement(body, name)
-    return Tensor(dims, _check_dtype(body.dtype), Operation(name, axes, body))
+    op = Operation(name, axes, body)
+    tensor = Tensor(dims, _check_dtype(body.dtype), op)
+    op.output_tensor = tensor
+    return tensor
 
 
 def _check_reduce_placement(body: Expr, name: str) -> None:
@@ -358,15 +372,15 @@ def _reducer(kind: str) -> Callable[..., Expr]:
     return reduce
 
 
-sum = _reducer("sum")  # noqa: A001 - TVM's name
+sum = _reducer("sum")
 prod = _reducer("prod")
 
 
-def max(expr: ExprLike, axis: IterVar | Sequence[IterVar], init: ExprLike | None = None) -> Expr:  # noqa: A001
+def max(expr: ExprLike, axis: IterVar | Sequence[IterVar], init: ExprLike | None = None) -> Expr:
     return _reducer("max")(expr, axis, init)
 
 
-def min(expr: ExprLike, axis: IterVar | Sequence[IterVar], init: ExprLike | None = None) -> Expr:  # noqa: A001
+def min(expr: ExprLike, axis: IterVar | Sequence[IterVar], init: ExprLike | None = None) -> Expr:
     return _reducer("min")(expr, axis, init)
 
 
@@ -429,12 +443,12 @@ def _bool_args(name: str, args: Sequence[ExprLike]) -> tuple[Expr, ...]:
     return exprs
 
 
-def all(*conds: ExprLike) -> Expr:  # noqa: A001 - TVM's name
+def all(*conds: ExprLike) -> Expr:
     exprs = _bool_args("all", conds)
     return exprs[0] if len(exprs) == 1 else Logical("and", exprs)
 
 
-def any(*conds: ExprLike) -> Expr:  # noqa: A001 - TVM's name
+def any(*conds: ExprLike) -> Expr:
     exprs = _bool_args("any", conds)
     return exprs[0] if len(exprs) == 1 else Logical("or", exprs)
 
@@ -471,7 +485,7 @@ exp = _unary("exp")
 log = _unary("log")
 sqrt = _unary("sqrt")
 tanh = _unary("tanh")
-abs = _unary("abs")  # noqa: A001
+abs = _unary("abs")
 floor = _unary("floor")
 ceil = _unary("ceil")
 sin = _unary("sin")

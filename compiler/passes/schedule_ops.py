@@ -1,37 +1,41 @@
-"""schedule-ops: lower `te` stages to `loop` nests (TVM's ScheduleOps).
+"""schedule-ops: lower scheduled `te` stages to `loop` nests (TVM's ScheduleOps).
 
-Mirrors TVM's `ScheduleOps`/`MakeLoopNest`/`BuildRealize`
-(src/te/schedule/schedule_ops.cc). For every `te.func`:
+Mirrors TVM's ScheduleOps / MakeLoopNest / BuildRealize / MakeBoundCheck
+(src/te/schedule/schedule_ops.cc, src/te/operation/op_util.cc). It reads the
+bounds `infer-bound` recorded on each `te.compute` (and runs `infer-bound`
+itself when they are missing). For every `te.func`:
 
-  1. the function becomes a `loop.func` whose arguments are the te
-     arguments followed by one output buffer per te result (as in TVM's
-     `build([A, B, C])`, outputs are arguments);
-  2. every symbolic variable becomes one `loop.var` at the top;
-  3. every stage that is not an output is realized by a `loop.alloc` over
-     its region (min and extent per dimension);
-  4. every stage becomes a loop nest over its region, whose body is the
-     stage's body with `te.read` turned into `loop.load` and the yielded
-     value stored; a `te.reduce` becomes `out = init; for r...: out = out op body`.
-
-Bounds: without bound inference every stage is realized and computed over its
-full output shape from 0. `infer-bound` (a later pass in the pipeline)
-replaces these regions by the inferred ones.
+  1. the function becomes a `loop.func` whose arguments are the te arguments
+     followed by one output buffer per te result (outputs are arguments);
+  2. every symbolic shape variable becomes one `loop.var` at the top;
+  3. each stage computed at the root is emitted in program order; a stage
+     attached at a leaf loop `X` of a consumer is emitted at the start of the
+     body of `X`;
+  4. a stage is a `loop.alloc` over its realized region (unless it is an
+     output), then its leaf loops, outer first; at the innermost point the
+     root axes are computed from the leaf variables, the body is guarded by
+     the bound checks (`loop.if ... likely`), `te.read` becomes `loop.load`,
+     and the yielded value is stored;
+  5. a reduction stores its init value before its outermost reduce loop
+     (or in a separate nest over the data-parallel loops when a reduce loop
+     was reordered outside a data-parallel one) and accumulates innermost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerType, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerType, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from compiler.arith.expr import Const, Expr, parse_expr
-from compiler.arith.ir import emit_expr
+from compiler.arith.expr import And, BoolConst, Cond, Expr, free_vars, parse_cond, parse_expr
+from compiler.arith.ir import emit_cond, emit_expr
+from compiler.arith.simplify import const_value
 from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, shape_var_names
 
@@ -39,35 +43,85 @@ OUTPUT_ATTR = "loop.output"
 """Unit attribute on a `loop.func` argument that the function writes."""
 
 
-def dim_expr(dim: Dim) -> Expr:
-    return Const(dim) if isinstance(dim, int) else parse_expr(dim)
-
-
 def buffer_type_of(t: te.TensorType) -> loop.BufferType:
     return loop.BufferType(t.get_shape(), t.element_type)
 
 
+# ---------------------------------------------------------------------------
+# The plan of a stage, as infer-bound recorded it
+# ---------------------------------------------------------------------------
+
+
 @dataclass
-class Region_:
-    """The realized region of a stage: min and extent per output dimension."""
+class Loop:
+    name: str
+    min: Expr
+    extent: Expr
+    kind: str
+    is_reduce: bool
 
-    mins: list[Expr]
-    extents: list[Expr]
+
+@dataclass
+class StagePlan:
+    realize_mins: list[Expr]
+    alloc_shape: list[Dim]
+    loops: list[Loop]
+    axis_values: list[Expr]
+    guards: list[Cond]
+    attach: str | None
 
 
-def full_region(stage: te.ComputeOp) -> Region_:
-    shape = stage.tensor_type.get_shape()
-    return Region_([Const(0)] * len(shape), [dim_expr(d) for d in shape])
+def _texts(attr: Attribute) -> list[str]:
+    assert isinstance(attr, ArrayAttr)
+    return [s.data for s in attr.data]  # type: ignore[union-attr]
+
+
+def plan_of(op: te.ComputeOp) -> StagePlan:
+    realize = [_texts(r) for r in op.attributes["te.realize"].data]  # type: ignore[attr-defined]
+    shape: list[Dim] = []
+    for text in _texts(op.attributes["te.alloc_shape"]):
+        c = const_value(parse_expr(text))
+        shape.append(c if c is not None else text)
+    loops = [
+        Loop(name, parse_expr(lo), parse_expr(ext), kind, role == "reduce")
+        for name, lo, ext, kind, role in (_texts(x) for x in op.attributes["te.loops"].data)  # type: ignore[attr-defined]
+    ]
+    attach = op.attributes.get("te.attach")
+    return StagePlan(
+        [parse_expr(r[0]) for r in realize],
+        shape,
+        loops,
+        [parse_expr(v) for v in _texts(op.attributes["te.axis_values"])],
+        [parse_cond(g) for g in _texts(op.attributes["te.guards"])],
+        attach.data if isinstance(attach, StringAttr) else None,
+    )
+
+
+def _conjunction(conds: Sequence[Cond]) -> Cond:
+    result: Cond = BoolConst(True)
+    for c in conds:
+        result = c if isinstance(result, BoolConst) else And(result, c)
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Lowering one function
+# ---------------------------------------------------------------------------
 
 
 class FunctionLowering:
-    """Builds one `loop.func` from one `te.func`, appending ops at `self.block`'s end."""
+    """Builds one `loop.func` from one `te.func` whose stages carry infer-bound's plans."""
 
-    def __init__(self, func: te.FuncOp, region_of: Callable[[te.ComputeOp], Region_]):
+    def __init__(self, func: te.FuncOp):
         self.func = func
-        self.region_of = region_of
         self.values: dict[SSAValue, SSAValue] = {}
         self.vars: dict[str, SSAValue] = {}
+        self.env: dict[str, SSAValue] = {}  # loop variables in scope, by name
+        self.plans = {op: plan_of(op) for op in func.body.block.ops if isinstance(op, te.ComputeOp)}
+        self.attached: dict[str, list[te.ComputeOp]] = {}
+        for op, plan in self.plans.items():
+            if plan.attach is not None:
+                self.attached.setdefault(plan.attach, []).append(op)
         arg_types: list[Attribute] = [buffer_type_of(t) for t in func.function_type.inputs.data]  # type: ignore[arg-type]
         self.outputs: list[te.ComputeOp] = []
         returned = func.body.block.last_op
@@ -81,7 +135,9 @@ class FunctionLowering:
                 arg_types.append(buffer_type_of(stage.tensor_type))
         self.result = loop.FuncOp(func.sym_name.data, arg_types)
         n_in = len(func.args)
-        self.result.arg_attrs = _arg_attrs(n_in, len(self.outputs))
+        self.result.arg_attrs = ArrayAttr(
+            [DictionaryAttr({})] * n_in + [DictionaryAttr({OUTPUT_ATTR: UnitAttr()})] * len(self.outputs)
+        )
         self.block = self.result.body.block
         for te_arg, buf in zip(func.args, self.block.args[:n_in], strict=True):
             self.values[te_arg] = buf
@@ -92,19 +148,20 @@ class FunctionLowering:
 
     # -- small emitters -------------------------------------------------
 
-    def insert(self, op: Operation) -> Operation:
-        self.block.add_op(op)
-        return op
-
     def var(self, name: str) -> SSAValue:
+        """A loop variable in scope, or the function-level value of a shape variable."""
+        if name in self.env:
+            return self.env[name]
         if name not in self.vars:
             op = loop.VarOp(name)
             op.result.name_hint = name
-            first = self.block.first_op
-            if first is None:
-                self.block.add_op(op)
+            previous = self.vars[next(reversed(self.vars))].owner if self.vars else None
+            if isinstance(previous, Operation):
+                self.block.insert_op_after(op, previous)
+            elif self.block.first_op is not None:
+                self.block.insert_op_before(op, self.block.first_op)
             else:
-                self.block.insert_op_before(op, first)
+                self.block.add_op(op)
             self.vars[name] = op.result
         return self.vars[name]
 
@@ -122,68 +179,118 @@ class FunctionLowering:
             if isinstance(op, te.VarOp):
                 self.values[op.result] = self.var(op.var_name.data)
             elif isinstance(op, te.ComputeOp):
-                self.lower_stage(op)
-            elif isinstance(op, te.ReturnOp):
-                continue
-            else:
-                self.insert(op.clone(self.values))
-                for old, new in zip(op.results, self.block.last_op.results, strict=True):  # type: ignore[union-attr]
-                    self.values[old] = new
+                if self.plans[op].attach is None:
+                    self.emit_stage(op, self.block)
+            elif not isinstance(op, te.ReturnOp):
+                clone = op.clone(self.values)
+                self.block.add_op(clone)
         return self.result
 
-    def lower_stage(self, stage: te.ComputeOp) -> None:
-        region = self.region_of(stage)
+    def emit_stage(self, stage: te.ComputeOp, block: Block) -> None:
+        plan = self.plans[stage]
         out = self.values.get(stage.result)
         if out is None:
-            mins = [self.expr(m, self.block) for m in region.mins]
-            alloc = loop.AllocOp(stage.stage.data, mins, buffer_type_of_region(stage, region))
+            mins = [self.expr(m, block) for m in plan.realize_mins]
+            alloc = loop.AllocOp(stage.stage.data, mins, loop.BufferType(plan.alloc_shape, stage.tensor_type.element_type))
             alloc.result.name_hint = stage.stage.data
-            self.insert(alloc)
+            block.add_op(alloc)
             out = self.values[stage.result] = alloc.result
-        body = self.loop_nest(region.mins, region.extents, self.block, stage.axes)
+        reduction = stage.reduction()
+        first_reduce = next((k for k, lp in enumerate(plan.loops) if lp.is_reduce), len(plan.loops))
+        init_inline = all(lp.is_reduce for lp in plan.loops[first_reduce:])
+        if reduction is not None and not init_inline:
+            self.emit_init_nest(stage, plan, out, block)  # a reduce loop encloses a data loop
+        current = block
+        for k, lp in enumerate(plan.loops):
+            if reduction is not None and init_inline and k == first_reduce:
+                self.emit_init(stage, plan, out, current)
+            for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
+            for_op.induction_var.name_hint = lp.name
+            current.add_op(for_op)
+            self.env[lp.name] = for_op.induction_var
+            current = for_op.body.block
+            for inner in self.attached.get(lp.name, []):
+                self.emit_stage(inner, current)
+        if reduction is not None and init_inline and first_reduce == len(plan.loops):
+            self.emit_init(stage, plan, out, current)
+        body = self.guarded(plan.guards, current)
+        self.bind_axes(stage, plan, body)
         self.emit_body(stage, out, body)
+        for lp in plan.loops:
+            self.env.pop(lp.name, None)
 
-    def loop_nest(
-        self, mins: Sequence[Expr], extents: Sequence[Expr], block: Block, axes: Sequence[SSAValue]
-    ) -> Block:
-        """Nested serial loops over [min, min + extent) per axis; returns the innermost block."""
-        for lo, ext, axis in zip(mins, extents, axes, strict=True):
-            for_op = loop.ForOp(self.expr(lo, block), self.expr(ext, block))
-            for_op.induction_var.name_hint = axis.name_hint
-            block.add_op(for_op)
-            self.values[axis] = for_op.induction_var
-            block = for_op.body.block
-        return block
+    def guarded(self, guards: Sequence[Cond], block: Block) -> Block:
+        if not guards:
+            return block
+        cond = emit_cond(_conjunction(guards), block.add_op, self.var)
+        if_op = loop.IfOp(cond, likely=True)
+        block.add_op(if_op)
+        return if_op.then_region.block
+
+    def bind_axes(self, stage: te.ComputeOp, plan: StagePlan, block: Block) -> None:
+        axes = list(stage.axes)
+        reduction = stage.reduction()
+        if reduction is not None:
+            axes += list(reduction.axes)
+        for arg, value in zip(axes, plan.axis_values, strict=True):
+            self.values[arg] = self.expr(value, block)
+
+    def shape_names(self) -> set[str]:
+        names: set[str] = set()
+        for t in (*self.func.function_type.inputs.data, *self.func.function_type.outputs.data):
+            names.update(shape_var_names(t.get_shape()))  # type: ignore[attr-defined]
+        return names
+
+    def emit_init(self, stage: te.ComputeOp, plan: StagePlan, out: SSAValue, block: Block) -> None:
+        reduction = stage.reduction()
+        assert reduction is not None
+        bound = set(self.env) | self.shape_names()
+        guards = [g for g in plan.guards if free_vars(g) <= bound]
+        body = self.guarded(guards, block)
+        data_values = plan.axis_values[: len(stage.axes)]
+        index = [self.expr(v, body) for v in data_values]
+        init = arith.ConstantOp(reduction.init_value())
+        body.add_op(init)
+        body.add_op(loop.StoreOp(init, out, index))
+
+    def emit_init_nest(self, stage: te.ComputeOp, plan: StagePlan, out: SSAValue, block: Block) -> None:
+        """Initialise the whole realized region before the nest (reduce loop outside a data loop)."""
+        current = block
+        for lp in plan.loops:
+            if lp.is_reduce:
+                continue
+            for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
+            for_op.induction_var.name_hint = f"{lp.name}_init"
+            current.add_op(for_op)
+            self.env[lp.name] = for_op.induction_var
+            current = for_op.body.block
+        self.emit_init(stage, plan, out, current)
+        for lp in plan.loops:
+            if not lp.is_reduce:
+                self.env.pop(lp.name, None)
 
     def emit_body(self, stage: te.ComputeOp, out: SSAValue, block: Block) -> None:
         index = [self.values[a] for a in stage.axes]
         yielded = stage.body.block.last_op
         assert isinstance(yielded, te.YieldOp)
+        reduction = stage.reduction()
         for op in stage.body.block.ops:
-            if op is yielded:
-                break
-            if isinstance(op, te.ReduceOp):
-                self.emit_reduce(op, out, index, block)
-                return
+            if op is yielded or op is reduction:
+                continue
             self.clone_into(op, block)
-        block.add_op(loop.StoreOp(self.values[yielded.values[0]], out, index))
-
-    def emit_reduce(self, red: te.ReduceOp, out: SSAValue, index: list[SSAValue], block: Block) -> None:
-        init = arith.ConstantOp(red.init_value())
-        block.add_op(init)
-        block.add_op(loop.StoreOp(init, out, index))
-        extents = [dim_expr(d) for d in red.get_extents()]
-        inner = self.loop_nest([Const(0)] * len(extents), extents, block, red.axes)
-        yielded = red.body.block.last_op
-        assert isinstance(yielded, te.YieldOp)
-        for op in red.body.block.ops:
-            if op is not yielded:
-                self.clone_into(op, inner)
+        if reduction is None:
+            block.add_op(loop.StoreOp(self.values[yielded.values[0]], out, index))
+            return
+        red_yield = reduction.body.block.last_op
+        assert isinstance(red_yield, te.YieldOp)
+        for op in reduction.body.block.ops:
+            if op is not red_yield:
+                self.clone_into(op, block)
         acc = loop.LoadOp(out, index)
-        inner.add_op(acc)
-        combined = combine(red.reduce_kind, acc.result, self.values[yielded.values[0]])
-        inner.add_op(combined)
-        inner.add_op(loop.StoreOp(combined, out, index))
+        block.add_op(acc)
+        combined = combine(reduction.reduce_kind, acc.result, self.values[red_yield.values[0]])
+        block.add_op(combined)
+        block.add_op(loop.StoreOp(combined, out, index))
 
     def clone_into(self, op: Operation, block: Block) -> None:
         """Clone a scalar op, then turn the te ops it (or its regions) holds into loop ops."""
@@ -198,8 +305,6 @@ class FunctionLowering:
             return
         clone = op.clone(self.values)
         block.add_op(clone)
-        for old, new in zip(op.results, clone.results, strict=True):
-            self.values[old] = new
         for inner in list(clone.walk()):
             if isinstance(inner, te.ReadOp):
                 # the clone already maps the tensor operand to its buffer
@@ -207,16 +312,6 @@ class FunctionLowering:
                 Rewriter.replace_op(inner, load)
             elif isinstance(inner, te.VarOp):
                 Rewriter.replace_op(inner, [], [self.var(inner.var_name.data)])
-
-
-def buffer_type_of_region(stage: te.ComputeOp, region: Region_) -> loop.BufferType:
-    from compiler.arith.simplify import const_value
-
-    dims: list[Dim] = []
-    for e in region.extents:
-        c = const_value(e)
-        dims.append(c if c is not None else str(e))
-    return loop.BufferType(dims, stage.tensor_type.element_type)
 
 
 def combine(kind: te.ReduceKind, acc: SSAValue, value: SSAValue) -> Operation:
@@ -231,24 +326,22 @@ def combine(kind: te.ReduceKind, acc: SSAValue, value: SSAValue) -> Operation:
     return (float_op if is_float else int_op)(acc, value)  # type: ignore[call-arg]
 
 
-def _arg_attrs(n_inputs: int, n_outputs: int) -> ArrayAttr[DictionaryAttr]:
-    return ArrayAttr(
-        [DictionaryAttr({})] * n_inputs + [DictionaryAttr({OUTPUT_ATTR: UnitAttr()})] * n_outputs
-    )
+def lower_module(module: ModuleOp) -> None:
+    from compiler.passes.infer_bound import has_bounds, infer_function
 
-
-def lower_module(module: ModuleOp, region_of: Callable[[te.ComputeOp], Region_] = full_region) -> None:
     for func in [op for op in module.ops if isinstance(op, te.FuncOp)]:
-        lowered = FunctionLowering(func, region_of).lower()
+        stages = [op for op in func.body.block.ops if isinstance(op, te.ComputeOp)]
+        if not all(has_bounds(s) for s in stages):
+            infer_function(module, func)
+        lowered = FunctionLowering(func).lower()
         Rewriter.replace_op(func, lowered)
 
 
 @dataclass(frozen=True)
 class ScheduleOpsPass(ModulePass):
-    """Lower every `te.func` to a `loop.func` of loop nests."""
+    """Lower every `te.func` to a `loop.func` of loop nests, following its schedule."""
 
     name = "schedule-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_module(op)
-

@@ -14,14 +14,14 @@ te.func @elementwise(%a: !te.tensor<["n", 4], f32>) -> !te.tensor<["n", 4], f32>
 // CHECK-LABEL: loop.func @elementwise(%a: !loop.buffer<["n", 4], f32>, %B: !loop.buffer<["n", 4], f32> {loop.output}) {
 // CHECK-NEXT:    %n = loop.var "n" : index
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
-// CHECK-NEXT:    loop.for %i = %[[Z]] extent %n {
+// CHECK-NEXT:    loop.for %B_i = %[[Z]] extent %n {
 // CHECK-NEXT:      %[[Z2:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[FOUR:.*]] = arith.constant 4 : index
-// CHECK-NEXT:      loop.for %j = %[[Z2]] extent %[[FOUR]] {
-// CHECK-NEXT:        %v = loop.load %a[%i, %j] : !loop.buffer<["n", 4], f32>
+// CHECK-NEXT:      loop.for %B_j = %[[Z2]] extent %[[FOUR]] {
+// CHECK-NEXT:        %v = loop.load %a[%B_i, %B_j] : !loop.buffer<["n", 4], f32>
 // CHECK-NEXT:        %two = arith.constant 2.000000e+00 : f32
 // CHECK-NEXT:        %m = arith.mulf %v, %two : f32
-// CHECK-NEXT:        loop.store %m, %B[%i, %j] : !loop.buffer<["n", 4], f32>
+// CHECK-NEXT:        loop.store %m, %B[%B_i, %B_j] : !loop.buffer<["n", 4], f32>
 
 // -----
 
@@ -44,18 +44,18 @@ te.func @intermediate(%a: !te.tensor<[8, 3], f32>) -> !te.tensor<[8], f32> {
 }
 // CHECK-LABEL: loop.func @intermediate(%a: !loop.buffer<[8, 3], f32>, %T: !loop.buffer<[8], f32> {loop.output}) {
 // CHECK:         %S = loop.alloc "S" [%{{.*}}] : !loop.buffer<[8], f32>
-// CHECK:         loop.for %i = %{{.*}} extent %{{.*}} {
+// CHECK:         loop.for %S_i = %{{.*}} extent %{{.*}} {
 // CHECK-NEXT:      %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      loop.store %[[INIT]], %S[%i] : !loop.buffer<[8], f32>
-// CHECK:           loop.for %k = %{{.*}} extent %{{.*}} {
-// CHECK-NEXT:        %v = loop.load %a[%i, %k] : !loop.buffer<[8, 3], f32>
-// CHECK-NEXT:        %[[ACC:.*]] = loop.load %S[%i] : !loop.buffer<[8], f32>
+// CHECK-NEXT:      loop.store %[[INIT]], %S[%S_i] : !loop.buffer<[8], f32>
+// CHECK:           loop.for %S_k = %{{.*}} extent %{{.*}} {
+// CHECK-NEXT:        %v = loop.load %a[%S_i, %S_k] : !loop.buffer<[8, 3], f32>
+// CHECK-NEXT:        %[[ACC:.*]] = loop.load %S[%S_i] : !loop.buffer<[8], f32>
 // CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[ACC]], %v : f32
-// CHECK-NEXT:        loop.store %[[SUM]], %S[%i] : !loop.buffer<[8], f32>
-// CHECK:         loop.for %i_1 = %{{.*}} extent %{{.*}} {
-// CHECK-NEXT:      %v_1 = loop.load %S[%i_1] : !loop.buffer<[8], f32>
+// CHECK-NEXT:        loop.store %[[SUM]], %S[%S_i] : !loop.buffer<[8], f32>
+// CHECK:         loop.for %T_i = %{{.*}} extent %{{.*}} {
+// CHECK-NEXT:      %v_1 = loop.load %S[%T_i] : !loop.buffer<[8], f32>
 // CHECK-NEXT:      %e = math.exp %v_1 : f32
-// CHECK-NEXT:      loop.store %e, %T[%i_1] : !loop.buffer<[8], f32>
+// CHECK-NEXT:      loop.store %e, %T[%T_i] : !loop.buffer<[8], f32>
 
 // -----
 
@@ -86,9 +86,9 @@ te.func @pad(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n + 2"], f32> {
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : index
 // CHECK-NEXT:    %[[EXT:.*]] = arith.addi %n, %[[TWO]] : index
-// CHECK-NEXT:    loop.for %i = %[[Z]] extent %[[EXT]] {
+// CHECK-NEXT:    loop.for %P_i = %[[Z]] extent %[[EXT]] {
 // CHECK:           %v = scf.if %ok -> (f32) {
-// CHECK-NEXT:        %im1 = arith.subi %i, %c1 : index
+// CHECK-NEXT:        %im1 = arith.subi %P_i, %c1 : index
 // CHECK-NEXT:        %x = loop.load %a[%im1] : !loop.buffer<["n"], f32>
 // CHECK-NEXT:        scf.yield %x : f32
-// CHECK:           loop.store %v, %P[%i] : !loop.buffer<["n + 2"], f32>
+// CHECK:           loop.store %v, %P[%P_i] : !loop.buffer<["n + 2"], f32>

@@ -25,5 +25,5 @@
 // LIST-NEXT:   The whole default pipeline as one pass
 // LIST:      lower-to-llvm
 // LIST:      schedule-ops
-// LIST-NEXT:   Lower every `te.func` to a `loop.func` of loop nests.
+// LIST-NEXT:   Lower every `te.func` to a `loop.func` of loop nests, following its schedule.
 // LIST:      storage-flatten

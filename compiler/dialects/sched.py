@@ -1,0 +1,386 @@
+"""`sched`: schedules of `te` functions, TVM's `Schedule`/`Stage` as IR.
+
+A `sched.schedule @f { ... }` holds the schedule primitives applied to the
+stages of `te.func @f`. Iteration variables are SSA values of type
+`!sched.iter<"Stage">`: a root axis comes from `sched.axis`, new ones from
+`sched.split` and `sched.fuse`.
+
+```mlir
+sched.schedule @f {
+  %i = sched.axis "D" 0 : !sched.iter<"D">
+  %j = sched.axis "D" 1 : !sched.iter<"D">
+  %jo, %ji = sched.split %j by 8 : !sched.iter<"D">
+  sched.reorder %jo, %i, %ji : !sched.iter<"D">
+  sched.compute_at "C", %ji : !sched.iter<"D">
+  sched.vectorize %ji : !sched.iter<"D">
+  sched.compute_inline "B"
+}
+```
+
+The verifier of `sched.schedule` rejects invalid schedules: unknown stages
+or axes, splitting or fusing an axis that is no longer a leaf, reordering
+axes of another stage, attaching a stage to one that does not read it,
+attachment cycles, inlining a reduction or an output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator, SymbolTable
+from xdsl.utils.exceptions import VerifyException
+
+
+@irdl_attr_definition
+class IterType(ParametrizedAttribute, TypeAttribute):
+    """`!sched.iter<"D">`: an iteration variable of stage D."""
+
+    name = "sched.iter"
+    stage: StringAttr
+
+    def __init__(self, stage: str):
+        super().__init__(StringAttr(stage))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            return [StringAttr(parser.parse_str_literal(" (the stage name)"))]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.stage.data)
+
+
+def _stage_of(value: SSAValue) -> str:
+    t = value.type
+    assert isinstance(t, IterType)
+    return t.stage.data
+
+
+def _parse_iters(parser: Parser) -> tuple[list[SSAValue], IterType]:
+    names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    t = parser.parse_type()
+    if not isinstance(t, IterType):
+        parser.raise_error(f"expected a !sched.iter type, got {t}")
+    return [parser.resolve_operand(n, t) for n in names], t
+
+
+def _print_iters(printer: Printer, values: Sequence[SSAValue]) -> None:
+    printer.print_string(" ")
+    printer.print_list(values, printer.print_operand)
+    printer.print_string(" : ")
+    printer.print_attribute(values[0].type)
+
+
+def _same_stage(op: str, values: Sequence[SSAValue]) -> None:
+    stages = {_stage_of(v) for v in values}
+    if len(stages) > 1:
+        raise VerifyException(f"{op} mixes axes of stages {', '.join(sorted(stages))}")
+
+
+@irdl_op_definition
+class AxisOp(IRDLOperation):
+    """A root axis of a stage: `%j = sched.axis "D" 1` (data-parallel axis 1),
+    `%k = sched.axis "D" reduce 0` (reduce axis 0)."""
+
+    name = "sched.axis"
+    stage = prop_def(StringAttr)
+    index = prop_def(IntAttr)
+    reduce = opt_prop_def(StringAttr)
+    result = result_def(IterType)
+
+    def __init__(self, stage: str, index: int, *, reduce: bool = False):
+        super().__init__(
+            properties={
+                "stage": StringAttr(stage),
+                "index": IntAttr(index),
+                "reduce": StringAttr("reduce") if reduce else None,
+            },
+            result_types=[IterType(stage)],
+        )
+
+    @property
+    def is_reduce(self) -> bool:
+        return self.reduce is not None
+
+    def verify_(self) -> None:
+        if _stage_of(self.result) != self.stage.data:
+            raise VerifyException("sched.axis result type must name its stage")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.stage.data)
+        printer.print_string(" reduce" if self.is_reduce else "")
+        printer.print_string(f" {self.index.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AxisOp:
+        stage = parser.parse_str_literal(" (the stage name)")
+        reduce = parser.parse_optional_keyword("reduce") is not None
+        index = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        return cls(stage, index, reduce=reduce)
+
+
+@irdl_op_definition
+class SplitOp(IRDLOperation):
+    """`%o, %i = sched.split %x by 8 : !sched.iter<"D">` (factor) or `... nparts 4`."""
+
+    name = "sched.split"
+    split_axis = operand_def(IterType)
+    factor = opt_prop_def(IntAttr)
+    nparts = opt_prop_def(IntAttr)
+    outer = result_def(IterType)
+    inner = result_def(IterType)
+
+    def __init__(self, parent: SSAValue, *, factor: int | None = None, nparts: int | None = None):
+        t = parent.type
+        super().__init__(
+            operands=[parent],
+            properties={
+                "factor": None if factor is None else IntAttr(factor),
+                "nparts": None if nparts is None else IntAttr(nparts),
+            },
+            result_types=[t, t],
+        )
+
+    def verify_(self) -> None:
+        if (self.factor is None) == (self.nparts is None):
+            raise VerifyException("sched.split takes exactly one of a factor or nparts")
+        value = (self.factor or self.nparts).data  # type: ignore[union-attr]
+        if value < 1:
+            raise VerifyException(f"sched.split needs a positive factor or nparts, got {value}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.split_axis)
+        if self.factor is not None:
+            printer.print_string(f" by {self.factor.data}")
+        else:
+            assert self.nparts is not None
+            printer.print_string(f" nparts {self.nparts.data}")
+        printer.print_string(" : ")
+        printer.print_attribute(self.split_axis.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SplitOp:
+        parent = parser.parse_unresolved_operand()
+        factor = nparts = None
+        if parser.parse_optional_keyword("by") is not None:
+            factor = parser.parse_integer(allow_boolean=False)
+        else:
+            parser.parse_keyword("nparts", " (sched.split takes `by N` or `nparts N`)")
+            nparts = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        return cls(parser.resolve_operand(parent, t), factor=factor, nparts=nparts)
+
+
+@irdl_op_definition
+class FuseOp(IRDLOperation):
+    """`%f = sched.fuse %outer, %inner : !sched.iter<"D">` (inner must follow outer)."""
+
+    name = "sched.fuse"
+    outer = operand_def(IterType)
+    inner = operand_def(IterType)
+    result = result_def(IterType)
+
+    def __init__(self, outer: SSAValue, inner: SSAValue):
+        super().__init__(operands=[outer, inner], result_types=[outer.type])
+
+    def verify_(self) -> None:
+        _same_stage("sched.fuse", [self.outer, self.inner])
+
+    def print(self, printer: Printer) -> None:
+        _print_iters(printer, [self.outer, self.inner])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuseOp:
+        values, _ = _parse_iters(parser)
+        if len(values) != 2:
+            parser.raise_error("sched.fuse takes two axes")
+        return cls(values[0], values[1])
+
+
+@irdl_op_definition
+class ReorderOp(IRDLOperation):
+    """`sched.reorder %a, %b, %c : !sched.iter<"D">`: these leaves, in this order."""
+
+    name = "sched.reorder"
+    axes = var_operand_def(IterType)
+
+    def __init__(self, axes: Sequence[SSAValue]):
+        super().__init__(operands=[axes])
+
+    def verify_(self) -> None:
+        _same_stage("sched.reorder", self.axes)
+        if len(set(self.axes)) != len(self.axes):
+            raise VerifyException("sched.reorder names an axis twice")
+
+    def print(self, printer: Printer) -> None:
+        _print_iters(printer, self.axes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReorderOp:
+        values, _ = _parse_iters(parser)
+        return cls(values)
+
+
+def _annotation_op(op_name: str, doc: str) -> type[IRDLOperation]:
+    class AnnotationOp(IRDLOperation):
+        name = op_name
+        axis = operand_def(IterType)
+
+        def __init__(self, axis: SSAValue):
+            super().__init__(operands=[axis])
+
+        def print(self, printer: Printer) -> None:
+            _print_iters(printer, [self.axis])
+
+        @classmethod
+        def parse(cls, parser: Parser) -> IRDLOperation:
+            values, _ = _parse_iters(parser)
+            if len(values) != 1:
+                parser.raise_error(f"{op_name} takes one axis")
+            return cls(values[0])
+
+    AnnotationOp.__doc__ = doc
+    AnnotationOp.__name__ = op_name.split(".")[1].title() + "Op"
+    return irdl_op_definition(AnnotationOp)
+
+
+ParallelOp = _annotation_op("sched.parallel", "`sched.parallel %i : !sched.iter<\"D\">`")
+VectorizeOp = _annotation_op("sched.vectorize", "`sched.vectorize %j : !sched.iter<\"D\">`")
+UnrollOp = _annotation_op("sched.unroll", "`sched.unroll %k : !sched.iter<\"D\">`")
+
+
+@irdl_op_definition
+class ComputeAtOp(IRDLOperation):
+    """`sched.compute_at "C", %j : !sched.iter<"D">`: compute C inside D's loop %j."""
+
+    name = "sched.compute_at"
+    stage = prop_def(StringAttr)
+    axis = operand_def(IterType)
+
+    def __init__(self, stage: str, axis: SSAValue):
+        super().__init__(operands=[axis], properties={"stage": StringAttr(stage)})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.stage.data)
+        printer.print_string(",")
+        _print_iters(printer, [self.axis])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ComputeAtOp:
+        stage = parser.parse_str_literal(" (the stage name)")
+        parser.parse_punctuation(",")
+        values, _ = _parse_iters(parser)
+        return cls(stage, values[0])
+
+
+def _stage_op(op_name: str, doc: str) -> type[IRDLOperation]:
+    class StageOp(IRDLOperation):
+        name = op_name
+        stage = prop_def(StringAttr)
+        assembly_format = "$stage attr-dict"
+
+        def __init__(self, stage: str):
+            super().__init__(properties={"stage": StringAttr(stage)})
+
+    StageOp.__doc__ = doc
+    StageOp.__name__ = op_name.split(".")[1].title().replace("_", "") + "Op"
+    return irdl_op_definition(StageOp)
+
+
+ComputeRootOp = _stage_op("sched.compute_root", '`sched.compute_root "C"`: C at the function root (default).')
+ComputeInlineOp = _stage_op("sched.compute_inline", '`sched.compute_inline "C"`: C is substituted into its consumers.')
+
+
+@irdl_op_definition
+class ScheduleOp(IRDLOperation):
+    """`sched.schedule @f { ... }`: the schedule of `te.func @f`."""
+
+    name = "sched.schedule"
+    func = prop_def(SymbolRefAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, func: str, body: Region | None = None):
+        super().__init__(
+            properties={"func": SymbolRefAttr(func)}, regions=[body or Region(Block())]
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.func.root_reference.data)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScheduleOp:
+        name = parser.parse_symbol_name().data
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(name, parser.parse_region())
+        if attrs is not None:
+            op.attributes |= attrs.data
+        return op
+
+    def verify_(self) -> None:
+        from compiler.dialects.sched_model import ScheduleModel
+
+        module = self.parent_op()
+        if not isinstance(module, ModuleOp):
+            raise VerifyException("sched.schedule must be at the top level of a module")
+        func = SymbolTable.lookup_symbol(module, self.func)
+        if func is None:
+            raise VerifyException(f"sched.schedule names no function {self.func}")
+        from compiler.dialects import te
+
+        if not isinstance(func, te.FuncOp):
+            raise VerifyException(f"sched.schedule must name a te.func, {self.func} is not one")
+        ScheduleModel.build(func, self)
+
+
+SCHED = Dialect(
+    "sched",
+    [
+        ScheduleOp,
+        AxisOp,
+        SplitOp,
+        FuseOp,
+        ReorderOp,
+        ParallelOp,
+        VectorizeOp,
+        UnrollOp,
+        ComputeAtOp,
+        ComputeRootOp,
+        ComputeInlineOp,
+    ],
+    [IterType],
+)

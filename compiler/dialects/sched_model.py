@@ -1,0 +1,315 @@
+"""The schedule of a `te.func` as plain data: stages, iteration variables, relations.
+
+`ScheduleModel.build(func, schedule)` replays the `sched` ops of a schedule
+over the stages of a function, as TVM's `Stage` methods do, and raises a
+`VerifyException` naming the primitive and the stage for an invalid
+schedule. The `sched.schedule` verifier and `infer-bound` both use it.
+
+Every iteration variable gets a name unique in the function that is also a
+valid variable of `compiler.arith` expressions: `<stage>_<axis>` for root
+axes, `<parent>_o` / `<parent>_i` after a split, `<outer>_f` after a fuse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from xdsl.ir import SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from compiler.dialects import te
+
+if TYPE_CHECKING:
+    from compiler.dialects import sched
+    from compiler.dialects.sched import ScheduleOp
+
+LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
+
+
+@dataclass(eq=False)
+class IterVar:
+    name: str
+    stage: str
+    is_reduce: bool = False
+    root_index: int | None = None
+    kind: str = "serial"
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+@dataclass(eq=False)
+class Split:
+    parent: IterVar
+    outer: IterVar
+    inner: IterVar
+    factor: int | None
+    nparts: int | None
+
+
+@dataclass(eq=False)
+class Fuse:
+    outer: IterVar
+    inner: IterVar
+    fused: IterVar
+
+
+Relation = Split | Fuse
+
+
+@dataclass(eq=False)
+class Stage:
+    name: str
+    op: te.ComputeOp
+    axes: list[IterVar]
+    reduce_axes: list[IterVar]
+    is_output: bool
+    inputs: list[str]
+    relations: list[Relation] = field(default_factory=list)
+    leaves: list[IterVar] = field(default_factory=list)
+    attach_stage: Stage | None = None
+    attach_ivar: IterVar | None = None
+    inline: bool = False
+
+    @property
+    def root_vars(self) -> list[IterVar]:
+        return self.axes + self.reduce_axes
+
+    def __repr__(self) -> str:
+        return f"Stage({self.name})"
+
+
+def _identifier(text: str) -> str:
+    name = re.sub(r"\W", "_", text)
+    return name if name and not name[0].isdigit() else f"s_{name}"
+
+
+class _Names:
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.used:
+            name = f"{base}{k}"
+            k += 1
+        self.used.add(name)
+        return name
+
+
+@dataclass
+class ScheduleModel:
+    func: te.FuncOp
+    stages: dict[str, Stage]  # producers before consumers, as in the function
+
+    # -- construction ---------------------------------------------------
+
+    @staticmethod
+    def build(func: te.FuncOp, schedule: ScheduleOp | None = None) -> ScheduleModel:
+        names = _Names()
+        returned = func.body.block.last_op
+        outputs = {v.owner for v in returned.operands} if returned is not None else set()
+        stages: dict[str, Stage] = {}
+        for op in func.body.block.ops:
+            if not isinstance(op, te.ComputeOp):
+                continue
+            name = op.stage.data
+            if name in stages:
+                raise VerifyException(f"two stages of @{func.sym_name.data} are named \"{name}\"")
+            stages[name] = _make_stage(op, op in outputs, names)
+        model = ScheduleModel(func, stages)
+        if schedule is not None:
+            _Replay(model, names).run(schedule)
+        return model
+
+    # -- queries ----------------------------------------------------------
+
+    def consumers(self, stage: Stage) -> list[Stage]:
+        return [s for s in self.stages.values() if stage.name in s.inputs and not s.inline]
+
+    def attach_path(self, stage: Stage) -> list[IterVar]:
+        """Leaf variables whose loops enclose the stage, innermost first (CreateAttachPath)."""
+        path: list[IterVar] = []
+        current = stage
+        while current.attach_stage is not None and current.attach_ivar is not None:
+            target = current.attach_stage
+            position = target.leaves.index(current.attach_ivar)
+            path.extend(reversed(target.leaves[: position + 1]))
+            current = target
+        return path
+
+    def stage_of(self, op: te.ComputeOp) -> Stage:
+        return self.stages[op.stage.data]
+
+
+def _make_stage(op: te.ComputeOp, is_output: bool, names: _Names) -> Stage:
+    stage = _identifier(op.stage.data)
+    axes = [
+        IterVar(names.fresh(f"{stage}_{_identifier(a.name_hint or f'ax{i}')}"), op.stage.data, root_index=i)
+        for i, a in enumerate(op.axes)
+    ]
+    reduction = op.reduction()
+    reduce_axes = []
+    if reduction is not None:
+        reduce_axes = [
+            IterVar(
+                names.fresh(f"{stage}_{_identifier(a.name_hint or f'r{i}')}"),
+                op.stage.data,
+                is_reduce=True,
+                root_index=i,
+            )
+            for i, a in enumerate(reduction.axes)
+        ]
+    inputs: list[str] = []
+    for inner in op.body.walk():
+        if isinstance(inner, te.ReadOp) and isinstance(inner.tensor.owner, te.ComputeOp):
+            source = inner.tensor.owner.stage.data
+            if source not in inputs:
+                inputs.append(source)
+    result = Stage(op.stage.data, op, axes, reduce_axes, is_output, inputs)
+    result.leaves = list(result.root_vars)
+    return result
+
+
+class _Replay:
+    """Applies the sched ops in order, as TVM's Stage methods, checking each one."""
+
+    def __init__(self, model: ScheduleModel, names: _Names):
+        self.model = model
+        self.names = names
+        self.values: dict[SSAValue, IterVar] = {}
+
+    def stage(self, name: str, what: str) -> Stage:
+        if name not in self.model.stages:
+            known = ", ".join(self.model.stages)
+            raise VerifyException(f"{what}: @{self.model.func.sym_name.data} has no stage \"{name}\" (stages: {known})")
+        return self.model.stages[name]
+
+    def leaf(self, value: SSAValue, what: str) -> tuple[Stage, IterVar]:
+        iv = self.values[value]
+        stage = self.model.stages[iv.stage]
+        if iv not in stage.leaves:
+            raise VerifyException(
+                f"{what}: axis {iv.name} of stage \"{iv.stage}\" was already split or fused; "
+                "use the axes that replaced it"
+            )
+        return stage, iv
+
+    def run(self, schedule: ScheduleOp) -> None:
+        from compiler.dialects import sched
+
+        for op in schedule.body.ops:
+            match op:
+                case sched.AxisOp():
+                    self.axis(op)
+                case sched.SplitOp():
+                    self.split(op)
+                case sched.FuseOp():
+                    self.fuse(op)
+                case sched.ReorderOp():
+                    self.reorder(op)
+                case sched.ComputeAtOp():
+                    self.compute_at(op)
+                case sched.ComputeRootOp():
+                    s = self.stage(op.stage.data, "sched.compute_root")  # type: ignore[attr-defined]
+                    s.attach_stage, s.attach_ivar, s.inline = None, None, False
+                case sched.ComputeInlineOp():
+                    self.compute_inline(op.stage.data)  # type: ignore[attr-defined]
+                case sched.ParallelOp() | sched.VectorizeOp() | sched.UnrollOp():
+                    kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
+                    _, iv = self.leaf(op.operands[0], op.name)
+                    iv.kind = kind[op.name]
+                case _:
+                    raise VerifyException(f"{op.name} is not a schedule primitive")
+        self.check_attachments()
+
+    def axis(self, op: sched.AxisOp) -> None:
+        stage = self.stage(op.stage.data, "sched.axis")
+        axes = stage.reduce_axes if op.is_reduce else stage.axes
+        kind = "reduce axes" if op.is_reduce else "axes"
+        if op.index.data >= len(axes):
+            raise VerifyException(
+                f"sched.axis: stage \"{stage.name}\" has {len(axes)} {kind}, no index {op.index.data}"
+            )
+        self.values[op.result] = axes[op.index.data]
+
+    def split(self, op: sched.SplitOp) -> None:
+        stage, parent = self.leaf(op.split_axis, "sched.split")
+        outer = IterVar(self.names.fresh(f"{parent.name}_o"), stage.name, parent.is_reduce)
+        inner = IterVar(self.names.fresh(f"{parent.name}_i"), stage.name, parent.is_reduce)
+        factor = None if op.factor is None else op.factor.data
+        nparts = None if op.nparts is None else op.nparts.data
+        stage.relations.append(Split(parent, outer, inner, factor, nparts))
+        position = stage.leaves.index(parent)
+        stage.leaves[position : position + 1] = [outer, inner]
+        self.values[op.outer] = outer
+        self.values[op.inner] = inner
+
+    def fuse(self, op: sched.FuseOp) -> None:
+        stage, outer = self.leaf(op.outer, "sched.fuse")
+        _, inner = self.leaf(op.inner, "sched.fuse")
+        position = stage.leaves.index(outer)
+        if position + 1 >= len(stage.leaves) or stage.leaves[position + 1] is not inner:
+            raise VerifyException(
+                f"sched.fuse: {inner.name} must be the loop right inside {outer.name} in stage \"{stage.name}\""
+            )
+        fused = IterVar(self.names.fresh(f"{outer.name}_f"), stage.name, outer.is_reduce and inner.is_reduce)
+        stage.relations.append(Fuse(outer, inner, fused))
+        stage.leaves[position : position + 2] = [fused]
+        self.values[op.result] = fused
+
+    def reorder(self, op: sched.ReorderOp) -> None:
+        pairs = [self.leaf(v, "sched.reorder") for v in op.axes]
+        stage = pairs[0][0]
+        order = [iv for _, iv in pairs]
+        positions = sorted(stage.leaves.index(iv) for iv in order)
+        for position, iv in zip(positions, order, strict=True):
+            stage.leaves[position] = iv
+
+    def compute_at(self, op: sched.ComputeAtOp) -> None:
+        stage = self.stage(op.stage.data, "sched.compute_at")
+        target, iv = self.leaf(op.axis, "sched.compute_at")
+        if stage.is_output:
+            raise VerifyException(
+                f"sched.compute_at: stage \"{stage.name}\" is a result of the function; "
+                "only intermediate stages can be attached"
+            )
+        chain, current = [target.name], target.attach_stage
+        while current is not None and current is not stage:
+            chain.append(current.name)
+            current = current.attach_stage
+        if current is stage or target is stage:
+            cycle = " -> ".join([stage.name, *chain, stage.name])
+            raise VerifyException(f"sched.compute_at: attachment cycle {cycle}")
+        if stage.name not in target.inputs:
+            raise VerifyException(
+                f"sched.compute_at: stage \"{target.name}\" does not read \"{stage.name}\", "
+                f"so \"{stage.name}\" can't be computed at its axis {iv.name}"
+            )
+        stage.attach_stage, stage.attach_ivar, stage.inline = target, iv, False
+
+    def compute_inline(self, name: str) -> None:
+        stage = self.stage(name, "sched.compute_inline")
+        if stage.reduce_axes:
+            raise VerifyException(f"sched.compute_inline: stage \"{name}\" is a reduction and can't be inlined")
+        if stage.is_output:
+            raise VerifyException(f"sched.compute_inline: stage \"{name}\" is a result of the function")
+        stage.inline, stage.attach_stage, stage.attach_ivar = True, None, None
+
+    def check_attachments(self) -> None:
+        for stage in self.model.stages.values():
+            seen = [stage.name]
+            current = stage.attach_stage
+            while current is not None:
+                if current.inline:
+                    raise VerifyException(
+                        f"sched.compute_at: stage \"{stage.name}\" is attached to \"{current.name}\", "
+                        "which is inlined"
+                    )
+                if current.name in seen:
+                    cycle = " -> ".join([*seen, current.name])
+                    raise VerifyException(f"sched.compute_at: attachment cycle {cycle}")
+                seen.append(current.name)
+                current = current.attach_stage

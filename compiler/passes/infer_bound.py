@@ -1,0 +1,453 @@
+"""infer-bound: TVM's InferBound over the stages of a scheduled `te.func`.
+
+Mirrors src/te/schedule/bound.cc and message_passing.cc as the InferBound
+document (shared/seeds/002) describes them:
+
+  for stage in consumers-before-producers order:
+      InferRootBound(stage)     # ranges of the root iteration variables
+      PassDownDomain(stage)     # ranges of every split/fused variable
+
+InferRootBound, for a stage that is not an output:
+  1. for each consumer, an IntSet per consumer leaf variable: a point (the
+     variable itself) for leaves whose loop encloses the stage (its attach
+     path), a point for extent-1 leaves, the leaf's range otherwise;
+  2. PassUpDomain through the consumer's splits and fuses to its roots;
+     loop variables of the consumer's own attach path that do not enclose
+     the stage are relaxed to their ranges (the relax set);
+  3. PropBoundToInputs: every `te.read` of the stage's tensor, evaluated over
+     those sets, is one request per dimension;
+  4. GatherBound: the union of the requests, dimension by dimension.
+
+Outputs are realized over their whole shape. A region that is not provably
+inside the tensor's shape gets a bound check (`likely` guard) in schedule-ops,
+as TVM's MakeBoundCheck: nothing is computed outside the declared domain.
+
+Improvement on TVM (the document's PassDownDomain remark): for a split
+whose factor does not provably divide the extent, the inner loop does no work
+outside the parent's range: `split-mode=tight` gives it the extent
+`min(factor, extent - outer * factor)`, `split-mode=guard` keeps the factor
+and guards the body with `parent < min + extent`. PassUpDomain intersects
+the parent's set with its range, so requests never exceed it either.
+
+Results are recorded on each `te.compute` as discardable attributes, so
+`compiler-opt -p infer-bound` shows them (every expression is text over
+iteration-variable names `<stage>_<axis>` and shape variables):
+
+  te.realize      [[min, extent], ...]        the realized region per dimension
+  te.alloc_shape  [extent, ...]               buffer shape (upper bound over loops)
+  te.loops        [[var, min, extent, kind, data|reduce], ...] the leaf loops, outer first
+  te.axis_values  [expr, ...]                 each root axis (data, then reduce)
+                                              as a function of the leaf variables
+  te.guards       [cond, ...]                 bound checks around the body
+  te.attach       "D_j"                       the leaf loop of the consumer it is computed in
+
+Inlined stages (`sched.compute_inline`) are substituted into their consumers
+first; the `sched.schedule` op is consumed.
+
+Known limits: GatherBound is dimension-wise (two consumers reading disjoint
+2-D blocks get their bounding box, see the document); reads through
+non-affine indices request the whole tensor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from compiler.arith.expr import Const, Expr, Var, emin, free_vars, parse_expr
+from compiler.arith.int_set import IntSet, eval_set, union_all
+from compiler.arith.ir import expr_from_value
+from compiler.arith.simplify import Analyzer, const_value
+from compiler.dialects import sched, te
+from compiler.dialects.sched_model import Fuse, IterVar, ScheduleModel, Split, Stage
+from compiler.dialects.shape import Dim, shape_var_names
+
+SplitMode = Literal["tight", "guard"]
+ATTRS = ("te.realize", "te.alloc_shape", "te.loops", "te.axis_values", "te.guards", "te.attach")
+
+
+def dim_expr(dim: Dim) -> Expr:
+    return Const(dim) if isinstance(dim, int) else parse_expr(dim)
+
+
+# ---------------------------------------------------------------------------
+# Accesses: what each stage reads, as index expressions over its root variables
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Access:
+    source: str  # the stage name read
+    indices: list[Expr | None]  # None: not an affine function of the loop variables
+    read: te.ReadOp
+
+
+def stage_accesses(stage: Stage) -> list[Access]:
+    """Every `te.read` of another stage in the body of `stage`."""
+    names: dict[SSAValue, str] = {}
+    for arg, iv in zip(stage.op.axes, stage.axes, strict=True):
+        names[arg] = iv.name
+    reduction = stage.op.reduction()
+    if reduction is not None:
+        for arg, iv in zip(reduction.axes, stage.reduce_axes, strict=True):
+            names[arg] = iv.name
+
+    def leaf(value: SSAValue) -> Expr | None:
+        if value in names:
+            return Var(names[value])
+        if isinstance(value.owner, te.VarOp):
+            return Var(value.owner.var_name.data)
+        return None
+
+    found: list[Access] = []
+    for op in stage.op.body.walk():
+        if isinstance(op, te.ReadOp) and isinstance(op.tensor.owner, te.ComputeOp):
+            indices = [expr_from_value(i, leaf) for i in op.indices]
+            found.append(Access(op.tensor.owner.stage.data, indices, op))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# compute_inline: substitute a stage's body for every read of it
+# ---------------------------------------------------------------------------
+
+
+def inline_stage(producer: te.ComputeOp) -> None:
+    """Replace every `te.read` of `producer` by a copy of its body, then erase it."""
+    yielded = producer.body.block.last_op
+    assert isinstance(yielded, te.YieldOp)
+    for use in list(producer.result.uses):
+        read = use.operation
+        if not isinstance(read, te.ReadOp):
+            raise PassFailedException(f"compute_inline: stage \"{producer.stage.data}\" is used by {read.name}")
+        mapping: dict[SSAValue, SSAValue] = dict(zip(producer.axes, read.indices, strict=True))
+        for op in producer.body.block.ops:
+            if op is yielded:
+                break
+            clone = op.clone(mapping)
+            Rewriter.insert_op(clone, InsertPoint.before(read))
+        Rewriter.replace_op(read, [], [mapping.get(yielded.values[0], yielded.values[0])])
+    Rewriter.erase_op(producer)
+
+
+# ---------------------------------------------------------------------------
+# InferBound
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Range_:
+    min: Expr
+    extent: Expr
+
+
+@dataclass
+class StageBounds:
+    realize: list[Range_]
+    alloc_shape: list[Expr]
+    loops: list[tuple[IterVar, Range_]]
+    axis_values: list[Expr]
+    guards: list[str]
+
+
+@dataclass
+class InferBound:
+    model: ScheduleModel
+    split_mode: SplitMode = "tight"
+    ranges: dict[str, Range_] = field(default_factory=dict)  # exact, may name outer loop variables
+    relaxed: dict[str, Range_] = field(default_factory=dict)  # no references to sibling loops
+    accesses: dict[str, list[Access]] = field(default_factory=dict)
+    guards: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
+        self.bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {n: (0, None) for n in names}
+        for stage in self.model.stages.values():
+            self.accesses[stage.name] = stage_accesses(stage)
+
+    def _arg_types(self) -> list[te.TensorType]:
+        ft = self.model.func.function_type
+        return [t for t in (*ft.inputs.data, *ft.outputs.data) if isinstance(t, te.TensorType)]
+
+    def analyzer(self) -> Analyzer:
+        return Analyzer(self.bounds)
+
+    def set_range(self, iv: IterVar, exact: Range_, relaxed: Range_ | None = None) -> None:
+        az = self.analyzer()
+        exact = Range_(az.simplify(exact.min), az.simplify(exact.extent))
+        relaxed = exact if relaxed is None else Range_(az.simplify(relaxed.min), az.simplify(relaxed.extent))
+        self.ranges[iv.name] = exact
+        self.relaxed[iv.name] = relaxed
+        hi = az.simplify(relaxed.min + relaxed.extent - 1)
+        self.bounds[iv.name] = (relaxed.min, hi)
+
+    # -- the driver ----------------------------------------------------------
+
+    def run(self) -> dict[str, StageBounds]:
+        stages = list(self.model.stages.values())
+        for stage in reversed(stages):
+            self.infer_root_bound(stage)
+            self.pass_down_domain(stage)
+        return {s.name: self.stage_bounds(s) for s in stages}
+
+    # -- InferRootBound ----------------------------------------------------------
+
+    def infer_root_bound(self, stage: Stage) -> None:
+        shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
+        consumers = self.model.consumers(stage)
+        reduction = stage.op.reduction()
+        if reduction is not None:
+            for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True):
+                self.set_range(iv, Range_(Const(0), dim_expr(d)))
+        if stage.is_output or not consumers:
+            for iv, extent in zip(stage.axes, shape, strict=True):
+                self.set_range(iv, Range_(Const(0), extent))
+            return
+        requests: list[list[IntSet]] = [[] for _ in shape]
+        for consumer in consumers:
+            for dim, request in enumerate(self.requests_of(consumer, stage)):
+                requests[dim].extend(request)
+        az_bounds = self.bounds
+        for dim, (iv, extent) in enumerate(zip(stage.axes, shape, strict=True)):
+            lo, ext = union_all(requests[dim], az_bounds).cover_range(Const(0), extent, az_bounds)
+            self.set_range(iv, Range_(lo, ext), Range_(lo, self.upper_extent(ext, stage)))
+
+    def requests_of(self, consumer: Stage, stage: Stage) -> list[list[IntSet]]:
+        """Phases 1-3: the regions of `stage` that `consumer` reads, per dimension."""
+        enclosing = {iv.name for iv in self.model.attach_path(stage)}
+        up: dict[str, IntSet] = {}
+        full: dict[str, bool] = {}
+        for leaf in consumer.leaves:
+            r = self.relaxed[leaf.name]
+            if leaf.name in enclosing:
+                up[leaf.name], full[leaf.name] = IntSet.point(Var(leaf.name)), False
+            elif const_value(r.extent) == 1:
+                up[leaf.name], full[leaf.name] = IntSet.point(r.min), True
+            else:
+                up[leaf.name], full[leaf.name] = IntSet.from_range(r.min, r.extent, self.bounds), True
+        self.pass_up_domain(consumer, up, full)
+        dom = {iv.name: up[iv.name] for iv in consumer.root_vars}
+        relax = [iv for iv in self.model.attach_path(consumer) if iv.name not in enclosing]
+        requests: list[list[IntSet]] = [[] for _ in stage.axes]
+        for access in self.accesses[consumer.name]:
+            if access.source != stage.name:
+                continue
+            for dim, index in enumerate(access.indices):
+                if index is None:
+                    requests[dim].append(IntSet.everything())
+                    continue
+                requests[dim].append(self.relax(eval_set(index, dom, self.bounds), relax))
+        return requests
+
+    def relax(self, s: IntSet, variables: Sequence[IterVar]) -> IntSet:
+        """Widen a set over the ranges of loops that do not enclose the stage (innermost first)."""
+        for iv in variables:
+            r = self.relaxed[iv.name]
+            dom = {iv.name: IntSet.from_range(r.min, r.extent, self.bounds)}
+            lo = None if s.lo is None else eval_set(s.lo, dom, self.bounds).lo
+            hi = None if s.hi is None else eval_set(s.hi, dom, self.bounds).hi
+            s = IntSet(lo, hi, s.empty_set)
+        return s
+
+    def upper_extent(self, extent: Expr, stage: Stage) -> Expr:
+        """An extent free of loop variables, at least `extent` wherever the stage runs."""
+        if not free_vars(extent) & set(self.relaxed):
+            return extent
+        s = self.relax(IntSet.point(extent), self.model.attach_path(stage))
+        if s.hi is None or free_vars(s.hi) & set(self.relaxed):
+            raise PassFailedException(
+                f"infer-bound: can't bound the extent {extent} of stage \"{stage.name}\" "
+                "independently of its loops"
+            )
+        return self.analyzer().simplify(s.hi)
+
+    def pass_up_domain(self, stage: Stage, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+        for rel in reversed(stage.relations):
+            if isinstance(rel, Split):
+                self.pass_up_split(rel, up, full)
+            else:
+                self.pass_up_fuse(rel, up, full)
+
+    def pass_up_split(self, rel: Split, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+        parent = self.relaxed[rel.parent.name]
+        parent_set = IntSet.from_range(parent.min, parent.extent, self.bounds)
+        if full[rel.outer.name] and full[rel.inner.name]:
+            up[rel.parent.name], full[rel.parent.name] = parent_set, True
+            return
+        factor = self.relaxed[rel.inner.name].extent
+        value = Var(rel.outer.name) * factor + Var(rel.inner.name) + parent.min
+        dom = {rel.outer.name: up[rel.outer.name], rel.inner.name: up[rel.inner.name]}
+        result = eval_set(value, dom, self.bounds).intersect(parent_set, self.bounds)
+        up[rel.parent.name], full[rel.parent.name] = result, False
+
+    def pass_up_fuse(self, rel: Fuse, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+        fused = up[rel.fused.name]
+        outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
+        if full[rel.fused.name] or not fused.is_point(self.bounds):
+            up[rel.outer.name] = IntSet.from_range(outer.min, outer.extent, self.bounds)
+            up[rel.inner.name] = IntSet.from_range(inner.min, inner.extent, self.bounds)
+            full[rel.outer.name] = full[rel.inner.name] = True
+            return
+        assert fused.lo is not None
+        offset = fused.lo - self.relaxed[rel.fused.name].min
+        up[rel.outer.name] = IntSet.point(self.analyzer().simplify(outer.min + offset // inner.extent))
+        up[rel.inner.name] = IntSet.point(self.analyzer().simplify(inner.min + offset % inner.extent))
+        full[rel.outer.name] = full[rel.inner.name] = False
+
+    # -- PassDownDomain ------------------------------------------------------------
+
+    def pass_down_domain(self, stage: Stage) -> None:
+        guards: list[str] = []
+        for rel in stage.relations:
+            if isinstance(rel, Split):
+                self.pass_down_split(rel, guards)
+            else:
+                outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
+                self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
+        self.guards[stage.name] = guards
+
+    def pass_down_split(self, rel: Split, guards: list[str]) -> None:
+        az = self.analyzer()
+        parent = self.ranges[rel.parent.name]
+        relaxed_parent = self.relaxed[rel.parent.name]
+        extent = relaxed_parent.extent
+        if rel.factor is not None:
+            factor: Expr = Const(rel.factor)
+            outer_extent = az.simplify((extent + rel.factor - 1) // rel.factor)
+        else:
+            assert rel.nparts is not None
+            factor = az.simplify((extent + rel.nparts - 1) // rel.nparts)
+            outer_extent = Const(rel.nparts)
+        self.set_range(rel.outer, Range_(Const(0), outer_extent))
+        divides = az.prove_eq(az.simplify(extent % factor), 0) if const_value(factor) else False
+        if divides:
+            self.set_range(rel.inner, Range_(Const(0), factor))
+            return
+        if self.split_mode == "tight":
+            remaining = az.simplify(parent.extent - Var(rel.outer.name) * factor)
+            self.set_range(rel.inner, Range_(Const(0), emin(factor, remaining)), Range_(Const(0), factor))
+        else:
+            self.set_range(rel.inner, Range_(Const(0), factor))
+            value = az.simplify(Var(rel.outer.name) * factor + Var(rel.inner.name))
+            guards.append(f"{value} < {az.simplify(parent.extent)}")
+
+    # -- results ---------------------------------------------------------------------
+
+    def root_values(self, stage: Stage) -> dict[str, Expr]:
+        """Each root variable as a function of the leaf variables (MakeLoopNest's value map)."""
+        values: dict[str, Expr] = {iv.name: Var(iv.name) for iv in stage.leaves}
+        for rel in reversed(stage.relations):
+            if isinstance(rel, Split):
+                factor = self.relaxed[rel.inner.name].extent
+                parent_min = self.ranges[rel.parent.name].min
+                values[rel.parent.name] = values[rel.outer.name] * factor + values[rel.inner.name] + parent_min
+            else:
+                inner = self.relaxed[rel.inner.name]
+                outer = self.relaxed[rel.outer.name]
+                offset = values[rel.fused.name]
+                values[rel.outer.name] = outer.min + offset // inner.extent
+                values[rel.inner.name] = inner.min + offset % inner.extent
+        az = self.analyzer()
+        return {iv.name: az.simplify(values[iv.name]) for iv in stage.root_vars}
+
+    def stage_bounds(self, stage: Stage) -> StageBounds:
+        az = self.analyzer()
+        shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
+        realize = [self.ranges[iv.name] for iv in stage.axes]
+        alloc_shape = [az.simplify(self.relaxed[iv.name].extent) for iv in stage.axes]
+        loops = [(iv, self.ranges[iv.name]) for iv in stage.leaves]
+        values = self.root_values(stage)
+        guards = list(self.guards.get(stage.name, []))
+        for iv, r, extent in zip(stage.axes, realize, shape, strict=True):
+            value = values[iv.name]
+            if not az.prove_ge(r.min, 0):
+                guards.append(f"{value} >= 0")
+            if not az.prove_le(az.simplify(r.min + r.extent), extent):
+                guards.append(f"{value} < {extent}")
+        return StageBounds(realize, alloc_shape, loops, [values[iv.name] for iv in stage.root_vars], guards)
+
+
+# ---------------------------------------------------------------------------
+# Recording the results in the IR
+# ---------------------------------------------------------------------------
+
+
+def _strings(items: Sequence[object]) -> ArrayAttr[StringAttr]:
+    return ArrayAttr([StringAttr(str(x)) for x in items])
+
+
+def record(op: te.ComputeOp, bounds: StageBounds, stage: Stage) -> None:
+    op.attributes["te.realize"] = ArrayAttr([_strings([r.min, r.extent]) for r in bounds.realize])
+    op.attributes["te.alloc_shape"] = _strings(bounds.alloc_shape)
+    op.attributes["te.loops"] = ArrayAttr(
+        [_strings([iv.name, r.min, r.extent, iv.kind, "reduce" if iv.is_reduce else "data"]) for iv, r in bounds.loops]
+    )
+    op.attributes["te.axis_values"] = _strings(bounds.axis_values)
+    op.attributes["te.guards"] = _strings(bounds.guards)
+    if stage.attach_ivar is not None:
+        op.attributes["te.attach"] = StringAttr(stage.attach_ivar.name)
+    else:
+        op.attributes.pop("te.attach", None)
+
+
+def schedule_of(module: ModuleOp, func: te.FuncOp) -> sched.ScheduleOp | None:
+    for op in module.ops:
+        if isinstance(op, sched.ScheduleOp) and op.func.root_reference.data == func.sym_name.data:
+            return op
+    return None
+
+
+def infer_function(module: ModuleOp, func: te.FuncOp, split_mode: SplitMode = "tight") -> None:
+    schedule = schedule_of(module, func)
+    model = ScheduleModel.build(func, schedule)
+    inlined = [s.op for s in model.stages.values() if s.inline]
+    if inlined:
+        for op in reversed(inlined):
+            inline_stage(op)
+        # stage graph changed: rebuild without the inlined stages, keeping the other primitives
+        model = ScheduleModel.build(func, _without_inline(schedule))
+    results = InferBound(model, split_mode).run()
+    for stage in model.stages.values():
+        record(stage.op, results[stage.name], stage)
+    if schedule is not None:
+        Rewriter.erase_op(schedule)
+
+
+def _without_inline(schedule: sched.ScheduleOp | None) -> sched.ScheduleOp | None:
+    if schedule is None:
+        return None
+    clone = schedule.clone()
+    for op in list(clone.body.ops):
+        if isinstance(op, sched.ComputeInlineOp):
+            Rewriter.erase_op(op)
+    return clone
+
+
+def has_bounds(op: te.ComputeOp) -> bool:
+    return "te.loops" in op.attributes
+
+
+@dataclass(frozen=True)
+class InferBoundPass(ModulePass):
+    """Infer the realized region and loop ranges of every stage (TVM's InferBound)."""
+
+    name = "infer-bound"
+
+    split_mode: str = "tight"
+    """How a split whose factor does not divide the extent stays in range: `tight`
+    inner extents min(factor, extent - outer * factor), or a `guard` in the body."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.split_mode not in ("tight", "guard"):
+            raise PassFailedException(f"infer-bound: split-mode must be tight or guard, got '{self.split_mode}'")
+        for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
+            infer_function(op, func, self.split_mode)  # type: ignore[arg-type]
+
