@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-
 from xdsl.ir import Attribute
 
 from compiler import te as T
 from compiler.dialects import loop, te
 from compiler.ir_builder import build_module, mlir_type
 from compiler.pipeline import Stage, default_pipeline
+from compiler.schedule import Schedule
 
 _NUMPY_DTYPES = {
     "float16": np.float16,
@@ -36,11 +36,32 @@ _NUMPY_DTYPES = {
 }
 
 
-def lower(args: Sequence[T.Tensor], name: str = "main", until: Stage = "llvm") -> ModuleOp:
-    """The IR of `args` after the default pipeline (or after the stage `until`)."""
+def _split_args(
+    schedule_or_args: Schedule | Sequence[T.Tensor], args: Sequence[T.Tensor] | None
+) -> tuple[Schedule | None, Sequence[T.Tensor]]:
+    if isinstance(schedule_or_args, Schedule):
+        if args is None:
+            raise TypeError("build(s, args): the argument tensors are missing")
+        return schedule_or_args, args
+    if args is not None:
+        raise TypeError("build(s, args): the first argument must be a schedule (te.create_schedule)")
+    return None, schedule_or_args
+
+
+def lower(
+    schedule_or_args: Schedule | Sequence[T.Tensor],
+    args: Sequence[T.Tensor] | None = None,
+    name: str = "main",
+    until: Stage = "llvm",
+) -> ModuleOp:
+    """The IR after the default pipeline (or after the stage `until`).
+
+    `lower([A, B, C])` or, with a schedule, `lower(s, [A, B, C])`.
+    """
     from compiler.context import make_context
 
-    module, _ = build_module(args, name)
+    schedule, tensors = _split_args(schedule_or_args, args)
+    module, _ = build_module(tensors, name, schedule)
     ctx = make_context()
     for p in default_pipeline(until):
         p.apply(ctx, module)
@@ -226,10 +247,18 @@ def compile_module(module: ModuleOp, name: str, call_order: list[int] | None = N
     return fn
 
 
-def build(args: Sequence[T.Tensor], name: str = "main") -> Function:
-    """Compile the tensors `args` (inputs and outputs, in call order) into a callable."""
+def build(
+    schedule_or_args: Schedule | Sequence[T.Tensor],
+    args: Sequence[T.Tensor] | None = None,
+    name: str = "main",
+) -> Function:
+    """Compile `args` (inputs and outputs, in call order) into a callable.
+
+    `build([A, B, C])`, or with a schedule `build(s, [A, B, C])`.
+    """
     start = time.perf_counter()
-    module, sig = build_module(args, name)
+    schedule, tensors = _split_args(schedule_or_args, args)
+    module, sig = build_module(tensors, name, schedule)
     abi = sig.inputs + sig.outputs
     abi_index = {t.uid: i for i, t in enumerate(abi)}
     fn = compile_module(module, name, [abi_index[t.uid] for t in sig.args])

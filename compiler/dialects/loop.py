@@ -69,7 +69,15 @@ from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from compiler.dialects.shape import Dim, DimAttr, attr_to_dims, dims_to_attr, parse_dims, print_dims, verify_dims
+from compiler.dialects.shape import (
+    Dim,
+    DimAttr,
+    attr_to_dims,
+    dims_to_attr,
+    parse_dims,
+    print_dims,
+    verify_dims,
+)
 
 # ---------------------------------------------------------------------------
 # Types and attributes

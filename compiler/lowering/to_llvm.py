@@ -154,7 +154,12 @@ def _lower_alloc(op: loop.AllocOp, state: _FunctionState) -> None:
     ops.append(align)
     call = llvm.CallOp("aligned_alloc", _as_i64(align, ops), _as_i64(nbytes, ops), return_type=PTR)
     ops.append(call)
-    Rewriter.insert_op(ops, InsertPoint.before(op))
+    # Hoisted to the function entry: a flat buffer's size depends only on the
+    # shape variables (arguments), and an alloc inside a loop (a stage computed
+    # at another stage's loop) must not allocate once per iteration.
+    entry = state.func.body.blocks.first
+    assert entry is not None
+    Rewriter.insert_op(ops, InsertPoint.at_start(entry))
     op.result.replace_all_uses_with(call.returned)
     Rewriter.erase_op(op)
     state.allocations.append(call.returned)

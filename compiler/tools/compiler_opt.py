@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
     except FileNotFoundError as err:
         print(f"error: {err.strerror}: {err.filename}", file=sys.stderr)
-    except Exception as err:  # noqa: BLE001 - the user gets a message, not a traceback
+    except Exception as err:
         if os.environ.get("COMPILER_TRACEBACK"):
             raise
         print(f"internal error: {type(err).__name__}: {err}", file=sys.stderr)

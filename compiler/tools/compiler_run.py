@@ -65,8 +65,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from compiler.build import compile_module
-    from compiler.tools.compiler_opt import LocatedParser, verify_located
     from compiler.context import make_context
+    from compiler.tools.compiler_opt import LocatedParser, verify_located
 
     with open(args.file) as f:
         text = f.read()
