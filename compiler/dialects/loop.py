@@ -33,12 +33,16 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FunctionType,
     IndexType,
+    IntAttr,
     IntegerAttr,
     IntegerType,
+    NoneAttr,
     StringAttr,
     SymbolNameConstraint,
+    SymbolRefAttr,
     UnitAttr,
 )
+from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import (
     Attribute,
@@ -51,6 +55,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
@@ -86,17 +91,33 @@ from compiler.dialects.shape import (
 
 @irdl_attr_definition
 class BufferType(ParametrizedAttribute, TypeAttribute):
-    """`!loop.buffer<[64, "h"], f32>`: a dense row-major buffer of the given shape."""
+    """`!loop.buffer<[64, "h"], f32>`: a dense row-major buffer of the given shape.
+
+    An optional strides list, in elements, declares a strided buffer:
+    `!loop.buffer<[4, "n"], f32, strides ["s0", 1]>` places element `[i, j]`
+    at `i * s0 + j`. Strides are integers or symbolic expressions like the
+    shape; `make-packed-api` binds symbolic strides from the caller's DLTensor
+    and `storage-flatten` uses them instead of the compact row-major ones.
+    """
 
     name = "loop.buffer"
     shape: ArrayAttr[DimAttr]
     element_type: Attribute
+    strides: ArrayAttr[DimAttr] | NoneAttr
 
-    def __init__(self, shape: Sequence[Dim], element_type: Attribute):
-        super().__init__(dims_to_attr(shape), element_type)
+    def __init__(
+        self, shape: Sequence[Dim], element_type: Attribute, strides: Sequence[Dim] | None = None
+    ):
+        super().__init__(
+            dims_to_attr(shape), element_type, NoneAttr() if strides is None else dims_to_attr(strides)
+        )
 
     def get_shape(self) -> tuple[Dim, ...]:
         return attr_to_dims(self.shape)
+
+    def get_strides(self) -> tuple[Dim, ...] | None:
+        """The declared strides, or None for a compact row-major buffer."""
+        return None if isinstance(self.strides, NoneAttr) else attr_to_dims(self.strides)
 
     @property
     def rank(self) -> int:
@@ -107,16 +128,30 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         with parser.in_angle_brackets():
             dims = parse_dims(parser, "!loop.buffer")
             parser.parse_punctuation(",")
-            return [dims, parser.parse_type()]
+            element_type = parser.parse_type()
+            strides: Attribute = NoneAttr()
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("strides")
+                strides = parse_dims(parser, "!loop.buffer strides")
+            return [dims, element_type, strides]
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
             print_dims(printer, self.get_shape())
             printer.print_string(", ")
             printer.print_attribute(self.element_type)
+            if (strides := self.get_strides()) is not None:
+                printer.print_string(", strides ")
+                print_dims(printer, strides)
 
     def verify(self) -> None:
         verify_dims(self.get_shape(), "!loop.buffer")
+        if (strides := self.get_strides()) is not None:
+            verify_dims(strides, "!loop.buffer strides")
+            if len(strides) != self.rank:
+                raise VerifyException(
+                    f"!loop.buffer: {len(strides)} strides for a rank-{self.rank} buffer"
+                )
 
 
 class LoopKind(StrEnum):
@@ -532,21 +567,284 @@ class IfOp(IRDLOperation):
         return op
 
 
+MAX_ASSERT_VALUES = 4
+"""How many values a `loop.assert` may report (the packed API's error-values array)."""
+
+ASSERT_ERRORS = ("ValueError", "TypeError")
+
+
 @irdl_op_definition
 class AssertOp(IRDLOperation):
-    """`loop.assert %ok, "x.shape[0] must be 4"`: fail the call with the message if false."""
+    """Fail the call with a message if the condition is false.
+
+    ```mlir
+    loop.assert %ok, "x.shape[0] must be 4"
+    loop.assert %ok, "f: x.shape[2] is {0}, expected h = {1}" (%x_shape_2, %h : index, index)
+    loop.assert %ok, "f: x.dtype is {0:dtype}, expected float32" (%dt : i32) raises "TypeError"
+    ```
+
+    With values, the message is a Python format string whose field `{k}`
+    is the k-th value (at most `MAX_ASSERT_VALUES` integers, reported to the
+    caller through the packed API's error-values argument). `raises` names
+    the Python exception the caller raises (`ValueError` when absent).
+    """
 
     name = "loop.assert"
     cond = operand_def(IntegerType(1))
     message = prop_def(StringAttr)
-    assembly_format = "$cond `,` $message attr-dict"
+    values = var_operand_def(IntegerType | IndexType)
+    error = opt_prop_def(StringAttr)
+    assembly_format = (
+        "$cond `,` $message (` ` `(` $values^ `:` type($values) `)`)? (`raises` $error^)? attr-dict"
+    )
 
-    def __init__(self, cond: SSAValue | Operation, message: str):
-        super().__init__(operands=[cond], properties={"message": StringAttr(message)})
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        message: str,
+        values: Sequence[SSAValue | Operation] = (),
+        *,
+        error: str | None = None,
+    ):
+        super().__init__(
+            operands=[cond, values],
+            properties={
+                "message": StringAttr(message),
+                "error": None if error is None else StringAttr(error),
+            },
+        )
+
+    @property
+    def error_name(self) -> str:
+        return "ValueError" if self.error is None else self.error.data
+
+    def verify_(self) -> None:
+        if len(self.values) > MAX_ASSERT_VALUES:
+            raise VerifyException(
+                f"loop.assert reports at most {MAX_ASSERT_VALUES} values, got {len(self.values)}"
+            )
+        if self.error_name not in ASSERT_ERRORS:
+            raise VerifyException(
+                f"loop.assert raises one of {', '.join(ASSERT_ERRORS)}, not '{self.error_name}'"
+            )
+
+
+# ---------------------------------------------------------------------------
+# Packed API: DLTensor arguments (produced by make-packed-api)
+# ---------------------------------------------------------------------------
+
+
+DLTENSOR_FIELDS: dict[str, Attribute] = {
+    "data": IndexType(),
+    "device_type": IntegerType(32),
+    "device_id": IntegerType(32),
+    "ndim": IntegerType(32),
+    "dtype": IntegerType(32),
+    "shape": IndexType(),
+    "strides": IndexType(),
+    "byte_offset": IndexType(),
+}
+"""DLTensor fields and the type `loop.dltensor_get` reads them as. Pointers
+(`data`, `shape`, `strides`) are addresses (`index`, 0 for NULL); `dtype` is
+DLDataType as one little-endian u32 (`code | bits << 8 | lanes << 16`);
+`shape[k]` and `strides[k]` are int64 read as `index` (64-bit, never truncated)."""
+
+
+@irdl_op_definition
+class PackedArgOp(IRDLOperation):
+    """`%x = loop.packed_arg %args[0]`: the address of the k-th `DLTensor*` of a packed call."""
+
+    name = "loop.packed_arg"
+    args = operand_def(LLVMPointerType)
+    position = prop_def(IntAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, args: SSAValue | Operation, position: int):
+        super().__init__(
+            operands=[args], properties={"position": IntAttr(position)}, result_types=[IndexType()]
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.args)
+        printer.print_string(f"[{self.position.data}]")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PackedArgOp:
+        args = parser.resolve_operand(parser.parse_unresolved_operand(), LLVMPointerType())
+        parser.parse_punctuation("[")
+        position = parser.parse_integer(allow_negative=False, allow_boolean=False)
+        parser.parse_punctuation("]")
+        op = cls(args, position)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
+@irdl_op_definition
+class DLTensorGetOp(IRDLOperation):
+    """Read a field of a DLTensor: `%h = loop.dltensor_get %x, shape[2] : index`.
+
+    The operand is a DLTensor address (`loop.packed_arg`); fields and their
+    types are in `DLTENSOR_FIELDS`. `shape[k]`/`strides[k]` read element k
+    of the array (the caller checks `ndim` and, for strides, non-NULL first).
+    """
+
+    name = "loop.dltensor_get"
+    tensor = operand_def(IndexType)
+    field = prop_def(StringAttr)
+    axis = opt_prop_def(IntAttr)
+    result = result_def(IntegerType | IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        tensor: SSAValue | Operation,
+        field: str,
+        axis: int | None = None,
+        result_type: Attribute | None = None,
+    ):
+        super().__init__(
+            operands=[tensor],
+            properties={
+                "field": StringAttr(field),
+                "axis": None if axis is None else IntAttr(axis),
+            },
+            result_types=[result_type or DLTENSOR_FIELDS.get(field, IndexType())],
+        )
+
+    def verify_(self) -> None:
+        field = self.field.data
+        if field not in DLTENSOR_FIELDS:
+            raise VerifyException(
+                f"loop.dltensor_get: unknown field '{field}', expected one of {', '.join(DLTENSOR_FIELDS)}"
+            )
+        if self.axis is not None and field not in ("shape", "strides"):
+            raise VerifyException(f"loop.dltensor_get: field '{field}' takes no index")
+        if self.result.type != DLTENSOR_FIELDS[field]:
+            raise VerifyException(
+                f"loop.dltensor_get: field '{field}' is read as {DLTENSOR_FIELDS[field]}, not {self.result.type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tensor)
+        printer.print_string(f", {self.field.data}")
+        if self.axis is not None:
+            printer.print_string(f"[{self.axis.data}]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DLTensorGetOp:
+        tensor = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+        parser.parse_punctuation(",")
+        field = parser.parse_identifier(" (a DLTensor field)")
+        axis = None
+        if parser.parse_optional_punctuation("[") is not None:
+            axis = parser.parse_integer(allow_negative=False, allow_boolean=False)
+            parser.parse_punctuation("]")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        op = cls(tensor, field, axis, parser.parse_type())  # the verifier checks the type
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """Call a `loop.func` with buffer addresses and named symbolic variables.
+
+    ```mlir
+    loop.call @add_compute(%A_data, %B_data) ["n" = %n, "A_stride_0" = %A_stride_0]
+    ```
+
+    Operand k is the data address of the callee's k-th buffer argument; each
+    `"name" = %value` binds the callee's `loop.var "name"`. `make-packed-api`
+    emits it; `lower-to-llvm` passes the variables in the callee's order.
+    """
+
+    name = "loop.call"
+    callee = prop_def(SymbolRefAttr)
+    var_names = prop_def(ArrayAttr[StringAttr])
+    buffers = var_operand_def(IndexType)
+    vars = var_operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        callee: str,
+        buffers: Sequence[SSAValue | Operation],
+        vars: Sequence[tuple[str, SSAValue | Operation]] = (),
+    ):
+        super().__init__(
+            operands=[buffers, [v for _, v in vars]],
+            properties={
+                "callee": SymbolRefAttr(callee),
+                "var_names": ArrayAttr([StringAttr(n) for n, _ in vars]),
+            },
+        )
+
+    @property
+    def bindings(self) -> dict[str, SSAValue]:
+        return {n.data: v for n, v in zip(self.var_names.data, self.vars, strict=True)}
+
+    def verify_(self) -> None:
+        if len(self.var_names.data) != len(self.vars):
+            raise VerifyException("loop.call needs one name per variable operand")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.callee)
+        with printer.in_parens():
+            printer.print_list(self.buffers, printer.print_operand)
+        printer.print_string(" ")
+        with printer.in_square_brackets():
+            printer.print_list(
+                zip(self.var_names.data, self.vars, strict=True),
+                lambda nv: (
+                    printer.print_string_literal(nv[0].data),
+                    printer.print_string(" = "),
+                    printer.print_operand(nv[1]),
+                ),
+            )
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallOp:
+        callee = parser.parse_symbol_name().data
+
+        def operand() -> SSAValue:
+            return parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+
+        def binding() -> tuple[str, SSAValue]:
+            name = parser.parse_str_literal(" (a variable name)")
+            parser.parse_punctuation("=")
+            return name, operand()
+
+        buffers = parser.parse_comma_separated_list(parser.Delimiter.PAREN, operand)
+        vars = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, binding)
+        op = cls(callee, buffers, vars)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
 
 
 LOOP = Dialect(
     "loop",
-    [FuncOp, VarOp, ForOp, AllocOp, LoadOp, StoreOp, IfOp, AssertOp],
+    [
+        FuncOp,
+        VarOp,
+        ForOp,
+        AllocOp,
+        LoadOp,
+        StoreOp,
+        IfOp,
+        AssertOp,
+        PackedArgOp,
+        DLTensorGetOp,
+        CallOp,
+    ],
     [BufferType],
 )

@@ -171,7 +171,7 @@ class SplitOp(IRDLOperation):
     def verify_(self) -> None:
         if (self.factor is None) == (self.nparts is None):
             raise VerifyException("sched.split takes exactly one of a factor or nparts")
-        value = (self.factor or self.nparts).data  # type: ignore[union-attr]
+        value = (self.factor if self.factor is not None else self.nparts).data  # type: ignore[union-attr]
         if value < 1:
             raise VerifyException(f"sched.split needs a positive factor or nparts, got {value}")
 

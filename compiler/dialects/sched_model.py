@@ -262,6 +262,9 @@ class _Replay:
 
     def reorder(self, op: sched.ReorderOp) -> None:
         pairs = [self.leaf(v, "sched.reorder") for v in op.axes]
+        stages = sorted({s.name for s, _ in pairs})
+        if len(stages) > 1:
+            raise VerifyException(f"sched.reorder mixes axes of stages {', '.join(stages)}")
         stage = pairs[0][0]
         order = [iv for _, iv in pairs]
         positions = sorted(stage.leaves.index(iv) for iv in order)

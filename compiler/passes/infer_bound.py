@@ -33,9 +33,10 @@ Results are recorded on each `te.compute` as discardable attributes, so
 `compiler-opt -p infer-bound` shows them (every expression is text over
 iteration-variable names `<stage>_<axis>` and shape variables):
 
-  te.realize      [[min, extent], ...]        the realized region per dimension
-  te.alloc_shape  [extent, ...]               buffer shape (upper bound over loops)
-  te.loops        [[var, min, extent, kind, data|reduce], ...] the leaf loops, outer first
+  te.realize      ["[min, extent]", ...]      the realized region per dimension
+  te.alloc_shape  ["extent", ...]             buffer shape (upper bound over loops)
+  te.loops        ["var = [min, extent] kind", ...]  the leaf loops, outer first
+                                              (" reduce" marks a reduction loop)
   te.axis_values  [expr, ...]                 each root axis (data, then reduce)
                                               as a function of the leaf variables
   te.guards       [cond, ...]                 bound checks around the body
@@ -384,12 +385,49 @@ def _strings(items: Sequence[object]) -> ArrayAttr[StringAttr]:
     return ArrayAttr([StringAttr(str(x)) for x in items])
 
 
+def format_range(lo: Expr, extent: Expr) -> str:
+    """`[min, extent]`, as TVM prints a realize region."""
+    return f"[{lo}, {extent}]"
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += ch in "([" 
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def parse_range(text: str) -> tuple[Expr, Expr]:
+    """The inverse of `format_range`."""
+    inner = text.strip()
+    if not (inner.startswith("[") and inner.endswith("]")):
+        raise ValueError(f"expected '[min, extent]', got '{text}'")
+    lo, extent = _split_top_level(inner[1:-1])
+    return parse_expr(lo), parse_expr(extent)
+
+
+def format_loop(iv: IterVar, r: Range_) -> str:
+    """`D_j_i = [0, 8] vectorized`, with ` reduce` for a reduction loop."""
+    return f"{iv.name} = {format_range(r.min, r.extent)} {iv.kind}" + (" reduce" if iv.is_reduce else "")
+
+
+def parse_loop(text: str) -> tuple[str, Expr, Expr, str, bool]:
+    name, _, rest = text.partition(" = ")
+    close = rest.rindex("]")
+    lo, extent = parse_range(rest[: close + 1])
+    words = rest[close + 1 :].split()
+    return name, lo, extent, words[0], "reduce" in words[1:]
+
+
 def record(op: te.ComputeOp, bounds: StageBounds, stage: Stage) -> None:
-    op.attributes["te.realize"] = ArrayAttr([_strings([r.min, r.extent]) for r in bounds.realize])
+    op.attributes["te.realize"] = _strings([format_range(r.min, r.extent) for r in bounds.realize])
     op.attributes["te.alloc_shape"] = _strings(bounds.alloc_shape)
-    op.attributes["te.loops"] = ArrayAttr(
-        [_strings([iv.name, r.min, r.extent, iv.kind, "reduce" if iv.is_reduce else "data"]) for iv, r in bounds.loops]
-    )
+    op.attributes["te.loops"] = _strings([format_loop(iv, r) for iv, r in bounds.loops])
     op.attributes["te.axis_values"] = _strings(bounds.axis_values)
     op.attributes["te.guards"] = _strings(bounds.guards)
     if stage.attach_ivar is not None:

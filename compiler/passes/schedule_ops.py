@@ -77,20 +77,17 @@ def _texts(attr: Attribute) -> list[str]:
 
 
 def plan_of(op: te.ComputeOp) -> StagePlan:
-    realize = [_texts(r) for r in op.attributes["te.realize"].data]  # type: ignore[attr-defined]
+    from compiler.passes.infer_bound import parse_loop, parse_range
+
     shape: list[Dim] = []
     for text in _texts(op.attributes["te.alloc_shape"]):
         c = const_value(parse_expr(text))
         shape.append(c if c is not None else text)
-    loops = [
-        Loop(name, parse_expr(lo), parse_expr(ext), kind, role == "reduce")
-        for name, lo, ext, kind, role in (_texts(x) for x in op.attributes["te.loops"].data)  # type: ignore[attr-defined]
-    ]
     attach = op.attributes.get("te.attach")
     return StagePlan(
-        [parse_expr(r[0]) for r in realize],
+        [parse_range(r)[0] for r in _texts(op.attributes["te.realize"])],
         shape,
-        loops,
+        [Loop(*parse_loop(text)) for text in _texts(op.attributes["te.loops"])],
         [parse_expr(v) for v in _texts(op.attributes["te.axis_values"])],
         [parse_cond(g) for g in _texts(op.attributes["te.guards"])],
         attach.data if isinstance(attach, StringAttr) else None,

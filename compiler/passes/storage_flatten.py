@@ -11,8 +11,10 @@ built as an index expression, simplified (canonical affine form, so that
 right before the access. A realized region's min moves into the accesses, so
 the flat `loop.alloc` starts at 0.
 
-Known limits: strides are the compact row-major ones of the buffer's shape
-(strided argument buffers come with make-packed-api's binding).
+Strides are the compact row-major ones of the buffer's shape, or the
+declared ones of a strided buffer (`!loop.buffer<[4, "n"], f32, strides
+["s0", 1]>`, whose symbolic strides `make-packed-api` binds at call time);
+a strided buffer's flat type is its span, `1 + sum((d - 1) * s)` elements.
 """
 
 from __future__ import annotations
@@ -48,12 +50,21 @@ def row_major_strides(shape: Sequence[Expr]) -> list[Expr]:
 
 
 def flat_type(t: loop.BufferType) -> loop.BufferType:
+    """The 1-D type: `prod(shape)` elements, or the span of a strided buffer."""
     size: Expr = Const(1)
-    for d in t.get_shape():
-        size = size * dim_expr(d)
+    if (strides := t.get_strides()) is None:
+        for d in t.get_shape():
+            size = size * dim_expr(d)
+    else:  # 1 + sum((d - 1) * s): the elements from the first to the last one
+        for d, s in zip(t.get_shape(), strides, strict=True):
+            size = size + (dim_expr(d) - 1) * dim_expr(s)
     size = simplify(size)
     c = const_value(size)
-    return loop.BufferType([c if c is not None else str(size)], t.element_type)
+    return loop.BufferType([max(c, 0) if c is not None else str(size)], t.element_type)
+
+
+def is_flat(t: loop.BufferType) -> bool:
+    return t.rank == 1 and t.get_strides() is None
 
 
 @dataclass
@@ -105,6 +116,8 @@ class IndexExprs:
 
 
 def _layout_of(t: loop.BufferType, mins: Sequence[Expr]) -> _Layout:
+    if (strides := t.get_strides()) is not None:
+        return _Layout(list(mins), [dim_expr(s) for s in strides])
     return _Layout(list(mins), row_major_strides([dim_expr(d) for d in t.get_shape()]))
 
 
@@ -122,7 +135,7 @@ def flatten_function(func: loop.FuncOp) -> None:
     new_inputs: list[Attribute] = []
     for i, arg in enumerate(list(block.args)):
         t = arg.type
-        if isinstance(t, loop.BufferType) and t.rank != 1:
+        if isinstance(t, loop.BufferType) and not is_flat(t):
             new = block.insert_arg(flat_type(t), i)
             new.name_hint = arg.name_hint
             arg.replace_all_uses_with(new)
@@ -133,7 +146,7 @@ def flatten_function(func: loop.FuncOp) -> None:
             new_inputs.append(t)
     func.function_type = FunctionType.from_lists(new_inputs, [])
     for op in list(func.walk()):
-        if isinstance(op, loop.AllocOp) and op.buffer_type.rank != 1:
+        if isinstance(op, loop.AllocOp) and not is_flat(op.buffer_type):
             _flatten_alloc(op, exprs, layouts)
     for op in list(func.walk()):
         if isinstance(op, loop.LoadOp | loop.StoreOp) and op.buffer in layouts:

@@ -1,0 +1,1 @@
+"""Run-time support of compiled functions: DLPack structures and argument marshalling."""

@@ -1,0 +1,210 @@
+// RUN: compiler-opt %s --split-input-file -p infer-bound | filecheck %s
+// RUN: compiler-opt %s --split-input-file -p 'infer-bound{split-mode=guard}' | filecheck %s --check-prefix=GUARD
+// RUN: compiler-opt %s --split-input-file -p infer-bound,schedule-ops | filecheck %s --check-prefix=LOOPS
+
+// Bound inference under split (factor, nparts, symbolic), fuse, reorder,
+// compute_inline, and several consumers.
+// A split of a symbolic extent by 8: the outer loop runs ceil(n / 8) times and, with the default split-mode=tight, the inner loop stops at the end of the parent's range instead of running 8 times (TVM's PassDownDomain improvement).
+te.func @split_symbolic(%A: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<["n"], f32> {
+    %0 = te.read %A[%i] : !te.tensor<["n"], f32>
+    %1 = arith.constant 2.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  te.return %B : !te.tensor<["n"], f32>
+}
+sched.schedule @split_symbolic {
+  %i = sched.axis "B" 0
+  %i_outer, %i_inner = sched.split %i by 8 : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @split_symbolic
+// CHECK:      te.loops = ["B_i_o = [0, (n + 7) // 8] serial", "B_i_i = [0, min(n - B_i_o * 8, 8)] serial"]
+// CHECK-SAME: te.axis_values = ["B_i_i + B_i_o * 8"], te.guards = []
+// GUARD-LABEL: te.func @split_symbolic
+// GUARD:      te.loops = ["B_i_o = [0, (n + 7) // 8] serial", "B_i_i = [0, 8] serial"]
+// GUARD-SAME: te.guards = ["B_i_i + B_i_o * 8 < n"]
+// LOOPS-LABEL: loop.func @split_symbolic
+// LOOPS:         loop.for %B_i_o = %{{.*}} extent %{{.*}} {
+// LOOPS:           %[[REST:.*]] = arith.subi %n, %{{.*}} : index
+// LOOPS:           %[[EXT:.*]] = arith.minsi %[[REST]], %{{.*}} : index
+// LOOPS-NEXT:      loop.for %B_i_i = %{{.*}} extent %[[EXT]] {
+
+// -----
+
+// 20 split by 8: 8 does not divide 20, so the last inner loop runs 4 times.
+te.func @split_static(%A: !te.tensor<[20], f32>) -> !te.tensor<[20], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<[20], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[20], f32>
+    %1 = arith.constant 2.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  te.return %B : !te.tensor<[20], f32>
+}
+sched.schedule @split_static {
+  %i = sched.axis "B" 0
+  %i_outer, %i_inner = sched.split %i by 8 : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @split_static
+// CHECK:      te.loops = ["B_i_o = [0, 3] serial", "B_i_i = [0, min(20 - B_i_o * 8, 8)] serial"]
+// GUARD-LABEL: te.func @split_static
+// GUARD:      te.guards = ["B_i_i + B_i_o * 8 < 20"]
+
+// -----
+
+// 20 split into 3 parts: inner extent ceil(20 / 3) = 7, the last part has 6.
+te.func @split_nparts(%A: !te.tensor<[20], f32>) -> !te.tensor<[20], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<[20], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[20], f32>
+    %1 = arith.constant 2.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  te.return %B : !te.tensor<[20], f32>
+}
+sched.schedule @split_nparts {
+  %i = sched.axis "B" 0
+  %i_outer, %i_inner = sched.split %i nparts 3 : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @split_nparts
+// CHECK:      te.loops = ["B_i_o = [0, 3] serial", "B_i_i = [0, min(20 - B_i_o * 7, 7)] serial"]
+
+// -----
+
+// Fuse 4x8 into one loop of 32 (vectorized); the axes are recovered by // and %.
+te.func @fuse(%A: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %B = te.compute "B" (%i, %j) : !te.tensor<[4, 8], f32> {
+    %0 = te.read %A[%i, %j] : !te.tensor<[4, 8], f32>
+    %1 = arith.constant 2.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  te.return %B : !te.tensor<[4, 8], f32>
+}
+sched.schedule @fuse {
+  %i = sched.axis "B" 0
+  %j = sched.axis "B" 1
+  %i_j_fused = sched.fuse %i, %j : !sched.iter<"B">
+  sched.vectorize %i_j_fused : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @fuse
+// CHECK:      te.loops = ["B_i_f = [0, 32] vectorized"], te.axis_values = ["B_i_f // 8", "B_i_f % 8"]
+// LOOPS-LABEL: loop.func @fuse
+// LOOPS:         loop.for %B_i_f = %{{.*}} extent %{{.*}} vectorized {
+// LOOPS:           arith.floordivsi %B_i_f
+
+// -----
+
+// Reorder a reduce axis outside the data axis: the init moves to its own nest over the data loop.
+te.func @reorder_reduce(%A: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<[4], f32> {
+    %0 = te.reduce sum (%k) in [8] : f32 {
+      %1 = te.read %A[%i, %k] : !te.tensor<[4, 8], f32>
+      te.yield %1 : f32
+    }
+    te.yield %0 : f32
+  }
+  te.return %B : !te.tensor<[4], f32>
+}
+sched.schedule @reorder_reduce {
+  %k = sched.axis "B" reduce 0
+  %i = sched.axis "B" 0
+  sched.reorder %k, %i : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @reorder_reduce
+// CHECK:      te.loops = ["B_k = [0, 8] serial reduce", "B_i = [0, 4] serial"]
+// LOOPS-LABEL: loop.func @reorder_reduce
+// LOOPS:         loop.for %B_i_init = %{{.*}} extent %{{.*}} {
+// LOOPS:           loop.store %{{.*}}, %B[%B_i_init]
+// LOOPS:         loop.for %B_k = %{{.*}} extent %{{.*}} {
+// LOOPS-NEXT:      %{{.*}} = arith.constant
+// LOOPS:           loop.for %B_i = %{{.*}} extent %{{.*}} {
+
+// -----
+
+// compute_inline: C disappears; D reads A through a copy of C's body.
+te.func @inline(%A: !te.tensor<[16], f32>) -> !te.tensor<[16], f32> {
+  %C = te.compute "C" (%i) : !te.tensor<[16], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[16], f32>
+    %1 = arith.constant 1.000000e+00 : f32
+    %2 = arith.addf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  %D = te.compute "D" (%i_1) : !te.tensor<[16], f32> {
+    %3 = te.read %C[%i_1] : !te.tensor<[16], f32>
+    %4 = te.read %C[%i_1] : !te.tensor<[16], f32>
+    %5 = arith.mulf %3, %4 : f32
+    te.yield %5 : f32
+  }
+  te.return %D : !te.tensor<[16], f32>
+}
+sched.schedule @inline {
+  sched.compute_inline "C"
+}
+// CHECK-LABEL: te.func @inline
+// CHECK-NOT:  te.compute "C"
+// CHECK:      te.compute "D"
+// CHECK:        te.read %A[%i]
+// CHECK:        arith.addf
+// CHECK-NOT:    te.read %C
+
+// -----
+
+// Two consumers request different regions of B: C1 reads B[0, 8), C2 reads B[4, 12); B is realized over their union [0, 12), not all 20.
+te.func @union(%A: !te.tensor<[20], f32>) -> (!te.tensor<[8], f32>, !te.tensor<[8], f32>) {
+  %B = te.compute "B" (%i) : !te.tensor<[20], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[20], f32>
+    %1 = arith.constant 2.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  %C1 = te.compute "C1" (%i_1) : !te.tensor<[8], f32> {
+    %3 = te.read %B[%i_1] : !te.tensor<[20], f32>
+    te.yield %3 : f32
+  }
+  %C2 = te.compute "C2" (%i_2) : !te.tensor<[8], f32> {
+    %4 = arith.constant 4 : index
+    %5 = arith.addi %i_2, %4 : index
+    %6 = te.read %B[%5] : !te.tensor<[20], f32>
+    te.yield %6 : f32
+  }
+  te.return %C1, %C2 : !te.tensor<[8], f32>, !te.tensor<[8], f32>
+}
+sched.schedule @union {
+^bb0:
+}
+// CHECK-LABEL: te.func @union
+// CHECK:      te.compute "B" {{.*}}te.realize = ["[0, 12]"]
+// LOOPS-LABEL: loop.func @union
+// LOOPS:       %B = loop.alloc "B" [%{{.*}}] : !loop.buffer<[12], f32>
+
+// -----
+
+// The document's GatherBound limit: P reads T[0:2, 0:2] and Q reads T[2:4, 2:4], disjoint blocks. The dimension-wise union is T[0:4, 0:4]: all 16 elements are realized and computed although only 8 are read (an over-approximation by 8 elements).
+te.func @disjoint(%A: !te.tensor<[4, 4], f32>) -> (!te.tensor<[2, 2], f32>, !te.tensor<[2, 2], f32>) {
+  %T = te.compute "T" (%i, %j) : !te.tensor<[4, 4], f32> {
+    %0 = te.read %A[%i, %j] : !te.tensor<[4, 4], f32>
+    %1 = arith.constant 2.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  %P = te.compute "P" (%i_1, %j_1) : !te.tensor<[2, 2], f32> {
+    %3 = te.read %T[%i_1, %j_1] : !te.tensor<[4, 4], f32>
+    te.yield %3 : f32
+  }
+  %Q = te.compute "Q" (%i_2, %j_2) : !te.tensor<[2, 2], f32> {
+    %4 = arith.constant 2 : index
+    %5 = arith.addi %i_2, %4 : index
+    %6 = arith.constant 2 : index
+    %7 = arith.addi %j_2, %6 : index
+    %8 = te.read %T[%5, %7] : !te.tensor<[4, 4], f32>
+    te.yield %8 : f32
+  }
+  te.return %P, %Q : !te.tensor<[2, 2], f32>, !te.tensor<[2, 2], f32>
+}
+sched.schedule @disjoint {
+^bb0:
+}
+// CHECK-LABEL: te.func @disjoint
+// CHECK:      te.compute "T" {{.*}}te.realize = ["[0, 4]", "[0, 4]"]
