@@ -84,6 +84,8 @@ class Stage:
     def fuse(self, outer: T.IterVar, inner: T.IterVar) -> T.IterVar:
         self._leaf(outer, "fuse")
         self._leaf(inner, "fuse")
+        if outer.is_reduce != inner.is_reduce:
+            raise ValueError(f"fuse: can't fuse a data-parallel axis with a reduce axis ({outer.name}, {inner.name})")
         position = index_of(self.leaves, outer)
         if position + 1 >= len(self.leaves) or self.leaves[position + 1] is not inner:
             raise ValueError(f"fuse: {inner.name} must be the loop right inside {outer.name}")
@@ -156,10 +158,13 @@ class Schedule:
         return collect_stages(self.outputs)
 
     def owner_of(self, iv: T.IterVar) -> Stage | None:
+        """The stage an axis belongs to (a root axis of its op, or a leaf made by split/fuse)."""
         for stage in self.stages.values():
-            op = stage.tensor.op
-            if max(index_of(stage.leaves, iv), index_of(op.axis, iv), index_of(op.reduce_axis, iv)) >= 0:
+            if index_of(stage.leaves, iv) >= 0:
                 return stage
+        for t in self._reachable():
+            if max(index_of(t.op.axis, iv), index_of(t.op.reduce_axis, iv)) >= 0:
+                return self[t]
         return None
 
 

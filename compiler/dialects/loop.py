@@ -537,7 +537,7 @@ class IfOp(IRDLOperation):
         super().__init__(
             operands=[cond],
             properties={"likely": UnitAttr() if likely else None},
-            regions=[then_region or Region(Block()), else_region or Region()],
+            regions=[then_region or Region(Block()), [] if else_region is None else else_region],
         )
 
     def print(self, printer: Printer) -> None:
@@ -548,7 +548,7 @@ class IfOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.then_region)
-        if self.else_region.blocks:
+        if self.else_region is not None:
             printer.print_string(" else ")
             printer.print_region(self.else_region)
 

@@ -127,7 +127,15 @@ class ScheduleModel:
     # -- queries ----------------------------------------------------------
 
     def consumers(self, stage: Stage) -> list[Stage]:
-        return [s for s in self.stages.values() if stage.name in s.inputs and not s.inline]
+        """The stages that read `stage`, looking through inlined stages."""
+        found: list[Stage] = []
+        for s in self.stages.values():
+            if stage.name not in s.inputs:
+                continue
+            for c in self.consumers(s) if s.inline else [s]:
+                if c not in found:
+                    found.append(c)
+        return found
 
     def attach_path(self, stage: Stage) -> list[IterVar]:
         """Leaf variables whose loops enclose the stage, innermost first (CreateAttachPath)."""
@@ -250,12 +258,17 @@ class _Replay:
     def fuse(self, op: sched.FuseOp) -> None:
         stage, outer = self.leaf(op.outer, "sched.fuse")
         _, inner = self.leaf(op.inner, "sched.fuse")
+        if outer.is_reduce != inner.is_reduce:
+            data, red = (inner, outer) if outer.is_reduce else (outer, inner)
+            raise VerifyException(
+                f"sched.fuse: can't fuse the data-parallel axis {data.name} with the reduce axis {red.name}"
+            )
         position = stage.leaves.index(outer)
         if position + 1 >= len(stage.leaves) or stage.leaves[position + 1] is not inner:
             raise VerifyException(
                 f"sched.fuse: {inner.name} must be the loop right inside {outer.name} in stage \"{stage.name}\""
             )
-        fused = IterVar(self.names.fresh(f"{outer.name}_f"), stage.name, outer.is_reduce and inner.is_reduce)
+        fused = IterVar(self.names.fresh(f"{outer.name}_f"), stage.name, outer.is_reduce)
         stage.relations.append(Fuse(outer, inner, fused))
         stage.leaves[position : position + 2] = [fused]
         self.values[op.result] = fused
@@ -286,12 +299,23 @@ class _Replay:
         if current is stage or target is stage:
             cycle = " -> ".join([stage.name, *chain, stage.name])
             raise VerifyException(f"sched.compute_at: attachment cycle {cycle}")
-        if stage.name not in target.inputs:
+        stage.attach_stage, stage.attach_ivar, stage.inline = target, iv, False
+
+    def check_scope(self, stage: Stage, target: Stage, ivar: IterVar) -> None:
+        """The target reads the stage, and every consumer runs inside the attach point."""
+        consumers = self.model.consumers(stage)
+        if target not in consumers:
             raise VerifyException(
                 f"sched.compute_at: stage \"{target.name}\" does not read \"{stage.name}\", "
-                f"so \"{stage.name}\" can't be computed at its axis {iv.name}"
+                f"so \"{stage.name}\" can't be computed at its axis {ivar.name}"
             )
-        stage.attach_stage, stage.attach_ivar, stage.inline = target, iv, False
+        for consumer in consumers:
+            if consumer is target or ivar in self.model.attach_path(consumer):
+                continue
+            raise VerifyException(
+                f"sched.compute_at: stage \"{stage.name}\" is computed inside loop {ivar.name} of "
+                f"\"{target.name}\", but \"{consumer.name}\" also reads it outside that loop"
+            )
 
     def compute_inline(self, name: str) -> None:
         stage = self.stage(name, "sched.compute_inline")
@@ -302,6 +326,9 @@ class _Replay:
         stage.inline, stage.attach_stage, stage.attach_ivar = True, None, None
 
     def check_attachments(self) -> None:
+        for stage in self.model.stages.values():
+            if stage.attach_stage is not None and stage.attach_ivar is not None:
+                self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
         for stage in self.model.stages.values():
             seen = [stage.name]
             current = stage.attach_stage

@@ -1,26 +1,38 @@
 """lower-to-llvm: `loop` + `arith` + `math` + `scf` to xDSL's `llvm` dialect.
 
 Input: `loop.func`s whose buffers are 1-D (after `storage-flatten`). Output:
-one `llvm.func` per `loop.func`, with the signature
+one `llvm.func` per `loop.func`. A function over buffers (a compute
+function, called by its packed wrapper) has the signature
 
     i32 @name(ptr noalias %buf0, ..., ptr noalias %bufN, i64 %var0, ..., i64 %varM)
 
-one pointer per buffer argument, then one i64 per symbolic variable in the
-order of first appearance in the argument shapes (`symbolic_vars()`). The
-result is 0 on success or `k + 1` when the k-th `loop.assert` in program
-order failed; the caller owns the table of messages (`assert_messages()`).
+one pointer per buffer argument, then one i64 per symbolic variable
+(`symbolic_vars()`: argument shapes and strides first, then the other
+`loop.var`s); other arguments keep their types (`make-packed-api`'s
+`(ptr %args, i32 %num_args, ptr %error_values)`). The result is 0 on
+success or the code of the failed check: codes follow `assert_table()`,
+program order, where a `loop.call` to a function with checks reserves the
+callee's codes and forwards its failure. A failing `loop.assert` with values
+stores them as i64 into the argument marked `{loop.error_values}` (if not NULL).
+
+The packed-API ops read DLTensors by byte offset (`compiler/runtime/dlpack.py`):
+`loop.packed_arg %args[k]` loads `args[k]`, `loop.dltensor_get` loads one
+field (`shape[k]`: the shape pointer, then element k); addresses are `index`
+in the IR and become pointers with `inttoptr` at calls and loads.
 
 Steps:
   1. loop ops -> scf + llvm memory ops: `loop.for` -> `scf.for`,
      `loop.if` -> `scf.if`, `loop.load/store` -> `llvm.getelementptr inbounds`
      + `llvm.load/store`, `loop.alloc` -> `aligned_alloc` (freed before every
-     return), `loop.var` -> the function argument, `loop.func` -> `func.func`;
+     return), `loop.var` -> the function argument, `loop.func` -> `func.func`,
+     `loop.packed_arg`/`loop.dltensor_get` -> GEP + load, `loop.call` ->
+     `llvm.call` (+ a forwarding check when the callee has checks);
   2. xDSL's `convert-scf-to-cf`;
   3. `loop.assert` splits its block (after step 2 the CFG is explicit):
 
          ^pre:  ...                     ^pre:  ...
                 loop.assert %ok   ==>          llvm.cond_br %ok, ^rest, ^fail_k
-                ^rest...               ^fail_k: free(...); llvm.return (k + 1)
+                ^rest...               ^fail_k: [store values]; free(...); llvm.return code_k
 
   4. arith/math/cf/func -> llvm, then `index` -> `i64`.
 
@@ -48,7 +60,9 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
+    i8,
     i32,
     i64,
 )
@@ -59,8 +73,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
-    TypeConversionPattern,
-    attr_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
@@ -87,17 +99,52 @@ def element_size(t: Attribute) -> int:
 
 
 def symbolic_vars(f: loop.FuncOp) -> list[str]:
-    """The symbolic variables of a function's ABI, in order of first appearance."""
+    """The symbolic variables of a function's ABI: those of the argument shapes and
+    strides in order of first appearance, then the other `loop.var`s and allocation sizes."""
     names: list[str] = []
     for t in f.function_type.inputs.data:
         if isinstance(t, loop.BufferType):
-            names.extend(n for n in shape_var_names(t.get_shape()) if n not in names)
-    return names
+            names.extend(shape_var_names((*t.get_shape(), *(t.get_strides() or ()))))
+    for op in f.walk():
+        if isinstance(op, loop.VarOp):
+            names.append(op.var_name.data)
+        elif isinstance(op, loop.AllocOp):
+            names.extend(shape_var_names(op.buffer_type.get_shape()))
+    return list(dict.fromkeys(names))
 
 
 def assert_messages(f: loop.FuncOp) -> list[str]:
-    """Messages of the function's asserts; failing assert k returns k + 1."""
+    """Messages of the function's own asserts, in program order."""
     return [op.message.data for op in f.walk() if isinstance(op, loop.AssertOp)]
+
+
+@dataclass(frozen=True)
+class AssertEntry:
+    """What failure code k + 1 means: the message template, the error, how many values."""
+
+    message: str
+    error: str
+    n_values: int
+
+
+def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
+    """The failure codes of `@name`: entry k is code k + 1 (its asserts, and its callees')."""
+    funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, loop.FuncOp)}
+
+    def table(fname: str, active: frozenset[str]) -> list[AssertEntry]:
+        entries: list[AssertEntry] = []
+        for op in funcs[fname].walk():
+            if isinstance(op, loop.AssertOp):
+                entries.append(AssertEntry(op.message.data, op.error_name, len(op.values)))
+            elif isinstance(op, loop.CallOp):
+                callee = op.callee.root_reference.data
+                if callee in funcs and callee not in active:
+                    entries.extend(table(callee, active | {callee}))
+        return entries
+
+    if name not in funcs:
+        raise KeyError(f"no loop.func @{name} in the module")
+    return table(name, frozenset({name}))
 
 
 # ---------------------------------------------------------------------------
@@ -110,6 +157,7 @@ class _FunctionState:
     func: func.FuncOp
     var_args: dict[str, SSAValue]
     allocations: list[SSAValue]
+    error_values: SSAValue | None = None
 
 
 def _index_const(value: int) -> arith.ConstantOp:
@@ -191,9 +239,9 @@ def _lower_for(op: loop.ForOp) -> None:
 
 
 def _lower_if(op: loop.IfOp) -> None:
-    def move(region: Region) -> Region:
+    def move(region: Region | None) -> Region:
         block = Block()
-        if region.blocks:
+        if region is not None and region.blocks:
             for inner in list(region.block.ops):
                 inner.detach()
                 block.add_op(inner)
@@ -204,7 +252,7 @@ def _lower_if(op: loop.IfOp) -> None:
     Rewriter.replace_op(op, new)
 
 
-def _lower_loop_ops(state: _FunctionState) -> None:
+def _lower_loop_ops(state: _FunctionState, abi: _ModuleABI) -> None:
     body = state.func.body
     # children before parents, so that nested loops are rewritten before their parents move them
     for op in reversed(list(body.walk())):
@@ -228,31 +276,39 @@ def _lower_loop_ops(state: _FunctionState) -> None:
             _lower_for(op)
         elif isinstance(op, loop.IfOp):
             _lower_if(op)
+        elif isinstance(op, loop.PackedArgOp | loop.DLTensorGetOp | loop.CallOp):
+            _lower_packed_op(op, abi)
     for op in list(body.walk()):
         if isinstance(op, loop.AllocOp):
             _lower_alloc(op, state)
 
 
-def _convert_signature(f: loop.FuncOp) -> _FunctionState:
-    """Create the func.func shell with pointer and i64 arguments and move the body in."""
-    names = symbolic_vars(f)
-    n_buffers = len(f.args)
-    inputs: list[Attribute] = [PTR] * n_buffers + [IndexType()] * len(names)
-    new = func.FuncOp(f.sym_name.data, (inputs, [i32]))
+def _convert_signature(f: loop.FuncOp, names: list[str]) -> _FunctionState:
+    """Create the func.func shell (buffers -> noalias pointers, + variables) and move the body in."""
+    n_args = len(f.args)
     noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
-    new.arg_attrs = ArrayAttr([noalias] * n_buffers + [DictionaryAttr({})] * len(names))
+    inputs: list[Attribute] = []
+    attrs: list[DictionaryAttr] = []
+    for t in f.function_type.inputs.data:
+        is_buffer = isinstance(t, loop.BufferType)
+        inputs.append(PTR if is_buffer else t)
+        attrs.append(noalias if is_buffer else DictionaryAttr({}))
+    new = func.FuncOp(f.sym_name.data, ([*inputs, *[IndexType()] * len(names)], [i32]))
+    new.arg_attrs = ArrayAttr([*attrs, *[DictionaryAttr({})] * len(names)])
     block = new.body.block
-    for old, arg in zip(f.args, block.args[:n_buffers], strict=True):
+    for old, arg in zip(f.args, block.args[:n_args], strict=True):
         arg.name_hint = old.name_hint
         old.replace_all_uses_with(arg)
-    var_args = dict(zip(names, block.args[n_buffers:], strict=True))
+    var_args = dict(zip(names, block.args[n_args:], strict=True))
     for name, arg in var_args.items():
         arg.name_hint = name
+    old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
+    marked = [a for a, d in zip(block.args, old_attrs, strict=False) if ERROR_VALUES_ATTR in d.data]
     for inner in list(f.body.block.ops):
         inner.detach()
         block.add_op(inner)
     Rewriter.replace_op(f, new)
-    return _FunctionState(new, var_args, [])
+    return _FunctionState(new, var_args, [], marked[0] if marked else None)
 
 
 def _add_returns(state: _FunctionState) -> None:
@@ -268,25 +324,173 @@ def _free_and_return(allocations: Sequence[SSAValue], code: int) -> list[Operati
     return [*ops, const, func.ReturnOp(const)]
 
 
-def _lower_asserts(state: _FunctionState) -> None:
+def _lower_asserts(state: _FunctionState, abi: _ModuleABI) -> None:
     asserts = [op for op in state.func.walk() if isinstance(op, loop.AssertOp)]
-    for k, op in enumerate(asserts):
+    code = 1
+    for op in asserts:
         block = op.parent_block()
         assert block is not None
         rest = block.split_before(op)
-        fail = Block(_free_and_return_after_asserts(state, k + 1))
         region = block.parent
         assert region is not None
-        region.insert_block_after(fail, rest)
-        block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
+        forwarded = op.attributes.get(FORWARD_ATTR)
+        if isinstance(forwarded, StringAttr):  # a callee failed with rc: return rc + code - 1
+            fail = [Block(_forward_failure(state, op.values[0], code - 1))]
+            code += len(abi.tables[forwarded.data])
+        else:
+            fail = _fail_blocks(state, op, code)
+            code += 1
+        for b in reversed(fail):
+            region.insert_block_after(b, rest)
+        block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail[0], []))
         Rewriter.erase_op(op)
 
 
-def _free_and_return_after_asserts(state: _FunctionState, code: int) -> list[Operation]:
-    # WARNING: an assert that fails after an allocation frees only what the
-    # function allocated before its first loop; asserts are emitted by
-    # make-packed-api before any allocation, so this holds in the pipeline.
-    return _free_and_return(state.allocations, code)
+def _fail_blocks(state: _FunctionState, op: loop.AssertOp, code: int) -> list[Block]:
+    """`^fail: if (error_values) { error_values[i] = value_i }; free(...); return code`."""
+    # Allocations are hoisted to the function entry, so they all precede the asserts.
+    ret = Block(_free_and_return(state.allocations, code))
+    if not op.values:
+        return [ret]
+    if state.error_values is None:
+        raise PassFailedException(
+            f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
+            "argument marked {loop.error_values} to report them"
+        )
+    address = llvm.PtrToIntOp(state.error_values, i64)
+    zero = llvm.ConstantOp(IntegerAttr(0, i64), i64)
+    is_null = llvm.ICmpOp(address.results[0], zero.result, IntegerAttr(0, i64))  # eq
+    store = Block()
+    for j, value in enumerate(op.values):
+        wide = _as_i64_value(value, store)
+        slot = llvm.GEPOp.from_mixed_indices(state.error_values, [j], i64)
+        store.add_ops([slot, llvm.StoreOp(wide, slot)])
+    store.add_op(cf.BranchOp(ret))
+    fail = Block([address, zero, is_null, cf.ConditionalBranchOp(is_null, ret, [], store, [])])
+    return [fail, store, ret]
+
+
+def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
+    t = value.type
+    if isinstance(t, IndexType):
+        op: Operation = arith.IndexCastOp(value, i64)
+    elif isinstance(t, IntegerType) and t.width.data < 64:
+        op = arith.ExtSIOp(value, i64)
+    else:
+        return value
+    block.add_op(op)
+    return op.results[0]
+
+
+def _forward_failure(state: _FunctionState, rc: SSAValue, offset: int) -> list[Operation]:
+    ops: list[Operation] = [llvm.CallOp("free", p) for p in reversed(state.allocations)]
+    const = arith.ConstantOp(IntegerAttr(offset, i32))
+    code = arith.AddiOp(rc, const)
+    return [*ops, const, code, func.ReturnOp(code)]
+
+
+# ---------------------------------------------------------------------------
+# Step 1b: packed-API ops (DLTensor reads and calls)
+# ---------------------------------------------------------------------------
+
+ERROR_VALUES_ATTR = "loop.error_values"
+FORWARD_ATTR = "loop.forward_failure"
+"""On a `loop.assert` made for a call: the callee whose failure code it forwards."""
+
+DLTENSOR_OFFSETS = {
+    "data": 0,
+    "device_type": 8,
+    "device_id": 12,
+    "ndim": 16,
+    "dtype": 20,
+    "shape": 24,
+    "strides": 32,
+    "byte_offset": 40,
+}
+"""Byte offsets of the DLTensor fields (dlpack.h, `compiler/runtime/dlpack.py`)."""
+
+
+@dataclass(frozen=True)
+class _ModuleABI:
+    variables: dict[str, list[str]]  # function -> its symbolic-variable arguments, in order
+    tables: dict[str, list[AssertEntry]]  # function -> its failure codes
+
+
+def _pointer(address: SSAValue, ops: list[Operation]) -> SSAValue:
+    """An `index` address as a pointer."""
+    cast = arith.IndexCastOp(address, i64)
+    ptr = llvm.IntToPtrOp(cast)
+    ops.extend([cast, ptr])
+    return ptr.results[0]
+
+
+def _load(ptr: SSAValue, t: Attribute, ops: list[Operation]) -> SSAValue:
+    """Load a value; an `index` is read as i64, a pointer as its address (`index`)."""
+    load = llvm.LoadOp(ptr, PTR if t == PTR_ADDRESS else i64 if isinstance(t, IndexType) else t)
+    ops.append(load)
+    value = load.dereferenced_value
+    if t == PTR_ADDRESS:
+        to_int = llvm.PtrToIntOp(value, i64)
+        ops.append(to_int)
+        value = to_int.results[0]
+    if isinstance(t, IndexType) or t == PTR_ADDRESS:
+        cast = arith.IndexCastOp(value, IndexType())
+        ops.append(cast)
+        value = cast.result
+    return value
+
+
+PTR_ADDRESS = StringAttr("address")  # marker for `_load`: a pointer read as an `index` address
+
+
+def _lower_packed_op(op: loop.PackedArgOp | loop.DLTensorGetOp | loop.CallOp, abi: _ModuleABI) -> None:
+    ops: list[Operation] = []
+    if isinstance(op, loop.PackedArgOp):
+        slot = llvm.GEPOp.from_mixed_indices(op.args, [op.position.data], PTR)
+        ops.append(slot)
+        value = _load(slot.result, PTR_ADDRESS, ops)
+        Rewriter.insert_op(ops, InsertPoint.before(op))
+        Rewriter.replace_op(op, [], [value])
+    elif isinstance(op, loop.DLTensorGetOp):
+        field = op.field.data
+        at = llvm.GEPOp.from_mixed_indices(_pointer(op.tensor, ops), [DLTENSOR_OFFSETS[field]], i8)
+        ops.append(at)
+        if op.axis is not None:  # shape[k] / strides[k]: through the array pointer
+            array = llvm.LoadOp(at.result, PTR)
+            elem = llvm.GEPOp.from_mixed_indices(array.dereferenced_value, [op.axis.data], i64)
+            ops.extend([array, elem])
+            value = _load(elem.result, IndexType(), ops)
+        elif field in ("data", "shape", "strides"):
+            value = _load(at.result, PTR_ADDRESS, ops)
+        else:
+            value = _load(at.result, op.result.type, ops)
+        Rewriter.insert_op(ops, InsertPoint.before(op))
+        Rewriter.replace_op(op, [], [value])
+    else:
+        _lower_call(op, abi)
+
+
+def _lower_call(op: loop.CallOp, abi: _ModuleABI) -> None:
+    callee = op.callee.root_reference.data
+    if callee not in abi.variables:
+        raise PassFailedException(f"lower-to-llvm: loop.call of @{callee}, which is no loop.func")
+    bindings = op.bindings
+    if missing := [n for n in abi.variables[callee] if n not in bindings]:
+        raise PassFailedException(
+            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the loop.call does not bind"
+        )
+    ops: list[Operation] = []
+    pointers = [_pointer(b, ops) for b in op.buffers]
+    call = llvm.CallOp(callee, *pointers, *[bindings[n] for n in abi.variables[callee]], return_type=i32)
+    ops.append(call)
+    if abi.tables[callee]:  # forward a failure of the callee (see _lower_asserts)
+        zero = arith.ConstantOp(IntegerAttr(0, i32))
+        ok = arith.CmpiOp(call.returned, zero, "eq")
+        forward = loop.AssertOp(ok, f"a check of @{callee} failed", [call.returned])
+        forward.attributes[FORWARD_ATTR] = StringAttr(callee)
+        ops.extend([zero, ok, forward])
+    Rewriter.insert_op(ops, InsertPoint.before(op))
+    Rewriter.erase_op(op)
 
 
 # ---------------------------------------------------------------------------
@@ -473,10 +677,22 @@ class _ReplaceIdentityCast(RewritePattern):
                 rewriter.replace(op, [], [op.input])
 
 
-class _IndexToI64(TypeConversionPattern):
-    @attr_type_rewrite_pattern
-    def convert_type(self, typ: IndexType) -> Attribute:
-        return i64
+def _index_to_i64(module: ModuleOp) -> None:
+    """Retype every `index` result and block argument as i64 (constants are lowered already).
+
+    A direct walk: xDSL's recursive `TypeConversionPattern` rebuilds every
+    attribute of every op and took most of this pass's time on the packed
+    functions' checks.
+    """
+    for op in module.walk():
+        for result in op.results:
+            if isinstance(result.type, IndexType):
+                Rewriter.replace_value_with_new_type(result, i64)
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    if isinstance(arg.type, IndexType):
+                        Rewriter.replace_value_with_new_type(arg, i64)
 
 
 def _lower_func(f: func.FuncOp) -> llvm.FuncOp:
@@ -507,19 +723,24 @@ def _declare_runtime(module: ModuleOp) -> None:
 
 
 def lower_module(ctx: Context, module: ModuleOp) -> None:
+    funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
+    abi = _ModuleABI(
+        {f.sym_name.data: symbolic_vars(f) for f in funcs},
+        {f.sym_name.data: assert_table(module, f.sym_name.data) for f in funcs},
+    )
     states: list[_FunctionState] = []
-    for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
-        state = _convert_signature(f)
-        _lower_loop_ops(state)
+    for f in funcs:
+        state = _convert_signature(f, abi.variables[f.sym_name.data])
+        _lower_loop_ops(state, abi)
         _add_returns(state)
         states.append(state)
     ConvertScfToCf().apply(ctx, module)
     for state in states:
-        _lower_asserts(state)
+        _lower_asserts(state, abi)
     PatternRewriteWalker(
         GreedyRewritePatternApplier([_ReplaceIdentityCast(), LowerScalarOps()], dce_enabled=False)
     ).rewrite_module(module)
-    PatternRewriteWalker(_IndexToI64(recursive=True)).rewrite_module(module)
+    _index_to_i64(module)
     for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         Rewriter.replace_op(f, _lower_func(f))
     _declare_runtime(module)

@@ -166,7 +166,7 @@ class InferBound:
     ranges: dict[str, Range_] = field(default_factory=dict)  # exact, may name outer loop variables
     relaxed: dict[str, Range_] = field(default_factory=dict)  # no references to sibling loops
     accesses: dict[str, list[Access]] = field(default_factory=dict)
-    guards: dict[str, list[str]] = field(default_factory=dict)
+    guards: dict[str, list[IterVar]] = field(default_factory=dict)  # split parents to guard
 
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
@@ -306,16 +306,26 @@ class InferBound:
     # -- PassDownDomain ------------------------------------------------------------
 
     def pass_down_domain(self, stage: Stage) -> None:
-        guards: list[str] = []
+        guards: list[IterVar] = []
         for rel in stage.relations:
             if isinstance(rel, Split):
-                self.pass_down_split(rel, guards)
+                self.pass_down_split(rel, guards, tight_ok=self.outer_encloses(stage, rel))
             else:
                 outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
                 self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
         self.guards[stage.name] = guards
 
-    def pass_down_split(self, rel: Split, guards: list[str]) -> None:
+    @staticmethod
+    def outer_encloses(stage: Stage, rel: Split) -> bool:
+        """Whether a tight inner extent (which names the outer variable) can be a loop
+        extent: both are loops and the outer one encloses the inner one. An inner
+        variable that is split or fused again gets a guard instead, since its extent
+        would be multiplied out of the outer loop's scope."""
+        if rel.outer not in stage.leaves or rel.inner not in stage.leaves:
+            return False
+        return stage.leaves.index(rel.outer) < stage.leaves.index(rel.inner)
+
+    def pass_down_split(self, rel: Split, guards: list[IterVar], *, tight_ok: bool = True) -> None:
         az = self.analyzer()
         parent = self.ranges[rel.parent.name]
         relaxed_parent = self.relaxed[rel.parent.name]
@@ -332,18 +342,17 @@ class InferBound:
         if divides:
             self.set_range(rel.inner, Range_(Const(0), factor))
             return
-        if self.split_mode == "tight":
+        if self.split_mode == "tight" and tight_ok:
             remaining = az.simplify(parent.extent - Var(rel.outer.name) * factor)
             self.set_range(rel.inner, Range_(Const(0), emin(factor, remaining)), Range_(Const(0), factor))
         else:
             self.set_range(rel.inner, Range_(Const(0), factor))
-            value = az.simplify(Var(rel.outer.name) * factor + Var(rel.inner.name))
-            guards.append(f"{value} < {az.simplify(parent.extent)}")
+            guards.append(rel.parent)  # parent < min + extent, in leaf variables at the end
 
     # -- results ---------------------------------------------------------------------
 
     def root_values(self, stage: Stage) -> dict[str, Expr]:
-        """Each root variable as a function of the leaf variables (MakeLoopNest's value map)."""
+        """Each variable as a function of the leaf variables (MakeLoopNest's value map)."""
         values: dict[str, Expr] = {iv.name: Var(iv.name) for iv in stage.leaves}
         for rel in reversed(stage.relations):
             if isinstance(rel, Split):
@@ -357,7 +366,7 @@ class InferBound:
                 values[rel.outer.name] = outer.min + offset // inner.extent
                 values[rel.inner.name] = inner.min + offset % inner.extent
         az = self.analyzer()
-        return {iv.name: az.simplify(values[iv.name]) for iv in stage.root_vars}
+        return {name: az.simplify(value) for name, value in values.items()}
 
     def stage_bounds(self, stage: Stage) -> StageBounds:
         az = self.analyzer()
@@ -366,7 +375,10 @@ class InferBound:
         alloc_shape = [az.simplify(self.relaxed[iv.name].extent) for iv in stage.axes]
         loops = [(iv, self.ranges[iv.name]) for iv in stage.leaves]
         values = self.root_values(stage)
-        guards = list(self.guards.get(stage.name, []))
+        guards = []
+        for parent in self.guards.get(stage.name, []):
+            r = self.ranges[parent.name]
+            guards.append(f"{values[parent.name]} < {az.simplify(r.min + r.extent)}")
         for iv, r, extent in zip(stage.axes, realize, shape, strict=True):
             value = values[iv.name]
             if not az.prove_ge(r.min, 0):

@@ -146,11 +146,21 @@ def flatten_function(func: loop.FuncOp) -> None:
             new_inputs.append(t)
     func.function_type = FunctionType.from_lists(new_inputs, [])
     for op in list(func.walk()):
-        if isinstance(op, loop.AllocOp) and not is_flat(op.buffer_type):
+        if isinstance(op, loop.AllocOp) and not (is_flat(op.buffer_type) and _zero_mins(op)):
             _flatten_alloc(op, exprs, layouts)
     for op in list(func.walk()):
         if isinstance(op, loop.LoadOp | loop.StoreOp) and op.buffer in layouts:
             _flatten_access(op, exprs, layouts[op.buffer])
+
+
+def _zero_mins(op: loop.AllocOp) -> bool:
+    """A realized region starting at 0 (a 1-D alloc from a non-zero min still needs its shift)."""
+    return all(
+        isinstance(m.owner, arith.ConstantOp)
+        and isinstance(m.owner.value, IntegerAttr)
+        and m.owner.value.value.data == 0
+        for m in op.mins
+    )
 
 
 def _flatten_alloc(op: loop.AllocOp, exprs: IndexExprs, layouts: dict[SSAValue, _Layout]) -> None:

@@ -7,6 +7,7 @@ import pytest
 
 import compiler
 from compiler import ops, te
+from references import conv2d_reference
 
 RNG = np.random.default_rng(0)
 
@@ -66,21 +67,6 @@ def test_zero_padded_copy(symbolic: bool) -> None:
     p = np.full((14, 13), 7.0, np.float32)
     f(a, p)
     np.testing.assert_array_equal(p, np.pad(a, ((1, 3), (2, 1))))
-
-
-def conv2d_reference(x: np.ndarray, w: np.ndarray, stride: int, pad: int, dilation: int = 1) -> np.ndarray:
-    n, c, h, wd = x.shape
-    k, _, r, s = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    oh = (h + 2 * pad - ((r - 1) * dilation + 1)) // stride + 1
-    ow = (wd + 2 * pad - ((s - 1) * dilation + 1)) // stride + 1
-    out = np.zeros((n, k, oh, ow), np.float64)
-    for ry in range(r):
-        for rx in range(s):
-            patch = xp[:, :, ry * dilation : ry * dilation + stride * oh : stride,
-                       rx * dilation : rx * dilation + stride * ow : stride]
-            out += np.einsum("nchw,kc->nkhw", patch, w[:, :, ry, rx])
-    return out.astype(np.float32)
 
 
 @pytest.mark.parametrize(("stride", "pad", "dilation"), [(1, 1, 1), (2, 1, 1), (1, 2, 2), (1, 0, 1)])

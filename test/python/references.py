@@ -1,0 +1,20 @@
+"""NumPy references shared by the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def conv2d_reference(x: np.ndarray, w: np.ndarray, stride: int, pad: int, dilation: int = 1) -> np.ndarray:
+    n, c, h, wd = x.shape
+    k, _, r, s = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - ((r - 1) * dilation + 1)) // stride + 1
+    ow = (wd + 2 * pad - ((s - 1) * dilation + 1)) // stride + 1
+    out = np.zeros((n, k, oh, ow), np.float64)
+    for ry in range(r):
+        for rx in range(s):
+            patch = xp[:, :, ry * dilation : ry * dilation + stride * oh : stride,
+                       rx * dilation : rx * dilation + stride * ow : stride]
+            out += np.einsum("nchw,kc->nkhw", patch, w[:, :, ry, rx])
+    return out.astype(np.float32)
