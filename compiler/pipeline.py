@@ -6,8 +6,8 @@
 | stage  | after the passes                    | the module holds     |
 |--------|-------------------------------------|----------------------|
 | `te`   | none                                | te.func              |
-| `loop` | infer-bound, schedule-ops           | loop.func, N-D       |
-| `flat` | storage-flatten                     | loop.func, 1-D       |
+| `loop` | compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
+| `flat` | make-packed-api, storage-flatten    | packed + loop.func, 1-D |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
 `compiler-opt -p 'default-pipeline{until=loop}'` runs the same list, and
@@ -27,17 +27,31 @@ Stage = Literal["te", "loop", "flat", "llvm"]
 STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
 
 
-def default_pipeline(until: Stage = "llvm") -> list[ModulePass]:
+def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True) -> list[ModulePass]:
+    """The passes from te to llvm; `tighten_pad_regions=False` leaves pad guards out of
+    bound inference (TVM's behaviour, for comparison)."""
     from compiler.lowering.to_llvm import LowerToLLVMPass
+    from compiler.passes.compute_inline import ComputeInlinePass
+    from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
     from compiler.passes.infer_bound import InferBoundPass
+    from compiler.passes.make_packed_api import MakePackedAPIPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
 
     if until not in STAGES:
         raise ValueError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
     stages: list[tuple[Stage, list[ModulePass]]] = [
-        ("loop", [InferBoundPass(), ScheduleOpsPass()]),
-        ("flat", [StorageFlattenPass()]),
+        (
+            "loop",
+            [
+                ComputeInlinePass(),
+                *([TightenPadRegionsPass()] if tighten_pad_regions else []),
+                InferBoundPass(),
+                ScheduleOpsPass(),
+            ],
+        ),
+        # make-packed-api needs the N-D argument types, which storage-flatten drops
+        ("flat", [MakePackedAPIPass(), StorageFlattenPass()]),
         ("llvm", [LowerToLLVMPass()]),
     ]
     passes: list[ModulePass] = []
@@ -46,6 +60,14 @@ def default_pipeline(until: Stage = "llvm") -> list[ModulePass]:
             break
         passes.extend(stage_passes)
     return passes
+
+
+def stage_passes(stage: Stage, *, tighten_pad_regions: bool = True) -> list[ModulePass]:
+    """The passes that lead from the stage before `stage` to `stage`."""
+    previous = STAGES[STAGES.index(stage) - 1]
+    everything = default_pipeline(stage, tighten_pad_regions=tighten_pad_regions)
+    before = default_pipeline(previous, tighten_pad_regions=tighten_pad_regions) if stage != "te" else []
+    return everything[len(before) :]
 
 
 def pipeline_spec(until: Stage = "llvm") -> str:
@@ -68,7 +90,11 @@ class DefaultPipelinePass(ModulePass):
 
     name = "default-pipeline"
     until: str = "llvm"
+    """Stop after this stage: te, loop, flat or llvm."""
+
+    tighten_pad_regions: bool = True
+    """Use the guards of lazy reads in bound inference (off: TVM's over-allocation)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for p in default_pipeline(self.until):  # type: ignore[arg-type]
+        for p in default_pipeline(self.until, tighten_pad_regions=self.tighten_pad_regions):  # type: ignore[arg-type]
             p.apply(ctx, op)

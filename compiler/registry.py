@@ -35,6 +35,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return DefaultPipelinePass
 
+    def compute_inline() -> type[ModulePass]:
+        from compiler.passes.compute_inline import ComputeInlinePass
+
+        return ComputeInlinePass
+
+    def tighten_pad_regions() -> type[ModulePass]:
+        from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
+
+        return TightenPadRegionsPass
+
     def infer_bound() -> type[ModulePass]:
         from compiler.passes.infer_bound import InferBoundPass
 
@@ -44,6 +54,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         from compiler.lowering.to_llvm import LowerToLLVMPass
 
         return LowerToLLVMPass
+
+    def make_packed_api() -> type[ModulePass]:
+        from compiler.passes.make_packed_api import MakePackedAPIPass
+
+        return MakePackedAPIPass
 
     def schedule_ops() -> type[ModulePass]:
         from compiler.passes.schedule_ops import ScheduleOpsPass
@@ -56,9 +71,12 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return StorageFlattenPass
 
     return {
+        "compute-inline": compute_inline,
         "default-pipeline": default_pipeline,
         "infer-bound": infer_bound,
         "lower-to-llvm": lower_to_llvm,
+        "make-packed-api": make_packed_api,
         "schedule-ops": schedule_ops,
         "storage-flatten": storage_flatten,
+        "tighten-pad-regions": tighten_pad_regions,
     }

@@ -302,3 +302,47 @@ def emit_cond(
     """Emit an ``i1`` value for a condition (``arith.cmpi`` with signed
     predicates, ``andi``/``ori``, ``not`` as ``xori`` with ``true``)."""
     return _Emitter(insert, var_value, {} if cache is None else cache).cond(c)
+
+
+# ---------------------------------------------------------------------------
+# Conditions
+# ---------------------------------------------------------------------------
+
+_CMP_READ: dict[str, Callable[[Expr, Expr], Cond]] = {
+    "slt": lambda a, b: LT(a, b),
+    "sle": lambda a, b: LE(a, b),
+    "sgt": lambda a, b: LT(b, a),
+    "sge": lambda a, b: LE(b, a),
+    "eq": lambda a, b: EQ(a, b),
+    "ne": lambda a, b: NE(a, b),
+}
+
+
+def cond_from_value(
+    value: SSAValue | Operation, leaf: LeafFn, bounds: BoundsArg | None = None
+) -> Cond | None:
+    """Build a :class:`Cond` from an ``i1`` tree of ``arith.cmpi`` (signed or
+    equality predicates on integers), ``andi``, ``ori``, ``xori`` with ``true``
+    (negation) and ``i1`` constants; ``None`` for anything else."""
+    v = SSAValue.get(value)
+    op = v.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return BoolConst(op.value.value.data != 0)
+    if isinstance(op, arith.CmpiOp):
+        pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        if pred not in _CMP_READ:
+            return None
+        a, b = expr_from_value(op.lhs, leaf, bounds), expr_from_value(op.rhs, leaf, bounds)
+        return None if a is None or b is None else _CMP_READ[pred](a, b)
+    if isinstance(op, arith.AndIOp | arith.OrIOp):
+        a, b = cond_from_value(op.lhs, leaf, bounds), cond_from_value(op.rhs, leaf, bounds)
+        if a is None or b is None:
+            return None
+        return And(a, b) if isinstance(op, arith.AndIOp) else Or(a, b)
+    if isinstance(op, arith.XOrIOp):
+        a, b = cond_from_value(op.lhs, leaf, bounds), cond_from_value(op.rhs, leaf, bounds)
+        if isinstance(b, BoolConst) and b.value and a is not None:
+            return Not(a)
+        if isinstance(a, BoolConst) and a.value and b is not None:
+            return Not(b)
+    return None

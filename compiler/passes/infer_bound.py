@@ -42,8 +42,10 @@ iteration-variable names `<stage>_<axis>` and shape variables):
   te.guards       [cond, ...]                 bound checks around the body
   te.attach       "D_j"                       the leaf loop of the consumer it is computed in
 
-Inlined stages (`sched.compute_inline`) are substituted into their consumers
-first; the `sched.schedule` op is consumed.
+Inlined stages (`sched.compute_inline`) are substituted first (the
+`compute-inline` pass); guarded reads annotated by `tighten-pad-regions`
+(`te.guard`) are evaluated over their guarded domain only. The
+`sched.schedule` op is consumed.
 
 Known limits: GatherBound is dimension-wise (two consumers reading disjoint
 2-D blocks get their bounding box, see the document); reads through
@@ -60,10 +62,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from compiler.arith.expr import Const, Expr, Var, emin, free_vars, parse_expr
+from compiler.arith.expr import Const, Expr, Var, emin, free_vars, parse_cond, parse_expr
 from compiler.arith.int_set import IntSet, eval_set, union_all
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value
@@ -117,31 +119,23 @@ def stage_accesses(stage: Stage) -> list[Access]:
 
 
 # ---------------------------------------------------------------------------
-# compute_inline: substitute a stage's body for every read of it
-# ---------------------------------------------------------------------------
-
-
-def inline_stage(producer: te.ComputeOp) -> None:
-    """Replace every `te.read` of `producer` by a copy of its body, then erase it."""
-    yielded = producer.body.block.last_op
-    assert isinstance(yielded, te.YieldOp)
-    for use in list(producer.result.uses):
-        read = use.operation
-        if not isinstance(read, te.ReadOp):
-            raise PassFailedException(f"compute_inline: stage \"{producer.stage.data}\" is used by {read.name}")
-        mapping: dict[SSAValue, SSAValue] = dict(zip(producer.axes, read.indices, strict=True))
-        for op in producer.body.block.ops:
-            if op is yielded:
-                break
-            clone = op.clone(mapping)
-            Rewriter.insert_op(clone, InsertPoint.before(read))
-        Rewriter.replace_op(read, [], [mapping.get(yielded.values[0], yielded.values[0])])
-    Rewriter.erase_op(producer)
-
-
-# ---------------------------------------------------------------------------
 # InferBound
 # ---------------------------------------------------------------------------
+
+
+@dataclass
+class GuardUse:
+    used: list[str]
+    unused: list[str]
+
+
+@dataclass
+class Request:
+    """One consumer's read of a stage, in one dimension (for GatherBound and explain)."""
+
+    set: IntSet
+    where: str
+    guard: GuardUse
 
 
 @dataclass
@@ -167,6 +161,7 @@ class InferBound:
     relaxed: dict[str, Range_] = field(default_factory=dict)  # no references to sibling loops
     accesses: dict[str, list[Access]] = field(default_factory=dict)
     guards: dict[str, list[IterVar]] = field(default_factory=dict)  # split parents to guard
+    requests: dict[str, list[list[Request]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
@@ -212,16 +207,18 @@ class InferBound:
             for iv, extent in zip(stage.axes, shape, strict=True):
                 self.set_range(iv, Range_(Const(0), extent))
             return
-        requests: list[list[IntSet]] = [[] for _ in shape]
+        requests: list[list[Request]] = [[] for _ in shape]
         for consumer in consumers:
             for dim, request in enumerate(self.requests_of(consumer, stage)):
                 requests[dim].extend(request)
         az_bounds = self.bounds
         for dim, (iv, extent) in enumerate(zip(stage.axes, shape, strict=True)):
-            lo, ext = union_all(requests[dim], az_bounds).cover_range(Const(0), extent, az_bounds)
+            union = union_all([r.set for r in requests[dim]], az_bounds)
+            lo, ext = union.cover_range(Const(0), extent, az_bounds)
             self.set_range(iv, Range_(lo, ext), Range_(lo, self.upper_extent(ext, stage)))
+        self.requests[stage.name] = requests
 
-    def requests_of(self, consumer: Stage, stage: Stage) -> list[list[IntSet]]:
+    def requests_of(self, consumer: Stage, stage: Stage) -> list[list[Request]]:
         """Phases 1-3: the regions of `stage` that `consumer` reads, per dimension."""
         enclosing = {iv.name for iv in self.model.attach_path(stage)}
         up: dict[str, IntSet] = {}
@@ -237,16 +234,34 @@ class InferBound:
         self.pass_up_domain(consumer, up, full)
         dom = {iv.name: up[iv.name] for iv in consumer.root_vars}
         relax = [iv for iv in self.model.attach_path(consumer) if iv.name not in enclosing]
-        requests: list[list[IntSet]] = [[] for _ in stage.axes]
+        requests: list[list[Request]] = [[] for _ in stage.axes]
         for access in self.accesses[consumer.name]:
             if access.source != stage.name:
                 continue
+            read_dom, guard = self.guarded_domain(access, dom)
+            where = f"\"{consumer.name}\" reading {stage.name}[{', '.join(map(str, access.indices))}]"
             for dim, index in enumerate(access.indices):
                 if index is None:
-                    requests[dim].append(IntSet.everything())
+                    requests[dim].append(Request(IntSet.everything(), where, guard))
                     continue
-                requests[dim].append(self.relax(eval_set(index, dom, self.bounds), relax))
+                s = self.relax(eval_set(index, read_dom, self.bounds), relax)
+                requests[dim].append(Request(s, where, guard))
         return requests
+
+    def guarded_domain(self, access: Access, dom: dict[str, IntSet]) -> tuple[dict[str, IntSet], GuardUse]:
+        """The consumer's domain restricted by the guard of a lazy read (tighten-pad-regions)."""
+        from compiler.passes.tighten_pad_regions import GUARD_ATTR, UNUSED_ATTR, tighten_domain
+
+        unused_attr = access.read.attributes.get(UNUSED_ATTR)
+        unused = [unused_attr.data] if isinstance(unused_attr, StringAttr) else []
+        guard_attr = access.read.attributes.get(GUARD_ATTR)
+        if not isinstance(guard_attr, StringAttr):
+            return dom, GuardUse([], unused)
+        from compiler.passes.tighten_pad_regions import conjuncts
+
+        parts = conjuncts(parse_cond(guard_attr.data))
+        tightened = tighten_domain(dom, parts, self.bounds)  # type: ignore[arg-type]
+        return tightened.dom, GuardUse(tightened.used, unused + tightened.unused)
 
     def relax(self, s: IntSet, variables: Sequence[IterVar]) -> IntSet:
         """Widen a set over the ranges of loops that do not enclose the stage (innermost first)."""
@@ -348,6 +363,40 @@ class InferBound:
         else:
             self.set_range(rel.inner, Range_(Const(0), factor))
             guards.append(rel.parent)  # parent < min + extent, in leaf variables at the end
+
+    # -- explanation -------------------------------------------------------------------
+
+    def explain(self, stage: Stage) -> list[str]:
+        """Why the stage is realized over its region: what determined each side."""
+        region = " x ".join(format_range(self.ranges[iv.name].min, self.ranges[iv.name].extent) for iv in stage.axes)
+        lines = [f"stage \"{stage.name}\": realized {region}"]
+        if stage.name not in self.requests:
+            lines.append("  an output (or unread): realized over its whole shape")
+            return lines
+        az = self.analyzer()
+        for dim, (iv, requests) in enumerate(zip(stage.axes, self.requests[stage.name], strict=True)):
+            r = self.ranges[iv.name]
+            hi = az.simplify(r.min + r.extent - 1)
+            lines.append(f"  dim {dim}: min {r.min} from {self._source(requests, r.min, 'lo', az)}; "
+                         f"max {hi} from {self._source(requests, hi, 'hi', az)}")
+        seen: set[str] = set()
+        for request in (req for dim in self.requests[stage.name] for req in dim):
+            if request.where in seen:
+                continue
+            seen.add(request.where)
+            if request.guard.used:
+                lines.append(f"  {request.where}: tightened by the guard {' and '.join(request.guard.used)}")
+            for reason in request.guard.unused:
+                lines.append(f"  {request.where}: guard left unused: {reason}")
+        return lines
+
+    @staticmethod
+    def _source(requests: list[Request], value: Expr, side: str, az: Analyzer) -> str:
+        for request in requests:
+            end = request.set.lo if side == "lo" else request.set.hi
+            if end is not None and (end == value or az.prove_eq(end, value)):
+                return request.where
+        return "the union of the requests (no single read attains it)"
 
     # -- results ---------------------------------------------------------------------
 
@@ -455,30 +504,24 @@ def schedule_of(module: ModuleOp, func: te.FuncOp) -> sched.ScheduleOp | None:
     return None
 
 
-def infer_function(module: ModuleOp, func: te.FuncOp, split_mode: SplitMode = "tight") -> None:
+def infer_function(
+    module: ModuleOp, func: te.FuncOp, split_mode: SplitMode = "tight", *, explain: bool = False
+) -> None:
+    from compiler.passes.compute_inline import inline_function
+
+    inline_function(module, func)  # a no-op when compute-inline already ran
     schedule = schedule_of(module, func)
     model = ScheduleModel.build(func, schedule)
-    inlined = [s.op for s in model.stages.values() if s.inline]
-    if inlined:
-        for op in reversed(inlined):
-            inline_stage(op)
-        # stage graph changed: rebuild without the inlined stages, keeping the other primitives
-        model = ScheduleModel.build(func, _without_inline(schedule))
-    results = InferBound(model, split_mode).run()
+    inference = InferBound(model, split_mode)
+    results = inference.run()
     for stage in model.stages.values():
         record(stage.op, results[stage.name], stage)
+    if explain:
+        print(f"// infer-bound @{func.sym_name.data}")
+        for stage in reversed(list(model.stages.values())):
+            print("\n".join(f"//   {line}" for line in inference.explain(stage)))
     if schedule is not None:
         Rewriter.erase_op(schedule)
-
-
-def _without_inline(schedule: sched.ScheduleOp | None) -> sched.ScheduleOp | None:
-    if schedule is None:
-        return None
-    clone = schedule.clone()
-    for op in list(clone.body.ops):
-        if isinstance(op, sched.ComputeInlineOp):
-            Rewriter.erase_op(op)
-    return clone
 
 
 def has_bounds(op: te.ComputeOp) -> bool:
@@ -495,9 +538,12 @@ class InferBoundPass(ModulePass):
     """How a split whose factor does not divide the extent stays in range: `tight`
     inner extents min(factor, extent - outer * factor), or a `guard` in the body."""
 
+    explain: bool = False
+    """Print, for each stage, its region and what determined each side of it."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.split_mode not in ("tight", "guard"):
             raise PassFailedException(f"infer-bound: split-mode must be tight or guard, got '{self.split_mode}'")
         for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            infer_function(op, func, self.split_mode)  # type: ignore[arg-type]
+            infer_function(op, func, self.split_mode, explain=self.explain)  # type: ignore[arg-type]
 

@@ -21,7 +21,7 @@
 // NODIM: error: a has the symbolic dimension 'n': give --dim n=N
 
 // HELP: --list-passes
-// LIST:      default-pipeline{until=...}
+// LIST:      default-pipeline{until=... tighten-pad-regions=...}
 // LIST-NEXT:   The whole default pipeline as one pass
 // LIST:      lower-to-llvm
 // LIST:      schedule-ops
