@@ -68,7 +68,7 @@ from xdsl.utils.exceptions import PassFailedException
 from compiler.arith.expr import Const, Expr, Var, emin, free_vars, parse_cond, parse_expr
 from compiler.arith.int_set import IntSet, eval_set, union_all
 from compiler.arith.ir import expr_from_value
-from compiler.arith.simplify import Analyzer, const_value
+from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import sched, te
 from compiler.dialects.sched_model import Fuse, IterVar, ScheduleModel, Split, Stage
 from compiler.dialects.shape import Dim, shape_var_names
@@ -114,6 +114,7 @@ def stage_accesses(stage: Stage) -> list[Access]:
     for op in stage.op.body.walk():
         if isinstance(op, te.ReadOp) and isinstance(op.tensor.owner, te.ComputeOp):
             indices = [expr_from_value(i, leaf) for i in op.indices]
+            indices = [None if e is None else simplify(e) for e in indices]
             found.append(Access(op.tensor.owner.stage.data, indices, op))
     return found
 
