@@ -354,22 +354,39 @@ class AllocOp(IRDLOperation):
 
     `%c = loop.alloc "C" [%m0, %m1] : !loop.buffer<[1, 16], f32>` realizes
     C over [m0, m0 + 1) x [m1, m1 + 16): one min per dimension (operands), the
-    extents are the type's shape.
+    extents are the type's shape. `loop.alloc local "C.acc" ...` is a small
+    thread-local scratch buffer (a reduction's accumulator) that lives on the
+    stack, where LLVM keeps it in a register; memory planning ignores it.
     """
 
     name = "loop.alloc"
     buffer_name = prop_def(StringAttr)
     mins = var_operand_def(IndexType)
+    local = opt_prop_def(UnitAttr)
     result = result_def(BufferType)
 
-    def __init__(self, buffer_name: str, mins: Sequence[SSAValue | Operation], type: BufferType):
+    def __init__(
+        self,
+        buffer_name: str,
+        mins: Sequence[SSAValue | Operation],
+        type: BufferType,
+        *,
+        local: bool = False,
+    ):
         super().__init__(
-            operands=[mins], properties={"buffer_name": StringAttr(buffer_name)}, result_types=[type]
+            operands=[mins],
+            properties={"buffer_name": StringAttr(buffer_name), "local": UnitAttr() if local else None},
+            result_types=[type],
         )
 
     @property
+    def is_local(self) -> bool:
+        return self.local is not None
+
+    @property
     def buffer_type(self) -> BufferType:
-        assert isinstance(t := self.result.type, BufferType)
+        t = self.result.type
+        assert isinstance(t, BufferType)
         return t
 
     def verify_(self) -> None:
@@ -380,7 +397,7 @@ class AllocOp(IRDLOperation):
             )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
+        printer.print_string(" local " if self.is_local else " ")
         printer.print_string_literal(self.buffer_name.data)
         printer.print_string(" ")
         with printer.in_square_brackets():
@@ -391,6 +408,7 @@ class AllocOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> AllocOp:
+        local = parser.parse_optional_keyword("local") is not None
         name = parser.parse_str_literal(" (the buffer name)")
         mins = parser.parse_comma_separated_list(
             parser.Delimiter.SQUARE, parser.parse_unresolved_operand
@@ -400,7 +418,7 @@ class AllocOp(IRDLOperation):
         t = parser.parse_type()
         if not isinstance(t, BufferType):
             parser.raise_error(f"expected a !loop.buffer type, got {t}")
-        op = cls(name, [parser.resolve_operand(m, IndexType()) for m in mins], t)
+        op = cls(name, [parser.resolve_operand(m, IndexType()) for m in mins], t, local=local)
         op.attributes |= attrs
         return op
 
@@ -505,7 +523,8 @@ class StoreOp(IRDLOperation):
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         buffer, indices, attrs = _parse_access(parser)
-        assert isinstance(t := buffer.type, BufferType)
+        t = buffer.type
+        assert isinstance(t, BufferType)
         op = cls(parser.resolve_operand(value, t.element_type), buffer, indices)
         op.attributes |= attrs
         return op
@@ -633,6 +652,9 @@ class AssertOp(IRDLOperation):
 # Packed API: DLTensor arguments (produced by make-packed-api)
 # ---------------------------------------------------------------------------
 
+
+ERROR_VALUES_ATTR = "loop.error_values"
+"""Unit attribute on the argument of a packed function where failing asserts store their values."""
 
 DLTENSOR_FIELDS: dict[str, Attribute] = {
     "data": IndexType(),

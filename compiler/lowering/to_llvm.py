@@ -192,6 +192,11 @@ def _lower_alloc(op: loop.AllocOp, state: _FunctionState) -> None:
         raise PassFailedException(
             f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first"
         )
+    entry = state.func.body.blocks.first
+    assert entry is not None
+    if op.is_local:
+        _lower_local_alloc(op, entry)
+        return
     size: Expr = Const(element_size(t.element_type))
     for d in t.get_shape():
         size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
@@ -205,12 +210,23 @@ def _lower_alloc(op: loop.AllocOp, state: _FunctionState) -> None:
     # Hoisted to the function entry: a flat buffer's size depends only on the
     # shape variables (arguments), and an alloc inside a loop (a stage computed
     # at another stage's loop) must not allocate once per iteration.
-    entry = state.func.body.blocks.first
-    assert entry is not None
     Rewriter.insert_op(ops, InsertPoint.at_start(entry))
     op.result.replace_all_uses_with(call.returned)
     Rewriter.erase_op(op)
     state.allocations.append(call.returned)
+
+
+def _lower_local_alloc(op: loop.AllocOp, entry: Block) -> None:
+    """A small constant-size scratch buffer: an `alloca` at the entry, which LLVM's
+    mem2reg turns into registers (a reduction's accumulator)."""
+    (count,) = op.buffer_type.get_shape()
+    if not isinstance(count, int):
+        raise PassFailedException(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size")
+    size = llvm.ConstantOp(IntegerAttr(count, i64), i64)
+    alloca = llvm.AllocaOp(size, op.buffer_type.element_type, alignment=ALLOC_ALIGN)
+    Rewriter.insert_op([size, alloca], InsertPoint.at_start(entry))
+    op.result.replace_all_uses_with(alloca.res)
+    Rewriter.erase_op(op)
 
 
 def _as_i64(value: SSAValue, ops: list[Operation]) -> SSAValue:
@@ -303,7 +319,7 @@ def _convert_signature(f: loop.FuncOp, names: list[str]) -> _FunctionState:
     for name, arg in var_args.items():
         arg.name_hint = name
     old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
-    marked = [a for a, d in zip(block.args, old_attrs, strict=False) if ERROR_VALUES_ATTR in d.data]
+    marked = [a for a, d in zip(block.args, old_attrs, strict=False) if loop.ERROR_VALUES_ATTR in d.data]
     for inner in list(f.body.block.ops):
         inner.detach()
         block.add_op(inner)
@@ -393,7 +409,6 @@ def _forward_failure(state: _FunctionState, rc: SSAValue, offset: int) -> list[O
 # Step 1b: packed-API ops (DLTensor reads and calls)
 # ---------------------------------------------------------------------------
 
-ERROR_VALUES_ATTR = "loop.error_values"
 FORWARD_ATTR = "loop.forward_failure"
 """On a `loop.assert` made for a call: the callee whose failure code it forwards."""
 
@@ -643,7 +658,8 @@ def _lower_constant(op: arith.ConstantOp) -> Operation:
 
 def _int_cast(value: SSAValue, to: Attribute, *, signed: bool) -> Operation | list[Operation]:
     src, dst = _llvm_type(value.type), _llvm_type(to)
-    assert isinstance(src, IntegerType) and isinstance(dst, IntegerType)
+    assert isinstance(src, IntegerType)
+    assert isinstance(dst, IntegerType)
     if src.width.data == dst.width.data:
         return []  # replaced by its operand below
     if src.width.data < dst.width.data:

@@ -28,12 +28,21 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from compiler.arith.expr import And, BoolConst, Cond, Expr, free_vars, parse_cond, parse_expr
+from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_value
 from compiler.dialects import loop, te
@@ -197,10 +206,11 @@ class FunctionLowering:
         init_inline = all(lp.is_reduce for lp in plan.loops[first_reduce:])
         if reduction is not None and not init_inline:
             self.emit_init_nest(stage, plan, out, block)  # a reduce loop encloses a data loop
+        accumulator: tuple[SSAValue, Block] | None = None
         current = block
         for k, lp in enumerate(plan.loops):
             if reduction is not None and init_inline and k == first_reduce:
-                self.emit_init(stage, plan, out, current)
+                accumulator = (self.emit_accumulator(stage, current), current)
             for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
             for_op.induction_var.name_hint = lp.name
             current.add_op(for_op)
@@ -209,12 +219,39 @@ class FunctionLowering:
             for inner in self.attached.get(lp.name, []):
                 self.emit_stage(inner, current)
         if reduction is not None and init_inline and first_reduce == len(plan.loops):
-            self.emit_init(stage, plan, out, current)
+            accumulator = (self.emit_accumulator(stage, current), current)
         body = self.guarded(plan.guards, current)
         self.bind_axes(stage, plan, body)
-        self.emit_body(stage, out, body)
+        self.emit_body(stage, out, body, None if accumulator is None else accumulator[0])
+        if accumulator is not None:
+            self.emit_result(stage, plan, out, accumulator)
         for lp in plan.loops:
             self.env.pop(lp.name, None)
+
+    def emit_accumulator(self, stage: te.ComputeOp, block: Block) -> SSAValue:
+        """A register accumulator for a reduction whose reduce loops are innermost:
+        initialised here, stored to the output once after the reduce loops."""
+        reduction = stage.reduction()
+        assert reduction is not None
+        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        acc = loop.AllocOp(f"{stage.stage.data}.acc", [zero], loop.BufferType([1], reduction.result.type), local=True)
+        acc.result.name_hint = f"{stage.stage.data}_acc"
+        init = arith.ConstantOp(reduction.init_value())
+        for op in (zero, acc, init, loop.StoreOp(init, acc, [zero])):
+            block.add_op(op)
+        return acc.result
+
+    def emit_result(self, stage: te.ComputeOp, plan: StagePlan, out: SSAValue, accumulator: tuple[SSAValue, Block]) -> None:
+        acc, block = accumulator
+        bound = set(self.env) | self.shape_names()
+        reduce_names = {lp.name for lp in plan.loops if lp.is_reduce}
+        guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
+        body = self.guarded(guards, block)
+        index = [self.expr(v, body) for v in plan.axis_values[: len(stage.axes)]]
+        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        value = loop.LoadOp(acc, [zero])
+        for op in (zero, value, loop.StoreOp(value, out, index)):
+            body.add_op(op)
 
     def guarded(self, guards: Sequence[Cond], block: Block) -> Block:
         if not guards:
@@ -266,7 +303,7 @@ class FunctionLowering:
             if not lp.is_reduce:
                 self.env.pop(lp.name, None)
 
-    def emit_body(self, stage: te.ComputeOp, out: SSAValue, block: Block) -> None:
+    def emit_body(self, stage: te.ComputeOp, out: SSAValue, block: Block, acc: SSAValue | None = None) -> None:
         index = [self.values[a] for a in stage.axes]
         yielded = stage.body.block.last_op
         assert isinstance(yielded, te.YieldOp)
@@ -283,11 +320,12 @@ class FunctionLowering:
         for op in reduction.body.block.ops:
             if op is not red_yield:
                 self.clone_into(op, block)
-        acc = loop.LoadOp(out, index)
-        block.add_op(acc)
-        combined = combine(reduction.reduce_kind, acc.result, self.values[red_yield.values[0]])
+        target, where = (out, index) if acc is None else (acc, [self.expr(Const(0), block)])
+        current = loop.LoadOp(target, where)
+        block.add_op(current)
+        combined = combine(reduction.reduce_kind, current.result, self.values[red_yield.values[0]])
         block.add_op(combined)
-        block.add_op(loop.StoreOp(combined, out, index))
+        block.add_op(loop.StoreOp(combined, target, where))
 
     def clone_into(self, op: Operation, block: Block) -> None:
         """Clone a scalar op, then turn the te ops it (or its regions) holds into loop ops."""

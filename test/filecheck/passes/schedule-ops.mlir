@@ -26,7 +26,8 @@ te.func @elementwise(%a: !te.tensor<["n", 4], f32>) -> !te.tensor<["n", 4], f32>
 // -----
 
 // An intermediate stage is realized with loop.alloc over its full shape; a
-// reduction initialises the element, then accumulates over the reduce axes.
+// reduction accumulates in a local (register) accumulator over the reduce
+// axes and stores the element once.
 te.func @intermediate(%a: !te.tensor<[8, 3], f32>) -> !te.tensor<[8], f32> {
   %s = te.compute "S" (%i) : !te.tensor<[8], f32> {
     %r = te.reduce sum (%k) in [3] : f32 {
@@ -45,13 +46,17 @@ te.func @intermediate(%a: !te.tensor<[8, 3], f32>) -> !te.tensor<[8], f32> {
 // CHECK-LABEL: loop.func @intermediate(%a: !loop.buffer<[8, 3], f32>, %T: !loop.buffer<[8], f32> {loop.output}) {
 // CHECK:         %S = loop.alloc "S" [%{{.*}}] : !loop.buffer<[8], f32>
 // CHECK:         loop.for %S_i = %{{.*}} extent %{{.*}} {
+// CHECK:           %S_acc = loop.alloc local "S.acc" [%{{.*}}] : !loop.buffer<[1], f32>
 // CHECK-NEXT:      %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      loop.store %[[INIT]], %S[%S_i] : !loop.buffer<[8], f32>
+// CHECK-NEXT:      loop.store %[[INIT]], %S_acc[%{{.*}}] : !loop.buffer<[1], f32>
 // CHECK:           loop.for %S_k = %{{.*}} extent %{{.*}} {
 // CHECK-NEXT:        %v = loop.load %a[%S_i, %S_k] : !loop.buffer<[8, 3], f32>
-// CHECK-NEXT:        %[[ACC:.*]] = loop.load %S[%S_i] : !loop.buffer<[8], f32>
+// CHECK:             %[[ACC:.*]] = loop.load %S_acc[%{{.*}}] : !loop.buffer<[1], f32>
 // CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[ACC]], %v : f32
-// CHECK-NEXT:        loop.store %[[SUM]], %S[%S_i] : !loop.buffer<[8], f32>
+// CHECK-NEXT:        loop.store %[[SUM]], %S_acc[%{{.*}}] : !loop.buffer<[1], f32>
+// CHECK-NEXT:      }
+// CHECK:           %[[RESULT:.*]] = loop.load %S_acc[%{{.*}}] : !loop.buffer<[1], f32>
+// CHECK-NEXT:      loop.store %[[RESULT]], %S[%S_i] : !loop.buffer<[8], f32>
 // CHECK:         loop.for %T_i = %{{.*}} extent %{{.*}} {
 // CHECK-NEXT:      %v_1 = loop.load %S[%T_i] : !loop.buffer<[8], f32>
 // CHECK-NEXT:      %e = math.exp %v_1 : f32

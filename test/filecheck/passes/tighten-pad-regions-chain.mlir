@@ -410,7 +410,7 @@ te.func @chain8(%x: !te.tensor<[1, 2, 12, 12], f32>, %w1: !te.tensor<[2, 2, 3, 3
 // CHECK:      loop.alloc "y7_pad" [{{.*}}] : !loop.buffer<[1, 2, 14, 14], f32>
 // CHECK:      loop.alloc "y7" [{{.*}}] : !loop.buffer<[1, 2, 12, 12], f32>
 // CHECK:      loop.alloc "y8_pad" [{{.*}}] : !loop.buffer<[1, 2, 14, 14], f32>
-// CHECK-NOT:  loop.alloc
+// CHECK-NOT:  loop.alloc "
 
 // OFF-LABEL:  loop.func @chain8
 // OFF:        loop.alloc "y1_pad" [{{.*}}] : !loop.buffer<[1, 2, 28, 28], f32>
