@@ -7,7 +7,7 @@
 |--------|-------------------------------------|----------------------|
 | `te`   | none                                | te.func              |
 | `loop` | compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
-| `flat` | make-packed-api, storage-flatten    | packed + loop.func, 1-D |
+| `flat` | make-packed-api, storage-flatten, storage-rewrite | packed + loop.func, 1-D, one arena |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
 `compiler-opt -p 'default-pipeline{until=loop}'` runs the same list, and
@@ -37,6 +37,7 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
     from compiler.passes.make_packed_api import MakePackedAPIPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
+    from compiler.passes.storage_rewrite import StorageRewritePass
 
     if until not in STAGES:
         raise ValueError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
@@ -51,7 +52,7 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
             ],
         ),
         # make-packed-api needs the N-D argument types, which storage-flatten drops
-        ("flat", [MakePackedAPIPass(), StorageFlattenPass()]),
+        ("flat", [MakePackedAPIPass(), StorageFlattenPass(), StorageRewritePass()]),
         ("llvm", [LowerToLLVMPass()]),
     ]
     passes: list[ModulePass] = []

@@ -65,6 +65,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ScheduleOpsPass
 
+    def storage_rewrite() -> type[ModulePass]:
+        from compiler.passes.storage_rewrite import StorageRewritePass
+
+        return StorageRewritePass
+
     def storage_flatten() -> type[ModulePass]:
         from compiler.passes.storage_flatten import StorageFlattenPass
 
@@ -78,5 +83,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "make-packed-api": make_packed_api,
         "schedule-ops": schedule_ops,
         "storage-flatten": storage_flatten,
+        "storage-rewrite": storage_rewrite,
         "tighten-pad-regions": tighten_pad_regions,
     }

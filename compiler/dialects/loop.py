@@ -423,6 +423,78 @@ class AllocOp(IRDLOperation):
         return op
 
 
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """A planned buffer: bytes of the function's arena from a byte offset.
+
+    `%y = loop.view "y" %arena at "h * w * 256" inplace "x" : !loop.buffer<["h * w * 512"], i8> -> !loop.buffer<["h * w"], f32>`
+    (`storage-rewrite`); the offset is an index expression over the shape
+    variables; `inplace` names the buffer whose bytes this one overwrites.
+    """
+
+    name = "loop.view"
+    buffer_name = prop_def(StringAttr)
+    arena = operand_def(BufferType)
+    offset = prop_def(StringAttr)
+    inplace = opt_prop_def(StringAttr)
+    result = result_def(BufferType)
+
+    def __init__(self, buffer_name: str, arena: SSAValue | Operation, offset: str, type: BufferType, *, inplace: str | None = None):
+        super().__init__(
+            operands=[arena],
+            properties={
+                "buffer_name": StringAttr(buffer_name),
+                "offset": StringAttr(offset),
+                "inplace": None if inplace is None else StringAttr(inplace),
+            },
+            result_types=[type],
+        )
+
+    def verify_(self) -> None:
+        from compiler.arith.expr import parse_expr
+
+        try:
+            parse_expr(self.offset.data)
+        except ValueError as err:
+            raise VerifyException(f"loop.view \"{self.buffer_name.data}\": bad offset: {err}") from None
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.buffer_name.data)
+        printer.print_string(" ")
+        printer.print_operand(self.arena)
+        printer.print_string(" at ")
+        printer.print_string_literal(self.offset.data)
+        if self.inplace is not None:
+            printer.print_string(" inplace ")
+            printer.print_string_literal(self.inplace.data)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.arena.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ViewOp:
+        name = parser.parse_str_literal(" (the buffer name)")
+        arena = parser.parse_unresolved_operand()
+        parser.parse_keyword("at")
+        offset = parser.parse_str_literal(" (the byte offset)")
+        inplace = None
+        if parser.parse_optional_keyword("inplace") is not None:
+            inplace = parser.parse_str_literal()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        arena_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        t = parser.parse_type()
+        if not isinstance(t, BufferType) or not isinstance(arena_type, BufferType):
+            parser.raise_error(f"expected !loop.buffer types, got {arena_type} -> {t}")
+        op = cls(name, parser.resolve_operand(arena, arena_type), offset, t, inplace=inplace)
+        op.attributes |= attrs
+        return op
+
+
 def _print_access(printer: Printer, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
     printer.print_operand(buffer)
     with printer.in_square_brackets():
@@ -860,6 +932,7 @@ LOOP = Dialect(
         VarOp,
         ForOp,
         AllocOp,
+        ViewOp,
         LoadOp,
         StoreOp,
         IfOp,

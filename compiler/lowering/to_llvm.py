@@ -216,6 +216,17 @@ def _lower_alloc(op: loop.AllocOp, state: _FunctionState) -> None:
     state.allocations.append(call.returned)
 
 
+def _lower_view(op: loop.ViewOp, state: _FunctionState) -> None:
+    """A planned buffer is the arena's pointer plus its byte offset."""
+    ops: list[Operation] = []
+    offset = emit_expr(parse_expr(op.offset.data), ops.append, lambda n: state.var_args[n])
+    gep = llvm.GEPOp.from_mixed_indices(op.arena, [_as_i64(offset, ops)], IntegerType(8), inbounds=True)
+    ops.append(gep)
+    Rewriter.insert_op(ops, InsertPoint.before(op))
+    op.result.replace_all_uses_with(gep.result)
+    Rewriter.erase_op(op)
+
+
 def _lower_local_alloc(op: loop.AllocOp, entry: Block) -> None:
     """A small constant-size scratch buffer: an `alloca` at the entry, which LLVM's
     mem2reg turns into registers (a reduction's accumulator)."""
@@ -297,6 +308,9 @@ def _lower_loop_ops(state: _FunctionState, abi: _ModuleABI) -> None:
     for op in list(body.walk()):
         if isinstance(op, loop.AllocOp):
             _lower_alloc(op, state)
+    for op in list(body.walk()):
+        if isinstance(op, loop.ViewOp):
+            _lower_view(op, state)
 
 
 def _convert_signature(f: loop.FuncOp, names: list[str]) -> _FunctionState:

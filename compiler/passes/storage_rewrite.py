@@ -1,23 +1,54 @@
-"""storage-rewrite: reuse the memory of dead buffers (TVM's StorageRewrite, seed 001).
+"""storage-rewrite: plan all intermediate buffers into one arena (TVM's StorageRewrite, seed 001).
 
-Liveness (this part): the statements of a `loop.func` body are numbered in
-program order; an intermediate buffer (`loop.alloc` at any depth) is live
-from the first top-level statement that uses it to the last one. A buffer
-allocated inside a loop nest (a stage attached with compute_at) lives within
-that nest's statement. The liveness lower bound is the largest total size of
-the buffers live at one statement: no plan can use less memory than that
-without recomputation.
+Runs on flat `loop.func`s (after storage-flatten). Algorithm:
+
+  1. Liveness: the statements of the function body are numbered in program
+     order; an intermediate buffer (`loop.alloc`, not `local`) is live from
+     the first top-level statement that uses it to the last one (a buffer of a
+     stage attached with compute_at lives within its nest's statement).
+  2. In-place: a statement S that writes buffer O and reads buffer I, where I
+     dies at S and O is born at S, may write O over I when no read of I
+     executes after a write of O to the same bytes. `inplace_conflicts` builds
+     that set exactly with islpy (loop domains, program order, byte
+     addresses) and must find it empty. Elementwise stages qualify; a 2x2
+     stride-2 pool (with its accumulator in a register) qualifies; a 3x3
+     convolution never does.
+  3. Packing: in-place pairs are merged; with static sizes, buffers are placed
+     greedy-by-size (largest first, at the lowest offset free during their
+     lifetime: a best fit that beats first-fit by time); with symbolic sizes,
+     a buffer reuses a dead buffer's slot only when its size is proven to fit
+     (`h // 2 * (w // 2) * 64 * 4 <= h * w * 64 * 4` for h, w >= 0), and the
+     arena size is an expression evaluated at call time.
+  4. Rewrite: one `loop.alloc "arena"` of i8 and a `loop.view` per buffer at
+     its byte offset (`inplace` names the buffer it overwrites).
+
+Options `reuse=false` / `inplace=false` turn the two optimisations off, for
+comparisons. Offsets and sizes are rounded up to 64 bytes.
+
+Known limits (# WARNING): conditions (`loop.if`) are ignored by the in-place
+proof (it considers more iterations than run: sound, maybe conservative).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.arith.expr import Const, Expr, parse_expr
-from compiler.arith.simplify import const_value, simplify
+from compiler.arith.expr import Add, Const, Expr, FloorDiv, FloorMod, Max, Min, Mul, Sub, Var, free_vars, parse_expr
+from compiler.arith.ir import expr_from_value
+from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
+from compiler.dialects.shape import shape_var_names
+
+ALIGN = 64
+DEBUG = False
 
 
 def element_bytes(t: loop.BufferType) -> int:
@@ -33,12 +64,22 @@ def buffer_bytes(t: loop.BufferType) -> Expr:
     return simplify(size)
 
 
-@dataclass
+def aligned(e: Expr) -> Expr:
+    return simplify((e + (ALIGN - 1)) // ALIGN * ALIGN)
+
+
+# ---------------------------------------------------------------------------
+# Liveness
+# ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
 class Lifetime:
     """An intermediate buffer and the statements (top-level positions) that use it."""
 
     name: str
-    alloc: loop.AllocOp
+    value: SSAValue
+    op: Operation
     size: Expr  # bytes
     first: int
     last: int
@@ -59,31 +100,349 @@ def _top_level_position(op: Operation, body_ops: dict[Operation, int]) -> int:
     return body_ops[current]
 
 
+def _lifetime(name: str, value: SSAValue, op: Operation, body_ops: dict[Operation, int]) -> Lifetime:
+    assert isinstance(value.type, loop.BufferType)
+    uses = [_top_level_position(use.operation, body_ops) for use in value.uses]
+    here = _top_level_position(op, body_ops)
+    first, last = (min(uses), max(uses)) if uses else (here, here)
+    return Lifetime(name, value, op, buffer_bytes(value.type), first, last)
+
+
 def liveness(func: loop.FuncOp) -> list[Lifetime]:
-    """The lifetime of every `loop.alloc` of the function, in allocation order."""
+    """The lifetime of every intermediate buffer (`loop.alloc` or planned `loop.view`)."""
     body_ops = {op: k for k, op in enumerate(func.body.block.ops)}
-    lifetimes: list[Lifetime] = []
+    found: list[Lifetime] = []
     for op in func.walk():
-        if not isinstance(op, loop.AllocOp):
-            continue
-        uses = [_top_level_position(use.operation, body_ops) for use in _all_uses(op.result)]
-        here = _top_level_position(op, body_ops)
-        first, last = (min(uses), max(uses)) if uses else (here, here)
-        lifetimes.append(Lifetime(op.buffer_name.data, op, buffer_bytes(op.buffer_type), first, last))
-    return lifetimes
+        if isinstance(op, loop.AllocOp) and not op.is_local and op.buffer_name.data != ARENA:
+            found.append(_lifetime(op.buffer_name.data, op.result, op, body_ops))
+        elif isinstance(op, loop.ViewOp):
+            found.append(_lifetime(op.buffer_name.data, op.result, op, body_ops))
+    return found
 
 
-def _all_uses(value: SSAValue) -> list:  # type: ignore[type-arg]
-    return list(value.uses)
-
-
-def liveness_lower_bound(lifetimes: list[Lifetime]) -> int | None:
+def liveness_lower_bound(lifetimes: Sequence[Lifetime]) -> int | None:
     """max over statements of the bytes live there; None when a size is symbolic."""
     if any(t.static_size is None for t in lifetimes):
         return None
     if not lifetimes:
         return 0
     end = max(t.last for t in lifetimes)
-    return max(
-        sum(t.static_size or 0 for t in lifetimes if t.first <= k <= t.last) for k in range(end + 1)
-    )
+    return max(sum(t.static_size or 0 for t in lifetimes if t.first <= k <= t.last) for k in range(end + 1))
+
+
+# ---------------------------------------------------------------------------
+# In-place: exact dependence test with islpy
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Access:
+    buffer: SSAValue
+    is_write: bool
+    address: Expr  # element index
+    loops: list[loop.ForOp]
+    position: int  # program order within the statement
+
+
+class _Names:
+    def __init__(self) -> None:
+        self.names: dict[SSAValue, str] = {}
+
+    def leaf(self, value: SSAValue) -> Expr:
+        if isinstance(value.owner, loop.VarOp):
+            return Var(value.owner.var_name.data)
+        if value not in self.names:
+            self.names[value] = f"v{len(self.names)}"
+        return Var(self.names[value])
+
+
+def statement_accesses(stmt: Operation, buffers: set[SSAValue], names: _Names) -> list[Access]:
+    found: list[Access] = []
+    for k, op in enumerate(stmt.walk()):
+        if isinstance(op, loop.LoadOp | loop.StoreOp) and op.buffer in buffers:
+            loops: list[loop.ForOp] = []
+            parent = op.parent_op()
+            while parent is not None and parent is not stmt.parent_op():
+                if isinstance(parent, loop.ForOp):
+                    loops.insert(0, parent)
+                parent = parent.parent_op()
+            address = expr_from_value(op.indices[0], names.leaf)
+            assert address is not None
+            found.append(Access(op.buffer, isinstance(op, loop.StoreOp), address, loops, k))
+    return found
+
+
+def _isl(e: Expr, rename: dict[str, str]) -> str:
+    match e:
+        case Const(value=v):
+            return str(v)
+        case Var(name=n):
+            return rename.get(n, n)
+        case Add(a=a, b=b):
+            return f"({_isl(a, rename)} + {_isl(b, rename)})"
+        case Sub(a=a, b=b):
+            return f"({_isl(a, rename)} - {_isl(b, rename)})"
+        case Mul(a=a, b=b):
+            return f"({_isl(a, rename)} * {_isl(b, rename)})"
+        case FloorDiv(a=a, b=b):
+            return f"floor({_isl(a, rename)} / {_isl(b, rename)})"
+        case FloorMod(a=a, b=b):
+            return f"({_isl(a, rename)} mod {_isl(b, rename)})"
+        case Min(a=a, b=b):
+            return f"min({_isl(a, rename)}, {_isl(b, rename)})"
+        case Max(a=a, b=b):
+            return f"max({_isl(a, rename)}, {_isl(b, rename)})"
+    raise ValueError(f"no isl form for {e}")
+
+
+def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: _Names) -> tuple[list[str], list[str], dict[str, str]]:
+    variables: list[str] = []
+    constraints: list[str] = []
+    rename: dict[str, str] = {}
+    for k, for_op in enumerate(loops):
+        iv = names.leaf(for_op.induction_var)
+        assert isinstance(iv, Var)
+        rename[iv.name] = f"{prefix}{k}"
+        variables.append(f"{prefix}{k}")
+        lo = expr_from_value(for_op.min, names.leaf)
+        ext = expr_from_value(for_op.extent, names.leaf)
+        assert lo is not None and ext is not None
+        step = for_op.step.value.data
+        v = f"{prefix}{k}"
+        constraints.append(f"{_isl(lo, rename)} <= {v} < {_isl(lo, rename)} + {_isl(ext, rename)}")
+        if step != 1:
+            constraints.append(f"exists (q{prefix}{k} : {v} = {_isl(lo, rename)} + {step} * q{prefix}{k})")
+    return variables, constraints, rename
+
+
+def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, params: Sequence[str]) -> str | None:
+    """Why writing `target` over `source` in `stmt` is unsafe, or None when it is safe:
+    no read of `source` runs after a write of `target` to the same bytes."""
+    import islpy as isl
+
+    names = _Names()
+    accesses = statement_accesses(stmt, {source, target}, names)
+    writes = [a for a in accesses if a.is_write and a.buffer is target]
+    reads = [a for a in accesses if not a.is_write and a.buffer is source]
+    assert isinstance(source.type, loop.BufferType) and isinstance(target.type, loop.BufferType)
+    read_bytes, write_bytes = element_bytes(source.type), element_bytes(target.type)
+    for w in writes:
+        for r in reads:
+            common = 0
+            while common < min(len(w.loops), len(r.loops)) and w.loops[common] is r.loops[common]:
+                common += 1
+            wv, wc, wren = _loop_domain(w.loops, "w", names)
+            rv, rc, rren = _loop_domain(r.loops, "r", names)
+            later = [" and ".join([*(f"r{j} = w{j}" for j in range(k)), f"r{k} > w{k}"]) for k in range(common)]
+            if r.position > w.position:  # same iteration of the common loops, read after the write
+                later.append(" and ".join(f"r{j} = w{j}" for j in range(common)) or "true")
+            if not later:
+                continue
+            wa = f"{write_bytes} * {_isl(w.address, wren)}"
+            ra = f"{read_bytes} * {_isl(r.address, rren)}"
+            overlap = f"{ra} < {wa} + {write_bytes} and {wa} < {ra} + {read_bytes}"
+            params_text = ", ".join(sorted(set(params) | _free_params(w, r, wren, rren)))
+            text = (
+                f"[{params_text}] -> {{ [{', '.join(wv + rv)}] : {' and '.join(wc + rc) or 'true'}"
+                f" and (({') or ('.join(later)})) and {overlap} }}"
+            )
+            if DEBUG:
+                print(text)
+            try:
+                conflict = isl.Set(text)
+            except isl.Error:
+                return "the accesses are not affine enough for the exact test"
+            if not conflict.is_empty():
+                return "a read of the input follows a write of the output to the same bytes"
+    return None
+
+
+def _free_params(w: Access, r: Access, wren: dict[str, str], rren: dict[str, str]) -> set[str]:
+    names = set(free_vars(w.address)) | set(free_vars(r.address))
+    for for_op in (*w.loops, *r.loops):
+        del for_op
+    return {n for n in names if n not in wren and n not in rren and not n.startswith("v")}
+
+
+# ---------------------------------------------------------------------------
+# Planning
+# ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Slot:
+    """Buffers sharing memory: in-place chains, or reuse of a dead buffer's bytes."""
+
+    members: list[Lifetime]
+    size: Expr
+    offset: Expr = field(default_factory=lambda: Const(0))
+
+    @property
+    def first(self) -> int:
+        return min(m.first for m in self.members)
+
+    @property
+    def last(self) -> int:
+        return max(m.last for m in self.members)
+
+
+@dataclass
+class Plan:
+    offsets: dict[str, Expr]
+    arena: Expr
+    inplace: dict[str, str]  # buffer -> the buffer it overwrites
+    reasons: dict[str, str]  # buffer -> why it got fresh memory
+
+
+def _analyzer(func: loop.FuncOp) -> Analyzer:
+    names = {n for t in func.function_type.inputs.data if isinstance(t, loop.BufferType) for n in shape_var_names(t.get_shape())}
+    return Analyzer({n: (0, None) for n in names})
+
+
+def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True) -> Plan:
+    az = _analyzer(func)
+    lifetimes = liveness(func)
+    statements = list(func.body.block.ops)
+    params = sorted({n for t in func.function_type.inputs.data if isinstance(t, loop.BufferType) for n in shape_var_names(t.get_shape())})
+    inplace_of: dict[str, str] = {}
+    reasons: dict[str, str] = {}
+    slots: dict[str, Slot] = {}
+    for t in lifetimes:
+        slots[t.name] = Slot([t], aligned(t.size))
+    if inplace:
+        for t in lifetimes:
+            for source in lifetimes:
+                if source is t or source.last != t.first or source.name in inplace_of.values():
+                    continue
+                slot = slots[source.name]
+                if not az.prove_le(aligned(t.size), slot.size):
+                    continue
+                why = inplace_conflicts(statements[t.first], source.value, t.value, params)
+                if why is None:
+                    inplace_of[t.name] = source.name
+                    slot.members.append(t)
+                    slots[t.name] = slot
+                    break
+                reasons[t.name] = f"in-place over {source.name} unsafe: {why}"
+    unique = list({id(s): s for s in slots.values()}.values())
+    if not reuse:
+        offset: Expr = Const(0)
+        for s in unique:
+            s.offset = offset
+            offset = az.simplify(offset + s.size)
+        return Plan({t.name: slots[t.name].offset for t in lifetimes}, offset, inplace_of, reasons)
+    if all(const_value(s.size) is not None for s in unique):
+        arena = _pack_static(unique)
+    else:
+        arena = _pack_symbolic(unique, az, reasons)
+    for s in unique:
+        for m in s.members:
+            if m.name not in reasons and len(s.members) == 1 and not _shares(s, unique):
+                reasons[m.name] = "every buffer dead before it is smaller or still live"
+    return Plan({t.name: slots[t.name].offset for t in lifetimes}, arena, inplace_of, reasons)
+
+
+def _shares(slot: Slot, slots: Sequence[Slot]) -> bool:
+    lo, hi = const_value(slot.offset), const_value(slot.size)
+    if lo is None or hi is None:
+        return False
+    for other in slots:
+        olo, ohi = const_value(other.offset), const_value(other.size)
+        if other is not slot and olo is not None and ohi is not None and lo < olo + ohi and olo < lo + hi:
+            return True
+    return False
+
+
+def _pack_static(slots: list[Slot]) -> Expr:
+    """Greedy by size: the largest slot first, at the lowest offset that no slot
+    live at the same time occupies (best fit among the gaps)."""
+    placed: list[Slot] = []
+    for s in sorted(slots, key=lambda s: (-(const_value(s.size) or 0), s.first)):
+        size = const_value(s.size) or 0
+        busy = sorted(
+            ((const_value(o.offset) or 0, (const_value(o.offset) or 0) + (const_value(o.size) or 0)) for o in placed if o.first <= s.last and s.first <= o.last)
+        )
+        best, best_gap, cursor = None, None, 0
+        for lo, hi in busy:
+            gap = lo - cursor
+            if gap >= size and (best_gap is None or gap < best_gap):
+                best, best_gap = cursor, gap
+            cursor = max(cursor, hi)
+        s.offset = Const(best if best is not None else cursor)
+        placed.append(s)
+    return Const(max(((const_value(s.offset) or 0) + (const_value(s.size) or 0) for s in slots), default=0))
+
+
+def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> Expr:
+    """In order of first use, reuse the smallest dead slot proven large enough."""
+    regions: list[tuple[Expr, Expr, int]] = []  # offset, size, last use of its occupant
+    end: Expr = Const(0)
+    for s in sorted(slots, key=lambda s: s.first):
+        fitting = [
+            k for k, (_, size, last) in enumerate(regions) if last < s.first and az.prove_le(s.size, size)
+        ]
+        if fitting:
+            k = min(fitting, key=lambda k: const_value(regions[k][1]) or 0)
+            offset, size, _ = regions[k]
+            regions[k] = (offset, size, s.last)
+            s.offset = offset
+            continue
+        dead = [size for _, size, last in regions if last < s.first]
+        if dead:
+            for m in s.members:
+                reasons.setdefault(m.name, f"size {s.size} is not provably <= a dead buffer's ({', '.join(map(str, dead))})")
+        s.offset = end
+        regions.append((end, s.size, s.last))
+        end = az.simplify(end + s.size)
+    return end
+
+
+# ---------------------------------------------------------------------------
+# Rewrite
+# ---------------------------------------------------------------------------
+
+ARENA = "arena"
+
+
+def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
+    from compiler.arith.ir import emit_expr
+
+    lifetimes = liveness(func)
+    if not lifetimes:
+        return
+    block = func.body.block
+    first = block.first_op
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    total = plan.arena
+    dim = const_value(total)
+    arena = loop.AllocOp(ARENA, [zero], loop.BufferType([dim if dim is not None else str(total)], IntegerType(8)))
+    arena.result.name_hint = ARENA
+    if first is None:
+        block.add_op(zero)
+        block.add_op(arena)
+    else:
+        Rewriter.insert_op([zero, arena], InsertPoint.before(first))
+    for t in lifetimes:
+        assert isinstance(t.op, loop.AllocOp)
+        view = loop.ViewOp(t.name, arena.result, str(plan.offsets[t.name]), t.op.buffer_type, inplace=plan.inplace.get(t.name))
+        view.result.name_hint = t.value.name_hint
+        Rewriter.replace_op(t.op, view)
+    del emit_expr
+
+
+@dataclass(frozen=True)
+class StorageRewritePass(ModulePass):
+    """Plan every intermediate buffer of a flat loop function into one arena."""
+
+    name = "storage-rewrite"
+
+    reuse: bool = True
+    """Let a buffer take the memory of a dead one."""
+
+    inplace: bool = True
+    """Let a stage write its output over an input that dies there, when proven safe."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
+            plan = plan_function(func, reuse=self.reuse, inplace=self.inplace)
+            rewrite_function(func, plan)
