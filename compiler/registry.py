@@ -65,6 +65,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ScheduleOpsPass
 
+    def verify_memory_plan() -> type[ModulePass]:
+        from compiler.passes.verify_memory_plan import VerifyMemoryPlanPass
+
+        return VerifyMemoryPlanPass
+
+    def memory_report() -> type[ModulePass]:
+        from compiler.passes.memory_report import MemoryReportPass
+
+        return MemoryReportPass
+
     def storage_rewrite() -> type[ModulePass]:
         from compiler.passes.storage_rewrite import StorageRewritePass
 
@@ -81,8 +91,10 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "infer-bound": infer_bound,
         "lower-to-llvm": lower_to_llvm,
         "make-packed-api": make_packed_api,
+        "memory-report": memory_report,
         "schedule-ops": schedule_ops,
         "storage-flatten": storage_flatten,
         "storage-rewrite": storage_rewrite,
         "tighten-pad-regions": tighten_pad_regions,
+        "verify-memory-plan": verify_memory_plan,
     }

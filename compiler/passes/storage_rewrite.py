@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -251,10 +251,23 @@ def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, param
             try:
                 conflict = isl.Set(text)
             except isl.Error:
-                return "the accesses are not affine enough for the exact test"
+                if _same_element(w, r, common) and read_bytes == write_bytes:
+                    continue
+                return "the accesses have symbolic strides that the exact (affine) test cannot handle"
             if not conflict.is_empty():
                 return "a read of the input follows a write of the output to the same bytes"
     return None
+
+
+def _same_element(w: Access, r: Access, common: int) -> bool:
+    """Elementwise: the read and the write are in the same loop nest, the read comes
+    first in the body, and both address the same element. A row-major index of
+    in-bounds coordinates is injective, so no later iteration reads that element."""
+    return (
+        common == len(w.loops) == len(r.loops)
+        and r.position < w.position
+        and simplify(w.address - r.address) == Const(0)
+    )
 
 
 def _free_params(w: Access, r: Access, wren: dict[str, str], rren: dict[str, str]) -> set[str]:
@@ -335,22 +348,33 @@ def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True
         arena = _pack_static(unique)
     else:
         arena = _pack_symbolic(unique, az, reasons)
-    for s in unique:
-        for m in s.members:
-            if m.name not in reasons and len(s.members) == 1 and not _shares(s, unique):
-                reasons[m.name] = "every buffer dead before it is smaller or still live"
+    _explain_static(unique, reasons)
     return Plan({t.name: slots[t.name].offset for t in lifetimes}, arena, inplace_of, reasons)
 
 
-def _shares(slot: Slot, slots: Sequence[Slot]) -> bool:
-    lo, hi = const_value(slot.offset), const_value(slot.size)
-    if lo is None or hi is None:
-        return False
-    for other in slots:
-        olo, ohi = const_value(other.offset), const_value(other.size)
-        if other is not slot and olo is not None and ohi is not None and lo < olo + ohi and olo < lo + hi:
-            return True
-    return False
+def _explain_static(slots: list[Slot], reasons: dict[str, str]) -> None:
+    """For each buffer on bytes no earlier buffer used, say why no dead buffer's were taken."""
+    for s in slots:
+        lo, size = const_value(s.offset), const_value(s.size)
+        if lo is None or size is None:
+            continue
+        earlier = [o for o in slots if o is not s and o.last < s.first]
+        reused = [
+            o
+            for o in earlier
+            if (olo := const_value(o.offset)) is not None and lo < olo + (const_value(o.size) or 0) and olo < lo + size
+        ]
+        head = s.members[0]
+        if reused:
+            reasons.pop(head.name, None)
+        elif head.name not in reasons:
+            reasons[head.name] = (
+                "no buffer is dead yet"
+                if not earlier
+                else "the dead buffers ("
+                + ", ".join(m.name for o in earlier for m in o.members)
+                + ") are smaller or their bytes are taken by live ones"
+            )
 
 
 def _pack_static(slots: list[Slot]) -> Expr:
@@ -374,27 +398,39 @@ def _pack_static(slots: list[Slot]) -> Expr:
 
 
 def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> Expr:
-    """In order of first use, reuse the smallest dead slot proven large enough."""
-    regions: list[tuple[Expr, Expr, int]] = []  # offset, size, last use of its occupant
-    end: Expr = Const(0)
+    """Greedy by size with symbolic sizes: provably larger slots first; each takes the
+    smallest region whose occupants are never live at the same time and whose size
+    is proven to be enough, or a new region at the end of the arena."""
+    ordered: list[Slot] = []
     for s in sorted(slots, key=lambda s: s.first):
-        fitting = [
-            k for k, (_, size, last) in enumerate(regions) if last < s.first and az.prove_le(s.size, size)
-        ]
+        k = 0
+        while k < len(ordered) and not _provably_larger(s, ordered[k], az):
+            k += 1
+        ordered.insert(k, s)
+    regions: list[tuple[Expr, Expr, list[Slot]]] = []  # offset, size, occupants
+    end: Expr = Const(0)
+    for s in ordered:
+        free = [r for r in regions if not any(o.first <= s.last and s.first <= o.last for o in r[2])]
+        fitting = [r for r in free if az.prove_le(s.size, r[1])]
         if fitting:
-            k = min(fitting, key=lambda k: const_value(regions[k][1]) or 0)
-            offset, size, _ = regions[k]
-            regions[k] = (offset, size, s.last)
-            s.offset = offset
+            region = min(fitting, key=lambda r: const_value(r[1]) or 0)
+            region[2].append(s)
+            s.offset = region[0]
             continue
-        dead = [size for _, size, last in regions if last < s.first]
-        if dead:
-            for m in s.members:
-                reasons.setdefault(m.name, f"size {s.size} is not provably <= a dead buffer's ({', '.join(map(str, dead))})")
+        head = s.members[0].name
+        if free:
+            sizes = ", ".join(str(r[1]) for r in free)
+            reasons.setdefault(head, f"size {s.size} is not provably <= a free region's ({sizes})")
+        else:
+            reasons.setdefault(head, "every region is in use during its lifetime")
         s.offset = end
-        regions.append((end, s.size, s.last))
+        regions.append((end, s.size, [s]))
         end = az.simplify(end + s.size)
     return end
+
+
+def _provably_larger(a: Slot, b: Slot, az: Analyzer) -> bool:
+    return az.prove_le(b.size, a.size) and not az.prove_le(a.size, b.size)
 
 
 # ---------------------------------------------------------------------------
@@ -426,6 +462,8 @@ def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
         assert isinstance(t.op, loop.AllocOp)
         view = loop.ViewOp(t.name, arena.result, str(plan.offsets[t.name]), t.op.buffer_type, inplace=plan.inplace.get(t.name))
         view.result.name_hint = t.value.name_hint
+        if t.name in plan.reasons and t.name not in plan.inplace:
+            view.attributes["loop.fresh_because"] = StringAttr(plan.reasons[t.name])
         Rewriter.replace_op(t.op, view)
     del emit_expr
 

@@ -1,0 +1,98 @@
+"""Memory benchmark: intermediate bytes of the seed programs, planned vs the bounds.
+
+    .venv/bin/python bench/memory.py
+
+For each workload: the bytes every intermediate would take without reuse, the
+arena storage-rewrite plans, and the liveness lower bound (the most bytes live
+at one statement, not counting in-place writes, which can go below it). Seed
+000 is also shown with guard-aware bounds off (TVM's regions). Apache TVM's
+own allocation is measured when `apache-tvm` is installed (optional extra).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import compiler  # noqa: E402
+from compiler import ops, te  # noqa: E402
+from compiler.arith.expr import evaluate, parse_expr  # noqa: E402
+from compiler.dialects import loop  # noqa: E402
+from compiler.passes.memory_report import memory_summary  # noqa: E402
+from compiler.passes.storage_rewrite import liveness, liveness_lower_bound  # noqa: E402
+
+
+def seed000() -> list[te.Tensor]:
+    x = te.placeholder((1, 64, 56, 56), name="x")
+    w1, w2, w3 = (te.placeholder(s, name=n) for s, n in [((64, 64, 1, 1), "w1"), ((64, 64, 3, 3), "w2"), ((64, 64, 3, 3), "w3")])
+    y1 = ops.conv2d_nchw(x, w1, padding=0, name="y1")
+    y2 = ops.conv2d_nchw(y1, w2, padding=1, name="y2")
+    return [x, w1, w2, w3, ops.conv2d_nchw(y2, w3, padding=1, name="y3")]
+
+
+def seed001(h: te.Dim, w: te.Dim) -> list[te.Tensor]:
+    x = te.placeholder((1, h, w, 3), name="x")
+    w1, b1 = te.placeholder((3, 3, 3, 64), name="w1"), te.placeholder((64,), name="b1")
+    w2, b2 = te.placeholder((3, 3, 64, 64), name="w2"), te.placeholder((64,), name="b2")
+    a1 = ops.leaky_relu(ops.bias_add(ops.conv2d_nhwc(x, w1, padding=1, name="conv1"), b1, axis=3, name="bias1"), name="act1")
+    a2 = ops.leaky_relu(ops.bias_add(ops.conv2d_nhwc(a1, w2, padding=1, name="conv2"), b2, axis=3, name="bias2"), name="act2")
+    return [x, w1, b1, w2, b2, ops.avg_pool2d(a2, 2, 2, layout="NHWC", name="pool")]
+
+
+def resnet_block() -> list[te.Tensor]:
+    x = te.placeholder((1, 64, 56, 56), name="x")
+    w1, b1 = te.placeholder((64, 64, 3, 3), name="w1"), te.placeholder((64,), name="b1")
+    w2, b2 = te.placeholder((64, 64, 3, 3), name="w2"), te.placeholder((64,), name="b2")
+    r1 = ops.relu(ops.bias_add(ops.conv2d_nchw(x, w1, padding=1, name="conv1"), b1, name="bias1"), name="relu1")
+    c2 = ops.bias_add(ops.conv2d_nchw(r1, w2, padding=1, name="conv2"), b2, name="bias2")
+    return [x, w1, b1, w2, b2, ops.relu(ops.add(c2, x, name="add"), name="relu2")]
+
+
+def measure(args: list[te.Tensor], env: dict[str, int], **kwargs: bool) -> tuple[int, int, int]:
+    """(no-reuse bytes, planned arena bytes, liveness lower bound) at the given sizes."""
+    loop_module = compiler.lower(args, until="loop", **kwargs)
+    func = next(op for op in loop_module.ops if isinstance(op, loop.FuncOp))
+    lifetimes = liveness(func)
+    sizes = [evaluate(t.size, env) for t in lifetimes]
+    no_reuse = sum(sizes)
+    bound = liveness_lower_bound(lifetimes)
+    if bound is None:  # symbolic: evaluate each statement's live bytes
+        end = max(t.last for t in lifetimes)
+        bound = max(sum(s for t, s in zip(lifetimes, sizes, strict=True) if t.first <= k <= t.last) for k in range(end + 1))
+    flat = compiler.lower(args, until="flat", **kwargs)
+    arena = 0
+    for f in flat.ops:
+        if isinstance(f, loop.FuncOp):
+            summary = memory_summary(f)
+            if summary.buffers:
+                arena = evaluate(parse_expr(summary.arena), env)
+    return no_reuse, arena, bound
+
+
+def tvm_bytes(name: str) -> str:
+    try:
+        import tvm  # noqa: F401
+    except ImportError:
+        return "n/a (apache-tvm not installed)"
+    return "not measured"
+
+
+def main() -> None:
+    h = te.var("h")
+    rows = [
+        ("seed 000 chain, bounds off (TVM regions)", seed000(), {}, {"tighten_pad_regions": False}),
+        ("seed 000 chain", seed000(), {}, {}),
+        ("seed 001 network, h=w=256 static", seed001(256, 256), {}, {}),
+        ("seed 001 network, symbolic h, w at 256", seed001(h, te.var("w")), {"h": 256, "w": 256}, {}),
+        ("ResNet basic block 1x64x56x56", resnet_block(), {}, {}),
+    ]
+    print(f"{'workload':<42} {'no reuse':>12} {'planned':>12} {'liveness LB':>12}  TVM")
+    for name, args, env, kwargs in rows:
+        no_reuse, arena, bound = measure(args, env, **kwargs)
+        print(f"{name:<42} {no_reuse:>12,} {arena:>12,} {bound:>12,}  {tvm_bytes(name)}")
+
+
+if __name__ == "__main__":
+    main()

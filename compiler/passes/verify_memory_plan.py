@@ -1,0 +1,71 @@
+"""verify-memory-plan: no two buffers live at the same time share bytes.
+
+After `storage-rewrite`, every intermediate buffer is a `loop.view` of the
+arena at a byte offset. For every pair whose lifetimes overlap, their byte
+ranges must be disjoint (proven for symbolic sizes), except an in-place pair
+(`inplace "x"`), which `storage-rewrite` proved safe. Every view must also fit
+inside the arena.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from compiler.arith.expr import parse_expr
+from compiler.dialects import loop
+from compiler.passes.storage_rewrite import Lifetime, _analyzer, buffer_bytes, liveness
+
+
+def check_function(func: loop.FuncOp) -> list[str]:
+    """The violations of the plan of one function (empty when it is sound)."""
+    az = _analyzer(func)
+    views = {op.buffer_name.data: op for op in func.walk() if isinstance(op, loop.ViewOp)}
+    lifetimes = [t for t in liveness(func) if t.name in views]
+    problems: list[str] = []
+    for t in lifetimes:
+        view = views[t.name]
+        arena = view.arena.type
+        assert isinstance(arena, loop.BufferType)
+        end = parse_expr(view.offset.data) + t.size
+        if not az.prove_le(end, buffer_bytes(arena)):
+            problems.append(f"{t.name} ends at byte {az.simplify(end)}, past the arena")
+    for k, a in enumerate(lifetimes):
+        for b in lifetimes[k + 1 :]:
+            if not a.overlaps(b) or _inplace_pair(views, a, b):
+                continue
+            a_lo, b_lo = parse_expr(views[a.name].offset.data), parse_expr(views[b.name].offset.data)
+            if not (az.prove_le(a_lo + a.size, b_lo) or az.prove_le(b_lo + b.size, a_lo)):
+                problems.append(
+                    f"{a.name} (statements {a.first}-{a.last}, bytes {a_lo}..+{a.size}) and "
+                    f"{b.name} (statements {b.first}-{b.last}, bytes {b_lo}..+{b.size}) are live at once "
+                    "and may share bytes"
+                )
+    return problems
+
+
+def _inplace_pair(views: dict[str, loop.ViewOp], a: Lifetime, b: Lifetime) -> bool:
+    def of(x: Lifetime) -> str | None:
+        inplace = views[x.name].inplace
+        return None if inplace is None else inplace.data
+
+    return of(b) == a.name or of(a) == b.name
+
+
+@dataclass(frozen=True)
+class VerifyMemoryPlanPass(ModulePass):
+    """Check that buffers live at the same time never overlap in the arena."""
+
+    name = "verify-memory-plan"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
+            problems = check_function(func)
+            if problems:
+                raise PassFailedException(
+                    f"verify-memory-plan: @{func.sym_name.data}: " + "; ".join(problems)
+                )
