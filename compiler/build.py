@@ -8,7 +8,6 @@ or any object with `__dlpack__`; they are passed zero-copy.
 
 from __future__ import annotations
 
-import ctypes
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from xdsl.ir import Attribute
 from compiler import te as T
 from compiler.dialects import loop, te
 from compiler.ir_builder import build_module, mlir_type
-from compiler.pipeline import Stage, default_pipeline
+from compiler.pipeline import Stage, default_pipeline, stage_passes
 from compiler.schedule import Schedule
 
 _NUMPY_DTYPES = {
@@ -53,6 +52,7 @@ def lower(
     args: Sequence[T.Tensor] | None = None,
     name: str = "main",
     until: Stage = "llvm",
+    tighten_pad_regions: bool = True,
 ) -> ModuleOp:
     """The IR after the default pipeline (or after the stage `until`).
 
@@ -63,7 +63,7 @@ def lower(
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
     ctx = make_context()
-    for p in default_pipeline(until):
+    for p in default_pipeline(until, tighten_pad_regions=tighten_pad_regions):
         p.apply(ctx, module)
     module.verify()
     return module
@@ -85,44 +85,34 @@ class CompileStats:
 class Function:
     """A compiled tensor function: call it with arrays in the order given to `build`.
 
-    `specs` describe the ABI arguments (inputs then outputs, as the
-    `loop.func` has them); `call_order[k]` is the ABI index of the k-th
-    array the caller passes.
+    The call goes through the packed ABI of `make-packed-api`: every
+    argument becomes a DLTensor (NumPy arrays and DLPack tensors, zero-copy),
+    the compiled code checks and binds them, and a failed check raises the
+    ValueError or TypeError it describes (`compiler.runtime.packed`).
+    `specs` describe the arguments in call order.
     """
 
-    def __init__(
-        self,
-        name: str,
-        module: ModuleOp,
-        specs: list[ArgSpec],
-        call_order: list[int],
-        stats: CompileStats,
-    ):
+    def __init__(self, name: str, module: ModuleOp, specs: list[ArgSpec], stats: CompileStats):
         from compiler.context import make_context
-        from compiler.dialects import loop
         from compiler.lowering.jit import jit_compile
-        from compiler.lowering.to_llvm import assert_messages, symbolic_vars
+        from compiler.lowering.to_llvm import assert_table
+        from compiler.runtime.packed import ErrorEntry, PackedArg, PackedFunction
 
         self.name = name
         self.stats = stats
-        self.specs = [specs[i] for i in call_order]
-        self._abi_positions = [call_order.index(i) for i in range(len(specs))]
-        loop_func = next(op for op in module.ops if isinstance(op, loop.FuncOp) and op.sym_name.data == name)
+        self.specs = specs
         self.loop_ir = ""  # the IR after schedule-ops, set by compile_module
         self.flat_ir = str(module)
-        self._vars = symbolic_vars(loop_func)
-        self._messages = assert_messages(loop_func)
+        errors = [ErrorEntry(e.message, e.error, e.n_values) for e in assert_table(module, name)]
         start = time.perf_counter()
         ctx = make_context()
-        for p in default_pipeline("llvm")[len(default_pipeline("flat")) :]:
+        for p in stage_passes("llvm"):
             p.apply(ctx, module)
         self.llvm_dialect_ir = str(module)
         self._jit = jit_compile(module)
         stats.seconds["llvm"] = time.perf_counter() - start
-        proto = ctypes.CFUNCTYPE(
-            ctypes.c_int32, *([ctypes.c_void_p] * len(specs)), *([ctypes.c_int64] * len(self._vars))
-        )
-        self._fn = proto(self._jit.address(name))
+        args = [PackedArg(s.name, s.dtype, s.is_output) for s in specs]
+        self._packed = PackedFunction(name, self._jit.address(name), args, errors)
 
     @property
     def llvm_ir(self) -> str:
@@ -133,86 +123,22 @@ class Function:
         return self._jit.assembly()
 
     def __call__(self, *arrays: Any) -> None:
-        if len(arrays) != len(self.specs):
-            raise TypeError(
-                f"{self.name}() takes {len(self.specs)} arrays "
-                f"({', '.join(s.name for s in self.specs)}), got {len(arrays)}"
-            )
-        converted = [_as_array(a, s, self.name) for a, s in zip(arrays, self.specs, strict=True)]
-        env = self._bind(converted)
-        pointers = [converted[i].ctypes.data for i in self._abi_positions]
-        code = self._fn(*pointers, *(env[v] for v in self._vars))
-        if code != 0:
-            raise RuntimeError(f"{self.name}: {self._messages[code - 1]}")
-
-    def _bind(self, arrays: list[np.ndarray]) -> dict[str, int]:
-        """Bind symbolic dimensions from shapes, then check every dimension."""
-        from compiler.arith.expr import evaluate, parse_expr
-        from compiler.dialects.shape import is_symbol_name
-
-        env: dict[str, int] = {}
-        origin: dict[str, str] = {}
-        for spec, a in zip(self.specs, arrays, strict=True):
-            for axis, d in enumerate(spec.dims):
-                if is_symbol_name(d) and d not in env:
-                    env[d] = a.shape[axis]  # type: ignore[assignment]
-                    origin[d] = f"{spec.name}.shape[{axis}]"
-        for spec, a in zip(self.specs, arrays, strict=True):
-            for axis, d in enumerate(spec.dims):
-                expected = d if isinstance(d, int) else evaluate(parse_expr(d), env)
-                if a.shape[axis] != expected:
-                    where = "" if isinstance(d, int) else f" = {d}" + _bound_from(d, origin)
-                    raise ValueError(
-                        f"{self.name}: {spec.name}.shape[{axis}] is {a.shape[axis]}, "
-                        f"expected {expected}{where}"
-                    )
-        return env
-
-
-def _bound_from(dim: str, origin: dict[str, str]) -> str:
-    from compiler.arith.expr import free_vars, parse_expr
-
-    names = sorted(free_vars(parse_expr(dim)))
-    return " (" + ", ".join(f"{n} bound from {origin[n]}" for n in names if n in origin) + ")"
-
-
-def _as_array(value: Any, spec: ArgSpec, fname: str) -> np.ndarray:
-    if isinstance(value, np.ndarray):
-        array = value
-    elif hasattr(value, "__dlpack__"):
-        array = np.from_dlpack(value)
-    else:
-        raise TypeError(
-            f"{fname}: argument {spec.name} must be a NumPy array or a DLPack tensor, "
-            f"got {type(value).__name__}"
-        )
-    expected = np.dtype(_NUMPY_DTYPES[spec.dtype])
-    if array.dtype != expected:
-        raise TypeError(f"{fname}: {spec.name}.dtype is {array.dtype}, expected {expected}")
-    if array.ndim != len(spec.dims):
-        raise ValueError(f"{fname}: {spec.name}.ndim is {array.ndim}, expected {len(spec.dims)}")
-    if not array.flags.c_contiguous:
-        raise ValueError(
-            f"{fname}: {spec.name} is not C-contiguous (strides {array.strides}); "
-            "pass np.ascontiguousarray(...)"
-        )
-    if spec.is_output and not array.flags.writeable:
-        raise ValueError(f"{fname}: output {spec.name} is read-only")
-    return array
+        """Run on NumPy arrays, DLPack tensors or `RawTensor`s; outputs are written in place."""
+        self._packed(*arrays)
 
 
 def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
-    """The ABI arguments of a `loop.func` before storage-flatten (N-D shapes)."""
-    from compiler.passes.schedule_ops import OUTPUT_ATTR
+    """The arguments of a `loop.func` before make-packed-api (N-D shapes).
 
-    attrs = func.arg_attrs.data if func.arg_attrs is not None else [None] * len(func.args)
-    specs: list[ArgSpec] = []
-    for i, (arg, attr) in enumerate(zip(func.args, attrs, strict=True)):
-        t = arg.type
-        assert isinstance(t, loop.BufferType)
-        is_output = attr is not None and OUTPUT_ATTR in attr.data
-        specs.append(ArgSpec(arg.name_hint or f"arg{i}", t.get_shape(), dtype_of(t.element_type), is_output))
-    return specs
+    An output is an argument marked `{loop.output}` or one the function stores to.
+    """
+    from compiler.passes.make_packed_api import arg_decls
+
+    return [
+        ArgSpec(d.name, d.shape, dtype_of(t.element_type), d.is_output)
+        for d, t in zip(arg_decls(func), func.function_type.inputs.data, strict=True)
+        if isinstance(t, loop.BufferType)
+    ]
 
 
 def dtype_of(t: Attribute) -> str:
@@ -222,27 +148,44 @@ def dtype_of(t: Attribute) -> str:
     raise TypeError(f"no NumPy dtype for element type {t}")
 
 
-def compile_module(module: ModuleOp, name: str, call_order: list[int] | None = None) -> Function:
-    """Compile the `te.func` or `loop.func` named `name` of a module."""
+def compile_module(
+    module: ModuleOp,
+    name: str,
+    call_order: list[int] | None = None,
+    *,
+    strided_args: Sequence[str] = (),
+    tighten_pad_regions: bool = True,
+) -> Function:
+    """Compile the `te.func` or `loop.func` named `name` of a module.
+
+    `call_order[k]` is the argument of the `loop.func` that the caller passes
+    k-th; `strided_args` names buffer arguments that accept any strides
+    (symbolic strides `<name>_stride<k>`, bound at call time: a NumPy view
+    such as `a[:, ::2]` runs without a copy).
+    """
     from compiler.context import make_context
+    from compiler.passes.make_packed_api import declare_strided, reorder_arguments
 
     stats = CompileStats()
     start = time.perf_counter()
     ctx = make_context()
     if any(isinstance(op, te.FuncOp) for op in module.ops):
-        for p in default_pipeline("loop"):
+        for p in default_pipeline("loop", tighten_pad_regions=tighten_pad_regions):
             p.apply(ctx, module)
     func = next((op for op in module.ops if isinstance(op, loop.FuncOp) and op.sym_name.data == name), None)
     if func is None:
         raise ValueError(f"no function @{name} in the module")
+    if call_order is not None:  # the packed function takes the arguments in call order
+        reorder_arguments(func, call_order)
+    if strided_args:
+        declare_strided(func, strided_args)
     specs = specs_of(func)
     loop_ir = str(module)
-    for p in default_pipeline("flat")[len(default_pipeline("loop")) :]:
+    for p in stage_passes("flat"):
         p.apply(ctx, module)
     module.verify()
     stats.seconds["passes"] = time.perf_counter() - start
-    order = call_order if call_order is not None else list(range(len(specs)))
-    fn = Function(name, module, specs, order, stats)
+    fn = Function(name, module, specs, stats)
     fn.loop_ir = loop_ir
     return fn
 
@@ -251,6 +194,7 @@ def build(
     schedule_or_args: Schedule | Sequence[T.Tensor],
     args: Sequence[T.Tensor] | None = None,
     name: str = "main",
+    tighten_pad_regions: bool = True,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable.
 
@@ -261,6 +205,8 @@ def build(
     module, sig = build_module(tensors, name, schedule)
     abi = sig.inputs + sig.outputs
     abi_index = {t.uid: i for i, t in enumerate(abi)}
-    fn = compile_module(module, name, [abi_index[t.uid] for t in sig.args])
+    fn = compile_module(
+        module, name, [abi_index[t.uid] for t in sig.args], tighten_pad_regions=tighten_pad_regions
+    )
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn

@@ -32,7 +32,11 @@ Steps:
 
          ^pre:  ...                     ^pre:  ...
                 loop.assert %ok   ==>          llvm.cond_br %ok, ^rest, ^fail_k
-                ^rest...               ^fail_k: [store values]; free(...); llvm.return code_k
+                ^rest...               ^fail_k: free(...); llvm.return (k + 1)
+
+     In a function with an `{loop.error_values}` argument every assert
+     branches instead to one shared block, `^report(code, v0, ..., v3)`,
+     which stores the values (unless the pointer is NULL), frees, returns.
 
   4. arith/math/cf/func -> llvm, then `index` -> `i64`.
 
@@ -356,6 +360,7 @@ def _free_and_return(allocations: Sequence[SSAValue], code: int) -> list[Operati
 
 def _lower_asserts(state: _FunctionState, abi: _ModuleABI) -> None:
     asserts = [op for op in state.func.walk() if isinstance(op, loop.AssertOp)]
+    report: Block | None = None
     code = 1
     for op in asserts:
         block = op.parent_block()
@@ -365,39 +370,63 @@ def _lower_asserts(state: _FunctionState, abi: _ModuleABI) -> None:
         assert region is not None
         forwarded = op.attributes.get(FORWARD_ATTR)
         if isinstance(forwarded, StringAttr):  # a callee failed with rc: return rc + code - 1
-            fail = [Block(_forward_failure(state, op.values[0], code - 1))]
+            fail = Block(_forward_failure(state, op.values[0], code - 1))
+            region.insert_block_after(fail, rest)
+            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
             code += len(abi.tables[forwarded.data])
-        else:
-            fail = _fail_blocks(state, op, code)
+        elif state.error_values is not None:  # one shared block reports code and values
+            report = report or _report_block(state)
+            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], report, _report_args(op, code, block)))
             code += 1
-        for b in reversed(fail):
-            region.insert_block_after(b, rest)
-        block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail[0], []))
+        elif op.values:
+            raise PassFailedException(
+                f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
+                "argument marked {loop.error_values} to report them"
+            )
+        else:
+            fail = Block(_free_and_return(state.allocations, code))
+            region.insert_block_after(fail, rest)
+            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
+            code += 1
         Rewriter.erase_op(op)
 
 
-def _fail_blocks(state: _FunctionState, op: loop.AssertOp, code: int) -> list[Block]:
-    """`^fail: if (error_values) { error_values[i] = value_i }; free(...); return code`."""
-    # Allocations are hoisted to the function entry, so they all precede the asserts.
-    ret = Block(_free_and_return(state.allocations, code))
-    if not op.values:
-        return [ret]
-    if state.error_values is None:
-        raise PassFailedException(
-            f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
-            "argument marked {loop.error_values} to report them"
-        )
-    address = llvm.PtrToIntOp(state.error_values, i64)
+def _report_args(op: loop.AssertOp, code: int, block: Block) -> list[SSAValue]:
+    """The code and the values (as i64, zeros after the last), appended to `block`."""
+    const = arith.ConstantOp(IntegerAttr(code, i32))
+    block.add_op(const)
+    values = [_as_i64_value(v, block) for v in op.values]
+    if len(values) < loop.MAX_ASSERT_VALUES:
+        zero = arith.ConstantOp(IntegerAttr(0, i64))
+        block.add_op(zero)
+        values += [zero.result] * (loop.MAX_ASSERT_VALUES - len(values))
+    return [const.result, *values]
+
+
+def _report_block(state: _FunctionState) -> Block:
+    """`^report(code, v0..v3): if (error_values) { error_values[i] = v_i }; free(...); return code`.
+
+    Allocations are hoisted to the function entry, so they all precede the asserts.
+    """
+    err = state.error_values
+    assert err is not None
+    report = Block(arg_types=[i32, *[i64] * loop.MAX_ASSERT_VALUES])
+    code, *values = report.args
+    ret = Block([llvm.CallOp("free", p) for p in reversed(state.allocations)])
+    ret.add_op(func.ReturnOp(code))
+    store = Block()
+    for j, value in enumerate(values):
+        slot = llvm.GEPOp.from_mixed_indices(err, [j], i64)
+        store.add_ops([slot, llvm.StoreOp(value, slot)])
+    store.add_op(cf.BranchOp(ret))
+    address = llvm.PtrToIntOp(err, i64)
     zero = llvm.ConstantOp(IntegerAttr(0, i64), i64)
     is_null = llvm.ICmpOp(address.results[0], zero.result, IntegerAttr(0, i64))  # eq
-    store = Block()
-    for j, value in enumerate(op.values):
-        wide = _as_i64_value(value, store)
-        slot = llvm.GEPOp.from_mixed_indices(state.error_values, [j], i64)
-        store.add_ops([slot, llvm.StoreOp(wide, slot)])
-    store.add_op(cf.BranchOp(ret))
-    fail = Block([address, zero, is_null, cf.ConditionalBranchOp(is_null, ret, [], store, [])])
-    return [fail, store, ret]
+    report.add_ops([address, zero, is_null, cf.ConditionalBranchOp(is_null, ret, [], store, [])])
+    state.func.body.add_block(report)
+    state.func.body.add_block(store)
+    state.func.body.add_block(ret)
+    return report
 
 
 def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:

@@ -421,8 +421,10 @@ def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> 
         if free:
             sizes = ", ".join(str(r[1]) for r in free)
             reasons.setdefault(head, f"size {s.size} is not provably <= a free region's ({sizes})")
-        else:
+        elif regions:
             reasons.setdefault(head, "every region is in use during its lifetime")
+        else:
+            reasons.setdefault(head, "no buffer is dead yet")
         s.offset = end
         regions.append((end, s.size, [s]))
         end = az.simplify(end + s.size)

@@ -70,3 +70,66 @@ loop.func @not_flat(%a: !loop.buffer<[4, 4], f32>) {
   %v = loop.load %a[%c0, %c0] : !loop.buffer<[4, 4], f32>
 }
 // CHECK: lower-to-llvm: loop.load of a 2-D buffer; run storage-flatten first
+
+// -----
+
+// Packed-API ops: loop.packed_arg loads args[k]; loop.dltensor_get reads a
+// DLTensor field at its byte offset (ndim at 16, the shape pointer at 24, then
+// element k). A failing assert branches to one shared block with its code and
+// values, which stores the values as i64 into the argument marked
+// {loop.error_values}, unless it is NULL, and returns the code. loop.call passes buffer
+// addresses as pointers and the variables in the callee's order (m, n: sorted
+// from "n * m"), and forwards a failure of the callee as its code + 1.
+loop.func @packed(%args: !llvm.ptr, %num_args: i32, %err: !llvm.ptr {loop.error_values}) {
+  %t = loop.packed_arg %args[1]
+  %nd = loop.dltensor_get %t, ndim : i32
+  %s2 = loop.dltensor_get %t, shape[2] : index
+  %c0 = arith.constant 0 : index
+  %ok = arith.cmpi sge, %s2, %c0 : index
+  loop.assert %ok, "t.shape[2] is {0}, ndim {1}" (%s2, %nd : index, i32)
+  loop.call @callee(%t) ["n" = %c0, "m" = %s2]
+}
+loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
+  %n = loop.var "n" : index
+  %c0 = arith.constant 0 : index
+  %ok = arith.cmpi sge, %n, %c0 : index
+  loop.assert %ok, "callee check"
+}
+// CHECK-LABEL: llvm.func @packed(%args: !llvm.ptr, %num_args: i32, %err: !llvm.ptr) -> i32 {
+// CHECK-NEXT:    %[[SLOT:.*]] = llvm.getelementptr %args[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK-NEXT:    %[[TP:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    %t = llvm.ptrtoint %[[TP]] : !llvm.ptr to i64
+// CHECK-NEXT:    %[[P:.*]] = llvm.inttoptr %t : i64 to !llvm.ptr
+// CHECK-NEXT:    %[[F:.*]] = llvm.getelementptr %[[P]][16] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    %nd = llvm.load %[[F]] : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[P:.*]] = llvm.inttoptr %t : i64 to !llvm.ptr
+// CHECK-NEXT:    %[[F:.*]] = llvm.getelementptr %[[P]][24] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    %[[SHAPE:.*]] = llvm.load %[[F]] : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    %[[E:.*]] = llvm.getelementptr %[[SHAPE]][2] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    %s2 = llvm.load %[[E]] : !llvm.ptr -> i64
+// CHECK:         %[[CODE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[ND:.*]] = llvm.sext %nd : i32 to i64
+// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    llvm.cond_br %ok, ^[[CALL:.*]], ^[[REPORT:.*]](%[[CODE]], %s2, %[[ND]], %[[Z]], %[[Z]] : i32, i64, i64, i64, i64)
+// CHECK-NEXT:  ^[[CALL]]:
+// CHECK-NEXT:    %[[A:.*]] = llvm.inttoptr %t : i64 to !llvm.ptr
+// CHECK-NEXT:    %[[RC:.*]] = llvm.call @callee(%[[A]], %s2, %c0) : (!llvm.ptr, i64, i64) -> i32
+// CHECK:         llvm.cond_br %{{.*}}, ^[[DONE:.*]], ^[[FORWARD:.*]]
+// CHECK:       ^[[FORWARD]]:
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[FWD:.*]] = llvm.add %[[RC]], %[[ONE]] : i32
+// CHECK-NEXT:    llvm.return %[[FWD]] : i32
+// CHECK-NEXT:  ^[[REPORT]](%[[C:.*]]: i32, %[[V0:.*]]: i64, %[[V1:.*]]: i64, %[[V2:.*]]: i64, %[[V3:.*]]: i64):
+// CHECK-NEXT:    %[[ADDR:.*]] = llvm.ptrtoint %err : !llvm.ptr to i64
+// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.icmp "eq" %[[ADDR]], %[[Z]] : i64
+// CHECK-NEXT:    llvm.cond_br %[[NULL]], ^[[RET:.*]], ^[[STORE:.*]]
+// CHECK-NEXT:  ^[[STORE]]:
+// CHECK-NEXT:    %[[S0:.*]] = llvm.getelementptr %err[0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    llvm.store %[[V0]], %[[S0]] : i64, !llvm.ptr
+// CHECK-NEXT:    %[[S1:.*]] = llvm.getelementptr %err[1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    llvm.store %[[V1]], %[[S1]] : i64, !llvm.ptr
+// CHECK:         llvm.br ^[[RET]]
+// CHECK-NEXT:  ^[[RET]]:
+// CHECK-NEXT:    llvm.return %[[C]] : i32
+// CHECK:       llvm.func @callee(%a: !llvm.ptr {llvm.noalias}, %m: i64, %n: i64) -> i32 {

@@ -1,0 +1,254 @@
+// RUN: compiler-opt %s --split-input-file --verify-diagnostics -p make-packed-api | filecheck %s
+// RUN: compiler-opt %s --split-input-file --verify-diagnostics -p make-packed-api,storage-flatten | filecheck %s --check-prefix=FLAT
+// RUN: compiler-opt %s --split-input-file --verify-diagnostics -p 'make-packed-api{strided=A}' | filecheck %s --check-prefix=OPTION
+
+// Static shapes: every field is checked against a constant, in order (count,
+// handle, ndim, dtype, device, shape, strides if not NULL, data, alignment),
+// then the output must not overlap the input; no variable is bound.
+loop.func @static(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {loop.output}) {
+}
+// CHECK-LABEL: loop.func @static(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {loop.error_values}) {
+// CHECK:         loop.assert %{{.*}}, "static() takes 2 arrays (A, B), got {0}" (%num_args : i32) raises "TypeError"
+// CHECK-NEXT:    %A_tensor = loop.packed_arg %args[0]
+// CHECK:         loop.assert %{{.*}}, "static: argument A is NULL, expected a DLTensor*" raises "TypeError"
+// CHECK-NEXT:    %A_ndim = loop.dltensor_get %A_tensor, ndim : i32
+// CHECK:         loop.assert %{{.*}}, "static: A.ndim is {0}, expected 2" (%A_ndim : i32)
+// CHECK-NEXT:    %A_dtype = loop.dltensor_get %A_tensor, dtype : i32
+// CHECK-NEXT:    %[[F32:.*]] = arith.constant 73730 : i32
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %A_dtype, %[[F32]] : i32
+// CHECK-NEXT:    loop.assert %[[OK]], "static: A.dtype is {0:dtype}, expected float32" (%A_dtype : i32) raises "TypeError"
+// CHECK-NEXT:    %A_device_type = loop.dltensor_get %A_tensor, device_type : i32
+// CHECK:         loop.assert %{{.*}}, "static: A.device_type is {0:device}, expected cpu (device_type 1)" (%A_device_type : i32)
+// CHECK-NEXT:    %A_shape = loop.dltensor_get %A_tensor, shape : index
+// CHECK:         loop.assert %{{.*}}, "static: A.shape is NULL for a 2-D tensor"
+// CHECK-NEXT:    %A_shape0 = loop.dltensor_get %A_tensor, shape[0] : index
+// CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %A_shape0, %[[C4]] : index
+// CHECK-NEXT:    loop.assert %[[OK]], "static: A.shape[0] is {0}, expected 4" (%A_shape0 : index)
+// CHECK-NEXT:    %A_shape1 = loop.dltensor_get %A_tensor, shape[1] : index
+// CHECK:         loop.assert %{{.*}}, "static: A.shape[1] is {0}, expected 3" (%A_shape1 : index)
+// Strides: NULL or compact (3, 1); static sizes are not 1, so no size-1 exemption.
+// CHECK-NEXT:    %A_strides = loop.dltensor_get %A_tensor, strides : index
+// CHECK-NEXT:    %[[HAS:.*]] = arith.cmpi ne, %A_strides, %{{.*}} : index
+// CHECK-NEXT:    loop.if %[[HAS]] {
+// CHECK-NEXT:      %A_stride0 = loop.dltensor_get %A_tensor, strides[0] : index
+// CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:      %[[OK:.*]] = arith.cmpi eq, %A_stride0, %[[C3]] : index
+// CHECK-NEXT:      loop.assert %[[OK]], "static: A.strides[0] is {0}, expected {1} (strides count elements): A is not C-contiguous, and static takes A compact (row-major)" (%A_stride0, %[[C3]] : index, index)
+// CHECK-NEXT:      %A_stride1 = loop.dltensor_get %A_tensor, strides[1] : index
+// CHECK:           loop.assert %{{.*}}, "static: A.strides[1] is {0}, expected {1} {{.*}}" (%A_stride1, %{{.*}} : index, index)
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %A_data = loop.dltensor_get %A_tensor, data : index
+// CHECK-NEXT:    %A_byte_offset = loop.dltensor_get %A_tensor, byte_offset : index
+// CHECK-NEXT:    %A = arith.addi %A_data, %A_byte_offset : index
+// CHECK:         loop.assert %{{.*}}, "static: A.data is NULL, but A has {0} elements" (%{{.*}} : index)
+// CHECK-NEXT:    %[[REM:.*]] = arith.remui %A, %[[C4]] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
+// CHECK-NEXT:    loop.assert %[[OK]], "static: A.data + A.byte_offset = {0:#x} is not a multiple of 4 bytes, the alignment of float32" (%A : index)
+// CHECK-NEXT:    %B_tensor = loop.packed_arg %args[1]
+// CHECK:         loop.assert %{{.*}}, "static: B.shape[1] is {0}, expected 3" (%B_shape1 : index)
+// CHECK:         loop.assert %{{.*}}, "static: output B overlaps A in memory ([{0:#x}, {1:#x}) and [{2:#x}, {3:#x})), but static assumes its arguments do not alias" (%B, %{{.*}}, %A, %{{.*}} : index, index, index, index)
+// CHECK-NEXT:    loop.call @static_compute(%A, %B) []
+// CHECK-NEXT:  }
+// CHECK-NEXT:  loop.func @static_compute(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {loop.output}) {
+
+// -----
+
+// A symbolic shape: n is bound at its first occurrence, A.shape[0], checked
+// non-negative, and every later occurrence is checked against it with a
+// message that says where n was bound. The stride of a symbolic dimension is
+// exempt when its size is 1.
+loop.func @symbolic(%A: !loop.buffer<["n", 4], f32>, %B: !loop.buffer<["n", 4], f32> {loop.output}) {
+  %n = loop.var "n" : index
+}
+// CHECK-LABEL: loop.func @symbolic(
+// CHECK:         %n = loop.dltensor_get %A_tensor, shape[0] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi sle, %{{.*}}, %n : index
+// CHECK-NEXT:    loop.assert %[[OK]], "symbolic: A.shape[0] is {0}, expected a size >= 0 (it binds n)" (%n : index)
+// CHECK:         %A_stride0 = loop.dltensor_get %A_tensor, strides[0] : index
+// CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[UNIT:.*]] = arith.cmpi eq, %n, %[[C1]] : index
+// CHECK-NEXT:    %[[EQ:.*]] = arith.cmpi eq, %A_stride0, %[[C4]] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.ori %[[UNIT]], %[[EQ]] : i1
+// CHECK-NEXT:    loop.assert %[[OK]], "symbolic: A.strides[0] is {0}, expected {1} {{.*}}" (%A_stride0, %[[C4]] : index, index)
+// CHECK:         %B_shape0 = loop.dltensor_get %B_tensor, shape[0] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %B_shape0, %n : index
+// CHECK-NEXT:    loop.assert %[[OK]], "symbolic: B.shape[0] is {0}, expected n = {1} (n bound from A.shape[0])" (%B_shape0, %n : index, index)
+// CHECK:         loop.call @symbolic_compute(%A, %B) ["n" = %n]
+// CHECK:       loop.func @symbolic_compute(
+// CHECK-NEXT:    %n = loop.var "n" : index
+
+// -----
+
+// A variable shared by two arguments: m is bound from A.shape[1] and checked
+// on b.shape[0]; each variable is bound exactly once.
+loop.func @shared(%A: !loop.buffer<["n", "m"], f32>, %b: !loop.buffer<["m"], f32>, %C: !loop.buffer<["n", "m"], f32> {loop.output}) {
+}
+// CHECK-LABEL: loop.func @shared(
+// CHECK:         %n = loop.dltensor_get %A_tensor, shape[0] : index
+// CHECK:         %m = loop.dltensor_get %A_tensor, shape[1] : index
+// CHECK:         %b_shape0 = loop.dltensor_get %b_tensor, shape[0] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %b_shape0, %m : index
+// CHECK-NEXT:    loop.assert %[[OK]], "shared: b.shape[0] is {0}, expected m = {1} (m bound from A.shape[1])" (%b_shape0, %m : index, index)
+// CHECK:         loop.assert %{{.*}}, "shared: C.shape[0] is {0}, expected n = {1} (n bound from A.shape[0])" (%C_shape0, %n : index, index)
+// CHECK:         loop.assert %{{.*}}, "shared: C.shape[1] is {0}, expected m = {1} (m bound from A.shape[1])" (%C_shape1, %m : index, index)
+// CHECK:         loop.assert %{{.*}}, "shared: output C overlaps A {{.*}}"
+// CHECK:         loop.assert %{{.*}}, "shared: output C overlaps b {{.*}}"
+// CHECK-NEXT:    loop.call @shared_compute(%A, %b, %C) ["n" = %n, "m" = %m]
+// CHECK-NOT:     loop.dltensor_get
+
+// -----
+
+// A strided buffer: its stride variable sn is bound from A.strides[0] (the
+// row-major stride when the strides pointer is NULL), the constant stride 2 is
+// checked, and storage-flatten indexes A with sn.
+loop.func @strided(%A: !loop.buffer<["n", 8], f32, strides ["sn", 2]>, %B: !loop.buffer<["n", 8], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  loop.for %i = %c0 extent %n {
+    loop.for %j = %c0 extent %c8 {
+      %v = loop.load %A[%i, %j] : !loop.buffer<["n", 8], f32, strides ["sn", 2]>
+      loop.store %v, %B[%i, %j] : !loop.buffer<["n", 8], f32>
+    }
+  }
+}
+// CHECK-LABEL: loop.func @strided(
+// CHECK:         %A_shape1 = loop.dltensor_get %A_tensor, shape[1] : index
+// CHECK:         %A_strides = loop.dltensor_get %A_tensor, strides : index
+// CHECK-NEXT:    %[[HAS:.*]] = arith.cmpi ne, %A_strides, %{{.*}} : index
+// CHECK-NEXT:    %sn = scf.if %[[HAS]] -> (index) {
+// CHECK-NEXT:      %[[S0:.*]] = loop.dltensor_get %A_tensor, strides[0] : index
+// CHECK-NEXT:      scf.yield %[[S0]] : index
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.yield %A_shape1 : index
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %A_stride1 = scf.if %[[HAS]] -> (index) {
+// CHECK:         loop.assert %{{.*}}, "strided: A.strides[1] is {0}, expected 2" (%A_stride1 : index)
+// CHECK:         loop.call @strided_compute(%A, %B) ["n" = %n, "sn" = %sn]
+// CHECK:       loop.func @strided_compute(%A: !loop.buffer<["n", 8], f32, strides ["sn", 2]>, %B: !loop.buffer<["n", 8], f32> {loop.output}) {
+
+// FLAT-LABEL:  loop.func @strided_compute(%A: !loop.buffer<["n * sn - sn + 15"], f32>, %B: !loop.buffer<["n * 8"], f32> {loop.output}) {
+// FLAT-NEXT:     %sn = loop.var "sn" : index
+// FLAT:          %[[ROW:.*]] = arith.muli %i, %sn : index
+// FLAT-NEXT:     %[[TWO:.*]] = arith.constant 2 : index
+// FLAT-NEXT:     %[[COL:.*]] = arith.muli %j, %[[TWO]] : index
+// FLAT-NEXT:     %[[IDX:.*]] = arith.addi %[[ROW]], %[[COL]] : index
+// FLAT-NEXT:     %v = loop.load %A[%[[IDX]]] : !loop.buffer<["n * sn - sn + 15"], f32>
+
+// OPTION-LABEL: loop.func @strided(
+// OPTION-LABEL: loop.func @strided_compute(
+
+// -----
+
+// The option `strided=A` declares A strided: its strides become the
+// variables A_stride0 and A_stride1, bound from the caller's DLTensor.
+loop.func @option(%A: !loop.buffer<["n", "m"], f32>, %B: !loop.buffer<["n", "m"], f32> {loop.output}) {
+}
+// OPTION-LABEL: loop.func @option(
+// OPTION:         %A_stride0 = scf.if
+// OPTION:         %A_stride1 = scf.if
+// OPTION:         loop.call @option_compute(%A, %B) ["n" = %n, "m" = %m, "A_stride0" = %A_stride0, "A_stride1" = %A_stride1]
+// OPTION-NEXT:  }
+// OPTION-NEXT:  loop.func @option_compute(%A: !loop.buffer<["n", "m"], f32, strides ["A_stride0", "A_stride1"]>, %B: !loop.buffer<["n", "m"], f32> {loop.output}) {
+
+// -----
+
+// A check that needs a variable bound by a later argument is deferred until
+// every argument is bound: P.shape[0] = n + 2 is checked after A binds n.
+loop.func @deferred(%P: !loop.buffer<["n + 2"], f32> {loop.output}, %A: !loop.buffer<["n"], f32>) {
+}
+// CHECK-LABEL: loop.func @deferred(
+// CHECK:         %P_shape0 = loop.dltensor_get %P_tensor, shape[0] : index
+// CHECK-NEXT:    %P_strides = loop.dltensor_get %P_tensor, strides : index
+// CHECK:         %n = loop.dltensor_get %A_tensor, shape[0] : index
+// CHECK:         %[[N2:.*]] = arith.addi %n, %{{.*}} : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %P_shape0, %[[N2]] : index
+// CHECK-NEXT:    loop.assert %[[OK]], "deferred: P.shape[0] is {0}, expected n + 2 = {1} (n bound from A.shape[0])" (%P_shape0, %[[N2]] : index, index)
+// CHECK:         loop.call @deferred_compute(%P, %A) ["n" = %n]
+
+// -----
+
+// The seed's question (003): where do the variables of a symbolic conv come
+// from? Each one is loaded, by name, from the field that binds it, and passed
+// to the compute function by name; later occurrences are checked.
+loop.func @conv(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k", "c", 1, 1], f32>,
+                %y: !loop.buffer<[1, "k", "h", "w"], f32> {loop.output}) {
+  %c = loop.var "c" : index
+  %h = loop.var "h" : index
+  %w = loop.var "w" : index
+  %k = loop.var "k" : index
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for %f = %c0 extent %k {
+    loop.for %i = %c0 extent %h {
+      loop.for %j = %c0 extent %w {
+        loop.store %zero, %y[%c0, %f, %i, %j] : !loop.buffer<[1, "k", "h", "w"], f32>
+        loop.for %rc = %c0 extent %c {
+          %a = loop.load %x[%c0, %rc, %i, %j] : !loop.buffer<[1, "c", "h", "w"], f32>
+          %b = loop.load %wt[%f, %rc, %c0, %c0] : !loop.buffer<["k", "c", 1, 1], f32>
+          %acc = loop.load %y[%c0, %f, %i, %j] : !loop.buffer<[1, "k", "h", "w"], f32>
+          %p = arith.mulf %a, %b : f32
+          %s = arith.addf %acc, %p : f32
+          loop.store %s, %y[%c0, %f, %i, %j] : !loop.buffer<[1, "k", "h", "w"], f32>
+        }
+      }
+    }
+  }
+}
+// CHECK-LABEL: loop.func @conv(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {loop.error_values}) {
+// CHECK:         "conv() takes 3 arrays (x, wt, y), got {0}"
+// CHECK:         loop.assert %{{.*}}, "conv: x.shape[0] is {0}, expected 1" (%x_shape0 : index)
+// CHECK-NEXT:    %c = loop.dltensor_get %x_tensor, shape[1] : index
+// CHECK:         %h = loop.dltensor_get %x_tensor, shape[2] : index
+// CHECK:         %w = loop.dltensor_get %x_tensor, shape[3] : index
+// The size-1 leading dimension of x has no stride check; the others do.
+// CHECK-NOT:     strides[0]
+// CHECK:         %x_stride1 = loop.dltensor_get %x_tensor, strides[1] : index
+// CHECK:         %x_stride2 = loop.dltensor_get %x_tensor, strides[2] : index
+// CHECK:         loop.assert %{{.*}}, "conv: x.strides[2] is {0}, expected {1} {{.*}}" (%x_stride2, %w : index, index)
+// CHECK:         %k = loop.dltensor_get %wt_tensor, shape[0] : index
+// CHECK:         loop.assert %{{.*}}, "conv: wt.shape[1] is {0}, expected c = {1} (c bound from x.shape[1])" (%wt_shape1, %c : index, index)
+// CHECK:         loop.assert %{{.*}}, "conv: wt.shape[2] is {0}, expected 1" (%wt_shape2 : index)
+// CHECK:         loop.assert %{{.*}}, "conv: y.shape[1] is {0}, expected k = {1} (k bound from wt.shape[0])" (%y_shape1, %k : index, index)
+// CHECK:         loop.assert %{{.*}}, "conv: y.shape[2] is {0}, expected h = {1} (h bound from x.shape[2])" (%y_shape2, %h : index, index)
+// CHECK:         loop.assert %{{.*}}, "conv: y.shape[3] is {0}, expected w = {1} (w bound from x.shape[3])" (%y_shape3, %w : index, index)
+// CHECK:         loop.assert %{{.*}}, "conv: output y overlaps x {{.*}}"
+// CHECK:         loop.assert %{{.*}}, "conv: output y overlaps wt {{.*}}"
+// CHECK-NEXT:    loop.call @conv_compute(%x, %wt, %y) ["c" = %c, "h" = %h, "w" = %w, "k" = %k]
+// CHECK-NEXT:  }
+// CHECK-NEXT:  loop.func @conv_compute(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k", "c", 1, 1], f32>, %y: !loop.buffer<[1, "k", "h", "w"], f32> {loop.output}) {
+
+// FLAT-LABEL:  loop.func @conv_compute(%x: !loop.buffer<["c * h * w"], f32>, %wt: !loop.buffer<["c * k"], f32>, %y: !loop.buffer<["h * k * w"], f32> {loop.output}) {
+
+// -----
+
+// Running the pass twice changes nothing: the packed function takes no
+// buffers, and a loop.call target is not wrapped again.
+loop.func @twice(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {loop.error_values}) {
+  %a = loop.packed_arg %args[0]
+  loop.call @twice_compute(%a) []
+}
+loop.func @twice_compute(%a: !loop.buffer<[4], f32>) {
+}
+// CHECK-LABEL: loop.func @twice(
+// CHECK-NEXT:    %a = loop.packed_arg %args[0]
+// CHECK-NEXT:    loop.call @twice_compute(%a) []
+// CHECK-NEXT:  }
+// CHECK-NEXT:  loop.func @twice_compute(%a: !loop.buffer<[4], f32>) {
+
+// -----
+
+// A variable that appears only inside an expression cannot be bound.
+loop.func @unbound(%P: !loop.buffer<["n + 2"], f32> {loop.output}) {
+}
+// CHECK: make-packed-api: @unbound: symbolic variable 'n' (in P.shape[0]) appears in no argument shape or stride by itself, so no call can bind it
+
+// -----
+
+// Neither can a loop.var that no argument shape or stride mentions.
+loop.func @free_var(%A: !loop.buffer<[4], f32> {loop.output}) {
+  %q = loop.var "q" : index
+}
+// CHECK: make-packed-api: symbolic variable 'q' of @free_var appears in no argument shape or stride by itself, so no call can bind it
