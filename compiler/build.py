@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -22,6 +22,9 @@ from compiler.dialects import loop, te
 from compiler.ir_builder import build_module, mlir_type
 from compiler.pipeline import Stage, default_pipeline, stage_passes
 from compiler.schedule import Schedule
+
+if TYPE_CHECKING:
+    from compiler.passes.memory_report import MemorySummary
 
 _NUMPY_DTYPES = {
     "float16": np.float16,
@@ -102,6 +105,7 @@ class Function:
         self.stats = stats
         self.specs = specs
         self.loop_ir = ""  # the IR after schedule-ops, set by compile_module
+        self.memory: MemorySummary | None = None  # storage-rewrite's plan, set by compile_module
         self.flat_ir = str(module)
         errors = [ErrorEntry(e.message, e.error, e.n_values) for e in assert_table(module, name)]
         start = time.perf_counter()
@@ -184,10 +188,28 @@ def compile_module(
     for p in stage_passes("flat"):
         p.apply(ctx, module)
     module.verify()
+    memory = _memory_plan(module)
     stats.seconds["passes"] = time.perf_counter() - start
     fn = Function(name, module, specs, stats)
     fn.loop_ir = loop_ir
+    fn.memory = memory
     return fn
+
+
+def _memory_plan(module: ModuleOp) -> MemorySummary | None:
+    """The plan storage-rewrite made (checked: a wrong plan is an internal error)."""
+    from compiler.passes.memory_report import memory_summary
+    from compiler.passes.verify_memory_plan import check_function
+
+    for func in module.ops:
+        if isinstance(func, loop.FuncOp):
+            problems = check_function(func)
+            if problems:
+                raise AssertionError(f"internal error: unsound memory plan: {'; '.join(problems)}")
+            summary = memory_summary(func)
+            if summary.buffers:
+                return summary
+    return None
 
 
 def build(

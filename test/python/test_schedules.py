@@ -228,7 +228,7 @@ def _reads(consumer: te.Tensor, producer: te.Tensor) -> bool:
 def test_random_schedules_match_numpy(program: str, data: st.DataObject) -> None:
     args, reference, input_shapes = PROGRAMS[program]()
     s = random_schedule(data, args)
-    f = compiler.build(s, args)
+    f = compiler.build(s, args)  # also checks the memory plan (verify-memory-plan)
     inputs = [rand(*shape) for shape in input_shapes]
     expected = reference(inputs)
     outputs = [np.full(e.shape, np.nan, np.float32) for e in expected]
