@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) bench/demo.py
 
-test: lit pytest
+test: lint lit pytest
 
 lit: $(STAMP)
 	$(VENV)/bin/lit -sv test/filecheck
@@ -26,6 +26,7 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+	$(PY) bench/memory.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check compiler tools bench test

@@ -16,12 +16,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import compiler  # noqa: E402
-from compiler import ops, te  # noqa: E402
-from compiler.arith.expr import evaluate, parse_expr  # noqa: E402
-from compiler.dialects import loop  # noqa: E402
-from compiler.passes.memory_report import memory_summary  # noqa: E402
-from compiler.passes.storage_rewrite import liveness, liveness_lower_bound  # noqa: E402
+import compiler
+from compiler import ops, te
+from compiler.arith.expr import evaluate, parse_expr
+from compiler.dialects import loop
+from compiler.passes.memory_report import memory_summary
+from compiler.passes.storage_rewrite import liveness, liveness_lower_bound
 
 
 def seed000() -> list[te.Tensor]:

@@ -296,7 +296,8 @@ class _BodyEmitter:
         return value
 
     def _int_resize(self, value: SSAValue, to: Attribute) -> SSAValue:
-        assert isinstance(value.type, IntegerType) and isinstance(to, IntegerType)
+        assert isinstance(value.type, IntegerType)
+        assert isinstance(to, IntegerType)
         if value.type.width.data < to.width.data:
             return self.add(arith.ExtSIOp(value, to))
         if value.type.width.data > to.width.data:

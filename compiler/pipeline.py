@@ -32,12 +32,12 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
     bound inference (TVM's behaviour, for comparison)."""
     from compiler.lowering.to_llvm import LowerToLLVMPass
     from compiler.passes.compute_inline import ComputeInlinePass
-    from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
     from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.make_packed_api import MakePackedAPIPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
     from compiler.passes.storage_rewrite import StorageRewritePass
+    from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
 
     if until not in STAGES:
         raise ValueError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")

@@ -215,7 +215,7 @@ class Reduce(Expr):
 # Tensors
 # ---------------------------------------------------------------------------
 
-Dim = Union[int, Expr]
+Dim = int | Expr
 
 
 @dataclass(eq=False)

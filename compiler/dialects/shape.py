@@ -88,9 +88,6 @@ def shape_var_names(dims: Sequence[Dim]) -> list[str]:
     names: list[str] = []
     for d in dims:
         if isinstance(d, str):
-            if is_symbol_name(d):
-                found = [d]
-            else:
-                found = sorted(free_vars(parse_expr(d)))
+            found = [d] if is_symbol_name(d) else sorted(free_vars(parse_expr(d)))
             names.extend(n for n in found if n not in names)
     return names

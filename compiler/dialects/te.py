@@ -322,7 +322,8 @@ class ComputeOp(IRDLOperation):
 
     @property
     def tensor_type(self) -> TensorType:
-        assert isinstance(t := self.result.type, TensorType)
+        t = self.result.type
+        assert isinstance(t, TensorType)
         return t
 
     @property

@@ -455,7 +455,7 @@ def format_range(lo: Expr, extent: Expr) -> str:
 def _split_top_level(text: str) -> list[str]:
     parts, depth, start = [], 0, 0
     for k, ch in enumerate(text):
-        depth += ch in "([" 
+        depth += ch in "(["
         depth -= ch in ")]"
         if ch == "," and depth == 0:
             parts.append(text[start:k].strip())

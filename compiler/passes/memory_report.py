@@ -16,7 +16,13 @@ from xdsl.passes import ModulePass
 
 from compiler.arith.simplify import const_value
 from compiler.dialects import loop
-from compiler.passes.storage_rewrite import ARENA, aligned, buffer_bytes, liveness, liveness_lower_bound
+from compiler.passes.storage_rewrite import (
+    ARENA,
+    aligned,
+    buffer_bytes,
+    liveness,
+    liveness_lower_bound,
+)
 
 REASON_ATTR = "loop.fresh_because"
 

@@ -41,7 +41,20 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.arith.expr import Add, Const, Expr, FloorDiv, FloorMod, Max, Min, Mul, Sub, Var, free_vars, parse_expr
+from compiler.arith.expr import (
+    Add,
+    Const,
+    Expr,
+    FloorDiv,
+    FloorMod,
+    Max,
+    Min,
+    Mul,
+    Sub,
+    Var,
+    free_vars,
+    parse_expr,
+)
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
@@ -113,9 +126,7 @@ def liveness(func: loop.FuncOp) -> list[Lifetime]:
     body_ops = {op: k for k, op in enumerate(func.body.block.ops)}
     found: list[Lifetime] = []
     for op in func.walk():
-        if isinstance(op, loop.AllocOp) and not op.is_local and op.buffer_name.data != ARENA:
-            found.append(_lifetime(op.buffer_name.data, op.result, op, body_ops))
-        elif isinstance(op, loop.ViewOp):
+        if (isinstance(op, loop.AllocOp) and not op.is_local and op.buffer_name.data != ARENA) or isinstance(op, loop.ViewOp):
             found.append(_lifetime(op.buffer_name.data, op.result, op, body_ops))
     return found
 
@@ -206,7 +217,8 @@ def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: _Names) -> tup
         variables.append(f"{prefix}{k}")
         lo = expr_from_value(for_op.min, names.leaf)
         ext = expr_from_value(for_op.extent, names.leaf)
-        assert lo is not None and ext is not None
+        assert lo is not None
+        assert ext is not None
         step = for_op.step.value.data
         v = f"{prefix}{k}"
         constraints.append(f"{_isl(lo, rename)} <= {v} < {_isl(lo, rename)} + {_isl(ext, rename)}")
@@ -224,7 +236,8 @@ def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, param
     accesses = statement_accesses(stmt, {source, target}, names)
     writes = [a for a in accesses if a.is_write and a.buffer is target]
     reads = [a for a in accesses if not a.is_write and a.buffer is source]
-    assert isinstance(source.type, loop.BufferType) and isinstance(target.type, loop.BufferType)
+    assert isinstance(source.type, loop.BufferType)
+    assert isinstance(target.type, loop.BufferType)
     read_bytes, write_bytes = element_bytes(source.type), element_bytes(target.type)
     for w in writes:
         for r in reads:
@@ -384,7 +397,7 @@ def _pack_static(slots: list[Slot]) -> Expr:
     for s in sorted(slots, key=lambda s: (-(const_value(s.size) or 0), s.first)):
         size = const_value(s.size) or 0
         busy = sorted(
-            ((const_value(o.offset) or 0, (const_value(o.offset) or 0) + (const_value(o.size) or 0)) for o in placed if o.first <= s.last and s.first <= o.last)
+            (const_value(o.offset) or 0, (const_value(o.offset) or 0) + (const_value(o.size) or 0)) for o in placed if o.first <= s.last and s.first <= o.last
         )
         best, best_gap, cursor = None, None, 0
         for lo, hi in busy:

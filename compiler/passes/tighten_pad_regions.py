@@ -42,7 +42,22 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from compiler.arith.expr import EQ, LE, LT, NE, And, BoolConst, Cond, Const, Expr, Not, Or, Var, free_vars, substitute
+from compiler.arith.expr import (
+    EQ,
+    LE,
+    LT,
+    NE,
+    And,
+    BoolConst,
+    Cond,
+    Const,
+    Expr,
+    Not,
+    Or,
+    Var,
+    free_vars,
+    substitute,
+)
 from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg, const_value

@@ -6,7 +6,7 @@ import numpy as np
 
 
 def conv2d_reference(x: np.ndarray, w: np.ndarray, stride: int, pad: int, dilation: int = 1) -> np.ndarray:
-    n, c, h, wd = x.shape
+    n, _c, h, wd = x.shape
     k, _, r, s = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     oh = (h + 2 * pad - ((r - 1) * dilation + 1)) // stride + 1

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from references import conv2d_reference
 
 import compiler
 from compiler import ops, te
-from references import conv2d_reference
 
 RNG = np.random.default_rng(0)
 
@@ -115,9 +115,9 @@ def test_reductions_max_min_with_init() -> None:
 def test_math_and_integer_dtypes() -> None:
     A = te.placeholder((33,), name="A")
     B = te.compute((33,), lambda i: te.exp(A[i]) + te.sqrt(te.abs(A[i])) + te.tanh(A[i]), name="B")
-    I = te.placeholder((33,), dtype="int32", name="I")
-    J = te.compute((33,), lambda i: I[i] * 3 + (i % 4).astype("int32"), name="J")
-    f = compiler.build([A, I, B, J])
+    ints = te.placeholder((33,), dtype="int32", name="I")
+    J = te.compute((33,), lambda i: ints[i] * 3 + (i % 4).astype("int32"), name="J")
+    f = compiler.build([A, ints, B, J])
     a = rand(33)
     ii = RNG.integers(-100, 100, 33).astype(np.int32)
     b, j = np.zeros(33, np.float32), np.zeros(33, np.int32)

@@ -24,7 +24,8 @@ def test_conv_relu_pool_plan_meets_the_lower_bound() -> None:
     by_name = {b.name: b for b in m.buffers}
     assert by_name["act"].inplace_of == "conv"
     assert by_name["pool_sum"].inplace_of == "act"  # the avg_pool writes into the dead activation
-    assert by_name["conv"].inplace_of is None and "in-place over conv_pad unsafe" in (by_name["conv"].reason or "")
+    assert by_name["conv"].inplace_of is None
+    assert "in-place over conv_pad unsafe" in (by_name["conv"].reason or "")
     assert int(m.arena) == m.lower_bound == 2624
     assert int(m.no_reuse) == 3904
     xs, ws = RNG.standard_normal((1, 8, 8, 4)).astype(np.float32), RNG.standard_normal((3, 3, 4, 4)).astype(np.float32)
