@@ -19,6 +19,7 @@ from common import median_seconds
 
 import compiler
 from compiler import ops, te
+from compiler.schedule import Schedule
 
 
 def conv2d_numpy(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
