@@ -228,7 +228,11 @@ def build(
     abi = sig.inputs + sig.outputs
     abi_index = {t.uid: i for i, t in enumerate(abi)}
     fn = compile_module(
-        module, name, [abi_index[t.uid] for t in sig.args], tighten_pad_regions=tighten_pad_regions
+        module,
+        name,
+        [abi_index[t.uid] for t in sig.args],
+        strided_args=[t.name for t in sig.inputs if t.strided],
+        tighten_pad_regions=tighten_pad_regions,
     )
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn

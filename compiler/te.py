@@ -238,6 +238,7 @@ class Tensor:
     dtype: str
     op: Operation
     uid: int = field(default_factory=lambda: next(_ids))
+    strided: bool = False  # a placeholder that accepts any strides (views, zero-copy)
 
     __hash__ = object.__hash__
 
@@ -295,9 +296,13 @@ def var(name: str = "n", dtype: str = INDEX) -> Var:
     return Var(name)
 
 
-def placeholder(shape: Sequence[Dim] | Dim, dtype: str = "float32", name: str = "placeholder") -> Tensor:
+def placeholder(
+    shape: Sequence[Dim] | Dim, dtype: str = "float32", name: str = "placeholder", *, strided: bool = False
+) -> Tensor:
+    """An input tensor. `strided=True` binds its strides at call time (symbolic
+    `<name>_stride<k>`), so a NumPy view such as `a[:, ::2]` is used without a copy."""
     op = Operation(name)
-    tensor = Tensor(_check_shape(shape, f"placeholder {name}"), _check_dtype(dtype), op)
+    tensor = Tensor(_check_shape(shape, f"placeholder {name}"), _check_dtype(dtype), op, strided=strided)
     op.output_tensor = tensor
     return tensor
 

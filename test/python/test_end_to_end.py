@@ -137,3 +137,18 @@ def test_argument_order_mixes_inputs_and_outputs() -> None:
     f(d, a, b, c)
     np.testing.assert_allclose(b, a * 2)
     np.testing.assert_allclose(d, a * 2 + c)
+
+
+def test_strided_placeholder_takes_views_without_copy() -> None:
+    n = te.var("n")
+    A = te.placeholder((n, 4), name="A", strided=True)
+    B = te.compute((n, 4), lambda i, j: A[i, j] * 2.0, name="B")
+    f = compiler.build([A, B])
+    base = rand(6, 8)
+    view = base[:, ::2]  # not contiguous: strides (8, 2) elements
+    out = np.zeros((6, 4), np.float32)
+    f(view, out)
+    np.testing.assert_allclose(out, view * 2)
+    reversed_rows = base[::-1, 1::2]
+    f(reversed_rows, out)
+    np.testing.assert_allclose(out, reversed_rows * 2)
