@@ -13,12 +13,14 @@ axes, `<parent>_o` / `<parent>_i` after a split, `<outer>_f` after a fuse.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from compiler.arith.expr import Expr, Var
 from compiler.dialects import te
 
 if TYPE_CHECKING:
@@ -76,6 +78,23 @@ class Stage:
     @property
     def root_vars(self) -> list[IterVar]:
         return self.axes + self.reduce_axes
+
+    def index_leaf(self) -> Callable[[SSAValue], Expr | None]:
+        """Names the stage's axes (and reduce axes) and shape variables in index
+        expressions read from its body (`expr_from_value`'s leaf callback)."""
+        names = {arg: iv.name for arg, iv in zip(self.op.axes, self.axes, strict=True)}
+        reduction = self.op.reduction()
+        if reduction is not None:
+            names.update({arg: iv.name for arg, iv in zip(reduction.axes, self.reduce_axes, strict=True)})
+
+        def leaf(value: SSAValue) -> Expr | None:
+            if value in names:
+                return Var(names[value])
+            if isinstance(value.owner, te.VarOp):
+                return Var(value.owner.var_name.data)
+            return None
+
+        return leaf
 
     def __repr__(self) -> str:
         return f"Stage({self.name})"

@@ -60,7 +60,6 @@ from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
-from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -95,21 +94,7 @@ class Access:
 
 def stage_accesses(stage: Stage) -> list[Access]:
     """Every `te.read` of another stage in the body of `stage`."""
-    names: dict[SSAValue, str] = {}
-    for arg, iv in zip(stage.op.axes, stage.axes, strict=True):
-        names[arg] = iv.name
-    reduction = stage.op.reduction()
-    if reduction is not None:
-        for arg, iv in zip(reduction.axes, stage.reduce_axes, strict=True):
-            names[arg] = iv.name
-
-    def leaf(value: SSAValue) -> Expr | None:
-        if value in names:
-            return Var(names[value])
-        if isinstance(value.owner, te.VarOp):
-            return Var(value.owner.var_name.data)
-        return None
-
+    leaf = stage.index_leaf()
     found: list[Access] = []
     for op in stage.op.body.walk():
         if isinstance(op, te.ReadOp) and isinstance(op.tensor.owner, te.ComputeOp):

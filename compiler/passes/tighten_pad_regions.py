@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from compiler.arith.expr import (
@@ -73,26 +73,10 @@ UNUSED_ATTR = "te.guard_unused"
 # ---------------------------------------------------------------------------
 
 
-def _names(stage: Stage) -> dict[SSAValue, str]:
-    names = {arg: iv.name for arg, iv in zip(stage.op.axes, stage.axes, strict=True)}
-    reduction = stage.op.reduction()
-    if reduction is not None:
-        names.update({arg: iv.name for arg, iv in zip(reduction.axes, stage.reduce_axes, strict=True)})
-    return names
-
-
 def path_conditions(read: Operation, stage: Stage) -> list[Cond | str]:
     """The branch conditions that hold where `read` runs, innermost first; a string
     where a condition is not an affine comparison tree (the reason)."""
-    names = _names(stage)
-
-    def leaf(value: SSAValue) -> Expr | None:
-        if value in names:
-            return Var(names[value])
-        if isinstance(value.owner, te.VarOp):
-            return Var(value.owner.var_name.data)
-        return None
-
+    leaf = stage.index_leaf()
     found: list[Cond | str] = []
     child: Operation = read
     parent = read.parent_op()
