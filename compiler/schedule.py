@@ -117,6 +117,8 @@ class Stage:
         self._record(Primitive("compute_inline", self.tensor))
 
     def parallel(self, axis: T.IterVar) -> None:
+        if axis.is_reduce:
+            raise ValueError(f"parallel: {axis.name} is a reduce axis and can't run in parallel")
         self._annotate("parallel", axis)
 
     def vectorize(self, axis: T.IterVar) -> None:

@@ -247,6 +247,11 @@ class _Replay:
                 case sched.ParallelOp() | sched.VectorizeOp() | sched.UnrollOp():
                     kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
                     _, iv = self.leaf(op.operands[0], op.name)
+                    if op.name == "sched.parallel" and iv.is_reduce:
+                        raise VerifyException(
+                            f"sched.parallel: {iv.name} is a reduce axis; its iterations update the "
+                            "same elements and can't run in parallel"
+                        )
                     iv.kind = kind[op.name]
                 case _:
                     raise VerifyException(f"{op.name} is not a schedule primitive")

@@ -96,6 +96,10 @@ def jit_compile(module: ModuleOp, opt: int = 3) -> JitModule:
     pass_builder.getModulePassManager().run(mod, pass_builder)
     optimized = str(mod)
     _load_libc()
+    if "GOMP_parallel" in text:
+        from compiler.lowering.parallel import openmp_library
+
+        llvm.load_library_permanently(openmp_library())
     engine = llvm.create_mcjit_compiler(mod, tm)
     engine.finalize_object()
     return JitModule(engine, text, optimized)

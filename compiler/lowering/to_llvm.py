@@ -782,6 +782,9 @@ def _declare_runtime(module: ModuleOp) -> None:
 
 
 def lower_module(ctx: Context, module: ModuleOp) -> None:
+    from compiler.lowering.parallel import outline_parallel_loops
+
+    outline_parallel_loops(module)
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     abi = _ModuleABI(
         {f.sym_name.data: symbolic_vars(f) for f in funcs},

@@ -8,7 +8,8 @@ Runs on flat `loop.func`s (after storage-flatten). Algorithm:
      stage attached with compute_at lives within its nest's statement).
   2. In-place: a statement S that writes buffer O and reads buffer I, where I
      dies at S and O is born at S, may write O over I when no read of I
-     executes after a write of O to the same bytes. `inplace_conflicts` builds
+     executes after a write of O to the same bytes (in a parallel loop: in any
+     other iteration, since they run in any order). `inplace_conflicts` builds
      that set exactly with islpy (loop domains, program order, byte
      addresses) and must find it empty. Elementwise stages qualify; a 2x2
      stride-2 pool (with its accumulator in a register) qualifies; a 3x3
@@ -246,7 +247,11 @@ def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, param
                 common += 1
             wv, wc, wren = _loop_domain(w.loops, "w", names)
             rv, rc, rren = _loop_domain(r.loops, "r", names)
-            later = [" and ".join([*(f"r{j} = w{j}" for j in range(k)), f"r{k} > w{k}"]) for k in range(common)]
+            if any(lp.loop_kind == loop.LoopKind.PARALLEL for lp in (*w.loops, *r.loops)):
+                # iterations of a parallel loop run in any order: any other iteration may come later
+                later = [f"r{k} < w{k} or r{k} > w{k}" for k in range(common)]
+            else:
+                later = [" and ".join([*(f"r{j} = w{j}" for j in range(k)), f"r{k} > w{k}"]) for k in range(common)]
             if r.position > w.position:  # same iteration of the common loops, read after the write
                 later.append(" and ".join(f"r{j} = w{j}" for j in range(common)) or "true")
             if not later:
@@ -275,7 +280,8 @@ def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, param
 def _same_element(w: Access, r: Access, common: int) -> bool:
     """Elementwise: the read and the write are in the same loop nest, the read comes
     first in the body, and both address the same element. A row-major index of
-    in-bounds coordinates is injective, so no later iteration reads that element."""
+    in-bounds coordinates is injective, so no other iteration (later, or concurrent
+    in a parallel loop) reads that element."""
     return (
         common == len(w.loops) == len(r.loops)
         and r.position < w.position

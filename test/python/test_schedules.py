@@ -106,6 +106,8 @@ def test_schedule_errors_are_clear() -> None:
     s2[B].compute_at(s2[R], R.op.axis[0])
     with pytest.raises(ValueError, match='stage "R" does not read "B"'):
         compiler.build(s2, [A, D, R])
+    with pytest.raises(ValueError, match="k is a reduce axis and can't run in parallel"):
+        s2[R].parallel(k)
     s3 = te.create_schedule([D.op, R.op])
     s3[R].compute_inline()
     with pytest.raises(ValueError, match='stage "R" is a reduction'):
@@ -195,8 +197,9 @@ def random_schedule(data: st.DataObject, args: list[te.Tensor]) -> Schedule:
             k = data.draw(st.sampled_from(pairs))
             stage.fuse(stage.leaves[k], stage.leaves[k + 1])
         kind = data.draw(st.sampled_from(["none", "vectorize", "unroll", "parallel"]), label="annotate")
-        if kind != "none":
-            getattr(stage, kind)(stage.leaves[-1] if kind != "parallel" else stage.leaves[0])
+        target = stage.leaves[-1] if kind != "parallel" else stage.leaves[0]
+        if kind != "none" and not (kind == "parallel" and target.is_reduce):
+            getattr(stage, kind)(target)
     def live_consumers(t: te.Tensor) -> list[te.Tensor]:
         found: list[te.Tensor] = []
         for c in consumers[t.uid]:
@@ -235,3 +238,20 @@ def test_random_schedules_match_numpy(program: str, data: st.DataObject) -> None
     f(*inputs, *outputs)
     for got, want in zip(outputs, expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_parallel_loops_run_on_openmp() -> None:
+    A = te.placeholder((64, 48), name="A")
+    B = te.placeholder((48, 40), name="B")
+    C = ops.matmul(A, B, name="C")
+    s = te.create_schedule(C.op)
+    i, j = C.op.axis
+    s[C].parallel(i)
+    s[C].vectorize(j)
+    f = compiler.build(s, [A, B, C])
+    assert "GOMP_parallel" in f.llvm_ir
+    a, b = rand(64, 48), rand(48, 40)
+    c = np.zeros((64, 40), np.float32)
+    for _ in range(5):  # repeated, to give a race a chance to show
+        f(a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)

@@ -133,3 +133,25 @@ loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
 // CHECK-NEXT:  ^[[RET]]:
 // CHECK-NEXT:    llvm.return %[[C]] : i32
 // CHECK:       llvm.func @callee(%a: !llvm.ptr {llvm.noalias}, %m: i64, %n: i64) -> i32 {
+
+// -----
+
+// A parallel loop becomes a GOMP_parallel call on an outlined body that
+// reloads the captured values (bounds, buffers) from a context array and runs
+// its thread's chunk of the iterations.
+loop.func @par(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  loop.for %i = %c0 extent %c64 parallel {
+    %v = loop.load %a[%i] : !loop.buffer<[64], f32>
+    loop.store %v, %b[%i] : !loop.buffer<[64], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @par(
+// CHECK:         %[[CTX:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK:         %[[FN:.*]] = llvm.mlir.addressof @par_parallel0 : !llvm.ptr
+// CHECK:         llvm.call @GOMP_parallel(%[[FN]], %[[CTX]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i32, i32) -> ()
+// CHECK:       llvm.func @par_parallel0(%ctx: !llvm.ptr) -> i32
+// CHECK:         llvm.call @omp_get_thread_num() : () -> i32
+// CHECK:         llvm.call @omp_get_num_threads() : () -> i32
+// CHECK:       llvm.func @GOMP_parallel(!llvm.ptr, !llvm.ptr, i32, i32)

@@ -350,3 +350,38 @@ sched.schedule @f {
   %o, %i = sched.split %dj by 0 : !sched.iter<"D">
 }
 // CHECK: error: sched.split needs a positive factor or nparts, got 0
+
+// -----
+
+// A reduce axis cannot be parallel (every iteration updates the same elements).
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> (!te.tensor<[4, 8], f32>, !te.tensor<[4], f32>) {
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %d = te.compute "D" (%di, %dj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %c[%di, %dj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  %e = te.compute "E" (%ei) : !te.tensor<[4], f32> {
+    %v = te.read %r[%ei] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  %g = te.compute "G" (%gi, %gj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %d[%gi, %gj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %g, %e : !te.tensor<[4, 8], f32>, !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  sched.parallel %rk : !sched.iter<"R">
+}
+// CHECK: error: sched.parallel: R_rk is a reduce axis; its iterations update the same elements and can't run in parallel

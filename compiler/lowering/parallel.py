@@ -1,0 +1,181 @@
+"""Parallel loops: `loop.for ... parallel` runs on the OpenMP runtime (libgomp).
+
+Part of lower-to-llvm, before the loop functions are converted. Each
+outermost parallel loop becomes a call to libgomp's `GOMP_parallel` with an
+outlined body, the way GCC and Clang lower `#pragma omp parallel for`:
+
+    loop.func @f(...) {                      loop.func @f(...) {
+      loop.for %i = %lo extent %n parallel {   ctx = alloca [k x i64]; ctx[0] = %lo; ...
+        body(%i, captured values)     ==>      GOMP_parallel(@f_parallel0, ctx, 0, 0)
+      }                                      }
+    }                                        loop.func @f_parallel0(%ctx: !llvm.ptr) {
+                                               reload the captured values from ctx
+                                               t = omp_get_thread_num(), nt = omp_get_num_threads()
+                                               loop.for over this thread's chunk { body }
+                                             }
+
+The iterations are split into `nt` contiguous chunks (static schedule). A
+reduction's register accumulator (`loop.alloc local`) inside the loop moves
+into the outlined function, so each thread has its own.
+
+Known limits: a parallel loop that holds an intermediate buffer of its own (a
+stage computed at it with compute_at) runs serially, since that buffer lives
+at one place of the arena and would be shared by the threads; nested
+parallel loops run the inner one serially; captured pointers lose their
+`noalias` (LLVM vectorizes the body with a runtime alias check). Without
+libgomp on the machine, parallel loops run serially.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+from functools import cache
+
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, i32, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.dialects import loop
+
+PTR = llvm.LLVMPointerType()
+RUNTIME = {
+    "GOMP_parallel": llvm.LLVMFunctionType([PTR, PTR, i32, i32], None),
+    "omp_get_thread_num": llvm.LLVMFunctionType([], i32),
+    "omp_get_num_threads": llvm.LLVMFunctionType([], i32),
+}
+
+
+@cache
+def openmp_library() -> str | None:
+    """The path of libgomp, or None where it is not installed."""
+    return ctypes.util.find_library("gomp")
+
+
+def _outermost_parallel_loops(func: loop.FuncOp) -> list[loop.ForOp]:
+    found: list[loop.ForOp] = []
+    for op in func.walk():
+        if isinstance(op, loop.ForOp) and op.loop_kind == loop.LoopKind.PARALLEL:
+            parent = op.parent_op()
+            nested = False
+            while parent is not None and parent is not func:
+                nested |= isinstance(parent, loop.ForOp) and parent.loop_kind == loop.LoopKind.PARALLEL
+                parent = parent.parent_op()
+            if not nested:
+                found.append(op)
+    return found
+
+
+def _owns_shared_buffer(for_op: loop.ForOp) -> bool:
+    return any(
+        isinstance(op, loop.ViewOp) or (isinstance(op, loop.AllocOp) and not op.is_local)
+        for op in for_op.body.walk()
+    )
+
+
+def _captured(for_op: loop.ForOp) -> list[SSAValue]:
+    """Values the loop uses but does not define (its bounds included)."""
+    inside = {id(op) for op in for_op.walk()}
+    found: list[SSAValue] = []
+    for op in for_op.walk():
+        for value in op.operands:
+            owner = value.owner
+            defined_inside = (
+                id(owner.parent_op()) in inside if isinstance(owner, Block) else id(owner) in inside
+            )
+            if not defined_inside and value not in found:
+                found.append(value)
+    return found
+
+
+def _slot_type(value: SSAValue) -> object:
+    return PTR if isinstance(value.type, loop.BufferType) else value.type
+
+
+def _const(value: int, t: object = i64) -> llvm.ConstantOp:
+    return llvm.ConstantOp(IntegerAttr(value, t), t)  # type: ignore[arg-type]
+
+
+def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
+    captured = _captured(for_op)
+    # the caller: spill the captured values to a context array, then fork
+    size = _const(len(captured))
+    ctx = llvm.AllocaOp(size, i64, alignment=8)
+    Rewriter.insert_op([size, ctx], InsertPoint.at_start(entry))
+    spill: list[Operation] = []
+    for k, value in enumerate(captured):
+        slot = llvm.GEPOp.from_mixed_indices(ctx.res, [k], i64, inbounds=True)
+        spill += [slot, llvm.StoreOp(value, slot.result)]
+    fn = llvm.AddressOfOp(name, PTR)
+    zero = _const(0, i32)
+    spill += [fn, zero, llvm.CallOp("GOMP_parallel", fn.result, ctx.res, zero.result, zero.result)]
+    Rewriter.insert_op(spill, InsertPoint.before(for_op))
+
+    outlined = loop.FuncOp(name, [PTR])
+    body = outlined.body.block
+    body.args[0].name_hint = "ctx"
+    mapping: dict[SSAValue, SSAValue] = {}
+    for k, value in enumerate(captured):
+        slot = llvm.GEPOp.from_mixed_indices(body.args[0], [k], i64, inbounds=True)
+        reload = llvm.LoadOp(slot.result, _slot_type(value))  # type: ignore[arg-type]
+        body.add_op(slot)
+        body.add_op(reload)
+        reload.results[0].name_hint = value.name_hint
+        mapping[value] = reload.results[0]
+    lo, extent = mapping[for_op.min], mapping[for_op.extent]
+    chunk_lo, chunk_extent = _chunk(body, lo, extent, for_op.step.value.data)
+    inner = loop.ForOp(chunk_lo, chunk_extent, step=for_op.step.value.data)
+    inner.induction_var.name_hint = for_op.induction_var.name_hint
+    body.add_op(inner)
+    mapping[for_op.induction_var] = inner.induction_var
+    for op in for_op.body.block.ops:
+        inner.body.block.add_op(op.clone(mapping))
+    Rewriter.erase_op(for_op)
+    return outlined
+
+
+def _chunk(body: Block, lo: SSAValue, extent: SSAValue, step: int) -> tuple[SSAValue, SSAValue]:
+    """This thread's contiguous share of the iterations (index arithmetic)."""
+    ops: list[Operation] = []
+
+    def add(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    def index(value: int) -> SSAValue:
+        return add(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    tid = add(arith.IndexCastOp(add(llvm.CallOp("omp_get_thread_num", return_type=i32)), IndexType()))
+    nt = add(arith.IndexCastOp(add(llvm.CallOp("omp_get_num_threads", return_type=i32)), IndexType()))
+    zero = index(0)
+
+    def ceildiv(a: SSAValue, b: SSAValue) -> SSAValue:  # a >= 0, b >= 1
+        return add(arith.FloorDivSIOp(add(arith.SubiOp(add(arith.AddiOp(a, b)), index(1))), b))
+
+    count = ceildiv(extent, index(step))  # iterations
+    per_thread = ceildiv(count, nt)
+    first = add(arith.MuliOp(tid, per_thread))
+    last = add(arith.MinSIOp(count, add(arith.AddiOp(first, per_thread))))
+    mine = add(arith.MaxSIOp(zero, add(arith.SubiOp(last, first))))
+    chunk_lo = add(arith.AddiOp(lo, add(arith.MuliOp(first, index(step)))))
+    chunk_extent = add(arith.MuliOp(mine, index(step)))
+    for op in ops:
+        body.add_op(op)
+    return chunk_lo, chunk_extent
+
+
+def outline_parallel_loops(module: ModuleOp) -> None:
+    """Turn outermost parallel loops into GOMP_parallel calls (or serial loops without libgomp)."""
+    funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
+    for func in funcs:
+        for k, for_op in enumerate(_outermost_parallel_loops(func)):
+            if openmp_library() is None or _owns_shared_buffer(for_op):
+                for_op.kind = StringAttr(str(loop.LoopKind.SERIAL))
+                continue
+            outlined = _outline(for_op, f"{func.sym_name.data}_parallel{k}", func.body.block)
+            module.body.block.add_op(outlined)
+    used = {op.callee.root_reference.data for op in module.walk() if isinstance(op, llvm.CallOp)}
+    for name, ftype in RUNTIME.items():
+        if name in used:
+            module.body.block.add_op(llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external")))
+
