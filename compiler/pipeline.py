@@ -7,7 +7,7 @@
 |--------|-------------------------------------|----------------------|
 | `te`   | none                                | te.func              |
 | `loop` | compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
-| `flat` | make-packed-api, storage-flatten, storage-rewrite | packed + loop.func, 1-D, one arena |
+| `flat` | make-packed-api, storage-flatten, storage-rewrite, unroll-loops | packed + loop.func, 1-D, one arena |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
 `compiler-opt -p 'default-pipeline{until=loop}'` runs the same list, and
@@ -37,6 +37,7 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
     from compiler.passes.storage_rewrite import StorageRewritePass
+    from compiler.passes.unroll_loops import UnrollLoopsPass
     from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
 
     if until not in STAGES:
@@ -52,7 +53,7 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
             ],
         ),
         # make-packed-api needs the N-D argument types, which storage-flatten drops
-        ("flat", [MakePackedAPIPass(), StorageFlattenPass(), StorageRewritePass()]),
+        ("flat", [MakePackedAPIPass(), StorageFlattenPass(), StorageRewritePass(), UnrollLoopsPass()]),
         ("llvm", [LowerToLLVMPass()]),
     ]
     passes: list[ModulePass] = []

@@ -65,6 +65,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ScheduleOpsPass
 
+    def unroll_loops() -> type[ModulePass]:
+        from compiler.passes.unroll_loops import UnrollLoopsPass
+
+        return UnrollLoopsPass
+
     def verify_memory_plan() -> type[ModulePass]:
         from compiler.passes.verify_memory_plan import VerifyMemoryPlanPass
 
@@ -96,5 +101,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "storage-flatten": storage_flatten,
         "storage-rewrite": storage_rewrite,
         "tighten-pad-regions": tighten_pad_regions,
+        "unroll-loops": unroll_loops,
         "verify-memory-plan": verify_memory_plan,
     }
