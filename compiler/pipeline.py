@@ -37,8 +37,8 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
     from compiler.passes.storage_rewrite import StorageRewritePass
-    from compiler.passes.unroll_loops import UnrollLoopsPass
     from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
+    from compiler.passes.unroll_loops import UnrollLoopsPass
 
     if until not in STAGES:
         raise ValueError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
