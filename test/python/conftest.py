@@ -4,3 +4,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+# CI runs every property test on the same examples (a failure there is reproducible
+# and never flaky); locally, hypothesis explores new examples on every run.
+from hypothesis import Phase, settings  # noqa: E402
+
+settings.register_profile(
+    "ci", derandomize=True, print_blob=True, phases=[p for p in Phase if p != Phase.explain]
+)
+settings.register_profile("dev", phases=[p for p in Phase if p != Phase.explain])
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
