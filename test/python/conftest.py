@@ -7,7 +7,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 # CI runs every property test on the same examples (a failure there is reproducible
 # and never flaky); locally, hypothesis explores new examples on every run.
-from hypothesis import Phase, settings  # noqa: E402
+from hypothesis import Phase, settings
 
 settings.register_profile(
     "ci", derandomize=True, print_blob=True, phases=[p for p in Phase if p != Phase.explain]
