@@ -45,3 +45,18 @@ loop.func @all_ops(%a: !loop.buffer<[5, "n"], f32>, %out: !loop.buffer<[5, "n"],
 // CHECK-NEXT:          loop.store %v_1, %out[%i_1, %j_1] : !loop.buffer<[5, "n"], f32>
 // CHECK-NEXT:        } else {
 // CHECK:             loop.assert %ok, "i must be positive"
+
+// -----
+
+// Planned buffers (storage-rewrite) and a local accumulator.
+loop.func @views(%out: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<[128], i8>
+  %a = loop.view "a" %arena at "0" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  %b = loop.view "b" %arena at "0" inplace "a" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  %acc = loop.alloc local "acc" [%c0] : !loop.buffer<[1], f32>
+}
+// CHECK-LABEL: loop.func @views
+// CHECK:         %a = loop.view "a" %arena at "0" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+// CHECK-NEXT:    %b = loop.view "b" %arena at "0" inplace "a" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+// CHECK-NEXT:    %acc = loop.alloc local "acc" [%c0] : !loop.buffer<[1], f32>
