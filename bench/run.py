@@ -72,3 +72,7 @@ def main() -> None:
     bench_add()
     bench_matmul(scheduled=False)
     bench_matmul(scheduled=True)
+
+
+if __name__ == "__main__":
+    main()
