@@ -70,7 +70,7 @@ def memory_table(args: list[te.Tensor]) -> None:
         bounds.append(liveness_lower_bound(lifetimes) or 0)
         memory = compiler.build(args, name="conv_chain", tighten_pad_regions=tighten).memory
         arenas.append(const_value(parse_expr(memory.arena)) if memory is not None else 0)
-    print(f"  {'buffer':<14} {'bounds off (TVM)':>25}   {'tighten-pad-regions':>25}")
+    print(f"  {'buffer':<14} {'bounds off (old TVM)':>25}   {'tighten-pad-regions':>25}")
     for name, cells in rows.items():
         print(f"  {name:<14} {cells[0]:>25}   {cells[1]:>25}")
     print(f"  {'sum':<14} {totals[0]:>25,}   {totals[1]:>25,}   bytes without reuse")
