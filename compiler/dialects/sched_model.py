@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from compiler.arith.expr import Expr, Var
@@ -28,6 +28,14 @@ if TYPE_CHECKING:
     from compiler.dialects.sched import ScheduleOp
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
+
+
+class ScheduleError(VerifyException):
+    """An invalid schedule primitive; `op` is the primitive, for the diagnostic's location."""
+
+    def __init__(self, message: str, op: Operation):
+        super().__init__(message)
+        self.op = op
 
 
 @dataclass(eq=False)
@@ -207,6 +215,7 @@ class _Replay:
         self.model = model
         self.names = names
         self.values: dict[SSAValue, IterVar] = {}
+        self.attach_ops: dict[str, Operation] = {}  # the compute_at of each attached stage
 
     def stage(self, name: str, what: str) -> Stage:
         if name not in self.model.stages:
@@ -225,37 +234,45 @@ class _Replay:
         return stage, iv
 
     def run(self, schedule: ScheduleOp) -> None:
+        for op in schedule.body.ops:
+            try:
+                self.apply(op)
+            except ScheduleError:
+                raise
+            except VerifyException as err:
+                raise ScheduleError(str(err), op) from None
+        self.check_attachments()
+
+    def apply(self, op: Operation) -> None:
         from compiler.dialects import sched
 
-        for op in schedule.body.ops:
-            match op:
-                case sched.AxisOp():
-                    self.axis(op)
-                case sched.SplitOp():
-                    self.split(op)
-                case sched.FuseOp():
-                    self.fuse(op)
-                case sched.ReorderOp():
-                    self.reorder(op)
-                case sched.ComputeAtOp():
-                    self.compute_at(op)
-                case sched.ComputeRootOp():
-                    s = self.stage(op.stage.data, "sched.compute_root")  # type: ignore[attr-defined]
-                    s.attach_stage, s.attach_ivar, s.inline = None, None, False
-                case sched.ComputeInlineOp():
-                    self.compute_inline(op.stage.data)  # type: ignore[attr-defined]
-                case sched.ParallelOp() | sched.VectorizeOp() | sched.UnrollOp():
-                    kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
-                    _, iv = self.leaf(op.operands[0], op.name)
-                    if op.name == "sched.parallel" and iv.is_reduce:
-                        raise VerifyException(
-                            f"sched.parallel: {iv.name} is a reduce axis; its iterations update the "
-                            "same elements and can't run in parallel"
-                        )
-                    iv.kind = kind[op.name]
-                case _:
-                    raise VerifyException(f"{op.name} is not a schedule primitive")
-        self.check_attachments()
+        match op:
+            case sched.AxisOp():
+                self.axis(op)
+            case sched.SplitOp():
+                self.split(op)
+            case sched.FuseOp():
+                self.fuse(op)
+            case sched.ReorderOp():
+                self.reorder(op)
+            case sched.ComputeAtOp():
+                self.compute_at(op)
+            case sched.ComputeRootOp():
+                s = self.stage(op.stage.data, "sched.compute_root")  # type: ignore[attr-defined]
+                s.attach_stage, s.attach_ivar, s.inline = None, None, False
+            case sched.ComputeInlineOp():
+                self.compute_inline(op.stage.data)  # type: ignore[attr-defined]
+            case sched.ParallelOp() | sched.VectorizeOp() | sched.UnrollOp():
+                kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
+                _, iv = self.leaf(op.operands[0], op.name)
+                if op.name == "sched.parallel" and iv.is_reduce:
+                    raise VerifyException(
+                        f"sched.parallel: {iv.name} is a reduce axis; its iterations update the "
+                        "same elements and can't run in parallel"
+                    )
+                iv.kind = kind[op.name]
+            case _:
+                raise VerifyException(f"{op.name} is not a schedule primitive")
 
     def axis(self, op: sched.AxisOp) -> None:
         stage = self.stage(op.stage.data, "sched.axis")
@@ -324,6 +341,7 @@ class _Replay:
             cycle = " -> ".join([stage.name, *chain, stage.name])
             raise VerifyException(f"sched.compute_at: attachment cycle {cycle}")
         stage.attach_stage, stage.attach_ivar, stage.inline = target, iv, False
+        self.attach_ops[stage.name] = op
 
     def check_scope(self, stage: Stage, target: Stage, ivar: IterVar) -> None:
         """The target reads the stage, and every consumer runs inside the attach point."""
@@ -352,7 +370,10 @@ class _Replay:
     def check_attachments(self) -> None:
         for stage in self.model.stages.values():
             if stage.attach_stage is not None and stage.attach_ivar is not None:
-                self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
+                try:
+                    self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
+                except VerifyException as err:
+                    raise ScheduleError(str(err), self.attach_ops[stage.name]) from None
         for stage in self.model.stages.values():
             seen = [stage.name]
             current = stage.attach_stage

@@ -58,7 +58,8 @@ def verify_located(module: ModuleOp) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
-            raise VerifyException(f"{location_prefix(op)}error: {err}") from None
+            culprit = getattr(err, "op", op)  # a schedule error names its primitive
+            raise VerifyException(f"{location_prefix(culprit)}error: {err}") from None
 
 
 class ListPassesAction(argparse.Action):

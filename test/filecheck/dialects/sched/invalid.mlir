@@ -30,7 +30,7 @@ sched.schedule @f {
   %ei = sched.axis "E" 0
   sched.compute_at "C", %ei : !sched.iter<"E">
 }
-// CHECK: error: sched.compute_at: stage "E" does not read "C", so "C" can't be computed at its axis E_ei
+// CHECK: invalid.mlir:31:3: error: sched.compute_at: stage "E" does not read "C", so "C" can't be computed at its axis E_ei
 
 // -----
 
@@ -66,7 +66,7 @@ sched.schedule @f {
   %o, %i = sched.split %dj by 2 : !sched.iter<"D">
   %o2, %i2 = sched.split %dj by 4 : !sched.iter<"D">
 }
-// CHECK: error: sched.split: axis D_dj of stage "D" was already split or fused; use the axes that replaced it
+// CHECK: invalid.mlir:67:3: error: sched.split: axis D_dj of stage "D" was already split or fused; use the axes that replaced it
 
 // -----
 
@@ -102,7 +102,7 @@ sched.schedule @f {
   %ci = sched.axis "C" 0
   "sched.reorder"(%di, %ci) : (!sched.iter<"D">, !sched.iter<"C">) -> ()
 }
-// CHECK: error: sched.reorder mixes axes of stages C, D
+// CHECK: invalid.mlir:103:3: error: sched.reorder mixes axes of stages C, D
 
 // -----
 
@@ -139,7 +139,7 @@ sched.schedule @f {
   sched.compute_at "C", %dj : !sched.iter<"D">
   sched.compute_at "D", %cj : !sched.iter<"C">
 }
-// CHECK: error: sched.compute_at: attachment cycle D -> C -> D
+// CHECK: invalid.mlir:140:3: error: sched.compute_at: attachment cycle D -> C -> D
 
 // -----
 
@@ -173,7 +173,7 @@ te.func @f(%a: !te.tensor<[4, 8], f32>) -> (!te.tensor<[4, 8], f32>, !te.tensor<
 sched.schedule @f {
   sched.compute_inline "R"
 }
-// CHECK: error: sched.compute_inline: stage "R" is a reduction and can't be inlined
+// CHECK: invalid.mlir:174:3: error: sched.compute_inline: stage "R" is a reduction and can't be inlined
 
 // -----
 
@@ -209,7 +209,7 @@ sched.schedule @f {
   sched.compute_at "R", %ei : !sched.iter<"E">
   sched.compute_at "G", %ei : !sched.iter<"E">
 }
-// CHECK: error: sched.compute_at: stage "G" is a result of the function; only intermediate stages can be attached
+// CHECK: invalid.mlir:210:3: error: sched.compute_at: stage "G" is a result of the function; only intermediate stages can be attached
 
 // -----
 
@@ -243,7 +243,7 @@ te.func @f(%a: !te.tensor<[4, 8], f32>) -> (!te.tensor<[4, 8], f32>, !te.tensor<
 sched.schedule @f {
   sched.compute_inline "X"
 }
-// CHECK: error: sched.compute_inline: @f has no stage "X" (stages: C, D, R, E, G)
+// CHECK: invalid.mlir:244:3: error: sched.compute_inline: @f has no stage "X" (stages: C, D, R, E, G)
 
 // -----
 
@@ -277,7 +277,7 @@ te.func @f(%a: !te.tensor<[4, 8], f32>) -> (!te.tensor<[4, 8], f32>, !te.tensor<
 sched.schedule @f {
   %x = sched.axis "D" 2
 }
-// CHECK: error: sched.axis: stage "D" has 2 axes, no index 2
+// CHECK: invalid.mlir:278:3: error: sched.axis: stage "D" has 2 axes, no index 2
 
 // -----
 
@@ -314,7 +314,7 @@ sched.schedule @f {
   sched.reorder %dj, %di : !sched.iter<"D">
   %f = sched.fuse %di, %dj : !sched.iter<"D">
 }
-// CHECK: error: sched.fuse: D_dj must be the loop right inside D_di in stage "D"
+// CHECK: invalid.mlir:315:3: error: sched.fuse: D_dj must be the loop right inside D_di in stage "D"
 
 // -----
 
@@ -349,7 +349,7 @@ sched.schedule @f {
   %dj = sched.axis "D" 1
   %o, %i = sched.split %dj by 0 : !sched.iter<"D">
 }
-// CHECK: error: sched.split needs a positive factor or nparts, got 0
+// CHECK: invalid.mlir:350:3: error: sched.split needs a positive factor or nparts, got 0
 
 // -----
 
@@ -384,4 +384,4 @@ sched.schedule @f {
   %rk = sched.axis "R" reduce 0
   sched.parallel %rk : !sched.iter<"R">
 }
-// CHECK: error: sched.parallel: R_rk is a reduce axis; its iterations update the same elements and can't run in parallel
+// CHECK: invalid.mlir:385:3: error: sched.parallel: R_rk is a reduce axis; its iterations update the same elements and can't run in parallel
