@@ -284,16 +284,12 @@ class _BodyEmitter:
             cls = arith.ExtFOp if bits[dst] > bits[src] else arith.TruncFOp
             return self.add(cls(value, to))
         if T._is_float(dst):
-            value = self._to_int_width(value, src)
+            if isinstance(value.type, IndexType):  # sitofp takes a sized integer
+                value = self.add(arith.IndexCastOp(value, IntegerType(64)))
             return self.add(arith.SIToFPOp(value, to))
         if T._is_float(src):
             return self.add(arith.FPToSIOp(value, to))
         return self.add(arith.IndexCastOp(value, to)) if IndexType() in (value.type, to) else self._int_resize(value, to)
-
-    def _to_int_width(self, value: SSAValue, src: str) -> SSAValue:
-        if isinstance(value.type, IndexType):
-            return self.add(arith.IndexCastOp(value, IntegerType(64)))
-        return value
 
     def _int_resize(self, value: SSAValue, to: Attribute) -> SSAValue:
         assert isinstance(value.type, IntegerType)

@@ -31,6 +31,9 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     FunctionType,
     IndexType,
     IntAttr,
@@ -152,6 +155,16 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
                 raise VerifyException(
                     f"!loop.buffer: {len(strides)} strides for a rank-{self.rank} buffer"
                 )
+
+
+def element_bytes(t: Attribute) -> int:
+    """The size in bytes of one element of a buffer (i1 takes a byte)."""
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    for cls, size in ((Float16Type, 2), (Float32Type, 4), (Float64Type, 8)):
+        if isinstance(t, cls):
+            return size
+    raise ValueError(f"unsupported element type {t}")
 
 
 class LoopKind(StrEnum):

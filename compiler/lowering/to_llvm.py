@@ -93,13 +93,10 @@ ALLOC_ALIGN = 64
 
 
 def element_size(t: Attribute) -> int:
-    if isinstance(t, IntegerType):
-        return max(1, t.width.data // 8)
-    sizes = {Float16Type: 2, Float32Type: 4, Float64Type: 8}
-    for cls, size in sizes.items():
-        if isinstance(t, cls):
-            return size
-    raise PassFailedException(f"lower-to-llvm: unsupported element type {t}")
+    try:
+        return loop.element_bytes(t)
+    except ValueError as err:
+        raise PassFailedException(f"lower-to-llvm: {err}") from None
 
 
 def symbolic_vars(f: loop.FuncOp) -> list[str]:

@@ -53,7 +53,6 @@ from compiler.arith.expr import (
     Mul,
     Sub,
     Var,
-    free_vars,
     parse_expr,
 )
 from compiler.arith.ir import expr_from_value
@@ -62,13 +61,10 @@ from compiler.dialects import loop
 from compiler.dialects.shape import shape_var_names
 
 ALIGN = 64
-DEBUG = False
 
 
 def element_bytes(t: loop.BufferType) -> int:
-    from compiler.lowering.to_llvm import element_size
-
-    return element_size(t.element_type)
+    return loop.element_bytes(t.element_type)
 
 
 def buffer_bytes(t: loop.BufferType) -> Expr:
@@ -157,11 +153,16 @@ class Access:
 
 
 class _Names:
+    """Names for the leaves of address expressions: shape variables keep their
+    names (isl parameters), every other value (loop counters) gets `v<k>`."""
+
     def __init__(self) -> None:
         self.names: dict[SSAValue, str] = {}
+        self.params: set[str] = set()
 
     def leaf(self, value: SSAValue) -> Expr:
         if isinstance(value.owner, loop.VarOp):
+            self.params.add(value.owner.var_name.data)
             return Var(value.owner.var_name.data)
         if value not in self.names:
             self.names[value] = f"v{len(self.names)}"
@@ -259,13 +260,11 @@ def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, param
             wa = f"{write_bytes} * {_isl(w.address, wren)}"
             ra = f"{read_bytes} * {_isl(r.address, rren)}"
             overlap = f"{ra} < {wa} + {write_bytes} and {wa} < {ra} + {read_bytes}"
-            params_text = ", ".join(sorted(set(params) | _free_params(w, r, wren, rren)))
+            params_text = ", ".join(sorted(set(params) | names.params))
             text = (
                 f"[{params_text}] -> {{ [{', '.join(wv + rv)}] : {' and '.join(wc + rc) or 'true'}"
                 f" and (({') or ('.join(later)})) and {overlap} }}"
             )
-            if DEBUG:
-                print(text)
             try:
                 conflict = isl.Set(text)
             except isl.Error:
@@ -287,13 +286,6 @@ def _same_element(w: Access, r: Access, common: int) -> bool:
         and r.position < w.position
         and simplify(w.address - r.address) == Const(0)
     )
-
-
-def _free_params(w: Access, r: Access, wren: dict[str, str], rren: dict[str, str]) -> set[str]:
-    names = set(free_vars(w.address)) | set(free_vars(r.address))
-    for for_op in (*w.loops, *r.loops):
-        del for_op
-    return {n for n in names if n not in wren and n not in rren and not n.startswith("v")}
 
 
 # ---------------------------------------------------------------------------
@@ -326,16 +318,27 @@ class Plan:
     reasons: dict[str, str]  # buffer -> why it got fresh memory
 
 
-def _analyzer(func: loop.FuncOp) -> Analyzer:
-    names = {n for t in func.function_type.inputs.data if isinstance(t, loop.BufferType) for n in shape_var_names(t.get_shape())}
-    return Analyzer({n: (0, None) for n in names})
+def shape_params(func: loop.FuncOp) -> list[str]:
+    """The symbolic shape variables of a function's buffer arguments."""
+    names = {
+        n
+        for t in func.function_type.inputs.data
+        if isinstance(t, loop.BufferType)
+        for n in shape_var_names(t.get_shape())
+    }
+    return sorted(names)
+
+
+def size_analyzer(func: loop.FuncOp) -> Analyzer:
+    """Proves facts about sizes: every shape variable is non-negative."""
+    return Analyzer({n: (0, None) for n in shape_params(func)})
 
 
 def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True) -> Plan:
-    az = _analyzer(func)
+    az = size_analyzer(func)
     lifetimes = liveness(func)
     statements = list(func.body.block.ops)
-    params = sorted({n for t in func.function_type.inputs.data if isinstance(t, loop.BufferType) for n in shape_var_names(t.get_shape())})
+    params = shape_params(func)
     inplace_of: dict[str, str] = {}
     reasons: dict[str, str] = {}
     slots: dict[str, Slot] = {}
@@ -462,8 +465,6 @@ ARENA = "arena"
 
 
 def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
-    from compiler.arith.ir import emit_expr
-
     lifetimes = liveness(func)
     if not lifetimes:
         return
@@ -486,7 +487,6 @@ def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
         if t.name in plan.reasons and t.name not in plan.inplace:
             view.attributes["loop.fresh_because"] = StringAttr(plan.reasons[t.name])
         Rewriter.replace_op(t.op, view)
-    del emit_expr
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,12 @@ from xdsl.utils.exceptions import PassFailedException
 
 from compiler.arith.expr import parse_expr
 from compiler.dialects import loop
-from compiler.passes.storage_rewrite import Lifetime, _analyzer, buffer_bytes, liveness
+from compiler.passes.storage_rewrite import Lifetime, buffer_bytes, liveness, size_analyzer
 
 
 def check_function(func: loop.FuncOp) -> list[str]:
     """The violations of the plan of one function (empty when it is sound)."""
-    az = _analyzer(func)
+    az = size_analyzer(func)
     views = {op.buffer_name.data: op for op in func.walk() if isinstance(op, loop.ViewOp)}
     lifetimes = [t for t in liveness(func) if t.name in views]
     problems: list[str] = []

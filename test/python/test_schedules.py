@@ -73,20 +73,33 @@ def test_document_example_4_and_chain() -> None:
     np.testing.assert_array_equal(e, c_reference() * 8)
 
 
-def test_split_that_does_not_divide_writes_nothing_outside() -> None:
+@pytest.mark.parametrize("mode", ["tight", "guard"])
+def test_split_that_does_not_divide_writes_nothing_outside(mode: str) -> None:
+    """21 elements split by 8: the last inner loop stops at the end (tight) or is
+    guarded (guard); either way nothing past element 21 is written."""
+    from compiler.build import compile_module
+    from compiler.context import make_context
+    from compiler.ir_builder import build_module
+    from compiler.passes.infer_bound import InferBoundPass
+    from compiler.passes.schedule_ops import ScheduleOpsPass
+
     n = te.var("n")
     A = te.placeholder((n,), name="A")
     B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
-    for mode in ("tight", "guard"):
-        s = te.create_schedule(B.op)
-        s[B].split(B.op.axis[0], factor=8)
-        f = compiler.build(s, [A, B])
-        a = rand(21)
-        guard = np.full(32, 7.0, np.float32)
-        f(a, guard[:21])
-        np.testing.assert_allclose(guard[:21], a + 1.0)
-        np.testing.assert_array_equal(guard[21:], 7.0)
-        del mode
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=8)
+    module, _ = build_module([A, B], "main", s)
+    for p in (InferBoundPass(split_mode=mode), ScheduleOpsPass()):
+        p.apply(make_context(), module)
+    loop_ir = str(module)
+    assert ("arith.minsi" in loop_ir) == (mode == "tight")
+    assert ("loop.if" in loop_ir) == (mode == "guard")
+    f = compile_module(module, "main")
+    a = rand(21)
+    guard = np.full(32, 7.0, np.float32)
+    f(a, guard[:21])
+    np.testing.assert_allclose(guard[:21], a + 1.0)
+    np.testing.assert_array_equal(guard[21:], 7.0)
 
 
 def test_schedule_errors_are_clear() -> None:
