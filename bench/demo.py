@@ -19,7 +19,7 @@ from common import median_seconds
 
 import compiler
 from compiler import ops, te
-from compiler.schedule import Schedule
+from compiler.te.schedule import Schedule
 
 
 def conv2d_numpy(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
@@ -82,7 +82,7 @@ def memory_table(args: list[te.Tensor]) -> None:
 
 def vectorizing_schedule(output: te.Tensor) -> Schedule:
     """Reduction loops outside the output row (xx), which becomes a contiguous vector loop."""
-    from compiler.ir_builder import collect_stages
+    from compiler.te.expr import collect_stages
 
     s = te.create_schedule(output.op)
     for t in collect_stages([output]):

@@ -19,9 +19,9 @@ from xdsl.ir import Attribute
 
 from compiler import te as T
 from compiler.dialects import loop, te
-from compiler.ir_builder import build_module, mlir_type
 from compiler.pipeline import Stage, default_pipeline, stage_passes
-from compiler.schedule import Schedule
+from compiler.te.schedule import Schedule
+from compiler.te.to_ir import build_module, mlir_type
 
 if TYPE_CHECKING:
     from compiler.passes.memory_report import MemorySummary

@@ -19,9 +19,9 @@ import pytest
 import compiler
 from compiler import te
 from compiler.build import Function, compile_module
-from compiler.ir_builder import build_module
 from compiler.passes.make_packed_api import ArgBinder, ArgDecl, Bind, Check, DType, FieldRef
 from compiler.runtime.dlpack import KDL_FLOAT, RawTensor, dtype_name, format_message, pack_dtype
+from compiler.te.to_ir import build_module
 
 SENTINEL = -7.0
 PAD = 16

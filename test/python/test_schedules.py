@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import compiler
 from compiler import ops, te
-from compiler.schedule import Schedule
+from compiler.te.schedule import Schedule
 
 RNG = np.random.default_rng(1)
 
@@ -79,9 +79,9 @@ def test_split_that_does_not_divide_writes_nothing_outside(mode: str) -> None:
     guarded (guard); either way nothing past element 21 is written."""
     from compiler.build import compile_module
     from compiler.context import make_context
-    from compiler.ir_builder import build_module
     from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
+    from compiler.te.to_ir import build_module
 
     n = te.var("n")
     A = te.placeholder((n,), name="A")
@@ -182,7 +182,7 @@ PROGRAMS = {"chain": elementwise_chain, "matmul": matmul, "pad_conv": pad_conv, 
 
 
 def random_schedule(data: st.DataObject, args: list[te.Tensor]) -> Schedule:
-    from compiler.ir_builder import collect_stages
+    from compiler.te.expr import collect_stages
 
     outputs = [t for t in args if not t.is_placeholder]
     s = te.create_schedule([t.op for t in outputs])

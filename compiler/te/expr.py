@@ -8,7 +8,7 @@ k = te.reduce_axis((0, 16), name="k")
 B = te.compute((n,), lambda i: te.sum(A[i, k] * 2.0, axis=k), name="B")
 ```
 
-Expressions are small immutable trees; `compiler.ir_builder` turns the
+Expressions are small immutable trees; `compiler.te.to_ir` turns the
 tensors reachable from a function's arguments into the `te` dialect.
 """
 
@@ -307,13 +307,6 @@ def placeholder(
     return tensor
 
 
-def create_schedule(ops: object) -> object:
-    """`te.create_schedule(D.op)`: a schedule of the stages that compute the given outputs."""
-    from compiler.schedule import create_schedule as create
-
-    return create(ops)  # type: ignore[arg-type]
-
-
 def _axis_names(fcompute: Callable[..., ExprLike], ndim: int) -> list[str]:
     try:
         params = list(inspect.signature(fcompute).parameters)
@@ -544,3 +537,23 @@ def children(e: Expr) -> list[Expr]:
             return [b] if init is None else [b, init]
         case _:
             return []
+
+
+def collect_stages(outputs: Sequence[Tensor]) -> list[Tensor]:
+    """Computed tensors reachable from `outputs`, producers before consumers."""
+    order: list[Tensor] = []
+    seen: set[int] = set()
+
+    def visit(t: Tensor) -> None:
+        if t.uid in seen or t.is_placeholder:
+            return
+        seen.add(t.uid)
+        assert t.op.body is not None
+        for node in walk(t.op.body):
+            if isinstance(node, Read):
+                visit(node.tensor)
+        order.append(t)
+
+    for t in outputs:
+        visit(t)
+    return order

@@ -30,9 +30,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from compiler import te as T
 from compiler.dialects import sched, te
-from compiler.schedule import Schedule, index_of
+from compiler.te import expr as T
+from compiler.te.expr import collect_stages
+from compiler.te.schedule import Schedule, index_of
 
 _TYPES: dict[str, Attribute] = {
     "float16": f16,
@@ -94,26 +95,6 @@ def canonical_dim(d: T.Dim) -> int | str:
 
 def tensor_type(t: T.Tensor) -> te.TensorType:
     return te.TensorType([canonical_dim(d) for d in t.shape], mlir_type(t.dtype, element=True))
-
-
-def collect_stages(outputs: Sequence[T.Tensor]) -> list[T.Tensor]:
-    """Computed tensors reachable from `outputs`, producers before consumers."""
-    order: list[T.Tensor] = []
-    seen: set[int] = set()
-
-    def visit(t: T.Tensor) -> None:
-        if t.uid in seen or t.is_placeholder:
-            return
-        seen.add(t.uid)
-        assert t.op.body is not None
-        for node in T.walk(t.op.body):
-            if isinstance(node, T.Read):
-                visit(node.tensor)
-        order.append(t)
-
-    for t in outputs:
-        visit(t)
-    return order
 
 
 def used_placeholders(stages: Sequence[T.Tensor]) -> list[T.Tensor]:

@@ -8,7 +8,7 @@ s[D].vectorize(xi)
 f = compiler.build(s, [A, D])
 ```
 
-A `Schedule` records the primitives in order; `compiler.ir_builder` emits
+A `Schedule` records the primitives in order; `compiler.te.to_ir` emits
 them as a `sched.schedule` op, whose verifier checks them (and reports an
 invalid schedule as a `ValueError` from `build`/`lower`).
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from compiler import te as T
+from compiler.te import expr as T
 
 
 def index_of(items: Sequence[T.IterVar], iv: T.IterVar) -> int:
@@ -155,9 +155,7 @@ class Schedule:
         raise KeyError(f"{getattr(key, 'name', key)!r} is not a stage of this schedule")
 
     def _reachable(self) -> list[T.Tensor]:
-        from compiler.ir_builder import collect_stages
-
-        return collect_stages(self.outputs)
+        return T.collect_stages(self.outputs)
 
     def owner_of(self, iv: T.IterVar) -> Stage | None:
         """The stage an axis belongs to (a root axis of its op, or a leaf made by split/fuse)."""
