@@ -51,10 +51,10 @@ def seed_chain() -> tuple[list[te.Tensor], te.Tensor]:
 def memory_table(args: list[te.Tensor]) -> None:
     """Intermediate buffers with guard-aware bounds off (TVM's regions) and on, the
     liveness lower bound, and the arena storage-rewrite plans."""
+    from compiler.analysis.liveness import liveness, liveness_lower_bound
     from compiler.arith.expr import parse_expr
     from compiler.arith.simplify import const_value
     from compiler.dialects import loop
-    from compiler.passes.storage_rewrite import liveness, liveness_lower_bound
 
     rows: dict[str, list[str]] = {}
     totals, bounds, arenas = [], [], []

@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     def sched() -> Dialect:
+        import compiler.analysis.schedule_model  # noqa: F401  (installs the schedule verifier)
         from compiler.dialects.sched import SCHED
 
         return SCHED

@@ -25,7 +25,7 @@ attachment cycles, inlining a reduction or an output.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import (
@@ -53,6 +53,8 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import VerifyException
+
+from compiler.dialects import te
 
 
 @irdl_attr_definition
@@ -352,19 +354,32 @@ class ScheduleOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
-        from compiler.dialects.sched_model import ScheduleModel
-
         module = self.parent_op()
         if not isinstance(module, ModuleOp):
             raise VerifyException("sched.schedule must be at the top level of a module")
         func = SymbolTable.lookup_symbol(module, self.func)
         if func is None:
             raise VerifyException(f"sched.schedule names no function {self.func}")
-        from compiler.dialects import te
-
         if not isinstance(func, te.FuncOp):
             raise VerifyException(f"sched.schedule must name a te.func, {self.func} is not one")
-        ScheduleModel.build(func, self)
+        for check in _SCHEDULE_CHECKERS:
+            check(func, self)
+
+
+ScheduleChecker = Callable[[te.FuncOp, ScheduleOp], None]
+_SCHEDULE_CHECKERS: list[ScheduleChecker] = []
+
+
+def install_schedule_checker(check: ScheduleChecker) -> None:
+    """Adds a check of the schedule's meaning to the `sched.schedule` verifier.
+
+    Replaying a schedule (which axes are leaves, attach scopes and cycles) is
+    analysis, `compiler.analysis.schedule_model`; the dialect only defines the
+    ops, so the model installs itself here when imported. The registry loads
+    it with the dialect, so every context that can parse `sched` verifies it.
+    """
+    if check not in _SCHEDULE_CHECKERS:
+        _SCHEDULE_CHECKERS.append(check)
 
 
 SCHED = Dialect(

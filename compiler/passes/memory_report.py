@@ -14,17 +14,16 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from compiler.arith.simplify import const_value
-from compiler.dialects import loop
-from compiler.passes.storage_rewrite import (
+from compiler.analysis.liveness import (
     ARENA,
+    REASON_ATTR,
     aligned,
     buffer_bytes,
     liveness,
     liveness_lower_bound,
 )
-
-REASON_ATTR = "loop.fresh_because"
+from compiler.arith.simplify import const_value
+from compiler.dialects import loop
 
 
 @dataclass

@@ -42,6 +42,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from compiler.analysis.bounds import has_bounds, infer_function, parse_loop, parse_range
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_value
@@ -86,8 +87,6 @@ def _texts(attr: Attribute) -> list[str]:
 
 
 def plan_of(op: te.ComputeOp) -> StagePlan:
-    from compiler.passes.infer_bound import parse_loop, parse_range
-
     shape: list[Dim] = []
     for text in _texts(op.attributes["te.alloc_shape"]):
         c = const_value(parse_expr(text))
@@ -362,8 +361,6 @@ def combine(kind: te.ReduceKind, acc: SSAValue, value: SSAValue) -> Operation:
 
 
 def lower_module(module: ModuleOp) -> None:
-    from compiler.passes.infer_bound import has_bounds, infer_function
-
     for func in [op for op in module.ops if isinstance(op, te.FuncOp)]:
         stages = [op for op in func.body.block.ops if isinstance(op, te.ComputeOp)]
         if not all(has_bounds(s) for s in stages):

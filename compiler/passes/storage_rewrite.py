@@ -42,6 +42,16 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.liveness import (
+    ARENA,
+    REASON_ATTR,
+    Lifetime,
+    aligned,
+    element_bytes,
+    liveness,
+    shape_params,
+    size_analyzer,
+)
 from compiler.arith.expr import (
     Add,
     Const,
@@ -53,90 +63,10 @@ from compiler.arith.expr import (
     Mul,
     Sub,
     Var,
-    parse_expr,
 )
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
-from compiler.dialects.shape import shape_var_names
-
-ALIGN = 64
-
-
-def element_bytes(t: loop.BufferType) -> int:
-    return loop.element_bytes(t.element_type)
-
-
-def buffer_bytes(t: loop.BufferType) -> Expr:
-    size: Expr = Const(element_bytes(t))
-    for d in t.get_shape():
-        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
-    return simplify(size)
-
-
-def aligned(e: Expr) -> Expr:
-    return simplify((e + (ALIGN - 1)) // ALIGN * ALIGN)
-
-
-# ---------------------------------------------------------------------------
-# Liveness
-# ---------------------------------------------------------------------------
-
-
-@dataclass(eq=False)
-class Lifetime:
-    """An intermediate buffer and the statements (top-level positions) that use it."""
-
-    name: str
-    value: SSAValue
-    op: Operation
-    size: Expr  # bytes
-    first: int
-    last: int
-
-    @property
-    def static_size(self) -> int | None:
-        return const_value(self.size)
-
-    def overlaps(self, other: Lifetime) -> bool:
-        return self.first <= other.last and other.first <= self.last
-
-
-def _top_level_position(op: Operation, body_ops: dict[Operation, int]) -> int:
-    current: Operation | None = op
-    while current is not None and current not in body_ops:
-        current = current.parent_op()
-    assert current is not None
-    return body_ops[current]
-
-
-def _lifetime(name: str, value: SSAValue, op: Operation, body_ops: dict[Operation, int]) -> Lifetime:
-    assert isinstance(value.type, loop.BufferType)
-    uses = [_top_level_position(use.operation, body_ops) for use in value.uses]
-    here = _top_level_position(op, body_ops)
-    first, last = (min(uses), max(uses)) if uses else (here, here)
-    return Lifetime(name, value, op, buffer_bytes(value.type), first, last)
-
-
-def liveness(func: loop.FuncOp) -> list[Lifetime]:
-    """The lifetime of every intermediate buffer (`loop.alloc` or planned `loop.view`)."""
-    body_ops = {op: k for k, op in enumerate(func.body.block.ops)}
-    found: list[Lifetime] = []
-    for op in func.walk():
-        if (isinstance(op, loop.AllocOp) and not op.is_local and op.buffer_name.data != ARENA) or isinstance(op, loop.ViewOp):
-            found.append(_lifetime(op.buffer_name.data, op.result, op, body_ops))
-    return found
-
-
-def liveness_lower_bound(lifetimes: Sequence[Lifetime]) -> int | None:
-    """max over statements of the bytes live there; None when a size is symbolic."""
-    if any(t.static_size is None for t in lifetimes):
-        return None
-    if not lifetimes:
-        return 0
-    end = max(t.last for t in lifetimes)
-    return max(sum(t.static_size or 0 for t in lifetimes if t.first <= k <= t.last) for k in range(end + 1))
-
 
 # ---------------------------------------------------------------------------
 # In-place: exact dependence test with islpy
@@ -318,22 +248,6 @@ class Plan:
     reasons: dict[str, str]  # buffer -> why it got fresh memory
 
 
-def shape_params(func: loop.FuncOp) -> list[str]:
-    """The symbolic shape variables of a function's buffer arguments."""
-    names = {
-        n
-        for t in func.function_type.inputs.data
-        if isinstance(t, loop.BufferType)
-        for n in shape_var_names(t.get_shape())
-    }
-    return sorted(names)
-
-
-def size_analyzer(func: loop.FuncOp) -> Analyzer:
-    """Proves facts about sizes: every shape variable is non-negative."""
-    return Analyzer({n: (0, None) for n in shape_params(func)})
-
-
 def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True) -> Plan:
     az = size_analyzer(func)
     lifetimes = liveness(func)
@@ -461,9 +375,6 @@ def _provably_larger(a: Slot, b: Slot, az: Analyzer) -> bool:
 # Rewrite
 # ---------------------------------------------------------------------------
 
-ARENA = "arena"
-
-
 def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
     lifetimes = liveness(func)
     if not lifetimes:
@@ -485,7 +396,7 @@ def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
         view = loop.ViewOp(t.name, arena.result, str(plan.offsets[t.name]), t.op.buffer_type, inplace=plan.inplace.get(t.name))
         view.result.name_hint = t.value.name_hint
         if t.name in plan.reasons and t.name not in plan.inplace:
-            view.attributes["loop.fresh_because"] = StringAttr(plan.reasons[t.name])
+            view.attributes[REASON_ATTR] = StringAttr(plan.reasons[t.name])
         Rewriter.replace_op(t.op, view)
 
 

@@ -33,152 +33,15 @@ intervals cannot represent it; an exact set library such as islpy could).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from compiler.arith.expr import (
-    EQ,
-    LE,
-    LT,
-    NE,
-    And,
-    BoolConst,
-    Cond,
-    Const,
-    Expr,
-    Not,
-    Or,
-    Var,
-    free_vars,
-    substitute,
-)
-from compiler.arith.int_set import IntSet
-from compiler.arith.ir import cond_from_value
-from compiler.arith.simplify import Analyzer, BoundsArg, const_value
+from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, path_conditions, split_usable
+from compiler.analysis.schedule_model import ScheduleModel, schedule_of
 from compiler.dialects import te
-from compiler.dialects.sched_model import ScheduleModel, Stage
-
-GUARD_ATTR = "te.guard"
-UNUSED_ATTR = "te.guard_unused"
-
-
-# ---------------------------------------------------------------------------
-# Guards of a read: the conditions of the scf.if branches around it
-# ---------------------------------------------------------------------------
-
-
-def path_conditions(read: Operation, stage: Stage) -> list[Cond | str]:
-    """The branch conditions that hold where `read` runs, innermost first; a string
-    where a condition is not an affine comparison tree (the reason)."""
-    leaf = stage.index_leaf()
-    found: list[Cond | str] = []
-    child: Operation = read
-    parent = read.parent_op()
-    while parent is not None and parent is not stage.op:
-        if isinstance(parent, scf.IfOp):
-            cond = cond_from_value(parent.cond, leaf)
-            in_then = child.parent_region() is parent.true_region
-            if cond is None:
-                found.append("a condition that is not an affine comparison of loop variables")
-            else:
-                found.append(cond if in_then else Not(cond))
-        child, parent = parent, parent.parent_op()
-    return found
-
-
-def conjuncts(cond: Cond) -> list[Cond]:
-    if isinstance(cond, And):
-        return conjuncts(cond.a) + conjuncts(cond.b)
-    if isinstance(cond, Not) and isinstance(cond.a, LT | LE):
-        # not (a < b)  ==  b <= a ;  not (a <= b)  ==  b < a
-        return [LE(cond.a.b, cond.a.a) if isinstance(cond.a, LT) else LT(cond.a.b, cond.a.a)]
-    if isinstance(cond, Not) and isinstance(cond.a, Or):
-        return conjuncts(Not(cond.a.a)) + conjuncts(Not(cond.a.b))
-    return [cond]
-
-
-def split_usable(conds: list[Cond | str]) -> tuple[list[Cond], list[str]]:
-    usable: list[Cond] = []
-    unused: list[str] = []
-    for cond in conds:
-        if isinstance(cond, str):
-            unused.append(cond)
-            continue
-        for part in conjuncts(cond):
-            if isinstance(part, LT | LE):
-                usable.append(part)
-            elif isinstance(part, BoolConst):
-                continue
-            else:
-                unused.append(f"'{part}' is {_kind(part)}, not a conjunction of inequalities")
-    return usable, unused
-
-
-def _kind(c: Cond) -> str:
-    return {Or: "a disjunction", Not: "a negation", EQ: "an equality", NE: "a disequality"}.get(type(c), "not affine")  # type: ignore[arg-type]
-
-
-# ---------------------------------------------------------------------------
-# Tightening a domain with guard conjuncts (used by infer-bound)
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class Tightening:
-    dom: dict[str, IntSet]
-    used: list[str] = field(default_factory=list)
-    unused: list[str] = field(default_factory=list)
-
-
-def _linear_in(e: Expr, name: str, az: Analyzer) -> tuple[int, Expr] | None:
-    """(c, rest) with e == c * name + rest, c a constant; None if not linear in `name`."""
-    rest = az.simplify(substitute(e, {name: 0}))
-    coeff = az.simplify(substitute(e, {name: 1}) - rest)
-    c = const_value(coeff)
-    if c is None or const_value(az.simplify(e - (rest + Var(name) * c))) != 0:
-        return None
-    return c, rest
-
-
-def _bound_of(cond: LT | LE, var: str, az: Analyzer) -> IntSet | None:
-    """The values of `var` allowed by `a < b` / `a <= b` (as `diff >= 0`)."""
-    diff = az.simplify(cond.b - cond.a - (1 if isinstance(cond, LT) else 0))  # diff >= 0
-    linear = _linear_in(diff, var, az)
-    if linear is None or linear[0] == 0:
-        return None
-    c, rest = linear
-    if c > 0:  # c * v + rest >= 0  ->  v >= ceil(-rest / c)
-        return IntSet(az.simplify((Const(0) - rest + (c - 1)) // c), None)
-    return IntSet(None, az.simplify(rest // (-c)))  # v <= floor(rest / -c)
-
-
-def tighten_domain(dom: Mapping[str, IntSet], guard: list[Cond], bounds: BoundsArg) -> Tightening:
-    """Intersect the sets of the variables each conjunct bounds on its own."""
-    az = Analyzer(bounds)
-    result = Tightening(dict(dom))
-    ranged = {name for name, s in dom.items() if not s.is_point(bounds)}
-    for cond in guard:
-        assert isinstance(cond, LT | LE)
-        involved = sorted(free_vars(cond) & ranged)
-        if len(involved) != 1:
-            if involved:
-                result.unused.append(f"'{cond}' couples the loop variables {', '.join(involved)}")
-            continue
-        var = involved[0]
-        bound = _bound_of(cond, var, az)
-        if bound is None:
-            result.unused.append(f"'{cond}' is not linear in {var}")
-            continue
-        result.dom[var] = result.dom[var].intersect(bound, bounds)
-        result.used.append(str(cond))
-    return result
-
 
 # ---------------------------------------------------------------------------
 # The pass: annotate guarded reads
@@ -186,8 +49,6 @@ def tighten_domain(dom: Mapping[str, IntSet], guard: list[Cond], bounds: BoundsA
 
 
 def annotate_function(module: ModuleOp, func: te.FuncOp) -> None:
-    from compiler.passes.infer_bound import schedule_of
-
     model = ScheduleModel.build(func, schedule_of(module, func))
     for stage in model.stages.values():
         for op in stage.op.body.walk():

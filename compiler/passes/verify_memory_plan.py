@@ -16,9 +16,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.arith.expr import parse_expr
 from compiler.dialects import loop
-from compiler.passes.storage_rewrite import Lifetime, buffer_bytes, liveness, size_analyzer
 
 
 def check_function(func: loop.FuncOp) -> list[str]:

@@ -3,7 +3,9 @@
 `ScheduleModel.build(func, schedule)` replays the `sched` ops of a schedule
 over the stages of a function, as TVM's `Stage` methods do, and raises a
 `VerifyException` naming the primitive and the stage for an invalid
-schedule. The `sched.schedule` verifier and `infer-bound` both use it.
+schedule. The `sched.schedule` verifier (through the checker this module
+installs, `sched.install_schedule_checker`) and every pass that reads a
+schedule use it.
 
 Every iteration variable gets a name unique in the function that is also a
 valid variable of `compiler.arith` expressions: `<stage>_<axis>` for root
@@ -15,17 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from compiler.arith.expr import Expr, Var
-from compiler.dialects import te
-
-if TYPE_CHECKING:
-    from compiler.dialects import sched
-    from compiler.dialects.sched import ScheduleOp
+from compiler.dialects import sched, te
+from compiler.dialects.sched import ScheduleOp
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
 
@@ -244,8 +243,6 @@ class _Replay:
         self.check_attachments()
 
     def apply(self, op: Operation) -> None:
-        from compiler.dialects import sched
-
         match op:
             case sched.AxisOp():
                 self.axis(op)
@@ -388,3 +385,19 @@ class _Replay:
                     raise VerifyException(f"sched.compute_at: attachment cycle {cycle}")
                 seen.append(current.name)
                 current = current.attach_stage
+
+
+def schedule_of(module: ModuleOp, func: te.FuncOp) -> sched.ScheduleOp | None:
+    """The `sched.schedule` of `func` in `module`, if it has one."""
+    for op in module.ops:
+        if isinstance(op, sched.ScheduleOp) and op.func.root_reference.data == func.sym_name.data:
+            return op
+    return None
+
+
+def check_schedule(func: te.FuncOp, schedule: ScheduleOp) -> None:
+    """Replays a schedule only to reject it when invalid (the `sched.schedule` verifier)."""
+    ScheduleModel.build(func, schedule)
+
+
+sched.install_schedule_checker(check_schedule)

@@ -1,0 +1,501 @@
+"""Bound inference: TVM's InferBound over the stages of a scheduled `te.func`.
+
+Mirrors src/te/schedule/bound.cc and message_passing.cc as the InferBound
+document (shared/seeds/002) describes them:
+
+  for stage in consumers-before-producers order:
+      InferRootBound(stage)     # ranges of the root iteration variables
+      PassDownDomain(stage)     # ranges of every split/fused variable
+
+InferRootBound, for a stage that is not an output:
+  1. for each consumer, an IntSet per consumer leaf variable: a point (the
+     variable itself) for leaves whose loop encloses the stage (its attach
+     path), a point for extent-1 leaves, the leaf's range otherwise;
+  2. PassUpDomain through the consumer's splits and fuses to its roots;
+     loop variables of the consumer's own attach path that do not enclose
+     the stage are relaxed to their ranges (the relax set);
+  3. PropBoundToInputs: every `te.read` of the stage's tensor, evaluated over
+     those sets, is one request per dimension;
+  4. GatherBound: the union of the requests, dimension by dimension.
+
+Outputs are realized over their whole shape. A region that is not provably
+inside the tensor's shape gets a bound check (`likely` guard) in schedule-ops,
+as TVM's MakeBoundCheck: nothing is computed outside the declared domain.
+
+Improvement on TVM (the document's PassDownDomain remark): for a split
+whose factor does not provably divide the extent, the inner loop does no work
+outside the parent's range: `split-mode=tight` gives it the extent
+`min(factor, extent - outer * factor)`, `split-mode=guard` keeps the factor
+and guards the body with `parent < min + extent`. PassUpDomain intersects
+the parent's set with its range, so requests never exceed it either.
+
+Results are recorded on each `te.compute` as discardable attributes, so
+`compiler-opt -p infer-bound` shows them (every expression is text over
+iteration-variable names `<stage>_<axis>` and shape variables):
+
+  te.realize      ["[min, extent]", ...]      the realized region per dimension
+  te.alloc_shape  ["extent", ...]             buffer shape (upper bound over loops)
+  te.loops        ["var = [min, extent] kind", ...]  the leaf loops, outer first
+                                              (" reduce" marks a reduction loop)
+  te.axis_values  [expr, ...]                 each root axis (data, then reduce)
+                                              as a function of the leaf variables
+  te.guards       [cond, ...]                 bound checks around the body
+  te.attach       "D_j"                       the leaf loop of the consumer it is computed in
+
+Inlined stages (`sched.compute_inline`) are substituted first (the
+`compute-inline` pass); guarded reads annotated by `tighten-pad-regions`
+(`te.guard`) are evaluated over their guarded domain only. The
+`sched.schedule` op is consumed.
+
+Known limits: GatherBound is dimension-wise (two consumers reading disjoint
+2-D blocks get their bounding box, see the document); reads through
+non-affine indices request the whole tensor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, conjuncts, tighten_domain
+from compiler.analysis.inline import inline_function
+from compiler.analysis.schedule_model import Fuse, IterVar, ScheduleModel, Split, Stage, schedule_of
+from compiler.arith.expr import Const, Expr, Var, emin, free_vars, parse_cond, parse_expr
+from compiler.arith.int_set import IntSet, eval_set, union_all
+from compiler.arith.ir import expr_from_value
+from compiler.arith.simplify import Analyzer, const_value, simplify
+from compiler.dialects import te
+from compiler.dialects.shape import Dim, shape_var_names
+
+SplitMode = Literal["tight", "guard"]
+ATTRS = ("te.realize", "te.alloc_shape", "te.loops", "te.axis_values", "te.guards", "te.attach")
+
+
+def dim_expr(dim: Dim) -> Expr:
+    return Const(dim) if isinstance(dim, int) else parse_expr(dim)
+
+
+# ---------------------------------------------------------------------------
+# Accesses: what each stage reads, as index expressions over its root variables
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Access:
+    source: str  # the stage name read
+    indices: list[Expr | None]  # None: not an affine function of the loop variables
+    read: te.ReadOp
+
+
+def stage_accesses(stage: Stage) -> list[Access]:
+    """Every `te.read` of another stage in the body of `stage`."""
+    leaf = stage.index_leaf()
+    found: list[Access] = []
+    for op in stage.op.body.walk():
+        if isinstance(op, te.ReadOp) and isinstance(op.tensor.owner, te.ComputeOp):
+            indices = [expr_from_value(i, leaf) for i in op.indices]
+            indices = [None if e is None else simplify(e) for e in indices]
+            found.append(Access(op.tensor.owner.stage.data, indices, op))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# InferBound
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class GuardUse:
+    used: list[str]
+    unused: list[str]
+
+
+@dataclass
+class Request:
+    """One consumer's read of a stage, in one dimension (for GatherBound and explain)."""
+
+    set: IntSet
+    where: str
+    guard: GuardUse
+
+
+@dataclass
+class Range_:
+    min: Expr
+    extent: Expr
+
+
+@dataclass
+class StageBounds:
+    realize: list[Range_]
+    alloc_shape: list[Expr]
+    loops: list[tuple[IterVar, Range_]]
+    axis_values: list[Expr]
+    guards: list[str]
+
+
+@dataclass
+class InferBound:
+    model: ScheduleModel
+    split_mode: SplitMode = "tight"
+    ranges: dict[str, Range_] = field(default_factory=dict)  # exact, may name outer loop variables
+    relaxed: dict[str, Range_] = field(default_factory=dict)  # no references to sibling loops
+    accesses: dict[str, list[Access]] = field(default_factory=dict)
+    guards: dict[str, list[IterVar]] = field(default_factory=dict)  # split parents to guard
+    requests: dict[str, list[list[Request]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
+        self.bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {n: (0, None) for n in names}
+        for stage in self.model.stages.values():
+            self.accesses[stage.name] = stage_accesses(stage)
+
+    def _arg_types(self) -> list[te.TensorType]:
+        ft = self.model.func.function_type
+        return [t for t in (*ft.inputs.data, *ft.outputs.data) if isinstance(t, te.TensorType)]
+
+    def analyzer(self) -> Analyzer:
+        return Analyzer(self.bounds)
+
+    def set_range(self, iv: IterVar, exact: Range_, relaxed: Range_ | None = None) -> None:
+        az = self.analyzer()
+        exact = Range_(az.simplify(exact.min), az.simplify(exact.extent))
+        relaxed = exact if relaxed is None else Range_(az.simplify(relaxed.min), az.simplify(relaxed.extent))
+        self.ranges[iv.name] = exact
+        self.relaxed[iv.name] = relaxed
+        hi = az.simplify(relaxed.min + relaxed.extent - 1)
+        self.bounds[iv.name] = (relaxed.min, hi)
+
+    # -- the driver ----------------------------------------------------------
+
+    def run(self) -> dict[str, StageBounds]:
+        stages = list(self.model.stages.values())
+        for stage in reversed(stages):
+            self.infer_root_bound(stage)
+            self.pass_down_domain(stage)
+        return {s.name: self.stage_bounds(s) for s in stages}
+
+    # -- InferRootBound ----------------------------------------------------------
+
+    def infer_root_bound(self, stage: Stage) -> None:
+        shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
+        consumers = self.model.consumers(stage)
+        reduction = stage.op.reduction()
+        if reduction is not None:
+            for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True):
+                self.set_range(iv, Range_(Const(0), dim_expr(d)))
+        if stage.is_output or not consumers:
+            for iv, extent in zip(stage.axes, shape, strict=True):
+                self.set_range(iv, Range_(Const(0), extent))
+            return
+        requests: list[list[Request]] = [[] for _ in shape]
+        for consumer in consumers:
+            for dim, request in enumerate(self.requests_of(consumer, stage)):
+                requests[dim].extend(request)
+        az_bounds = self.bounds
+        for dim, (iv, extent) in enumerate(zip(stage.axes, shape, strict=True)):
+            union = union_all([r.set for r in requests[dim]], az_bounds)
+            lo, ext = union.cover_range(Const(0), extent, az_bounds)
+            self.set_range(iv, Range_(lo, ext), Range_(lo, self.upper_extent(ext, stage)))
+        self.requests[stage.name] = requests
+
+    def requests_of(self, consumer: Stage, stage: Stage) -> list[list[Request]]:
+        """Phases 1-3: the regions of `stage` that `consumer` reads, per dimension."""
+        enclosing = {iv.name for iv in self.model.attach_path(stage)}
+        up: dict[str, IntSet] = {}
+        full: dict[str, bool] = {}
+        for leaf in consumer.leaves:
+            r = self.relaxed[leaf.name]
+            if leaf.name in enclosing:
+                up[leaf.name], full[leaf.name] = IntSet.point(Var(leaf.name)), False
+            elif const_value(r.extent) == 1:
+                up[leaf.name], full[leaf.name] = IntSet.point(r.min), True
+            else:
+                up[leaf.name], full[leaf.name] = IntSet.from_range(r.min, r.extent, self.bounds), True
+        self.pass_up_domain(consumer, up, full)
+        dom = {iv.name: up[iv.name] for iv in consumer.root_vars}
+        relax = [iv for iv in self.model.attach_path(consumer) if iv.name not in enclosing]
+        requests: list[list[Request]] = [[] for _ in stage.axes]
+        for access in self.accesses[consumer.name]:
+            if access.source != stage.name:
+                continue
+            read_dom, guard = self.guarded_domain(access, dom)
+            where = f"\"{consumer.name}\" reading {stage.name}[{', '.join(map(str, access.indices))}]"
+            for dim, index in enumerate(access.indices):
+                if index is None:
+                    requests[dim].append(Request(IntSet.everything(), where, guard))
+                    continue
+                s = self.relax(eval_set(index, read_dom, self.bounds), relax)
+                requests[dim].append(Request(s, where, guard))
+        return requests
+
+    def guarded_domain(self, access: Access, dom: dict[str, IntSet]) -> tuple[dict[str, IntSet], GuardUse]:
+        """The consumer's domain restricted by the guard of a lazy read (tighten-pad-regions)."""
+        unused_attr = access.read.attributes.get(UNUSED_ATTR)
+        unused = [unused_attr.data] if isinstance(unused_attr, StringAttr) else []
+        guard_attr = access.read.attributes.get(GUARD_ATTR)
+        if not isinstance(guard_attr, StringAttr):
+            return dom, GuardUse([], unused)
+        parts = conjuncts(parse_cond(guard_attr.data))
+        tightened = tighten_domain(dom, parts, self.bounds)  # type: ignore[arg-type]
+        return tightened.dom, GuardUse(tightened.used, unused + tightened.unused)
+
+    def relax(self, s: IntSet, variables: Sequence[IterVar]) -> IntSet:
+        """Widen a set over the ranges of loops that do not enclose the stage (innermost first)."""
+        for iv in variables:
+            r = self.relaxed[iv.name]
+            dom = {iv.name: IntSet.from_range(r.min, r.extent, self.bounds)}
+            lo = None if s.lo is None else eval_set(s.lo, dom, self.bounds).lo
+            hi = None if s.hi is None else eval_set(s.hi, dom, self.bounds).hi
+            s = IntSet(lo, hi, s.empty_set)
+        return s
+
+    def upper_extent(self, extent: Expr, stage: Stage) -> Expr:
+        """An extent free of loop variables, at least `extent` wherever the stage runs."""
+        if not free_vars(extent) & set(self.relaxed):
+            return extent
+        s = self.relax(IntSet.point(extent), self.model.attach_path(stage))
+        if s.hi is None or free_vars(s.hi) & set(self.relaxed):
+            raise PassFailedException(
+                f"infer-bound: can't bound the extent {extent} of stage \"{stage.name}\" "
+                "independently of its loops"
+            )
+        return self.analyzer().simplify(s.hi)
+
+    def pass_up_domain(self, stage: Stage, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+        for rel in reversed(stage.relations):
+            if isinstance(rel, Split):
+                self.pass_up_split(rel, up, full)
+            else:
+                self.pass_up_fuse(rel, up, full)
+
+    def pass_up_split(self, rel: Split, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+        parent = self.relaxed[rel.parent.name]
+        parent_set = IntSet.from_range(parent.min, parent.extent, self.bounds)
+        if full[rel.outer.name] and full[rel.inner.name]:
+            up[rel.parent.name], full[rel.parent.name] = parent_set, True
+            return
+        factor = self.relaxed[rel.inner.name].extent
+        value = Var(rel.outer.name) * factor + Var(rel.inner.name) + parent.min
+        dom = {rel.outer.name: up[rel.outer.name], rel.inner.name: up[rel.inner.name]}
+        result = eval_set(value, dom, self.bounds).intersect(parent_set, self.bounds)
+        up[rel.parent.name], full[rel.parent.name] = result, False
+
+    def pass_up_fuse(self, rel: Fuse, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+        fused = up[rel.fused.name]
+        outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
+        if full[rel.fused.name] or not fused.is_point(self.bounds):
+            up[rel.outer.name] = IntSet.from_range(outer.min, outer.extent, self.bounds)
+            up[rel.inner.name] = IntSet.from_range(inner.min, inner.extent, self.bounds)
+            full[rel.outer.name] = full[rel.inner.name] = True
+            return
+        assert fused.lo is not None
+        offset = fused.lo - self.relaxed[rel.fused.name].min
+        up[rel.outer.name] = IntSet.point(self.analyzer().simplify(outer.min + offset // inner.extent))
+        up[rel.inner.name] = IntSet.point(self.analyzer().simplify(inner.min + offset % inner.extent))
+        full[rel.outer.name] = full[rel.inner.name] = False
+
+    # -- PassDownDomain ------------------------------------------------------------
+
+    def pass_down_domain(self, stage: Stage) -> None:
+        guards: list[IterVar] = []
+        for rel in stage.relations:
+            if isinstance(rel, Split):
+                self.pass_down_split(rel, guards, tight_ok=self.outer_encloses(stage, rel))
+            else:
+                outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
+                self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
+        self.guards[stage.name] = guards
+
+    @staticmethod
+    def outer_encloses(stage: Stage, rel: Split) -> bool:
+        """Whether a tight inner extent (which names the outer variable) can be a loop
+        extent: both are loops and the outer one encloses the inner one. An inner
+        variable that is split or fused again gets a guard instead, since its extent
+        would be multiplied out of the outer loop's scope."""
+        if rel.outer not in stage.leaves or rel.inner not in stage.leaves:
+            return False
+        return stage.leaves.index(rel.outer) < stage.leaves.index(rel.inner)
+
+    def pass_down_split(self, rel: Split, guards: list[IterVar], *, tight_ok: bool = True) -> None:
+        az = self.analyzer()
+        parent = self.ranges[rel.parent.name]
+        relaxed_parent = self.relaxed[rel.parent.name]
+        extent = relaxed_parent.extent
+        if rel.factor is not None:
+            factor: Expr = Const(rel.factor)
+            outer_extent = az.simplify((extent + rel.factor - 1) // rel.factor)
+        else:
+            assert rel.nparts is not None
+            factor = az.simplify((extent + rel.nparts - 1) // rel.nparts)
+            outer_extent = Const(rel.nparts)
+        self.set_range(rel.outer, Range_(Const(0), outer_extent))
+        divides = az.prove_eq(az.simplify(extent % factor), 0) if const_value(factor) else False
+        if divides:
+            self.set_range(rel.inner, Range_(Const(0), factor))
+            return
+        if self.split_mode == "tight" and tight_ok:
+            remaining = az.simplify(parent.extent - Var(rel.outer.name) * factor)
+            self.set_range(rel.inner, Range_(Const(0), emin(factor, remaining)), Range_(Const(0), factor))
+        else:
+            self.set_range(rel.inner, Range_(Const(0), factor))
+            guards.append(rel.parent)  # parent < min + extent, in leaf variables at the end
+
+    # -- explanation -------------------------------------------------------------------
+
+    def explain(self, stage: Stage) -> list[str]:
+        """Why the stage is realized over its region: what determined each side."""
+        region = " x ".join(format_range(self.ranges[iv.name].min, self.ranges[iv.name].extent) for iv in stage.axes)
+        lines = [f"stage \"{stage.name}\": realized {region}"]
+        if stage.name not in self.requests:
+            lines.append("  an output (or unread): realized over its whole shape")
+            return lines
+        az = self.analyzer()
+        for dim, (iv, requests) in enumerate(zip(stage.axes, self.requests[stage.name], strict=True)):
+            r = self.ranges[iv.name]
+            hi = az.simplify(r.min + r.extent - 1)
+            lines.append(f"  dim {dim}: min {r.min} from {self._source(requests, r.min, 'lo', az)}; "
+                         f"max {hi} from {self._source(requests, hi, 'hi', az)}")
+        seen: set[str] = set()
+        for request in (req for dim in self.requests[stage.name] for req in dim):
+            if request.where in seen:
+                continue
+            seen.add(request.where)
+            if request.guard.used:
+                lines.append(f"  {request.where}: tightened by the guard {' and '.join(request.guard.used)}")
+            for reason in request.guard.unused:
+                lines.append(f"  {request.where}: guard left unused: {reason}")
+        return lines
+
+    @staticmethod
+    def _source(requests: list[Request], value: Expr, side: str, az: Analyzer) -> str:
+        for request in requests:
+            end = request.set.lo if side == "lo" else request.set.hi
+            if end is not None and (end == value or az.prove_eq(end, value)):
+                return request.where
+        return "the union of the requests (no single read attains it)"
+
+    # -- results ---------------------------------------------------------------------
+
+    def root_values(self, stage: Stage) -> dict[str, Expr]:
+        """Each variable as a function of the leaf variables (MakeLoopNest's value map)."""
+        values: dict[str, Expr] = {iv.name: Var(iv.name) for iv in stage.leaves}
+        for rel in reversed(stage.relations):
+            if isinstance(rel, Split):
+                factor = self.relaxed[rel.inner.name].extent
+                parent_min = self.ranges[rel.parent.name].min
+                values[rel.parent.name] = values[rel.outer.name] * factor + values[rel.inner.name] + parent_min
+            else:
+                inner = self.relaxed[rel.inner.name]
+                outer = self.relaxed[rel.outer.name]
+                offset = values[rel.fused.name]
+                values[rel.outer.name] = outer.min + offset // inner.extent
+                values[rel.inner.name] = inner.min + offset % inner.extent
+        az = self.analyzer()
+        return {name: az.simplify(value) for name, value in values.items()}
+
+    def stage_bounds(self, stage: Stage) -> StageBounds:
+        az = self.analyzer()
+        shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
+        realize = [self.ranges[iv.name] for iv in stage.axes]
+        alloc_shape = [az.simplify(self.relaxed[iv.name].extent) for iv in stage.axes]
+        loops = [(iv, self.ranges[iv.name]) for iv in stage.leaves]
+        values = self.root_values(stage)
+        guards = []
+        for parent in self.guards.get(stage.name, []):
+            r = self.ranges[parent.name]
+            guards.append(f"{values[parent.name]} < {az.simplify(r.min + r.extent)}")
+        for iv, r, extent in zip(stage.axes, realize, shape, strict=True):
+            value = values[iv.name]
+            if not az.prove_ge(r.min, 0):
+                guards.append(f"{value} >= 0")
+            if not az.prove_le(az.simplify(r.min + r.extent), extent):
+                guards.append(f"{value} < {extent}")
+        return StageBounds(realize, alloc_shape, loops, [values[iv.name] for iv in stage.root_vars], guards)
+
+
+# ---------------------------------------------------------------------------
+# Recording the results in the IR
+# ---------------------------------------------------------------------------
+
+
+def _strings(items: Sequence[object]) -> ArrayAttr[StringAttr]:
+    return ArrayAttr([StringAttr(str(x)) for x in items])
+
+
+def format_range(lo: Expr, extent: Expr) -> str:
+    """`[min, extent]`, as TVM prints a realize region."""
+    return f"[{lo}, {extent}]"
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def parse_range(text: str) -> tuple[Expr, Expr]:
+    """The inverse of `format_range`."""
+    inner = text.strip()
+    if not (inner.startswith("[") and inner.endswith("]")):
+        raise ValueError(f"expected '[min, extent]', got '{text}'")
+    lo, extent = _split_top_level(inner[1:-1])
+    return parse_expr(lo), parse_expr(extent)
+
+
+def format_loop(iv: IterVar, r: Range_) -> str:
+    """`D_j_i = [0, 8] vectorized`, with ` reduce` for a reduction loop."""
+    return f"{iv.name} = {format_range(r.min, r.extent)} {iv.kind}" + (" reduce" if iv.is_reduce else "")
+
+
+def parse_loop(text: str) -> tuple[str, Expr, Expr, str, bool]:
+    name, _, rest = text.partition(" = ")
+    close = rest.rindex("]")
+    lo, extent = parse_range(rest[: close + 1])
+    words = rest[close + 1 :].split()
+    return name, lo, extent, words[0], "reduce" in words[1:]
+
+
+def record(op: te.ComputeOp, bounds: StageBounds, stage: Stage) -> None:
+    op.attributes["te.realize"] = _strings([format_range(r.min, r.extent) for r in bounds.realize])
+    op.attributes["te.alloc_shape"] = _strings(bounds.alloc_shape)
+    op.attributes["te.loops"] = _strings([format_loop(iv, r) for iv, r in bounds.loops])
+    op.attributes["te.axis_values"] = _strings(bounds.axis_values)
+    op.attributes["te.guards"] = _strings(bounds.guards)
+    if stage.attach_ivar is not None:
+        op.attributes["te.attach"] = StringAttr(stage.attach_ivar.name)
+    else:
+        op.attributes.pop("te.attach", None)
+
+
+def infer_function(
+    module: ModuleOp, func: te.FuncOp, split_mode: SplitMode = "tight", *, explain: bool = False
+) -> None:
+    inline_function(module, func)  # a no-op when compute-inline already ran
+    schedule = schedule_of(module, func)
+    model = ScheduleModel.build(func, schedule)
+    inference = InferBound(model, split_mode)
+    results = inference.run()
+    for stage in model.stages.values():
+        record(stage.op, results[stage.name], stage)
+    if explain:
+        print(f"// infer-bound @{func.sym_name.data}")
+        for stage in reversed(list(model.stages.values())):
+            print("\n".join(f"//   {line}" for line in inference.explain(stage)))
+    if schedule is not None:
+        Rewriter.erase_op(schedule)
+
+
+def has_bounds(op: te.ComputeOp) -> bool:
+    return "te.loops" in op.attributes
