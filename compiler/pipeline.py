@@ -76,16 +76,6 @@ def pipeline_spec(until: Stage = "llvm") -> str:
     return ",".join(str(p) for p in default_pipeline(until))
 
 
-def run_pipeline(module: ModuleOp, until: Stage = "llvm", ctx: Context | None = None) -> ModuleOp:
-    from compiler.context import make_context
-
-    ctx = ctx or make_context()
-    for p in default_pipeline(until):
-        p.apply(ctx, module)
-    module.verify()
-    return module
-
-
 @dataclass(frozen=True)
 class DefaultPipelinePass(ModulePass):
     """The whole default pipeline as one pass: `default-pipeline{until=loop}`."""
