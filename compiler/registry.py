@@ -22,12 +22,17 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return LOOP
 
+    def packed() -> Dialect:
+        from compiler.dialects.packed import PACKED
+
+        return PACKED
+
     def te() -> Dialect:
         from compiler.dialects.te import TE
 
         return TE
 
-    return {"loop": loop, "sched": sched, "te": te}
+    return {"loop": loop, "packed": packed, "sched": sched, "te": te}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

@@ -11,12 +11,12 @@ one pointer per buffer argument, then one i64 per symbolic variable
 `loop.var`s); other arguments keep their types (`make-packed-api`'s
 `(ptr %args, i32 %num_args, ptr %error_values)`). The result is 0 on
 success or the code of the failed check: codes follow `assert_table()`,
-program order, where a `loop.call` to a function with checks reserves the
+program order, where a `packed.call` to a function with checks reserves the
 callee's codes and forwards its failure. A failing `loop.assert` with values
-stores them as i64 into the argument marked `{loop.error_values}` (if not NULL).
+stores them as i64 into the argument marked `{packed.error_values}` (if not NULL).
 
 The packed-API ops read DLTensors by byte offset (`compiler/runtime/dlpack.py`):
-`loop.packed_arg %args[k]` loads `args[k]`, `loop.dltensor_get` loads one
+`packed.arg %args[k]` loads `args[k]`, `packed.dltensor_get` loads one
 field (`shape[k]`: the shape pointer, then element k); addresses are `index`
 in the IR and become pointers with `inttoptr` at calls and loads.
 
@@ -25,7 +25,7 @@ Steps:
      `loop.if` -> `scf.if`, `loop.load/store` -> `llvm.getelementptr inbounds`
      + `llvm.load/store`, `loop.alloc` -> `aligned_alloc` (freed before every
      return), `loop.var` -> the function argument, `loop.func` -> `func.func`,
-     `loop.packed_arg`/`loop.dltensor_get` -> GEP + load, `loop.call` ->
+     `packed.arg`/`packed.dltensor_get` -> GEP + load, `packed.call` ->
      `llvm.call` (+ a forwarding check when the callee has checks);
   2. xDSL's `convert-scf-to-cf`;
   3. `loop.assert` splits its block (after step 2 the CFG is explicit):
@@ -34,7 +34,7 @@ Steps:
                 loop.assert %ok   ==>          llvm.cond_br %ok, ^rest, ^fail_k
                 ^rest...               ^fail_k: free(...); llvm.return (k + 1)
 
-     In a function with an `{loop.error_values}` argument every assert
+     In a function with an `{packed.error_values}` argument every assert
      branches instead to one shared block, `^report(code, v0, ..., v3)`,
      which stores the values (unless the pointer is NULL), frees, returns.
 
@@ -84,7 +84,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.ir import emit_expr
-from compiler.dialects import loop
+from compiler.dialects import loop, packed
 from compiler.dialects.shape import shape_var_names
 
 PTR = llvm.LLVMPointerType()
@@ -137,7 +137,7 @@ def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
         for op in funcs[fname].walk():
             if isinstance(op, loop.AssertOp):
                 entries.append(AssertEntry(op.message.data, op.error_name, len(op.values)))
-            elif isinstance(op, loop.CallOp):
+            elif isinstance(op, packed.CallOp):
                 callee = op.callee.root_reference.data
                 if callee in funcs and callee not in active:
                     entries.extend(table(callee, active | {callee}))
@@ -304,7 +304,7 @@ def _lower_loop_ops(state: _FunctionState, abi: _ModuleABI) -> None:
             _lower_for(op)
         elif isinstance(op, loop.IfOp):
             _lower_if(op)
-        elif isinstance(op, loop.PackedArgOp | loop.DLTensorGetOp | loop.CallOp):
+        elif isinstance(op, packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp):
             _lower_packed_op(op, abi)
     for op in list(body.walk()):
         if isinstance(op, loop.AllocOp):
@@ -334,7 +334,7 @@ def _convert_signature(f: loop.FuncOp, names: list[str]) -> _FunctionState:
     for name, arg in var_args.items():
         arg.name_hint = name
     old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
-    marked = [a for a, d in zip(block.args, old_attrs, strict=False) if loop.ERROR_VALUES_ATTR in d.data]
+    marked = [a for a, d in zip(block.args, old_attrs, strict=False) if packed.ERROR_VALUES_ATTR in d.data]
     for inner in list(f.body.block.ops):
         inner.detach()
         block.add_op(inner)
@@ -378,7 +378,7 @@ def _lower_asserts(state: _FunctionState, abi: _ModuleABI) -> None:
         elif op.values:
             raise PassFailedException(
                 f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
-                "argument marked {loop.error_values} to report them"
+                "argument marked {packed.error_values} to report them"
             )
         else:
             fail = Block(_free_and_return(state.allocations, code))
@@ -498,15 +498,15 @@ def _load(ptr: SSAValue, t: Attribute, ops: list[Operation]) -> SSAValue:
 PTR_ADDRESS = StringAttr("address")  # marker for `_load`: a pointer read as an `index` address
 
 
-def _lower_packed_op(op: loop.PackedArgOp | loop.DLTensorGetOp | loop.CallOp, abi: _ModuleABI) -> None:
+def _lower_packed_op(op: packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp, abi: _ModuleABI) -> None:
     ops: list[Operation] = []
-    if isinstance(op, loop.PackedArgOp):
+    if isinstance(op, packed.PackedArgOp):
         slot = llvm.GEPOp.from_mixed_indices(op.args, [op.position.data], PTR)
         ops.append(slot)
         value = _load(slot.result, PTR_ADDRESS, ops)
         Rewriter.insert_op(ops, InsertPoint.before(op))
         Rewriter.replace_op(op, [], [value])
-    elif isinstance(op, loop.DLTensorGetOp):
+    elif isinstance(op, packed.DLTensorGetOp):
         field = op.field.data
         at = llvm.GEPOp.from_mixed_indices(_pointer(op.tensor, ops), [DLTENSOR_OFFSETS[field]], i8)
         ops.append(at)
@@ -525,14 +525,14 @@ def _lower_packed_op(op: loop.PackedArgOp | loop.DLTensorGetOp | loop.CallOp, ab
         _lower_call(op, abi)
 
 
-def _lower_call(op: loop.CallOp, abi: _ModuleABI) -> None:
+def _lower_call(op: packed.CallOp, abi: _ModuleABI) -> None:
     callee = op.callee.root_reference.data
     if callee not in abi.variables:
-        raise PassFailedException(f"lower-to-llvm: loop.call of @{callee}, which is no loop.func")
+        raise PassFailedException(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func")
     bindings = op.bindings
     if missing := [n for n in abi.variables[callee] if n not in bindings]:
         raise PassFailedException(
-            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the loop.call does not bind"
+            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the packed.call does not bind"
         )
     ops: list[Operation] = []
     pointers = [_pointer(b, ops) for b in op.buffers]

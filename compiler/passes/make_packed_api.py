@@ -5,9 +5,9 @@ make_packed_api.cc, arg_binder.cc). Every `loop.func @f` over buffers
 becomes two functions:
 
 ```mlir
-loop.func @f(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {loop.error_values}) {
+loop.func @f(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.error_values}) {
   ...                                  // read and check each DLTensor, bind the variables
-  loop.call @f_compute(%A, %B) ["n" = %n]
+  packed.call @f_compute(%A, %B) ["n" = %n]
 }
 loop.func @f_compute(%A: !loop.buffer<["n", 4], f32>, %B: ...) { ... }   // the original body
 ```
@@ -43,9 +43,9 @@ Design choices:
     declare buffer arguments strided, with stride variables `A_stride<k>`.
 
 Where do a symbolic function's shape and stride variables come from (seed
-003)? From the `loop.dltensor_get` that binds each of them, visible by name
-right after this pass: `%h = loop.dltensor_get %x_tensor, shape[2] : index`,
-and from the `loop.call` that passes `"h" = %h` to the compute function.
+003)? From the `packed.dltensor_get` that binds each of them, visible by name
+right after this pass: `%h = packed.dltensor_get %x_tensor, shape[2] : index`,
+and from the `packed.call` that passes `"h" = %h` to the compute function.
 
 Algorithm (the `ArgBinder` plan, then its emission):
 
@@ -70,7 +70,7 @@ Algorithm (the `ArgBinder` plan, then its emission):
   6. An output must not overlap any other argument in memory (`@f_compute`
      assumes noalias): the byte ranges [lo, hi) spanned by the two
      arguments are disjoint, or one of them is empty.
-  7. `loop.call @f_compute` with the data addresses and the variables.
+  7. `packed.call @f_compute` with the data addresses and the variables.
 
 Every check is one `loop.assert`; nothing is checked twice. Shapes and
 strides are int64 read as `index` (64-bit, never truncated).
@@ -145,7 +145,7 @@ from compiler.arith.expr import (
 )
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import simplify, simplify_cond
-from compiler.dialects import loop
+from compiler.dialects import loop, packed
 from compiler.dialects.shape import Dim, is_symbol_name, shape_var_names
 from compiler.runtime.dlpack import KDL_BOOL, KDL_CPU, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
 
@@ -413,7 +413,7 @@ class PackedBuilder:
     def field(
         self, tensor: SSAValue, name: str, axis: int | None = None, hint: str | None = None
     ) -> SSAValue:
-        return self.add(loop.DLTensorGetOp(tensor, name, axis), hint)
+        return self.add(packed.DLTensorGetOp(tensor, name, axis), hint)
 
     @contextmanager
     def guarded(self, cond: SSAValue) -> Iterator[None]:
@@ -445,11 +445,11 @@ class PackedBuilder:
         self.overlaps()
         buffers = [self.env[f"@{d.name}"] for d in decls]
         variables = [(v, self.env[v]) for v in self.binder.variables]
-        self.block.add_op(loop.CallOp(self.compute, buffers, variables))
+        self.block.add_op(packed.CallOp(self.compute, buffers, variables))
 
     def argument(self, position: int, plan: ArgPlan) -> None:
         a, f, decl = plan.decl.name, self.f, plan.decl
-        t = self.add(loop.PackedArgOp(self.args, position), f"{a}_tensor")
+        t = self.add(packed.PackedArgOp(self.args, position), f"{a}_tensor")
         self.tensor[a] = t
         self.env[f"{a}.tensor"] = t
         self.check(
@@ -581,7 +581,7 @@ class PackedBuilder:
     ) -> SSAValue:
         """`strides ? strides[k] : compact[k]` (a NULL strides pointer means row-major)."""
         then_block, else_block = Block(), Block()
-        loaded = loop.DLTensorGetOp(t, "strides", k)
+        loaded = packed.DLTensorGetOp(t, "strides", k)
         then_block.add_ops([loaded, scf.YieldOp(loaded)])
         else_block.add_op(scf.YieldOp(compact))
         if_op = scf.IfOp(
@@ -760,23 +760,23 @@ def make_packed_api(module: ModuleOp, func: loop.FuncOp) -> loop.FuncOp:
     compute = _unique_symbol(module, name + COMPUTE_SUFFIX)
     func.sym_name = StringAttr(compute)
     ptr = llvm.LLVMPointerType()
-    packed = loop.FuncOp(name, [ptr, i32, ptr])
-    packed.arg_attrs = ArrayAttr(
+    wrapper = loop.FuncOp(name, [ptr, i32, ptr])
+    wrapper.arg_attrs = ArrayAttr(
         [
             DictionaryAttr({}),
             DictionaryAttr({}),
-            DictionaryAttr({loop.ERROR_VALUES_ATTR: UnitAttr()}),
+            DictionaryAttr({packed.ERROR_VALUES_ATTR: UnitAttr()}),
         ]
     )
-    for arg, hint in zip(packed.args, ("args", "num_args", "error_values"), strict=True):
+    for arg, hint in zip(wrapper.args, ("args", "num_args", "error_values"), strict=True):
         arg.name_hint = hint
-    PackedBuilder(binder, packed, compute).build()
-    Rewriter.insert_op(packed, InsertPoint.before(func))
-    return packed
+    PackedBuilder(binder, wrapper, compute).build()
+    Rewriter.insert_op(wrapper, InsertPoint.before(func))
+    return wrapper
 
 
 def is_packable(func: loop.FuncOp, callees: set[str]) -> bool:
-    """A function over buffers that no `loop.call` targets (so the pass is idempotent)."""
+    """A function over buffers that no `packed.call` targets (so the pass is idempotent)."""
     return func.sym_name.data not in callees and all(
         isinstance(t, loop.BufferType) for t in func.function_type.inputs.data
     )
@@ -792,7 +792,7 @@ class MakePackedAPIPass(ModulePass):
     """Buffer arguments to declare strided (symbolic strides `<arg>_stride<k>`), e.g. `strided=A,B`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        callees = {c.callee.root_reference.data for c in op.walk() if isinstance(c, loop.CallOp)}
+        callees = {c.callee.root_reference.data for c in op.walk() if isinstance(c, packed.CallOp)}
         found: set[str] = set()
         for func in [f for f in op.ops if isinstance(f, loop.FuncOp) and is_packable(f, callees)]:
             found |= declare_strided(func, self.strided, strict=False)

@@ -73,21 +73,21 @@ loop.func @not_flat(%a: !loop.buffer<[4, 4], f32>) {
 
 // -----
 
-// Packed-API ops: loop.packed_arg loads args[k]; loop.dltensor_get reads a
+// Packed-API ops: packed.arg loads args[k]; packed.dltensor_get reads a
 // DLTensor field at its byte offset (ndim at 16, the shape pointer at 24, then
 // element k). A failing assert branches to one shared block with its code and
 // values, which stores the values as i64 into the argument marked
-// {loop.error_values}, unless it is NULL, and returns the code. loop.call passes buffer
+// {packed.error_values}, unless it is NULL, and returns the code. packed.call passes buffer
 // addresses as pointers and the variables in the callee's order (m, n: sorted
 // from "n * m"), and forwards a failure of the callee as its code + 1.
-loop.func @packed(%args: !llvm.ptr, %num_args: i32, %err: !llvm.ptr {loop.error_values}) {
-  %t = loop.packed_arg %args[1]
-  %nd = loop.dltensor_get %t, ndim : i32
-  %s2 = loop.dltensor_get %t, shape[2] : index
+loop.func @packed(%args: !llvm.ptr, %num_args: i32, %err: !llvm.ptr {packed.error_values}) {
+  %t = packed.arg %args[1]
+  %nd = packed.dltensor_get %t, ndim : i32
+  %s2 = packed.dltensor_get %t, shape[2] : index
   %c0 = arith.constant 0 : index
   %ok = arith.cmpi sge, %s2, %c0 : index
   loop.assert %ok, "t.shape[2] is {0}, ndim {1}" (%s2, %nd : index, i32)
-  loop.call @callee(%t) ["n" = %c0, "m" = %s2]
+  packed.call @callee(%t) ["n" = %c0, "m" = %s2]
 }
 loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
   %n = loop.var "n" : index

@@ -7,48 +7,48 @@
 // then the output must not overlap the input; no variable is bound.
 loop.func @static(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {loop.output}) {
 }
-// CHECK-LABEL: loop.func @static(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {loop.error_values}) {
+// CHECK-LABEL: loop.func @static(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.error_values}) {
 // CHECK:         loop.assert %{{.*}}, "static() takes 2 arrays (A, B), got {0}" (%num_args : i32) raises "TypeError"
-// CHECK-NEXT:    %A_tensor = loop.packed_arg %args[0]
+// CHECK-NEXT:    %A_tensor = packed.arg %args[0]
 // CHECK:         loop.assert %{{.*}}, "static: argument A is NULL, expected a DLTensor*" raises "TypeError"
-// CHECK-NEXT:    %A_ndim = loop.dltensor_get %A_tensor, ndim : i32
+// CHECK-NEXT:    %A_ndim = packed.dltensor_get %A_tensor, ndim : i32
 // CHECK:         loop.assert %{{.*}}, "static: A.ndim is {0}, expected 2" (%A_ndim : i32)
-// CHECK-NEXT:    %A_dtype = loop.dltensor_get %A_tensor, dtype : i32
+// CHECK-NEXT:    %A_dtype = packed.dltensor_get %A_tensor, dtype : i32
 // CHECK-NEXT:    %[[F32:.*]] = arith.constant 73730 : i32
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %A_dtype, %[[F32]] : i32
 // CHECK-NEXT:    loop.assert %[[OK]], "static: A.dtype is {0:dtype}, expected float32" (%A_dtype : i32) raises "TypeError"
-// CHECK-NEXT:    %A_device_type = loop.dltensor_get %A_tensor, device_type : i32
+// CHECK-NEXT:    %A_device_type = packed.dltensor_get %A_tensor, device_type : i32
 // CHECK:         loop.assert %{{.*}}, "static: A.device_type is {0:device}, expected cpu (device_type 1)" (%A_device_type : i32)
-// CHECK-NEXT:    %A_shape = loop.dltensor_get %A_tensor, shape : index
+// CHECK-NEXT:    %A_shape = packed.dltensor_get %A_tensor, shape : index
 // CHECK:         loop.assert %{{.*}}, "static: A.shape is NULL for a 2-D tensor"
-// CHECK-NEXT:    %A_shape0 = loop.dltensor_get %A_tensor, shape[0] : index
+// CHECK-NEXT:    %A_shape0 = packed.dltensor_get %A_tensor, shape[0] : index
 // CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %A_shape0, %[[C4]] : index
 // CHECK-NEXT:    loop.assert %[[OK]], "static: A.shape[0] is {0}, expected 4" (%A_shape0 : index)
-// CHECK-NEXT:    %A_shape1 = loop.dltensor_get %A_tensor, shape[1] : index
+// CHECK-NEXT:    %A_shape1 = packed.dltensor_get %A_tensor, shape[1] : index
 // CHECK:         loop.assert %{{.*}}, "static: A.shape[1] is {0}, expected 3" (%A_shape1 : index)
 // Strides: NULL or compact (3, 1); static sizes are not 1, so no size-1 exemption.
-// CHECK-NEXT:    %A_strides = loop.dltensor_get %A_tensor, strides : index
+// CHECK-NEXT:    %A_strides = packed.dltensor_get %A_tensor, strides : index
 // CHECK-NEXT:    %[[HAS:.*]] = arith.cmpi ne, %A_strides, %{{.*}} : index
 // CHECK-NEXT:    loop.if %[[HAS]] {
-// CHECK-NEXT:      %A_stride0 = loop.dltensor_get %A_tensor, strides[0] : index
+// CHECK-NEXT:      %A_stride0 = packed.dltensor_get %A_tensor, strides[0] : index
 // CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
 // CHECK-NEXT:      %[[OK:.*]] = arith.cmpi eq, %A_stride0, %[[C3]] : index
 // CHECK-NEXT:      loop.assert %[[OK]], "static: A.strides[0] is {0}, expected {1} (strides count elements): A is not C-contiguous, and static takes A compact (row-major)" (%A_stride0, %[[C3]] : index, index)
-// CHECK-NEXT:      %A_stride1 = loop.dltensor_get %A_tensor, strides[1] : index
+// CHECK-NEXT:      %A_stride1 = packed.dltensor_get %A_tensor, strides[1] : index
 // CHECK:           loop.assert %{{.*}}, "static: A.strides[1] is {0}, expected {1} {{.*}}" (%A_stride1, %{{.*}} : index, index)
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %A_data = loop.dltensor_get %A_tensor, data : index
-// CHECK-NEXT:    %A_byte_offset = loop.dltensor_get %A_tensor, byte_offset : index
+// CHECK-NEXT:    %A_data = packed.dltensor_get %A_tensor, data : index
+// CHECK-NEXT:    %A_byte_offset = packed.dltensor_get %A_tensor, byte_offset : index
 // CHECK-NEXT:    %A = arith.addi %A_data, %A_byte_offset : index
 // CHECK:         loop.assert %{{.*}}, "static: A.data is NULL, but A has {0} elements" (%{{.*}} : index)
 // CHECK-NEXT:    %[[REM:.*]] = arith.remui %A, %[[C4]] : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
 // CHECK-NEXT:    loop.assert %[[OK]], "static: A.data + A.byte_offset = {0:#x} is not a multiple of 4 bytes, the alignment of float32" (%A : index)
-// CHECK-NEXT:    %B_tensor = loop.packed_arg %args[1]
+// CHECK-NEXT:    %B_tensor = packed.arg %args[1]
 // CHECK:         loop.assert %{{.*}}, "static: B.shape[1] is {0}, expected 3" (%B_shape1 : index)
 // CHECK:         loop.assert %{{.*}}, "static: output B overlaps A in memory ([{0:#x}, {1:#x}) and [{2:#x}, {3:#x})), but static assumes its arguments do not alias" (%B, %{{.*}}, %A, %{{.*}} : index, index, index, index)
-// CHECK-NEXT:    loop.call @static_compute(%A, %B) []
+// CHECK-NEXT:    packed.call @static_compute(%A, %B) []
 // CHECK-NEXT:  }
 // CHECK-NEXT:  loop.func @static_compute(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {loop.output}) {
 
@@ -62,20 +62,20 @@ loop.func @symbolic(%A: !loop.buffer<["n", 4], f32>, %B: !loop.buffer<["n", 4], 
   %n = loop.var "n" : index
 }
 // CHECK-LABEL: loop.func @symbolic(
-// CHECK:         %n = loop.dltensor_get %A_tensor, shape[0] : index
+// CHECK:         %n = packed.dltensor_get %A_tensor, shape[0] : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi sle, %{{.*}}, %n : index
 // CHECK-NEXT:    loop.assert %[[OK]], "symbolic: A.shape[0] is {0}, expected a size >= 0 (it binds n)" (%n : index)
-// CHECK:         %A_stride0 = loop.dltensor_get %A_tensor, strides[0] : index
+// CHECK:         %A_stride0 = packed.dltensor_get %A_tensor, strides[0] : index
 // CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
 // CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
 // CHECK-NEXT:    %[[UNIT:.*]] = arith.cmpi eq, %n, %[[C1]] : index
 // CHECK-NEXT:    %[[EQ:.*]] = arith.cmpi eq, %A_stride0, %[[C4]] : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.ori %[[UNIT]], %[[EQ]] : i1
 // CHECK-NEXT:    loop.assert %[[OK]], "symbolic: A.strides[0] is {0}, expected {1} {{.*}}" (%A_stride0, %[[C4]] : index, index)
-// CHECK:         %B_shape0 = loop.dltensor_get %B_tensor, shape[0] : index
+// CHECK:         %B_shape0 = packed.dltensor_get %B_tensor, shape[0] : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %B_shape0, %n : index
 // CHECK-NEXT:    loop.assert %[[OK]], "symbolic: B.shape[0] is {0}, expected n = {1} (n bound from A.shape[0])" (%B_shape0, %n : index, index)
-// CHECK:         loop.call @symbolic_compute(%A, %B) ["n" = %n]
+// CHECK:         packed.call @symbolic_compute(%A, %B) ["n" = %n]
 // CHECK:       loop.func @symbolic_compute(
 // CHECK-NEXT:    %n = loop.var "n" : index
 
@@ -86,17 +86,17 @@ loop.func @symbolic(%A: !loop.buffer<["n", 4], f32>, %B: !loop.buffer<["n", 4], 
 loop.func @shared(%A: !loop.buffer<["n", "m"], f32>, %b: !loop.buffer<["m"], f32>, %C: !loop.buffer<["n", "m"], f32> {loop.output}) {
 }
 // CHECK-LABEL: loop.func @shared(
-// CHECK:         %n = loop.dltensor_get %A_tensor, shape[0] : index
-// CHECK:         %m = loop.dltensor_get %A_tensor, shape[1] : index
-// CHECK:         %b_shape0 = loop.dltensor_get %b_tensor, shape[0] : index
+// CHECK:         %n = packed.dltensor_get %A_tensor, shape[0] : index
+// CHECK:         %m = packed.dltensor_get %A_tensor, shape[1] : index
+// CHECK:         %b_shape0 = packed.dltensor_get %b_tensor, shape[0] : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %b_shape0, %m : index
 // CHECK-NEXT:    loop.assert %[[OK]], "shared: b.shape[0] is {0}, expected m = {1} (m bound from A.shape[1])" (%b_shape0, %m : index, index)
 // CHECK:         loop.assert %{{.*}}, "shared: C.shape[0] is {0}, expected n = {1} (n bound from A.shape[0])" (%C_shape0, %n : index, index)
 // CHECK:         loop.assert %{{.*}}, "shared: C.shape[1] is {0}, expected m = {1} (m bound from A.shape[1])" (%C_shape1, %m : index, index)
 // CHECK:         loop.assert %{{.*}}, "shared: output C overlaps A {{.*}}"
 // CHECK:         loop.assert %{{.*}}, "shared: output C overlaps b {{.*}}"
-// CHECK-NEXT:    loop.call @shared_compute(%A, %b, %C) ["n" = %n, "m" = %m]
-// CHECK-NOT:     loop.dltensor_get
+// CHECK-NEXT:    packed.call @shared_compute(%A, %b, %C) ["n" = %n, "m" = %m]
+// CHECK-NOT:     packed.dltensor_get
 
 // -----
 
@@ -115,18 +115,18 @@ loop.func @strided(%A: !loop.buffer<["n", 8], f32, strides ["sn", 2]>, %B: !loop
   }
 }
 // CHECK-LABEL: loop.func @strided(
-// CHECK:         %A_shape1 = loop.dltensor_get %A_tensor, shape[1] : index
-// CHECK:         %A_strides = loop.dltensor_get %A_tensor, strides : index
+// CHECK:         %A_shape1 = packed.dltensor_get %A_tensor, shape[1] : index
+// CHECK:         %A_strides = packed.dltensor_get %A_tensor, strides : index
 // CHECK-NEXT:    %[[HAS:.*]] = arith.cmpi ne, %A_strides, %{{.*}} : index
 // CHECK-NEXT:    %sn = scf.if %[[HAS]] -> (index) {
-// CHECK-NEXT:      %[[S0:.*]] = loop.dltensor_get %A_tensor, strides[0] : index
+// CHECK-NEXT:      %[[S0:.*]] = packed.dltensor_get %A_tensor, strides[0] : index
 // CHECK-NEXT:      scf.yield %[[S0]] : index
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      scf.yield %A_shape1 : index
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %A_stride1 = scf.if %[[HAS]] -> (index) {
 // CHECK:         loop.assert %{{.*}}, "strided: A.strides[1] is {0}, expected 2" (%A_stride1 : index)
-// CHECK:         loop.call @strided_compute(%A, %B) ["n" = %n, "sn" = %sn]
+// CHECK:         packed.call @strided_compute(%A, %B) ["n" = %n, "sn" = %sn]
 // CHECK:       loop.func @strided_compute(%A: !loop.buffer<["n", 8], f32, strides ["sn", 2]>, %B: !loop.buffer<["n", 8], f32> {loop.output}) {
 
 // FLAT-LABEL:  loop.func @strided_compute(%A: !loop.buffer<["n * sn - sn + 15"], f32>, %B: !loop.buffer<["n * 8"], f32> {loop.output}) {
@@ -149,7 +149,7 @@ loop.func @option(%A: !loop.buffer<["n", "m"], f32>, %B: !loop.buffer<["n", "m"]
 // OPTION-LABEL: loop.func @option(
 // OPTION:         %A_stride0 = scf.if
 // OPTION:         %A_stride1 = scf.if
-// OPTION:         loop.call @option_compute(%A, %B) ["n" = %n, "m" = %m, "A_stride0" = %A_stride0, "A_stride1" = %A_stride1]
+// OPTION:         packed.call @option_compute(%A, %B) ["n" = %n, "m" = %m, "A_stride0" = %A_stride0, "A_stride1" = %A_stride1]
 // OPTION-NEXT:  }
 // OPTION-NEXT:  loop.func @option_compute(%A: !loop.buffer<["n", "m"], f32, strides ["A_stride0", "A_stride1"]>, %B: !loop.buffer<["n", "m"], f32> {loop.output}) {
 
@@ -160,13 +160,13 @@ loop.func @option(%A: !loop.buffer<["n", "m"], f32>, %B: !loop.buffer<["n", "m"]
 loop.func @deferred(%P: !loop.buffer<["n + 2"], f32> {loop.output}, %A: !loop.buffer<["n"], f32>) {
 }
 // CHECK-LABEL: loop.func @deferred(
-// CHECK:         %P_shape0 = loop.dltensor_get %P_tensor, shape[0] : index
-// CHECK-NEXT:    %P_strides = loop.dltensor_get %P_tensor, strides : index
-// CHECK:         %n = loop.dltensor_get %A_tensor, shape[0] : index
+// CHECK:         %P_shape0 = packed.dltensor_get %P_tensor, shape[0] : index
+// CHECK-NEXT:    %P_strides = packed.dltensor_get %P_tensor, strides : index
+// CHECK:         %n = packed.dltensor_get %A_tensor, shape[0] : index
 // CHECK:         %[[N2:.*]] = arith.addi %n, %{{.*}} : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %P_shape0, %[[N2]] : index
 // CHECK-NEXT:    loop.assert %[[OK]], "deferred: P.shape[0] is {0}, expected n + 2 = {1} (n bound from A.shape[0])" (%P_shape0, %[[N2]] : index, index)
-// CHECK:         loop.call @deferred_compute(%P, %A) ["n" = %n]
+// CHECK:         packed.call @deferred_compute(%P, %A) ["n" = %n]
 
 // -----
 
@@ -197,18 +197,18 @@ loop.func @conv(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k
     }
   }
 }
-// CHECK-LABEL: loop.func @conv(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {loop.error_values}) {
+// CHECK-LABEL: loop.func @conv(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.error_values}) {
 // CHECK:         "conv() takes 3 arrays (x, wt, y), got {0}"
 // CHECK:         loop.assert %{{.*}}, "conv: x.shape[0] is {0}, expected 1" (%x_shape0 : index)
-// CHECK-NEXT:    %c = loop.dltensor_get %x_tensor, shape[1] : index
-// CHECK:         %h = loop.dltensor_get %x_tensor, shape[2] : index
-// CHECK:         %w = loop.dltensor_get %x_tensor, shape[3] : index
+// CHECK-NEXT:    %c = packed.dltensor_get %x_tensor, shape[1] : index
+// CHECK:         %h = packed.dltensor_get %x_tensor, shape[2] : index
+// CHECK:         %w = packed.dltensor_get %x_tensor, shape[3] : index
 // The size-1 leading dimension of x has no stride check; the others do.
 // CHECK-NOT:     strides[0]
-// CHECK:         %x_stride1 = loop.dltensor_get %x_tensor, strides[1] : index
-// CHECK:         %x_stride2 = loop.dltensor_get %x_tensor, strides[2] : index
+// CHECK:         %x_stride1 = packed.dltensor_get %x_tensor, strides[1] : index
+// CHECK:         %x_stride2 = packed.dltensor_get %x_tensor, strides[2] : index
 // CHECK:         loop.assert %{{.*}}, "conv: x.strides[2] is {0}, expected {1} {{.*}}" (%x_stride2, %w : index, index)
-// CHECK:         %k = loop.dltensor_get %wt_tensor, shape[0] : index
+// CHECK:         %k = packed.dltensor_get %wt_tensor, shape[0] : index
 // CHECK:         loop.assert %{{.*}}, "conv: wt.shape[1] is {0}, expected c = {1} (c bound from x.shape[1])" (%wt_shape1, %c : index, index)
 // CHECK:         loop.assert %{{.*}}, "conv: wt.shape[2] is {0}, expected 1" (%wt_shape2 : index)
 // CHECK:         loop.assert %{{.*}}, "conv: y.shape[1] is {0}, expected k = {1} (k bound from wt.shape[0])" (%y_shape1, %k : index, index)
@@ -216,7 +216,7 @@ loop.func @conv(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k
 // CHECK:         loop.assert %{{.*}}, "conv: y.shape[3] is {0}, expected w = {1} (w bound from x.shape[3])" (%y_shape3, %w : index, index)
 // CHECK:         loop.assert %{{.*}}, "conv: output y overlaps x {{.*}}"
 // CHECK:         loop.assert %{{.*}}, "conv: output y overlaps wt {{.*}}"
-// CHECK-NEXT:    loop.call @conv_compute(%x, %wt, %y) ["c" = %c, "h" = %h, "w" = %w, "k" = %k]
+// CHECK-NEXT:    packed.call @conv_compute(%x, %wt, %y) ["c" = %c, "h" = %h, "w" = %w, "k" = %k]
 // CHECK-NEXT:  }
 // CHECK-NEXT:  loop.func @conv_compute(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k", "c", 1, 1], f32>, %y: !loop.buffer<[1, "k", "h", "w"], f32> {loop.output}) {
 
@@ -225,16 +225,16 @@ loop.func @conv(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k
 // -----
 
 // Running the pass twice changes nothing: the packed function takes no
-// buffers, and a loop.call target is not wrapped again.
-loop.func @twice(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {loop.error_values}) {
-  %a = loop.packed_arg %args[0]
-  loop.call @twice_compute(%a) []
+// buffers, and a packed.call target is not wrapped again.
+loop.func @twice(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.error_values}) {
+  %a = packed.arg %args[0]
+  packed.call @twice_compute(%a) []
 }
 loop.func @twice_compute(%a: !loop.buffer<[4], f32>) {
 }
 // CHECK-LABEL: loop.func @twice(
-// CHECK-NEXT:    %a = loop.packed_arg %args[0]
-// CHECK-NEXT:    loop.call @twice_compute(%a) []
+// CHECK-NEXT:    %a = packed.arg %args[0]
+// CHECK-NEXT:    packed.call @twice_compute(%a) []
 // CHECK-NEXT:  }
 // CHECK-NEXT:  loop.func @twice_compute(%a: !loop.buffer<[4], f32>) {
 
