@@ -16,3 +16,28 @@ f(a, b)
 from compiler.build import Function, build, lower
 
 __all__ = ["Function", "build", "lower"]
+
+DISTRIBUTION = "xdsl-tensor-compiler"
+"""The name this package is installed under (`pip install xdsl-tensor-compiler`)."""
+
+
+def _version() -> str:
+    """The installed distribution's version; from a checkout that was never
+    installed, the version in its pyproject.toml."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        try:
+            project = tomllib.loads(pyproject.read_text())["project"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "0+unknown"
+        return project["version"] if project.get("name") == DISTRIBUTION else "0+unknown"
+
+
+__version__ = _version()

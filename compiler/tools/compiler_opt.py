@@ -27,6 +27,7 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from compiler.registry import get_all_dialects, get_all_passes
+from compiler.tools.version import add_version_argument
 
 
 class LocatedParser(Parser):
@@ -76,10 +77,9 @@ class ListPassesAction(argparse.Action):
 
 
 class CompilerOptMain(xDSLOptMain):
-    version_format = "compiler-opt (xDSL {xdsl_version})"
-
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        add_version_argument(arg_parser, "compiler-opt")
         arg_parser.add_argument(
             "--list-passes",
             nargs=0,

@@ -1,6 +1,7 @@
 """compiler-run: compile a function of a .mlir file, run it, print its outputs.
 
     compiler-run FILE [--entry NAME] [--dim n=16 ...] [--init random|arange|ones] [--seed 0]
+    compiler-run --version
 
 The input holds a `te.func` or a `loop.func`; the default pipeline lowers
 it and the JIT compiles it. Inputs are filled deterministically (`arange`
@@ -16,6 +17,8 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
+
+from compiler.tools.version import add_version_argument
 
 
 def _parse_dims(items: Sequence[str]) -> dict[str, int]:
@@ -62,6 +65,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dim", action="append", default=[], help="bind a symbolic dimension, NAME=INT")
     parser.add_argument("--init", choices=["arange", "random", "ones"], default="arange")
     parser.add_argument("--seed", type=int, default=0)
+    add_version_argument(parser, "compiler-run")
     args = parser.parse_args(argv)
 
     from compiler.build import compile_module
