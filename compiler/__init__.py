@@ -11,11 +11,25 @@ f = compiler.build([A, B])
 a = np.ones(1024, np.float32); b = np.empty_like(a)
 f(a, b)
 ```
+
+`import compiler` is cheap: `build`, `lower`, `Function`, `te`, `ops` and
+`__version__` are loaded on first use (PEP 562), so a tool or a script that
+needs none of them does not pay for xDSL, llvmlite and NumPy.
 """
 
-from compiler.build import Function, build, lower
+from __future__ import annotations
 
-__all__ = ["Function", "build", "lower"]
+import sys
+import types
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
+    from typing import Any
+
+    from compiler import ops, te
+    from compiler.build import Function, build, lower
+
+__all__ = ["Function", "build", "lower", "ops", "te"]
 
 DISTRIBUTION = "xdsl-tensor-compiler"
 """The name this package is installed under (`pip install xdsl-tensor-compiler`)."""
@@ -40,4 +54,41 @@ def _version() -> str:
         return project["version"] if project.get("name") == DISTRIBUTION else "0+unknown"
 
 
-__version__ = _version()
+def __getattr__(name: str) -> Any:
+    value: Any
+    if name in ("Function", "build", "lower"):
+        from compiler.build import Function, build, lower
+
+        value = {"Function": Function, "build": build, "lower": lower}[name]
+    elif name == "te":
+        import compiler.te
+
+        value = sys.modules["compiler.te"]
+    elif name == "ops":
+        import compiler.ops  # noqa: F401
+
+        value = sys.modules["compiler.ops"]
+    elif name == "__version__":
+        value = _version()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later look-ups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, "__version__"})
+
+
+class _Package(types.ModuleType):
+    """`compiler.build` names the function, not its module: importing the
+    submodule `compiler.build` (which Python records by setting the package's
+    attribute `build`) must not hide the function."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "build" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -15,10 +15,12 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from compiler.tools.version import add_version_argument
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _parse_dims(items: Sequence[str]) -> dict[str, int]:
@@ -48,6 +50,8 @@ def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[in
 
 
 def _fill(shape: tuple[int, ...], dtype: str, init: str, rng: np.random.Generator) -> np.ndarray:
+    import numpy as np
+
     size = int(np.prod(shape))
     if init == "ones":
         data = np.ones(size)
@@ -67,6 +71,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     add_version_argument(parser, "compiler-run")
     args = parser.parse_args(argv)
+
+    import numpy as np
 
     from compiler.build import compile_module
     from compiler.context import make_context

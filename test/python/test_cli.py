@@ -39,3 +39,40 @@ def test_tools_print_their_version_with_xdsl_and_llvm() -> None:
         assert lines[1] == f"xDSL {version('xdsl')}"
         assert lines[2].startswith("LLVM ")
         assert lines[2].endswith(f"(llvmlite {llvmlite.__version__})")
+
+
+def python(code: str) -> str:
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=ROOT
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip()
+
+
+def test_import_compiler_imports_neither_xdsl_nor_numpy() -> None:
+    loaded = python(
+        "import sys, compiler; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'xdsl', 'numpy', 'llvmlite', 'islpy'}))"
+    )
+    assert loaded == "[]"
+
+
+def test_lazy_attributes() -> None:
+    out = python(
+        "import compiler\n"
+        "from compiler import Function, build, lower, ops, te\n"
+        "import compiler.build as submodule\n"  # importing the submodule does not hide the function
+        "from compiler.build import compile_module\n"
+        "print(compiler.build is build, callable(compiler.build), compiler.lower is lower,\n"
+        "      compiler.Function is Function, compiler.te is te, compiler.ops is ops,\n"
+        "      te.placeholder is not None, ops.relu is not None)\n"
+        "print(sorted(set(compiler.__all__) - set(dir(compiler))), '__version__' in dir(compiler))\n"
+    )
+    assert out.splitlines() == ["True True True True True True True True", "[] True"]
+
+
+def test_unknown_attribute() -> None:
+    import pytest
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        compiler.nope  # noqa: B018
