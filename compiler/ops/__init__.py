@@ -1,25 +1,116 @@
-"""An operator library on `compiler.te`, after TVM's TOPI."""
+"""An operator library on `compiler.te`, after TVM's TOPI.
 
-from compiler.ops.nn import (
+One module per topic: `elementwise` (activations, math, broadcasting
+arithmetic), `conv`, `pool`, `linalg` (matmul, dense, batch_matmul),
+`reduce` (sum/mean/max/min, softmax), `norm` (batch and layer norm) and
+`shape` (pad, reshape, transpose, concatenate, slices). Every operator
+returns a `te.Tensor` made of ordinary `te.compute` stages, so it composes
+with schedules and with the rest of the pipeline like hand-written TE.
+"""
+
+from compiler.ops.conv import conv2d_nchw, conv2d_nhwc, depthwise_conv2d_nchw
+from compiler.ops.elementwise import (
     add,
-    avg_pool2d,
     bias_add,
-    conv2d_nchw,
-    conv2d_nhwc,
+    broadcast_binary,
+    cast,
+    clip,
+    divide,
+    elementwise,
+    erf,
+    exp,
+    full,
+    gelu,
+    hardsigmoid,
+    hardswish,
     leaky_relu,
-    matmul,
-    pad,
+    log,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    power,
     relu,
+    rsqrt,
+    scale_shift,
+    sigmoid,
+    silu,
+    sqrt,
+    subtract,
+    tanh,
+)
+from compiler.ops.linalg import batch_matmul, dense, matmul
+from compiler.ops.norm import batch_norm, layer_norm
+from compiler.ops.pool import adaptive_avg_pool2d, avg_pool2d, global_avg_pool2d, max_pool2d
+from compiler.ops.reduce import log_softmax, max, mean, min, softmax, sum
+from compiler.ops.shape import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    flatten,
+    pad,
+    reshape,
+    squeeze,
+    strided_slice,
+    take,
+    transpose,
 )
 
 __all__ = [
+    "adaptive_avg_pool2d",
     "add",
     "avg_pool2d",
+    "batch_matmul",
+    "batch_norm",
     "bias_add",
+    "broadcast_binary",
+    "broadcast_to",
+    "cast",
+    "clip",
+    "concatenate",
     "conv2d_nchw",
     "conv2d_nhwc",
+    "dense",
+    "depthwise_conv2d_nchw",
+    "divide",
+    "elementwise",
+    "erf",
+    "exp",
+    "expand_dims",
+    "flatten",
+    "full",
+    "gelu",
+    "global_avg_pool2d",
+    "hardsigmoid",
+    "hardswish",
+    "layer_norm",
     "leaky_relu",
+    "log",
+    "log_softmax",
     "matmul",
+    "max",
+    "max_pool2d",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "multiply",
+    "negative",
     "pad",
+    "power",
     "relu",
+    "reshape",
+    "rsqrt",
+    "scale_shift",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "sqrt",
+    "squeeze",
+    "strided_slice",
+    "subtract",
+    "sum",
+    "take",
+    "tanh",
+    "transpose",
 ]

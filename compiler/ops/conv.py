@@ -1,0 +1,124 @@
+"""2-D convolutions in NCHW and NHWC: stride, padding, dilation, groups
+(depthwise when groups equals the channel count), as TOPI's `conv2d_nchw`.
+
+Padding is a separate stage `<name>_pad` (see `ops.pad`), the form seed 000's
+guard-aware bound inference works on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compiler import te
+from compiler.ops.shape import pad
+from compiler.ops.util import padding4, pair, static
+from compiler.te import Dim, Expr, Tensor
+
+
+def conv_out_dim(size: Dim, kernel: int, stride: int, pad_total: int, dilation: int) -> Dim:
+    out = (size + pad_total - ((kernel - 1) * dilation + 1)) // stride + 1
+    return out if isinstance(out, int) else (static(out) if static(out) is not None else out)
+
+
+def _kernel(w: Tensor, axes: tuple[int, int], name: str) -> tuple[int, int]:
+    r, s = w.shape[axes[0]], w.shape[axes[1]]
+    if not isinstance(r, int) or not isinstance(s, int):
+        raise ValueError(f"{name}: the kernel size must be static, got {w.shape}")
+    return r, s
+
+
+def _groups(c: Dim, k: Dim, wc: Dim, groups: int, name: str) -> tuple[int, int]:
+    """(input channels, output channels) per group."""
+    if groups < 1:
+        raise ValueError(f"{name}: groups must be positive, got {groups}")
+    if groups == 1:
+        return 0, 0
+    kk, cc, wcc = static(k), static(c), static(wc)
+    if kk is None or wcc is None:
+        raise ValueError(f"{name}: a grouped convolution needs static channel counts")
+    if kk % groups or (cc is not None and cc != wcc * groups):
+        raise ValueError(f"{name}: {c} input and {k} output channels do not split into {groups} groups of {wc}")
+    return wcc, kk // groups
+
+
+def _body(v: Expr, w: Expr, out_dtype: str | None) -> Expr:
+    if out_dtype is not None and out_dtype != v.dtype:
+        return v.astype(out_dtype) * w.astype(out_dtype)
+    return v * w
+
+
+def conv2d_nchw(
+    x: Tensor,
+    w: Tensor,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
+    groups: int = 1,
+    name: str = "conv2d",
+    out_dtype: str | None = None,
+) -> Tensor:
+    """x: [N, C, H, W], w: [K, C / groups, R, S] -> [N, K, OH, OW].
+
+    `padding` is an int, (h, w) or (top, left, bottom, right); `out_dtype` is the
+    accumulation and output type (the input's by default)."""
+    (sh, sw), (dh, dw) = pair(stride, f"{name} stride"), pair(dilation, f"{name} dilation")
+    pt, pl, pb, pr = padding4(padding)
+    n, c, h, wd = x.shape
+    k, wc, _, _ = w.shape
+    r, s = _kernel(w, (2, 3), name)
+    cg, kg = _groups(c, k, wc, groups, name)
+    xp = pad(x, (0, 0, pt, pl), (0, 0, pb, pr), name=f"{name}_pad") if (pt or pl or pb or pr) else x
+    oh, ow = conv_out_dim(h, r, sh, pt + pb, dh), conv_out_dim(wd, s, sw, pl + pr, dw)
+    rc, ry, rx = te.reduce_axis((0, wc), "rc"), te.reduce_axis((0, r), "ry"), te.reduce_axis((0, s), "rx")
+
+    def element(nn: Expr, ff: Expr, yy: Expr, xx: Expr) -> Expr:
+        channel = rc if groups == 1 else ff // kg * cg + rc
+        v = xp[nn, channel, yy * sh + ry * dh, xx * sw + rx * dw]
+        return te.sum(_body(v, w[ff, rc, ry, rx], out_dtype), axis=(rc, ry, rx))
+
+    return te.compute((n, k, oh, ow), element, name=name)
+
+
+def conv2d_nhwc(
+    x: Tensor,
+    w: Tensor,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
+    groups: int = 1,
+    name: str = "conv2d",
+    out_dtype: str | None = None,
+) -> Tensor:
+    """x: [N, H, W, C], w: [R, S, C / groups, K] -> [N, OH, OW, K]."""
+    (sh, sw), (dh, dw) = pair(stride, f"{name} stride"), pair(dilation, f"{name} dilation")
+    pt, pl, pb, pr = padding4(padding)
+    n, h, wd, c = x.shape
+    _, _, wc, k = w.shape
+    r, s = _kernel(w, (0, 1), name)
+    cg, kg = _groups(c, k, wc, groups, name)
+    xp = pad(x, (0, pt, pl, 0), (0, pb, pr, 0), name=f"{name}_pad") if (pt or pl or pb or pr) else x
+    oh, ow = conv_out_dim(h, r, sh, pt + pb, dh), conv_out_dim(wd, s, sw, pl + pr, dw)
+    rc, ry, rx = te.reduce_axis((0, wc), "rc"), te.reduce_axis((0, r), "ry"), te.reduce_axis((0, s), "rx")
+
+    def element(nn: Expr, yy: Expr, xx: Expr, ff: Expr) -> Expr:
+        channel = rc if groups == 1 else ff // kg * cg + rc
+        v = xp[nn, yy * sh + ry * dh, xx * sw + rx * dw, channel]
+        return te.sum(_body(v, w[ry, rx, rc, ff], out_dtype), axis=(ry, rx, rc))
+
+    return te.compute((n, oh, ow, k), element, name=name)
+
+
+def depthwise_conv2d_nchw(
+    x: Tensor,
+    w: Tensor,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
+    name: str = "depthwise_conv2d",
+    out_dtype: str | None = None,
+) -> Tensor:
+    """x: [N, C, H, W], w: [C * M, 1, R, S]: a convolution with one group per input channel."""
+    c = static(x.shape[1])
+    if c is None:
+        raise ValueError(f"{name}: a depthwise convolution needs a static channel count")
+    return conv2d_nchw(x, w, stride, padding, dilation, groups=c, name=name, out_dtype=out_dtype)

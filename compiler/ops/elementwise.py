@@ -1,0 +1,240 @@
+"""Elementwise operators: activations, math, and binary arithmetic with NumPy
+broadcasting (TOPI's `add`, `subtract`, ... and `nn.relu`, ...).
+
+Each operator is one stage; a chain of them is cheap to fuse with
+`s[t].compute_inline()` (the PyTorch frontend does so). Transcendental
+functions of float16 values are evaluated in float32 and rounded once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from compiler import te
+from compiler.ops.util import broadcast_read, broadcast_shape, promote
+from compiler.te import Dim, Expr, Tensor
+
+Scalar = int | float
+
+
+def elementwise(x: Tensor, f: Callable[[Expr], Expr], name: str, dtype: str | None = None) -> Tensor:
+    """A stage applying `f` to every element of x."""
+    return te.compute(x.shape, lambda *i: f(x[i]), name=name, dtype=dtype)
+
+
+def _wide(v: Expr, f: Callable[[Expr], Expr]) -> Expr:
+    """f evaluated in float32 for a float16 value (one rounding at the end)."""
+    if v.dtype == "float16":
+        return f(v.astype("float32")).astype("float16")
+    return f(v)
+
+
+# ---------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------
+
+
+def relu(x: Tensor, name: str = "relu") -> Tensor:
+    return elementwise(x, lambda v: te.maximum(v, te.const(0.0, x.dtype)), name)
+
+
+def leaky_relu(x: Tensor, alpha: float = 0.1, name: str = "leaky_relu") -> Tensor:
+    return elementwise(x, lambda v: te.if_then_else(v > 0.0, v, v * alpha), name)
+
+
+def clip(x: Tensor, a_min: float | None, a_max: float | None, name: str = "clip") -> Tensor:
+    """min(max(x, a_min), a_max); `None` leaves that side open (PyTorch's clamp, hardtanh)."""
+
+    def f(v: Expr) -> Expr:
+        if a_min is not None:
+            v = te.maximum(v, te.const(float(a_min), x.dtype))
+        if a_max is not None:
+            v = te.minimum(v, te.const(float(a_max), x.dtype))
+        return v
+
+    return elementwise(x, f, name)
+
+
+def sigmoid_expr(v: Expr) -> Expr:
+    return _wide(v, lambda u: 1.0 / (1.0 + te.exp(-u)))
+
+
+def sigmoid(x: Tensor, name: str = "sigmoid") -> Tensor:
+    return elementwise(x, sigmoid_expr, name)
+
+
+def tanh(x: Tensor, name: str = "tanh") -> Tensor:
+    return elementwise(x, lambda v: _wide(v, te.tanh), name)
+
+
+def silu(x: Tensor, name: str = "silu") -> Tensor:
+    """x * sigmoid(x) (swish)."""
+    return elementwise(x, lambda v: _wide(v, lambda u: u / (1.0 + te.exp(-u))), name)
+
+
+def hardsigmoid(x: Tensor, name: str = "hardsigmoid") -> Tensor:
+    """relu6(x + 3) / 6."""
+    return elementwise(x, lambda v: te.minimum(te.maximum(v + 3.0, 0.0), 6.0) * (1.0 / 6.0), name)
+
+
+def hardswish(x: Tensor, name: str = "hardswish") -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return elementwise(x, lambda v: v * (te.minimum(te.maximum(v + 3.0, 0.0), 6.0) * (1.0 / 6.0)), name)
+
+
+_ERF_P = 0.3275911
+_ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def erf_expr(v: Expr) -> Expr:
+    """erf(v) by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7), in at least float32.
+
+    The math dialect has no erf that every backend lowers, so it is built from exp."""
+
+    def f(u: Expr) -> Expr:
+        a = te.abs(u)
+        t = 1.0 / (1.0 + _ERF_P * a)
+        poly = t * (_ERF_A[0] + t * (_ERF_A[1] + t * (_ERF_A[2] + t * (_ERF_A[3] + t * _ERF_A[4]))))
+        y = 1.0 - poly * te.exp(-(a * a))
+        return te.if_then_else(u < 0.0, -y, y)
+
+    return _wide(v, f)
+
+
+def erf(x: Tensor, name: str = "erf") -> Tensor:
+    return elementwise(x, erf_expr, name)
+
+
+def gelu_expr(v: Expr, approximate: str = "none") -> Expr:
+    if approximate == "tanh":
+        c = 0.7978845608028654  # sqrt(2 / pi)
+        return _wide(v, lambda u: 0.5 * u * (1.0 + te.tanh(c * (u + 0.044715 * u * u * u))))
+    if approximate != "none":
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _wide(v, lambda u: 0.5 * u * (1.0 + erf_expr(u * 0.7071067811865476)))
+
+
+def gelu(x: Tensor, approximate: str = "none", name: str = "gelu") -> Tensor:
+    """x * Phi(x) (exact, with erf) or its tanh approximation, as PyTorch's `gelu`."""
+    return elementwise(x, lambda v: gelu_expr(v, approximate), name)
+
+
+# ---------------------------------------------------------------------------
+# Math
+# ---------------------------------------------------------------------------
+
+
+def exp(x: Tensor, name: str = "exp") -> Tensor:
+    return elementwise(x, lambda v: _wide(v, te.exp), name)
+
+
+def log(x: Tensor, name: str = "log") -> Tensor:
+    return elementwise(x, lambda v: _wide(v, te.log), name)
+
+
+def sqrt(x: Tensor, name: str = "sqrt") -> Tensor:
+    return elementwise(x, lambda v: _wide(v, te.sqrt), name)
+
+
+def rsqrt(x: Tensor, name: str = "rsqrt") -> Tensor:
+    return elementwise(x, lambda v: _wide(v, lambda u: 1.0 / te.sqrt(u)), name)
+
+
+def negative(x: Tensor, name: str = "negative") -> Tensor:
+    return elementwise(x, lambda v: -v, name)
+
+
+def power(x: Tensor, exponent: float, name: str = "power") -> Tensor:
+    """x ** exponent for a scalar exponent (small integer powers are multiplied out)."""
+
+    def f(v: Expr) -> Expr:
+        if exponent == 2:
+            return v * v
+        if exponent == 1:
+            return v
+        if exponent == 0.5:
+            return _wide(v, te.sqrt)
+        return _wide(v, lambda u: te.power(u, float(exponent)))
+
+    return elementwise(x, f, name)
+
+
+def cast(x: Tensor, dtype: str, name: str = "cast") -> Tensor:
+    return elementwise(x, lambda v: v.astype(dtype), name, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------
+# Binary arithmetic with broadcasting
+# ---------------------------------------------------------------------------
+
+
+def scalar(value: Scalar, dtype: str) -> Expr:
+    """A Python number as a constant of `dtype`."""
+    return te.const(float(value) if dtype.startswith("float") else int(value), dtype)
+
+
+def broadcast_binary(
+    a: Tensor | Scalar, b: Tensor | Scalar, f: Callable[[Expr, Expr], Expr], name: str
+) -> Tensor:
+    """A stage computing f(a, b) elementwise, with NumPy broadcasting; one side may be a
+    Python scalar, which takes the other side's dtype."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{name}: at least one operand must be a tensor")
+    if not isinstance(b, Tensor):
+        assert isinstance(a, Tensor)
+        return te.compute(a.shape, lambda *i: f(a[i], scalar(b, a.dtype)), name=name)
+    if not isinstance(a, Tensor):
+        return te.compute(b.shape, lambda *i: f(scalar(a, b.dtype), b[i]), name=name)
+    shape = broadcast_shape(a.shape, b.shape, name)
+    dtype = promote(a.dtype, b.dtype)
+
+    def element(*i: Expr) -> Expr:
+        return f(broadcast_read(a, shape, i).astype(dtype), broadcast_read(b, shape, i).astype(dtype))
+
+    return te.compute(shape, element, name=name)
+
+
+def add(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "add") -> Tensor:
+    return broadcast_binary(a, b, lambda x, y: x + y, name)
+
+
+def subtract(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "subtract") -> Tensor:
+    return broadcast_binary(a, b, lambda x, y: x - y, name)
+
+
+def multiply(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "multiply") -> Tensor:
+    return broadcast_binary(a, b, lambda x, y: x * y, name)
+
+
+def divide(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "divide") -> Tensor:
+    return broadcast_binary(a, b, lambda x, y: x / y, name)
+
+
+def maximum(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "maximum") -> Tensor:
+    return broadcast_binary(a, b, te.maximum, name)
+
+
+def minimum(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "minimum") -> Tensor:
+    return broadcast_binary(a, b, te.minimum, name)
+
+
+def bias_add(x: Tensor, bias: Tensor, axis: int = 1, name: str = "bias_add") -> Tensor:
+    """x + bias broadcast along `axis` (1 for NCHW, 3 for NHWC)."""
+    axis = axis % x.ndim
+    return te.compute(x.shape, lambda *i: x[i] + bias[i[axis]].astype(x.dtype), name=name)
+
+
+def scale_shift(
+    x: Tensor, scale: Tensor, shift: Tensor, axis: int = 1, name: str = "scale_shift"
+) -> Tensor:
+    """x * scale + shift, both 1-D along `axis` (a folded inference batch norm)."""
+    axis = axis % x.ndim
+    return te.compute(
+        x.shape,
+        lambda *i: x[i] * scale[i[axis]].astype(x.dtype) + shift[i[axis]].astype(x.dtype),
+        name=name,
+    )
+
+
+def full(shape: Sequence[Dim], value: float, dtype: str = "float32", name: str = "full") -> Tensor:
+    return te.compute(tuple(shape), lambda *i: te.const(float(value), dtype), name=name)

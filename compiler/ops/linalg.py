@@ -1,0 +1,71 @@
+"""Matrix products: `matmul` ([M, K] x [K, N]), `dense` (PyTorch's linear,
+x @ w.T with w stored [N, K]) and `batch_matmul` with broadcast batch dimensions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compiler import te
+from compiler.ops.util import broadcast_shape, same_dim, static
+from compiler.te import Dim, Expr, Tensor
+
+
+def _check_k(ka: Dim, kb: Dim, name: str) -> None:
+    if static(ka) is not None and static(kb) is not None and static(ka) != static(kb):
+        raise ValueError(f"{name}: inner dimensions {ka} and {kb} differ")
+
+
+def _body(a: Expr, b: Expr, out_dtype: str | None) -> Expr:
+    if out_dtype is not None and out_dtype != a.dtype:
+        return a.astype(out_dtype) * b.astype(out_dtype)
+    return a * b
+
+
+def matmul(a: Tensor, b: Tensor, name: str = "matmul", out_dtype: str | None = None) -> Tensor:
+    """[M, K] x [K, N] -> [M, N]."""
+    m, kk = a.shape
+    kb, n = b.shape
+    _check_k(kk, kb, name)
+    k = te.reduce_axis((0, kk), "k")
+    return te.compute((m, n), lambda i, j: te.sum(_body(a[i, k], b[k, j], out_dtype), axis=k), name=name)
+
+
+def dense(x: Tensor, w: Tensor, name: str = "dense", out_dtype: str | None = None) -> Tensor:
+    """x [..., K] times w [N, K] transposed -> [..., N] (PyTorch's linear without bias)."""
+    n, kw = w.shape
+    kk = x.shape[-1]
+    _check_k(kk, kw, name)
+    k = te.reduce_axis((0, kk), "k")
+    return te.compute(
+        (*x.shape[:-1], n),
+        lambda *i: te.sum(_body(x[(*i[:-1], k)], w[i[-1], k], out_dtype), axis=k),
+        name=name,
+    )
+
+
+def batch_matmul(
+    a: Tensor, b: Tensor, transpose_a: bool = False, transpose_b: bool = False,
+    name: str = "batch_matmul", out_dtype: str | None = None,
+) -> Tensor:
+    """a [..., M, K] x b [..., K, N] -> [..., M, N]; the batch dimensions broadcast
+    (NumPy's matmul on arrays of two or more dimensions)."""
+    if a.ndim < 2 or b.ndim < 2:
+        raise ValueError(f"{name}: operands need at least two dimensions, got {a.shape} and {b.shape}")
+    m, ka = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
+    kb, n = (b.shape[-1], b.shape[-2]) if transpose_b else (b.shape[-2], b.shape[-1])
+    _check_k(ka, kb, name)
+    batch = broadcast_shape(a.shape[:-2], b.shape[:-2], name)
+    k = te.reduce_axis((0, ka), "k")
+
+    def batch_index(t: Tensor, i: Sequence[Expr]) -> tuple[Expr | int, ...]:
+        offset = len(batch) - (t.ndim - 2)
+        return tuple(0 if static(d) == 1 and not same_dim(d, batch[j + offset]) else i[j + offset]
+                     for j, d in enumerate(t.shape[:-2]))
+
+    def element(*i: Expr) -> Expr:
+        bi, row, col = i[:-2], i[-2], i[-1]
+        va = a[(*batch_index(a, bi), *((k, row) if transpose_a else (row, k)))]
+        vb = b[(*batch_index(b, bi), *((col, k) if transpose_b else (k, col)))]
+        return te.sum(_body(va, vb, out_dtype), axis=k)
+
+    return te.compute((*batch, m, n), element, name=name)

@@ -1,0 +1,145 @@
+"""Helpers shared by the operators: argument normalisation, shape arithmetic,
+broadcasting and dtype promotion."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from compiler import te
+from compiler.te import Dim, Expr, Tensor
+from compiler.te.to_ir import canonical_dim
+
+FLOAT_BITS = {"float16": 16, "float32": 32, "float64": 64}
+
+
+def pair(v: int | Sequence[int], what: str = "value") -> tuple[int, int]:
+    if isinstance(v, int):
+        return v, v
+    items = tuple(v)
+    if len(items) == 1:
+        return items[0], items[0]
+    if len(items) != 2:
+        raise ValueError(f"{what}: expected an int or two ints, got {v!r}")
+    return items[0], items[1]
+
+
+def padding4(padding: int | Sequence[int]) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) from an int, (h, w) or (top, left, bottom, right), as TOPI."""
+    if isinstance(padding, int):
+        return padding, padding, padding, padding
+    items = tuple(padding)
+    if len(items) == 1:
+        return items[0], items[0], items[0], items[0]
+    if len(items) == 2:
+        return items[0], items[1], items[0], items[1]
+    if len(items) == 4:
+        return items[0], items[1], items[2], items[3]
+    raise ValueError(f"padding: expected 1, 2 or 4 ints, got {padding!r}")
+
+
+def normalize_axis(axis: int, ndim: int, what: str) -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{what}: axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis: int | Sequence[int] | None, ndim: int, what: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    items = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(sorted({normalize_axis(a, ndim, what) for a in items}))
+    if len(axes) != len(items):
+        raise ValueError(f"{what}: repeated axis in {axis!r}")
+    return axes
+
+
+def static(d: Dim) -> int | None:
+    """The value of a dimension when it is a constant (after simplification)."""
+    if isinstance(d, int):
+        return d
+    c = canonical_dim(d)
+    return c if isinstance(c, int) else None
+
+
+def same_dim(a: Dim, b: Dim) -> bool:
+    """True when two dimensions are provably equal (same constant or same canonical form)."""
+    return canonical_dim(a) == canonical_dim(b)
+
+
+def simplify_dim(d: Dim) -> Dim:
+    """A constant dimension as an int (symbolic ones are kept as written)."""
+    c = static(d)
+    return c if c is not None else d
+
+
+def product(dims: Sequence[Dim]) -> Dim:
+    out: Dim = 1
+    for d in dims:
+        out = out * d if not (isinstance(out, int) and out == 1) else d
+    return simplify_dim(out)
+
+
+def index_min(a: Dim, b: Dim) -> Dim:
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    return te.minimum(a, b)
+
+
+def index_max(a: Dim, b: Dim) -> Dim:
+    if isinstance(a, int) and isinstance(b, int):
+        return max(a, b)
+    return te.maximum(a, b)
+
+
+def ceil_div(a: Dim, b: int) -> Dim:
+    return simplify_dim((a + (b - 1)) // b)
+
+
+def promote(*dtypes: str) -> str:
+    """The dtype of an arithmetic result: the widest float, else the first dtype."""
+    floats = [d for d in dtypes if d in FLOAT_BITS]
+    if not floats:
+        return dtypes[0]
+    return max(floats, key=lambda d: FLOAT_BITS[d])
+
+
+def broadcast_shape(a: Sequence[Dim], b: Sequence[Dim], what: str) -> tuple[Dim, ...]:
+    """NumPy broadcasting of two shapes; two different symbolic dimensions are
+    assumed equal (the caller's shape checks are the place to prove it)."""
+    out: list[Dim] = []
+    for k in range(1, max(len(a), len(b)) + 1):
+        da = a[-k] if k <= len(a) else 1
+        db = b[-k] if k <= len(b) else 1
+        sa, sb = static(da), static(db)
+        if sa == 1:
+            out.append(db)
+        elif sb == 1 or same_dim(da, db):
+            out.append(da)
+        elif sa is not None and sb is not None:
+            raise ValueError(f"{what}: shapes {tuple(a)} and {tuple(b)} do not broadcast")
+        else:
+            out.append(db if sa is not None else da)
+    return tuple(reversed(out))
+
+
+def broadcast_read(x: Tensor, shape: Sequence[Dim], idx: Sequence[Expr]) -> Expr:
+    """x read at the index `idx` of the broadcast `shape` (size-1 dimensions read 0)."""
+    offset = len(shape) - x.ndim
+    return x[tuple(0 if static(d) == 1 else idx[k + offset] for k, d in enumerate(x.shape))]
+
+
+def lowest(dtype: str) -> float:
+    """The most negative finite value of a float dtype (a max reduction's padding)."""
+    return {"float16": -65504.0, "float32": -3.4028234663852886e38, "float64": -1.7976931348623157e308}.get(
+        dtype, -math.inf
+    )
+
+
+def count_expr(d: Dim, dtype: str) -> Expr:
+    """A dimension (an element count) as a float scalar."""
+    s = static(d)
+    if s is not None:
+        return te.const(float(s), dtype)
+    assert isinstance(d, Expr)
+    return d.astype(dtype)
