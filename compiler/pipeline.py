@@ -10,12 +10,16 @@
 | `flat` | make-packed-api, storage-flatten, storage-rewrite, unroll-loops | packed + loop.func, 1-D, one arena |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
-`compiler-opt -p 'default-pipeline{until=loop}'` runs the same list, and
-`str()` of each pass is valid `-p` text (`pipeline_spec()`).
+`compiler-opt -p 'default-pipeline{until=loop}'` runs the same list: the
+tool replaces `default-pipeline{...}` by the passes it stands for
+(`DefaultPipelinePass.passes()`) before running, so `--print-between-passes`
+and `--time-passes` show every stage. `str()` of each pass is valid `-p`
+text (`pipeline_spec()`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -87,6 +91,15 @@ class DefaultPipelinePass(ModulePass):
     tighten_pad_regions: bool = True
     """Use the guards of lazy reads in bound inference (off: TVM's over-allocation)."""
 
+    def passes(self) -> list[ModulePass]:
+        """The passes this one stands for (what compiler-opt runs in its place)."""
+        return default_pipeline(self.until, tighten_pad_regions=self.tighten_pad_regions)  # type: ignore[arg-type]
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for p in default_pipeline(self.until, tighten_pad_regions=self.tighten_pad_regions):  # type: ignore[arg-type]
+        for p in self.passes():
             p.apply(ctx, op)
+
+
+def expand_pipelines(passes: Sequence[ModulePass]) -> tuple[ModulePass, ...]:
+    """`passes` with each `default-pipeline` replaced by the passes it stands for."""
+    return tuple(q for p in passes for q in (p.passes() if isinstance(p, DefaultPipelinePass) else [p]))

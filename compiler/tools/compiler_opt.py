@@ -18,6 +18,7 @@ from typing import IO
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -26,6 +27,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
 from compiler.tools.version import add_version_argument
 
@@ -96,6 +98,12 @@ class CompilerOptMain(xDSLOptMain):
         super().register_all_passes()
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
+
+    def setup_pipeline(self) -> None:
+        """xdsl-opt's pipeline, with `default-pipeline{...}` expanded into its passes
+        (so that --print-between-passes and --time-passes see each of them)."""
+        super().setup_pipeline()
+        self.pipeline = PassPipeline(expand_pipelines(self.pipeline.passes), self.pipeline.callback)
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0

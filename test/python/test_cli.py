@@ -76,3 +76,37 @@ def test_unknown_attribute() -> None:
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         compiler.nope  # noqa: B018
+
+
+ADD = """
+te.func @add(%a: !te.tensor<["n"], f32>, %b: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<["n"], f32> {
+    %x = te.read %a[%i] : !te.tensor<["n"], f32>
+    %y = te.read %b[%i] : !te.tensor<["n"], f32>
+    %s = arith.addf %x, %y : f32
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<["n"], f32>
+}
+"""
+
+
+def test_default_pipeline_pass_applied_programmatically_runs_its_passes() -> None:
+    from xdsl.parser import Parser
+
+    from compiler.context import make_context
+    from compiler.pipeline import DefaultPipelinePass, default_pipeline, expand_pipelines
+
+    ctx = make_context()
+    whole = DefaultPipelinePass(until="flat", tighten_pad_regions=False)
+    assert list(whole.passes()) == default_pipeline("flat", tighten_pad_regions=False)
+    one, many = (Parser(ctx, ADD).parse_module() for _ in range(2))
+    whole.apply(ctx, one)
+    for p in default_pipeline("flat", tighten_pad_regions=False):
+        p.apply(ctx, many)
+    assert str(one) == str(many)
+    assert [p.name for p in expand_pipelines([DefaultPipelinePass(until="loop"), whole])] == [
+        "compute-inline", "tighten-pad-regions", "infer-bound", "schedule-ops",
+        "compute-inline", "infer-bound", "schedule-ops",
+        "make-packed-api", "storage-flatten", "storage-rewrite", "unroll-loops",
+    ]  # fmt: skip
