@@ -136,7 +136,7 @@ def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
 
     An output is an argument marked `{loop.output}` or one the function stores to.
     """
-    from compiler.passes.make_packed_api import arg_decls
+    from compiler.analysis.arg_binder import arg_decls
 
     return [
         ArgSpec(d.name, d.shape, dtype_of(t.element_type), d.is_output)
@@ -167,8 +167,8 @@ def compile_module(
     (symbolic strides `<name>_stride<k>`, bound at call time: a NumPy view
     such as `a[:, ::2]` runs without a copy).
     """
+    from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
-    from compiler.passes.make_packed_api import declare_strided, reorder_arguments
 
     stats = CompileStats()
     start = time.perf_counter()

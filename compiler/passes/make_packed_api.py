@@ -1,8 +1,10 @@
 """make-packed-api: a uniform DLTensor calling convention with checked arguments.
 
-Mirrors TVM's `MakePackedAPI` and `ArgBinder` (src/tir/transforms/
-make_packed_api.cc, arg_binder.cc). Every `loop.func @f` over buffers
-becomes two functions:
+Mirrors TVM's `MakePackedAPI` (src/tir/transforms/make_packed_api.cc).
+What binds and what is checked is the `ArgBinder`'s plan
+(`compiler.analysis.arg_binder`), the assert messages are
+`compiler.analysis.arg_messages`; this pass emits them. Every
+`loop.func @f` over buffers becomes two functions:
 
 ```mlir
 loop.func @f(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.error_values}) {
@@ -40,14 +42,15 @@ Design choices:
     outputs (`compiler.runtime.packed`, from NumPy's flag or the versioned
     DLPack capsule's).
   * `make-packed-api{strided=A,B}` (and `compile_module(strided_args=...)`)
-    declare buffer arguments strided, with stride variables `A_stride<k>`.
+    declare buffer arguments strided, with stride variables `A_stride<k>`
+    (`compiler.analysis.arg_signature.declare_strided`).
 
 Where do a symbolic function's shape and stride variables come from (seed
 003)? From the `packed.dltensor_get` that binds each of them, visible by name
 right after this pass: `%h = packed.dltensor_get %x_tensor, shape[2] : index`,
 and from the `packed.call` that passes `"h" = %h` to the compute function.
 
-Algorithm (the `ArgBinder` plan, then its emission):
+Algorithm (the `ArgBinder` plan, steps 3-4, then its emission):
 
   1. `num_args` must be the number of buffers (TypeError).
   2. For each argument A, in order: A's `DLTensor*` is not NULL (TypeError);
@@ -101,32 +104,40 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FunctionType,
     IndexType,
     IntegerAttr,
-    IntegerType,
     ModuleOp,
-    Signedness,
     StringAttr,
     UnitAttr,
     i32,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from compiler.analysis import arg_messages
+from compiler.analysis.arg_binder import (
+    ArgBinder,
+    ArgDecl,
+    ArgPlan,
+    Bind,
+    Check,
+    FieldRef,
+    Step,
+    arg_decls,
+    dim_expr,
+    row_major_strides,
+    symbolic_variables,
+)
+from compiler.analysis.arg_signature import declare_strided
 from compiler.arith.expr import (
     EQ,
     LE,
@@ -140,231 +151,18 @@ from compiler.arith.expr import (
     Var,
     emax,
     emin,
-    free_vars,
-    parse_expr,
 )
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import simplify, simplify_cond
 from compiler.dialects import loop, packed
-from compiler.dialects.shape import Dim, is_symbol_name, shape_var_names
-from compiler.runtime.dlpack import KDL_BOOL, KDL_CPU, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
+from compiler.dialects.shape import is_symbol_name
+from compiler.runtime.dlpack import KDL_CPU
 
-OUTPUT_ATTR = "loop.output"  # as schedule-ops marks the outputs
 COMPUTE_SUFFIX = "_compute"
 
 # ---------------------------------------------------------------------------
-# ArgBinder: what to bind and what to check (pure, no IR)
+# Emission of the packed function, following the ArgBinder's plan
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DType:
-    """A DLPack data type and the name messages use (`float32`)."""
-
-    name: str
-    code: int
-    bits: int
-    lanes: int = 1
-
-    @property
-    def packed(self) -> int:
-        return pack_dtype(self.code, self.bits, self.lanes)
-
-    @property
-    def itemsize(self) -> int:
-        return max(1, self.bits // 8) * self.lanes
-
-
-@dataclass(frozen=True)
-class ArgDecl:
-    """A buffer argument as its type declares it; `strides` None means compact row-major."""
-
-    name: str
-    shape: tuple[Dim, ...]
-    dtype: DType
-    strides: tuple[Dim, ...] | None = None
-    is_output: bool = False
-
-
-@dataclass(frozen=True)
-class FieldRef:
-    """`A.shape[k]` or `A.strides[k]`."""
-
-    arg: str
-    kind: Literal["shape", "strides"]
-    axis: int
-
-    def __str__(self) -> str:
-        return f"{self.arg}.{self.kind}[{self.axis}]"
-
-
-@dataclass(frozen=True)
-class Bind:
-    """The variable takes the field's value (its first occurrence)."""
-
-    var: str
-    field: FieldRef
-
-
-@dataclass(frozen=True)
-class Check:
-    """The field must equal `expected` (an expression of bound variables).
-
-    `declared` is the dimension as written (`4`, `"h"`, `"n + 2"`), None for
-    the row-major stride of a compact buffer. `unit_exempt`: not checked
-    when the dimension has size 1 (strides only).
-    """
-
-    field: FieldRef
-    expected: Expr
-    declared: Dim | None
-    unit_exempt: bool = False
-
-
-Step = Bind | Check
-
-
-@dataclass
-class ArgPlan:
-    decl: ArgDecl
-    shape: list[Step] = field(default_factory=lambda: [])
-    strides: list[Step] = field(default_factory=lambda: [])
-
-
-def dim_expr(d: Dim) -> Expr:
-    return Const(d) if isinstance(d, int) else parse_expr(d)
-
-
-def compact_strides(shape: Sequence[Dim]) -> list[Expr]:
-    """Row-major strides in elements: stride[k] = shape[k+1] * ... * shape[-1]."""
-    strides: list[Expr] = []
-    acc: Expr = Const(1)
-    for d in reversed(shape):
-        strides.append(acc)
-        acc = simplify(acc * dim_expr(d))
-    return strides[::-1]
-
-
-class ArgBinder:
-    """Plans the binding of a function's arguments (see the module docstring, steps 3-4).
-
-    `plans[i]` lists argument i's shape and stride steps in emission order;
-    `deferred` holds checks that need a variable bound by a later argument;
-    `origin[v]` is the field that binds `v`.
-    """
-
-    def __init__(self, func: str, args: Sequence[ArgDecl]):
-        self.func = func
-        self.args = list(args)
-        self.origin: dict[str, FieldRef] = {}
-        self.deferred: list[Check] = []
-        self.plans = [self._plan(a) for a in self.args]
-        for check in self.deferred:
-            if missing := sorted(free_vars(check.expected) - self.origin.keys()):
-                raise ValueError(
-                    f"@{func}: symbolic variable '{missing[0]}' (in {check.field}) appears in no "
-                    "argument shape or stride by itself, so no call can bind it"
-                )
-
-    def _plan(self, decl: ArgDecl) -> ArgPlan:
-        plan = ArgPlan(decl)
-        for k, d in enumerate(decl.shape):
-            self._add(plan.shape, FieldRef(decl.name, "shape", k), d)
-        for k, d in enumerate(decl.shape):
-            if d == 1:  # the stride of a size-1 dimension is never used
-                continue
-            ref = FieldRef(decl.name, "strides", k)
-            symbolic = not isinstance(d, int)  # may be 1 at run time
-            if decl.strides is None:
-                expected = compact_strides(decl.shape)[k]
-                self._add_check(plan.strides, Check(ref, expected, None, unit_exempt=symbolic))
-            else:
-                self._add(plan.strides, ref, decl.strides[k], unit_exempt=symbolic)
-        return plan
-
-    def _add(self, steps: list[Step], ref: FieldRef, d: Dim, *, unit_exempt: bool = False) -> None:
-        if isinstance(d, str) and is_symbol_name(d) and d not in self.origin:
-            self.origin[d] = ref
-            steps.append(Bind(d, ref))
-        else:
-            self._add_check(steps, Check(ref, dim_expr(d), d, unit_exempt=unit_exempt))
-
-    def _add_check(self, steps: list[Step], check: Check) -> None:
-        if free_vars(check.expected) <= self.origin.keys():
-            steps.append(check)
-        else:
-            self.deferred.append(check)
-
-    @property
-    def variables(self) -> list[str]:
-        """The bound variables, in binding order."""
-        return list(self.origin)
-
-    # -- messages -----------------------------------------------------------
-
-    def bound_from(self, names: Sequence[str]) -> str:
-        return ", ".join(f"{n} bound from {self.origin[n]}" for n in names)
-
-    def check_message(self, check: Check) -> str:
-        """The assert message: `{0}` is the actual value, `{1}` the expected one."""
-        f, where = self.func, check.field
-        if check.declared is None:
-            a = where.arg
-            return (
-                f"{f}: {where} is {{0}}, expected {{1}} (strides count elements): {a} is not "
-                f"C-contiguous, and {f} takes {a} compact (row-major)"
-            )
-        if isinstance(check.declared, int):
-            return f"{f}: {where} is {{0}}, expected {check.declared}"
-        names = sorted(free_vars(check.expected))
-        return (
-            f"{f}: {where} is {{0}}, expected {check.declared} = {{1}} ({self.bound_from(names)})"
-        )
-
-
-# ---------------------------------------------------------------------------
-# Emission of the packed function
-# ---------------------------------------------------------------------------
-
-
-def dtype_of(t: Attribute) -> DType:
-    """The DLPack data type of a buffer element type."""
-    if isinstance(t, Float16Type | Float32Type | Float64Type):
-        bits = t.bitwidth
-        return DType(f"float{bits}", KDL_FLOAT, bits)
-    if isinstance(t, IndexType):
-        return DType("int64", KDL_INT, 64)
-    if isinstance(t, IntegerType):
-        width = t.width.data
-        if width == 1:
-            return DType("bool", KDL_BOOL, 8)
-        if t.signedness.data == Signedness.UNSIGNED:
-            return DType(f"uint{width}", KDL_UINT, width)
-        return DType(f"int{width}", KDL_INT, width)
-    raise PassFailedException(f"make-packed-api: no DLPack data type for element type {t}")
-
-
-def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
-    """The declared arguments of a `loop.func` over buffers."""
-    attrs = (
-        func.arg_attrs.data if func.arg_attrs is not None else [DictionaryAttr({})] * len(func.args)
-    )
-    written = {op.buffer for op in func.walk() if isinstance(op, loop.StoreOp)}
-    decls: list[ArgDecl] = []
-    for i, (arg, attr) in enumerate(zip(func.args, attrs, strict=True)):
-        t = arg.type
-        assert isinstance(t, loop.BufferType)
-        is_output = OUTPUT_ATTR in attr.data or arg in written
-        decls.append(
-            ArgDecl(
-                arg.name_hint or f"arg{i}",
-                t.get_shape(),
-                dtype_of(t.element_type),
-                t.get_strides(),
-                is_output,
-            )
-        )
-    return decls
 
 
 class PackedBuilder:
@@ -431,11 +229,10 @@ class PackedBuilder:
 
     def build(self) -> None:
         decls = self.binder.args
-        names = ", ".join(d.name for d in decls)
         self.check_i32(
             self.num_args,
             len(decls),
-            f"{self.f}() takes {len(decls)} arrays ({names}), got {{0}}",
+            arg_messages.wrong_num_args(self.f, [d.name for d in decls]),
             "TypeError",
         )
         for k, plan in enumerate(self.binder.plans):
@@ -454,28 +251,26 @@ class PackedBuilder:
         self.env[f"{a}.tensor"] = t
         self.check(
             NE(Var(f"{a}.tensor"), Const(0)),
-            f"{f}: argument {a} is NULL, expected a DLTensor*",
+            arg_messages.null_tensor(f, a),
             (),
             "TypeError",
         )
         ndim = self.field(t, "ndim", hint=f"{a}_ndim")
-        self.check_i32(ndim, len(decl.shape), f"{f}: {a}.ndim is {{0}}, expected {len(decl.shape)}")
+        self.check_i32(ndim, len(decl.shape), arg_messages.wrong_ndim(f, a, len(decl.shape)))
         dtype = self.field(t, "dtype", hint=f"{a}_dtype")
         self.check_i32(
             dtype,
             decl.dtype.packed,
-            f"{f}: {a}.dtype is {{0:dtype}}, expected {decl.dtype.name}",
+            arg_messages.wrong_dtype(f, a, decl.dtype.name),
             "TypeError",
         )
         device = self.field(t, "device_type", hint=f"{a}_device_type")
-        self.check_i32(
-            device, KDL_CPU, f"{f}: {a}.device_type is {{0:device}}, expected cpu (device_type 1)"
-        )
+        self.check_i32(device, KDL_CPU, arg_messages.wrong_device(f, a))
         if decl.shape:
             self.env[f"{a}.shape"] = self.field(t, "shape", hint=f"{a}_shape")
             self.check(
                 NE(Var(f"{a}.shape"), Const(0)),
-                f"{f}: {a}.shape is NULL for a {len(decl.shape)}-D tensor",
+                arg_messages.null_shape(f, a, len(decl.shape)),
             )
         steps = {s.field.axis: s for s in plan.shape}
         for k in range(len(decl.shape)):
@@ -496,16 +291,13 @@ class PackedBuilder:
         if step.field.kind == "shape":
             self.check(
                 LE(Const(0), Var(step.var)),
-                f"{self.f}: {step.field} is {{0}}, expected a size >= 0 (it binds {step.var})",
+                arg_messages.negative_size(self.f, str(step.field), step.var),
                 [value],
             )
 
     def emit_check(self, check: Check) -> None:
         ref = str(check.field)
-        if (
-            check.field.kind == "strides"
-            and self.binder.args[self._index(check.field.arg)].strides is None
-        ):
+        if check.field.kind == "strides" and self.binder.arg(check.field.arg).strides is None:
             self.compact_stride_check(check)
             return
         actual = Var(ref)
@@ -534,9 +326,6 @@ class PackedBuilder:
         self.check(ok, self.binder.check_message(check), [value, self.expr(check.expected)])
         del self.env[str(check.field)]
 
-    def _index(self, arg: str) -> int:
-        return next(i for i, d in enumerate(self.binder.args) if d.name == arg)
-
     def strides_present(self, a: str) -> SSAValue:
         """`A.strides != NULL`, loaded at its first use (at the function's top level)."""
         if a not in self.has_strides:
@@ -546,7 +335,7 @@ class PackedBuilder:
 
     def strides_to_check(self, a: str) -> SSAValue:
         """`A.strides != NULL && A is not empty`: the strides of an empty tensor mean nothing."""
-        decl = self.binder.args[self._index(a)]
+        decl = self.binder.arg(a)
         self.strides_present(a)
         return self.cond(And(NE(Var(f"{a}.strides"), Const(0)), NE(self._numel(decl), Const(0))))
 
@@ -561,7 +350,7 @@ class PackedBuilder:
                         self.compact_stride_check_inside(step)
             return
         shape = [Var(str(FieldRef(a, "shape", k))) for k in range(len(decl.shape))]
-        compact = [self.expr(s) for s in _row_major(shape)]
+        compact = [self.expr(s) for s in row_major_strides(shape)]
         for k in range(len(decl.shape)):
             step = next((s for s in plan.strides if s.field.axis == k), None)
             hint = step.var if isinstance(step, Bind) else f"{a}_stride{k}"
@@ -573,7 +362,7 @@ class PackedBuilder:
             if decl.is_output:
                 self.check(
                     Or(LE(shape[k], Const(1)), NE(Var(str(FieldRef(a, "strides", k))), Const(0))),
-                    f"{self.f}: {a}.strides[{k}] is 0, but {a} is an output: its elements must not overlap",
+                    arg_messages.zero_output_stride(self.f, a, k),
                 )
 
     def stride_or_compact(
@@ -598,17 +387,14 @@ class PackedBuilder:
         numel = self._numel(decl)
         self.check(
             Or(EQ(numel, Const(0)), NE(Var(f"{a}.data"), Const(0))),
-            f"{f}: {a}.data is NULL, but {a} has {{0}} elements",
+            arg_messages.null_data(f, a),
             [self.expr(numel)],
         )
         size = decl.dtype.itemsize
         if size > 1:
             rem = self.add(arith.RemUIOp(address, self.expr(Const(size))))
             ok = self.add(arith.CmpiOp(rem, self.expr(Const(0)), "eq"))
-            message = (
-                f"{f}: {a}.data + {a}.byte_offset = {{0:#x}} is not a multiple of {size} bytes, "
-                f"the alignment of {decl.dtype.name}"
-            )
+            message = arg_messages.misaligned(f, a, size, decl.dtype.name)
             self.block.add_op(loop.AssertOp(ok, message, [address]))
 
     def _numel(self, decl: ArgDecl) -> Expr:
@@ -655,73 +441,12 @@ class PackedBuilder:
             Or(LE(hi_o, lo_a), LE(hi_a, lo_o)),
         )
         values = [self.expr(e) for e in (lo_o, hi_o, lo_a, hi_a)]
-        self.check(
-            disjoint,
-            f"{self.f}: output {out.name} overlaps {other.name} in memory ([{{0:#x}}, {{1:#x}}) and "
-            f"[{{2:#x}}, {{3:#x}})), but {self.f} assumes its arguments do not alias",
-            values,
-        )
-
-
-def _row_major(shape: Sequence[Expr]) -> list[Expr]:
-    strides: list[Expr] = []
-    acc: Expr = Const(1)
-    for d in reversed(shape):
-        strides.append(acc)
-        acc = acc * d
-    return strides[::-1]
+        self.check(disjoint, arg_messages.overlap(self.f, out.name, other.name), values)
 
 
 # ---------------------------------------------------------------------------
 # The rewrite
 # ---------------------------------------------------------------------------
-
-
-def declare_strided(func: loop.FuncOp, names: Sequence[str], *, strict: bool = True) -> set[str]:
-    """Give the named buffer arguments symbolic strides `<name>_stride<k>`, bound at call time.
-
-    Arguments already strided keep their strides. Returns the names found;
-    `strict` makes a missing one an error.
-    """
-    block = func.body.block
-    by_name = {a.name_hint: a for a in block.args}
-    found: set[str] = set()
-    for name in names:
-        arg = by_name.get(name)
-        if arg is None or not isinstance(t := arg.type, loop.BufferType):
-            if strict:
-                raise PassFailedException(
-                    f"make-packed-api: @{func.sym_name.data} has no buffer argument '{name}'"
-                )
-            continue
-        found.add(name)
-        if t.get_strides() is not None:
-            continue
-        strides = [f"{name}_stride{k}" for k in range(t.rank)]
-        new = block.insert_arg(loop.BufferType(t.get_shape(), t.element_type, strides), arg.index)
-        new.name_hint = name
-        arg.replace_all_uses_with(new)
-        block.erase_arg(arg)
-    func.function_type = FunctionType.from_lists(list(block.arg_types), [])
-    return found
-
-
-def reorder_arguments(func: loop.FuncOp, order: Sequence[int]) -> None:
-    """Permute the arguments: new argument k is old argument `order[k]` (attributes follow)."""
-    if list(order) == list(range(len(func.args))):
-        return
-    block = func.body.block
-    old = list(block.args)
-    attrs = func.arg_attrs.data if func.arg_attrs is not None else None
-    for i in order:
-        new = block.insert_arg(old[i].type, len(block.args))
-        new.name_hint = old[i].name_hint
-        old[i].replace_all_uses_with(new)
-    for arg in old:
-        block.erase_arg(arg)
-    func.function_type = FunctionType.from_lists(list(block.arg_types), [])
-    if attrs is not None:
-        func.arg_attrs = ArrayAttr([attrs[i] for i in order])
 
 
 def _unique_symbol(module: ModuleOp, base: str) -> str:
@@ -732,19 +457,6 @@ def _unique_symbol(module: ModuleOp, base: str) -> str:
     return name
 
 
-def _mentioned_variables(func: loop.FuncOp) -> list[str]:
-    names: list[str] = []
-    for t in func.function_type.inputs.data:
-        if isinstance(t, loop.BufferType):
-            names.extend(shape_var_names((*t.get_shape(), *(t.get_strides() or ()))))
-    for op in func.walk():
-        if isinstance(op, loop.VarOp):
-            names.append(op.var_name.data)
-        elif isinstance(op, loop.AllocOp):
-            names.extend(shape_var_names(op.buffer_type.get_shape()))
-    return list(dict.fromkeys(names))
-
-
 def make_packed_api(module: ModuleOp, func: loop.FuncOp) -> loop.FuncOp:
     """Rename `func` to `<name>_compute` and insert the packed `<name>` before it."""
     name = func.sym_name.data
@@ -752,10 +464,9 @@ def make_packed_api(module: ModuleOp, func: loop.FuncOp) -> loop.FuncOp:
         binder = ArgBinder(name, arg_decls(func))
     except ValueError as err:
         raise PassFailedException(f"make-packed-api: {err}") from None
-    if unbound := [v for v in _mentioned_variables(func) if v not in binder.origin]:
+    if unbound := [v for v in symbolic_variables(func) if v not in binder.origin]:
         raise PassFailedException(
-            f"make-packed-api: symbolic variable '{unbound[0]}' of @{name} appears in no argument "
-            "shape or stride by itself, so no call can bind it"
+            f"make-packed-api: {arg_messages.unbindable_in_body(name, unbound[0])}"
         )
     compute = _unique_symbol(module, name + COMPUTE_SUFFIX)
     func.sym_name = StringAttr(compute)
