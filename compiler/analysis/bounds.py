@@ -64,8 +64,16 @@ from xdsl.utils.exceptions import PassFailedException
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, conjuncts, tighten_domain
 from compiler.analysis.inline import inline_function
-from compiler.analysis.schedule_model import Fuse, IterVar, ScheduleModel, Split, Stage, schedule_of
-from compiler.arith.expr import Const, Expr, Var, emin, free_vars, parse_cond, parse_expr
+from compiler.analysis.schedule_model import (
+    Fuse,
+    IterVar,
+    ScheduleModel,
+    Singleton,
+    Split,
+    Stage,
+    schedule_of,
+)
+from compiler.arith.expr import Const, Expr, Var, emax, emin, free_vars, parse_cond, parse_expr
 from compiler.arith.int_set import IntSet, eval_set, union_all
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
@@ -148,6 +156,7 @@ class InferBound:
     accesses: dict[str, list[Access]] = field(default_factory=dict)
     guards: dict[str, list[IterVar]] = field(default_factory=dict)  # split parents to guard
     requests: dict[str, list[list[Request]]] = field(default_factory=dict)
+    split_notes: dict[str, list[str]] = field(default_factory=dict)  # per stage, for explain
 
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
@@ -271,7 +280,7 @@ class InferBound:
         for rel in reversed(stage.relations):
             if isinstance(rel, Split):
                 self.pass_up_split(rel, up, full)
-            else:
+            elif isinstance(rel, Fuse):
                 self.pass_up_fuse(rel, up, full)
 
     def pass_up_split(self, rel: Split, up: dict[str, IntSet], full: dict[str, bool]) -> None:
@@ -307,6 +316,8 @@ class InferBound:
         for rel in stage.relations:
             if isinstance(rel, Split):
                 self.pass_down_split(rel, guards, tight_ok=self.outer_encloses(stage, rel))
+            elif isinstance(rel, Singleton):
+                self.set_range(rel.iv, Range_(Const(0), Const(1)))
             else:
                 outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
                 self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
@@ -325,16 +336,14 @@ class InferBound:
     def pass_down_split(self, rel: Split, guards: list[IterVar], *, tight_ok: bool = True) -> None:
         az = self.analyzer()
         parent = self.ranges[rel.parent.name]
-        relaxed_parent = self.relaxed[rel.parent.name]
-        extent = relaxed_parent.extent
-        if rel.factor is not None:
-            factor: Expr = Const(rel.factor)
-            outer_extent = az.simplify((extent + rel.factor - 1) // rel.factor)
-        else:
-            assert rel.nparts is not None
-            factor = az.simplify((extent + rel.nparts - 1) // rel.nparts)
-            outer_extent = Const(rel.nparts)
+        extent = self.relaxed[rel.parent.name].extent
+        factor = self.split_factor(rel, extent)
+        # Both forms cover the extent with ceil(extent / factor) outer iterations: for
+        # nparts that is at most nparts, and fewer when nparts exceeds what the extent
+        # needs (TVM keeps nparts iterations and guards the body; none of ours is idle).
+        outer_extent = az.simplify((extent + factor - 1) // factor)
         self.set_range(rel.outer, Range_(Const(0), outer_extent))
+        self.note_split(rel, factor, outer_extent)
         divides = az.prove_eq(az.simplify(extent % factor), 0) if const_value(factor) else False
         if divides:
             self.set_range(rel.inner, Range_(Const(0), factor))
@@ -346,12 +355,30 @@ class InferBound:
             self.set_range(rel.inner, Range_(Const(0), factor))
             guards.append(rel.parent)  # parent < min + extent, in leaf variables at the end
 
+    def split_factor(self, rel: Split, extent: Expr) -> Expr:
+        """The inner extent: the factor, or ceil(extent / nparts) but at least 1 (so that
+        an empty symbolic extent still divides by it)."""
+        if rel.factor is not None:
+            return Const(rel.factor)
+        assert rel.nparts is not None
+        az = self.analyzer()
+        factor = az.simplify((extent + rel.nparts - 1) // rel.nparts)
+        return factor if az.prove_ge(factor, 1) else az.simplify(emax(factor, Const(1)))
+
+    def note_split(self, rel: Split, factor: Expr, outer_extent: Expr) -> None:
+        how = f"factor {rel.factor}:" if rel.factor is not None else f"nparts {rel.nparts}: factor {factor},"
+        note = f"split {rel.parent.name} by {how} outer loop {rel.outer.name} runs {outer_extent} iterations"
+        if rel.nparts is not None and const_value(outer_extent) not in (None, rel.nparts):
+            note += f" (not {rel.nparts}: more would compute nothing)"
+        self.split_notes.setdefault(rel.parent.stage, []).append(note)
+
     # -- explanation -------------------------------------------------------------------
 
     def explain(self, stage: Stage) -> list[str]:
         """Why the stage is realized over its region: what determined each side."""
         region = " x ".join(format_range(self.ranges[iv.name].min, self.ranges[iv.name].extent) for iv in stage.axes)
         lines = [f"stage \"{stage.name}\": realized {region}"]
+        lines += [f"  {note}" for note in self.split_notes.get(stage.name, [])]
         if stage.name not in self.requests:
             lines.append("  an output (or unread): realized over its whole shape")
             return lines
@@ -390,7 +417,7 @@ class InferBound:
                 factor = self.relaxed[rel.inner.name].extent
                 parent_min = self.ranges[rel.parent.name].min
                 values[rel.parent.name] = values[rel.outer.name] * factor + values[rel.inner.name] + parent_min
-            else:
+            elif isinstance(rel, Fuse):
                 inner = self.relaxed[rel.inner.name]
                 outer = self.relaxed[rel.outer.name]
                 offset = values[rel.fused.name]

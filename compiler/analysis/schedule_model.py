@@ -65,7 +65,14 @@ class Fuse:
     fused: IterVar
 
 
-Relation = Split | Fuse
+@dataclass(eq=False)
+class Singleton:
+    """A loop of one iteration added outside the stage's loops (`fuse()` of no axis)."""
+
+    iv: IterVar
+
+
+Relation = Split | Fuse | Singleton
 
 
 @dataclass(eq=False)
@@ -250,6 +257,8 @@ class _Replay:
                 self.split(op)
             case sched.FuseOp():
                 self.fuse(op)
+            case sched.SingletonOp():
+                self.singleton(op)
             case sched.ReorderOp():
                 self.reorder(op)
             case sched.ComputeAtOp():
@@ -262,10 +271,11 @@ class _Replay:
             case sched.ParallelOp() | sched.VectorizeOp() | sched.UnrollOp():
                 kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
                 _, iv = self.leaf(op.operands[0], op.name)
-                if op.name == "sched.parallel" and iv.is_reduce:
+                if op.name != "sched.unroll" and iv.is_reduce:
+                    how = "in parallel" if op.name == "sched.parallel" else "as vector lanes"
                     raise VerifyException(
-                        f"sched.parallel: {iv.name} is a reduce axis; its iterations update the "
-                        "same elements and can't run in parallel"
+                        f"{op.name}: {iv.name} is a reduce axis; its iterations update the "
+                        f"same elements and can't run {how}"
                     )
                 iv.kind = kind[op.name]
             case _:
@@ -290,6 +300,7 @@ class _Replay:
         stage.relations.append(Split(parent, outer, inner, factor, nparts))
         position = stage.leaves.index(parent)
         stage.leaves[position : position + 1] = [outer, inner]
+        self.move_attachments(parent, inner)
         self.values[op.outer] = outer
         self.values[op.inner] = inner
 
@@ -309,7 +320,23 @@ class _Replay:
         fused = IterVar(self.names.fresh(f"{outer.name}_f"), stage.name, outer.is_reduce)
         stage.relations.append(Fuse(outer, inner, fused))
         stage.leaves[position : position + 2] = [fused]
+        self.move_attachments(outer, fused)
+        self.move_attachments(inner, fused)
         self.values[op.result] = fused
+
+    def singleton(self, op: sched.SingletonOp) -> None:
+        stage = self.stage(op.stage.data, "sched.singleton")
+        iv = IterVar(self.names.fresh(f"{_identifier(stage.name)}_singleton"), stage.name)
+        stage.relations.append(Singleton(iv))
+        stage.leaves.insert(0, iv)
+        self.values[op.result] = iv
+
+    def move_attachments(self, old: IterVar, new: IterVar) -> None:
+        """Stages computed at a loop that is then split or fused move to the loop that
+        replaces it: the inner one of a split, the fused one (TVM's LegalizeInvalidAttach)."""
+        for stage in self.model.stages.values():
+            if stage.attach_ivar is old:
+                stage.attach_ivar = new
 
     def reorder(self, op: sched.ReorderOp) -> None:
         pairs = [self.leaf(v, "sched.reorder") for v in op.axes]

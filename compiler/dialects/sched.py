@@ -203,6 +203,32 @@ class SplitOp(IRDLOperation):
 
 
 @irdl_op_definition
+class SingletonOp(IRDLOperation):
+    """`%s = sched.singleton "D"`: a new outermost loop of one iteration in stage D
+    (TVM's `s[D].fuse()` of no axis), so that another stage can be attached
+    outside all of D's loops."""
+
+    name = "sched.singleton"
+    stage = prop_def(StringAttr)
+    result = result_def(IterType)
+
+    def __init__(self, stage: str):
+        super().__init__(properties={"stage": StringAttr(stage)}, result_types=[IterType(stage)])
+
+    def verify_(self) -> None:
+        if _stage_of(self.result) != self.stage.data:
+            raise VerifyException("sched.singleton result type must name its stage")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.stage.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SingletonOp:
+        return cls(parser.parse_str_literal(" (the stage name)"))
+
+
+@irdl_op_definition
 class FuseOp(IRDLOperation):
     """`%f = sched.fuse %outer, %inner : !sched.iter<"D">` (inner must follow outer)."""
 
@@ -389,6 +415,7 @@ SCHED = Dialect(
         AxisOp,
         SplitOp,
         FuseOp,
+        SingletonOp,
         ReorderOp,
         ParallelOp,
         VectorizeOp,

@@ -103,6 +103,23 @@ class Expr:
             "a tensor expression has no truth value; use te.all/te.any and te.if_then_else"
         )
 
+    # `&`, `|`, `~` combine conditions (TVM, NumPy masks); on numbers they would be
+    # bitwise operations, which tensor expressions do not have.
+    def __and__(self, other: ExprLike) -> Expr:
+        return Logical("and", _bool_args("&", [self, other], "needs conditions"))
+
+    def __rand__(self, other: ExprLike) -> Expr:
+        return Logical("and", _bool_args("&", [other, self], "needs conditions"))
+
+    def __or__(self, other: ExprLike) -> Expr:
+        return Logical("or", _bool_args("|", [self, other], "needs conditions"))
+
+    def __ror__(self, other: ExprLike) -> Expr:
+        return Logical("or", _bool_args("|", [other, self], "needs conditions"))
+
+    def __invert__(self) -> Expr:
+        return Logical("not", _bool_args("~", [self], "needs a condition"))
+
     def astype(self, dtype: str) -> Expr:
         return self if dtype == self.dtype else Cast(dtype, self)
 
@@ -374,11 +391,27 @@ sum = _reducer("sum")
 prod = _reducer("prod")
 
 
-def max(expr: ExprLike, axis: IterVar | Sequence[IterVar], init: ExprLike | None = None) -> Expr:
+def _is_reduce_axes(axis: object) -> bool:
+    items = axis if isinstance(axis, list | tuple) else (axis,)
+    return bool(items) and builtins.all(isinstance(a, IterVar) and a.is_reduce for a in items)
+
+
+def max(
+    expr: ExprLike, axis: IterVar | Sequence[IterVar] | ExprLike, init: ExprLike | None = None
+) -> Expr:
+    """`te.max(x, axis=k)` reduces over reduce axes; `te.max(a, b)` is the larger of two
+    values (as in TVM), index expressions included."""
+    if not _is_reduce_axes(axis) and init is None:
+        return maximum(expr, axis)  # type: ignore[arg-type]
     return _reducer("max")(expr, axis, init)
 
 
-def min(expr: ExprLike, axis: IterVar | Sequence[IterVar], init: ExprLike | None = None) -> Expr:
+def min(
+    expr: ExprLike, axis: IterVar | Sequence[IterVar] | ExprLike, init: ExprLike | None = None
+) -> Expr:
+    """`te.min(x, axis=k)` reduces over reduce axes; `te.min(a, b)` is the smaller of two values."""
+    if not _is_reduce_axes(axis) and init is None:
+        return minimum(expr, axis)  # type: ignore[arg-type]
     return _reducer("min")(expr, axis, init)
 
 
@@ -433,11 +466,12 @@ def compare(op: str, a: ExprLike, b: ExprLike) -> Expr:
     return Compare(op, ea, eb)
 
 
-def _bool_args(name: str, args: Sequence[ExprLike]) -> tuple[Expr, ...]:
+def _bool_args(name: str, args: Sequence[ExprLike], requirement: str = "") -> tuple[Expr, ...]:
     exprs = tuple(as_expr(a, "bool") for a in args)
     for e in exprs:
         if e.dtype != "bool":
-            raise TypeError(f"te.{name} takes conditions, got a {e.dtype} expression")
+            what = f"{name} {requirement}" if requirement else f"te.{name} takes conditions"
+            raise TypeError(f"{what}, got a {e.dtype} expression")
     return exprs
 
 

@@ -31,7 +31,7 @@ def index_of(items: Sequence[T.IterVar], iv: T.IterVar) -> int:
 
 @dataclass
 class Primitive:
-    kind: str  # split fuse reorder compute_at compute_root compute_inline parallel vectorize unroll
+    kind: str  # split fuse singleton reorder compute_at compute_root compute_inline parallel vectorize unroll
     stage: T.Tensor
     axes: tuple[T.IterVar, ...] = ()
     results: tuple[T.IterVar, ...] = ()
@@ -81,7 +81,20 @@ class Stage:
         self._record(Primitive("split", self.tensor, (parent,), (outer, inner), factor, nparts))
         return outer, inner
 
-    def fuse(self, outer: T.IterVar, inner: T.IterVar) -> T.IterVar:
+    def fuse(self, *axes: T.IterVar) -> T.IterVar:
+        """Fuse consecutive loops, outer first, into one (TVM's `fuse`): one axis is
+        returned as it is; no axis adds an outermost loop of one iteration."""
+        if not axes:
+            singleton = T.IterVar(f"{self.tensor.name}.singleton")
+            self.leaves.insert(0, singleton)
+            self._record(Primitive("singleton", self.tensor, (), (singleton,)))
+            return singleton
+        fused = self._leaf(axes[0], "fuse")
+        for inner in axes[1:]:
+            fused = self._fuse_pair(fused, inner)
+        return fused
+
+    def _fuse_pair(self, outer: T.IterVar, inner: T.IterVar) -> T.IterVar:
         self._leaf(outer, "fuse")
         self._leaf(inner, "fuse")
         if outer.is_reduce != inner.is_reduce:
@@ -122,6 +135,8 @@ class Stage:
         self._annotate("parallel", axis)
 
     def vectorize(self, axis: T.IterVar) -> None:
+        if axis.is_reduce:
+            raise ValueError(f"vectorize: {axis.name} is a reduce axis; its lanes would update the same element")
         self._annotate("vectorize", axis)
 
     def unroll(self, axis: T.IterVar) -> None:

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+import compiler.analysis.schedule_model  # noqa: F401  (installs the sched.schedule verifier)
 from compiler.dialects import sched, te
 from compiler.te import expr as T
 from compiler.te.expr import collect_stages
@@ -398,6 +399,8 @@ def emit_schedule(schedule: Schedule, func_name: str, names: dict[int, str]) -> 
             op: Operation = sched.SplitOp(operands[0], factor=p.factor, nparts=p.nparts)
         elif p.kind == "fuse":
             op = sched.FuseOp(operands[0], operands[1])
+        elif p.kind == "singleton":
+            op = sched.SingletonOp(name)
         elif p.kind == "reorder":
             op = sched.ReorderOp(operands)
         elif p.kind == "compute_at":

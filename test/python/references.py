@@ -18,3 +18,21 @@ def conv2d_reference(x: np.ndarray, w: np.ndarray, stride: int, pad: int, dilati
                        rx * dilation : rx * dilation + stride * ow : stride]
             out += np.einsum("nchw,kc->nkhw", patch, w[:, :, ry, rx])
     return out.astype(np.float32)
+
+
+SENTINEL = -12345.0
+GUARD = 16  # elements of guard memory on each side of an output
+
+
+def guarded_empty(shape: tuple[int, ...], dtype: str = "float32") -> tuple[np.ndarray, np.ndarray]:
+    """An output array that lives inside a larger buffer filled with a sentinel:
+    returns (the whole buffer, the view to pass as the output)."""
+    size = int(np.prod(shape)) if shape else 1
+    whole = np.full(size + 2 * GUARD, SENTINEL, dtype)
+    return whole, whole[GUARD : GUARD + size].reshape(shape)
+
+
+def assert_guard_intact(whole: np.ndarray) -> None:
+    """Nothing was written before or after the output view."""
+    np.testing.assert_array_equal(whole[:GUARD], SENTINEL, err_msg="written before the output")
+    np.testing.assert_array_equal(whole[-GUARD:], SENTINEL, err_msg="written after the output")

@@ -211,7 +211,7 @@ def random_schedule(data: st.DataObject, args: list[te.Tensor]) -> Schedule:
             stage.fuse(stage.leaves[k], stage.leaves[k + 1])
         kind = data.draw(st.sampled_from(["none", "vectorize", "unroll", "parallel"]), label="annotate")
         target = stage.leaves[-1] if kind != "parallel" else stage.leaves[0]
-        if kind != "none" and not (kind == "parallel" and target.is_reduce):
+        if kind != "none" and not (kind in ("parallel", "vectorize") and target.is_reduce):
             getattr(stage, kind)(target)
     def live_consumers(t: te.Tensor) -> list[te.Tensor]:
         found: list[te.Tensor] = []

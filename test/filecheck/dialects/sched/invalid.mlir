@@ -385,3 +385,22 @@ sched.schedule @f {
   sched.parallel %rk : !sched.iter<"R">
 }
 // CHECK: invalid.mlir:385:3: error: sched.parallel: R_rk is a reduce axis; its iterations update the same elements and can't run in parallel
+
+// -----
+
+// A reduce axis cannot be vectorized either (every lane would update the same element).
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  sched.vectorize %rk : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:404:3: error: sched.vectorize: R_rk is a reduce axis; its iterations update the same elements and can't run as vector lanes
