@@ -4,6 +4,10 @@ Diagnostics, never tracebacks: parse errors and verifier errors are printed
 as `file:line:col: error: ...` and the exit status is 1; an unknown pass or
 option is reported as `error: ...`. Set COMPILER_TRACEBACK=1 to see the
 Python traceback of an internal error.
+
+The input file `-` (or none) is standard input. Output piped into a reader
+that stops early (`compiler-opt f.mlir | head`) ends quietly with the status
+of a process killed by SIGPIPE, 141, as mlir-opt's would.
 """
 
 from __future__ import annotations
@@ -105,6 +109,14 @@ class CompilerOptMain(xDSLOptMain):
         super().setup_pipeline()
         self.pipeline = PassPipeline(expand_pipelines(self.pipeline.passes), self.pipeline.callback)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        if self.args.input_file == "-":  # mlir-opt's name for standard input
+            return sys.stdin.buffer, "mlir"
+        return super().get_input_stream()
+
+    def get_input_name(self) -> str:
+        return "stdin" if self.args.input_file == "-" else super().get_input_name()
+
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
@@ -115,10 +127,27 @@ class CompilerOptMain(xDSLOptMain):
         return module
 
 
+SIGPIPE_STATUS = 128 + 13
+"""The shell's status for a process killed by SIGPIPE (the reader of its output went away)."""
+
+
+def exit_on_broken_pipe() -> int:
+    """After a BrokenPipeError on stdout: point stdout at /dev/null, so that the
+    interpreter's final flush does not fail again, and return SIGPIPE's status
+    (https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return SIGPIPE_STATUS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         CompilerOptMain(description="compiler-opt: the tensor compiler's IR driver", args=argv).run()
+        sys.stdout.flush()  # here, where a closed pipe can still be handled
         return 0
+    except BrokenPipeError:
+        return exit_on_broken_pipe()
     except (ParseError, DiagnosticException) as err:
         print(err, file=sys.stderr)
     except (ValueError, ArgSpecParseError) as err:  # bad -p text; ArgSpecParseError is a BaseException

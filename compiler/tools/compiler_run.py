@@ -105,7 +105,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
     try:
-        return run(argv)
+        status = run(argv)
+        sys.stdout.flush()  # here, where a closed pipe can still be handled
+        return status
+    except BrokenPipeError:
+        from compiler.tools.compiler_opt import exit_on_broken_pipe
+
+        return exit_on_broken_pipe()
     except (ParseError, DiagnosticException) as err:
         print(err, file=sys.stderr)
     except (ValueError, TypeError, RuntimeError, OSError) as err:

@@ -110,3 +110,23 @@ def test_default_pipeline_pass_applied_programmatically_runs_its_passes() -> Non
         "compute-inline", "infer-bound", "schedule-ops",
         "make-packed-api", "storage-flatten", "storage-rewrite", "unroll-loops",
     ]  # fmt: skip
+
+
+def test_a_reader_that_stops_early_ends_compiler_opt_quietly(tmp_path: Path) -> None:
+    """`compiler-opt big.mlir | head`: no traceback, no 'internal error', the
+    status of a process killed by SIGPIPE."""
+    big = tmp_path / "big.mlir"
+    big.write_text("\n// -----\n".join(ADD.replace("@add", f"@add{i}") for i in range(1000)))
+    proc = subprocess.Popen(  # each chunk is written on its own: later writes meet the closed pipe
+        [sys.executable, str(ROOT / "tools" / "compiler-opt"), str(big), "--split-input-file"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    assert proc.stdout.read(100).startswith(b"builtin.module")
+    proc.stdout.close()  # the output is far larger than a pipe's buffer: the tool is still writing
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    for word in ("Traceback", "internal error", "Exception ignored", "BrokenPipeError"):
+        assert word not in stderr
