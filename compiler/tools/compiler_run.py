@@ -64,7 +64,7 @@ def _fill(shape: tuple[int, ...], dtype: str, init: str, rng: np.random.Generato
 
 def run(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="compiler-run", description=__doc__.split("\n")[0])
-    parser.add_argument("file")
+    parser.add_argument("file", help="a .mlir file, or - for standard input")
     parser.add_argument("--entry", help="function to run (default: the first one)")
     parser.add_argument("--dim", action="append", default=[], help="bind a symbolic dimension, NAME=INT")
     parser.add_argument("--init", choices=["arange", "random", "ones"], default="arange")
@@ -78,9 +78,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     from compiler.context import make_context
     from compiler.tools.compiler_opt import LocatedParser, verify_located
 
-    with open(args.file) as f:
-        text = f.read()
-    module = LocatedParser(make_context(), text, args.file).parse_module()
+    if args.file == "-":  # standard input, as for compiler-opt
+        text, name = sys.stdin.read(), "stdin"
+    else:
+        with open(args.file) as f:
+            text, name = f.read(), args.file
+    module = LocatedParser(make_context(), text, name).parse_module()
     verify_located(module)
     names = [op.sym_name.data for op in module.ops if hasattr(op, "sym_name")]  # type: ignore[attr-defined]
     if not names:

@@ -1,8 +1,9 @@
-// `-` as the input file reads standard input, as mlir-opt does.
+// `-` as the input file reads standard input, as mlir-opt does (compiler-run too).
 // RUN: cat %s | compiler-opt - | filecheck %s
 // RUN: compiler-opt - -p 'default-pipeline{until=loop}' < %s | filecheck %s --check-prefix=LOOP
 // RUN: cat %s | compiler-opt - --split-input-file | filecheck %s --check-prefix=SPLIT
 // RUN: not compiler-opt - < %S/Inputs/bad_verify.mlir 2>&1 | filecheck %s --check-prefix=ERROR
+// RUN: cat %S/compiler-run.mlir | compiler-run - --dim n=6 | filecheck %S/compiler-run.mlir
 
 te.func @add(%a: !te.tensor<["n"], f32>, %b: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
   %c = te.compute "C" (%i) : !te.tensor<["n"], f32> {
