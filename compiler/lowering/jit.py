@@ -1,6 +1,6 @@
 """llvm-dialect module -> llvmlite -> O3 with both vectorizers -> MCJIT engine.
 
-This file and `to_llvm.py` are the only ones that import llvmlite. Every
+This is the only file that imports llvmlite. Every
 compiled module gets its own target machine and MCJIT engine, kept alive by
 the returned `JitModule`.
 """

@@ -1,0 +1,172 @@
+"""lower-to-llvm: loops, conditionals, returns and checks (`loop.assert`).
+
+Step 1: `loop.for` -> `scf.for` (the loop kind kept as `loop.kind`), `loop.if`
+-> `scf.if`, and every function ends by freeing its allocations and returning
+0 (`add_returns`). Step 3, after `convert-scf-to-cf` made the CFG explicit:
+`lower_asserts` splits the block of each `loop.assert` and gives it code
+k + 1 in program order (see packed_abi.py for the codes of calls):
+
+    ^pre:  ...                     ^pre:  ...
+           loop.assert %ok   ==>          cf.cond_br %ok, ^rest, ^fail_k
+           ^rest...               ^fail_k: free(...); return (k + 1)
+
+In a function with an `{packed.error_values}` argument every assert branches
+instead to one shared block, `^report(code, v0, ..., v3)`, which stores the
+values (unless the pointer is NULL), frees, returns. An assert made for a
+`packed.call` returns the callee's code shifted by the codes before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, cf, func, llvm, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, i32, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from compiler.dialects import loop
+from compiler.lowering.memory import FunctionState, index_const
+from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
+
+
+def lower_for(op: loop.ForOp) -> None:
+    step = index_const(op.step.value.data)
+    upper = arith.AddiOp(op.min, op.extent)
+    body = Block(arg_types=[IndexType()])
+    new = scf.ForOp(op.min, upper, step, [], Region(body))
+    new.attributes |= op.attributes
+    if op.loop_kind != loop.LoopKind.SERIAL:
+        new.attributes["loop.kind"] = op.kind
+    Rewriter.insert_op([step, upper], InsertPoint.before(op))
+    old_body = op.body.block
+    old_body.args[0].replace_all_uses_with(body.args[0])
+    body.args[0].name_hint = old_body.args[0].name_hint
+    for inner in list(old_body.ops):
+        inner.detach()
+        body.add_op(inner)
+    body.add_op(scf.YieldOp())
+    Rewriter.replace_op(op, new)
+
+
+def lower_if(op: loop.IfOp) -> None:
+    def move(region: Region | None) -> Region:
+        block = Block()
+        if region is not None and region.blocks:
+            for inner in list(region.block.ops):
+                inner.detach()
+                block.add_op(inner)
+        block.add_op(scf.YieldOp())
+        return Region(block)
+
+    new = scf.IfOp(op.cond, [], move(op.then_region), move(op.else_region))
+    Rewriter.replace_op(op, new)
+
+
+def add_returns(state: FunctionState) -> None:
+    """Free the allocations and return 0 at the end; asserts return k + 1 (after cf)."""
+    block = state.func.body.block
+    for op in _free_and_return(state.allocations, 0):
+        block.add_op(op)
+
+
+def _frees(allocations: Sequence[SSAValue]) -> list[Operation]:
+    """`free` of every allocation, the last allocated first."""
+    return [llvm.CallOp("free", p) for p in reversed(allocations)]
+
+
+def _free_and_return(allocations: Sequence[SSAValue], code: int) -> list[Operation]:
+    frees = _frees(allocations)
+    const = arith.ConstantOp(IntegerAttr(code, i32))
+    return [*frees, const, func.ReturnOp(const)]
+
+
+def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
+    asserts = [op for op in state.func.walk() if isinstance(op, loop.AssertOp)]
+    report: Block | None = None
+    code = 1
+    for op in asserts:
+        block = op.parent_block()
+        assert block is not None
+        rest = block.split_before(op)
+        region = block.parent
+        assert region is not None
+        forwarded = op.attributes.get(FORWARD_ATTR)
+        if isinstance(forwarded, StringAttr):  # a callee failed with rc: return rc + code - 1
+            fail = Block(_forward_failure(state, op.values[0], code - 1))
+            region.insert_block_after(fail, rest)
+            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
+            code += len(abi.tables[forwarded.data])
+        elif state.error_values is not None:  # one shared block reports code and values
+            report = report or _report_block(state)
+            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], report, _report_args(op, code, block)))
+            code += 1
+        elif op.values:
+            raise PassFailedException(
+                f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
+                "argument marked {packed.error_values} to report them"
+            )
+        else:
+            fail = Block(_free_and_return(state.allocations, code))
+            region.insert_block_after(fail, rest)
+            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
+            code += 1
+        Rewriter.erase_op(op)
+
+
+def _report_args(op: loop.AssertOp, code: int, block: Block) -> list[SSAValue]:
+    """The code and the values (as i64, zeros after the last), appended to `block`."""
+    const = arith.ConstantOp(IntegerAttr(code, i32))
+    block.add_op(const)
+    values = [_as_i64_value(v, block) for v in op.values]
+    if len(values) < loop.MAX_ASSERT_VALUES:
+        zero = arith.ConstantOp(IntegerAttr(0, i64))
+        block.add_op(zero)
+        values += [zero.result] * (loop.MAX_ASSERT_VALUES - len(values))
+    return [const.result, *values]
+
+
+def _report_block(state: FunctionState) -> Block:
+    """`^report(code, v0..v3): if (error_values) { error_values[i] = v_i }; free(...); return code`.
+
+    Allocations are hoisted to the function entry, so they all precede the asserts.
+    """
+    err = state.error_values
+    assert err is not None
+    report = Block(arg_types=[i32, *[i64] * loop.MAX_ASSERT_VALUES])
+    code, *values = report.args
+    ret = Block(_frees(state.allocations))
+    ret.add_op(func.ReturnOp(code))
+    store = Block()
+    for j, value in enumerate(values):
+        slot = llvm.GEPOp.from_mixed_indices(err, [j], i64)
+        store.add_ops([slot, llvm.StoreOp(value, slot)])
+    store.add_op(cf.BranchOp(ret))
+    address = llvm.PtrToIntOp(err, i64)
+    zero = llvm.ConstantOp(IntegerAttr(0, i64), i64)
+    is_null = llvm.ICmpOp(address.results[0], zero.result, IntegerAttr(0, i64))  # eq
+    report.add_ops([address, zero, is_null, cf.ConditionalBranchOp(is_null, ret, [], store, [])])
+    state.func.body.add_block(report)
+    state.func.body.add_block(store)
+    state.func.body.add_block(ret)
+    return report
+
+
+def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
+    t = value.type
+    if isinstance(t, IndexType):
+        op: Operation = arith.IndexCastOp(value, i64)
+    elif isinstance(t, IntegerType) and t.width.data < 64:
+        op = arith.ExtSIOp(value, i64)
+    else:
+        return value
+    block.add_op(op)
+    return op.results[0]
+
+
+def _forward_failure(state: FunctionState, rc: SSAValue, offset: int) -> list[Operation]:
+    frees = _frees(state.allocations)
+    const = arith.ConstantOp(IntegerAttr(offset, i32))
+    code = arith.AddiOp(rc, const)
+    return [*frees, const, code, func.ReturnOp(code)]

@@ -1,0 +1,212 @@
+"""lower-to-llvm, step 1 (memory): the function signature, buffers, loads and stores.
+
+A `loop.func` becomes a `func.func` whose buffer arguments are `noalias`
+pointers, followed by one `index` argument per symbolic variable
+(`convert_signature`); a `loop.var` is that argument. On 1-D buffers:
+
+  * `loop.load/store %buf[%i]` -> `llvm.getelementptr inbounds %buf[%i]` + `llvm.load/store`;
+  * `loop.alloc` -> `aligned_alloc(64, size rounded up to 64)`, hoisted to the
+    function entry and recorded in `FunctionState.allocations` (freed before
+    every return, see control_flow.py); a `loop.alloc local` (a small
+    constant-size scratch buffer) -> an `llvm.alloca` at the entry;
+  * `loop.view %arena` -> a byte GEP from the arena's pointer.
+
+`declare_runtime` declares the C functions these call (`aligned_alloc`, `free`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, func, llvm
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    UnitAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.ir import emit_expr
+from compiler.dialects import loop, packed
+
+PTR = llvm.LLVMPointerType()
+ALLOC_ALIGN = 64
+
+
+def element_size(t: Attribute) -> int:
+    try:
+        return loop.element_bytes(t)
+    except ValueError as err:
+        raise PassFailedException(f"lower-to-llvm: {err}") from None
+
+
+@dataclass
+class FunctionState:
+    """A function being lowered: its new shell, its variable arguments, what to free."""
+
+    func: func.FuncOp
+    var_args: dict[str, SSAValue]
+    allocations: list[SSAValue]
+    error_values: SSAValue | None = None
+
+
+def convert_signature(f: loop.FuncOp, names: list[str]) -> FunctionState:
+    """Create the func.func shell (buffers -> noalias pointers, + variables) and move the body in."""
+    n_args = len(f.args)
+    noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
+    inputs: list[Attribute] = []
+    attrs: list[DictionaryAttr] = []
+    for t in f.function_type.inputs.data:
+        is_buffer = isinstance(t, loop.BufferType)
+        inputs.append(PTR if is_buffer else t)
+        attrs.append(noalias if is_buffer else DictionaryAttr({}))
+    new = func.FuncOp(f.sym_name.data, ([*inputs, *[IndexType()] * len(names)], [i32]))
+    new.arg_attrs = ArrayAttr([*attrs, *[DictionaryAttr({})] * len(names)])
+    block = new.body.block
+    for old, arg in zip(f.args, block.args[:n_args], strict=True):
+        arg.name_hint = old.name_hint
+        old.replace_all_uses_with(arg)
+    var_args = dict(zip(names, block.args[n_args:], strict=True))
+    for name, arg in var_args.items():
+        arg.name_hint = name
+    old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
+    marked = [a for a, d in zip(block.args, old_attrs, strict=False) if packed.ERROR_VALUES_ATTR in d.data]
+    for inner in list(f.body.block.ops):
+        inner.detach()
+        block.add_op(inner)
+    Rewriter.replace_op(f, new)
+    return FunctionState(new, var_args, [], marked[0] if marked else None)
+
+
+def lower_var(op: loop.VarOp, state: FunctionState) -> None:
+    """A `loop.var` is the function argument of that name."""
+    name = op.var_name.data
+    if name not in state.var_args:
+        raise PassFailedException(
+            f"lower-to-llvm: symbolic variable '{name}' appears in no argument shape of "
+            f"@{state.func.sym_name.data}, so it can't be bound at call time"
+        )
+    Rewriter.replace_op(op, [], [state.var_args[name]])
+
+
+def lower_load(op: loop.LoadOp) -> None:
+    idx = _flat_index(op.indices, "loop.load")
+    ptr = _gep(op.buffer, idx, op.result.type, op)
+    Rewriter.replace_op(op, llvm.LoadOp(ptr, op.result.type))
+
+
+def lower_store(op: loop.StoreOp) -> None:
+    idx = _flat_index(op.indices, "loop.store")
+    ptr = _gep(op.buffer, idx, op.value.type, op)
+    Rewriter.replace_op(op, llvm.StoreOp(op.value, ptr))
+
+
+def _flat_index(indices: Sequence[SSAValue], what: str) -> SSAValue:
+    if len(indices) != 1:
+        raise PassFailedException(
+            f"lower-to-llvm: {what} of a {len(indices)}-D buffer; run storage-flatten first"
+        )
+    return indices[0]
+
+
+def _gep(ptr: SSAValue, index: SSAValue, elem: Attribute, before: Operation) -> SSAValue:
+    gep = llvm.GEPOp.from_mixed_indices(ptr, [_to_i64(index, before)], elem, inbounds=True)
+    Rewriter.insert_op(gep, InsertPoint.before(before))
+    return gep.result
+
+
+def _to_i64(value: SSAValue, before: Operation) -> SSAValue:
+    if isinstance(value.type, IndexType):
+        cast = arith.IndexCastOp(value, i64)
+        Rewriter.insert_op(cast, InsertPoint.before(before))
+        return cast.result
+    return value
+
+
+def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
+    t = op.buffer_type
+    if any(not isinstance(m.owner, arith.ConstantOp) for m in op.mins) or t.rank != 1:
+        raise PassFailedException(
+            f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first"
+        )
+    entry = state.func.body.blocks.first
+    assert entry is not None
+    if op.is_local:
+        _lower_local_alloc(op, entry)
+        return
+    size: Expr = Const(element_size(t.element_type))
+    for d in t.get_shape():
+        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
+    size = (size + (ALLOC_ALIGN - 1)) // ALLOC_ALIGN * ALLOC_ALIGN
+    ops: list[Operation] = []
+    nbytes = emit_expr(size, ops.append, lambda n: state.var_args[n])
+    align = index_const(ALLOC_ALIGN)
+    ops.append(align)
+    call = llvm.CallOp("aligned_alloc", _as_i64(align, ops), _as_i64(nbytes, ops), return_type=PTR)
+    ops.append(call)
+    # Hoisted to the function entry: a flat buffer's size depends only on the
+    # shape variables (arguments), and an alloc inside a loop (a stage computed
+    # at another stage's loop) must not allocate once per iteration.
+    Rewriter.insert_op(ops, InsertPoint.at_start(entry))
+    op.result.replace_all_uses_with(call.returned)
+    Rewriter.erase_op(op)
+    state.allocations.append(call.returned)
+
+
+def _lower_local_alloc(op: loop.AllocOp, entry: Block) -> None:
+    """A small constant-size scratch buffer: an `alloca` at the entry, which LLVM's
+    mem2reg turns into registers (a reduction's accumulator)."""
+    (count,) = op.buffer_type.get_shape()
+    if not isinstance(count, int):
+        raise PassFailedException(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size")
+    size = llvm.ConstantOp(IntegerAttr(count, i64), i64)
+    alloca = llvm.AllocaOp(size, op.buffer_type.element_type, alignment=ALLOC_ALIGN)
+    Rewriter.insert_op([size, alloca], InsertPoint.at_start(entry))
+    op.result.replace_all_uses_with(alloca.res)
+    Rewriter.erase_op(op)
+
+
+def lower_view(op: loop.ViewOp, state: FunctionState) -> None:
+    """A planned buffer is the arena's pointer plus its byte offset."""
+    ops: list[Operation] = []
+    offset = emit_expr(parse_expr(op.offset.data), ops.append, lambda n: state.var_args[n])
+    gep = llvm.GEPOp.from_mixed_indices(op.arena, [_as_i64(offset, ops)], IntegerType(8), inbounds=True)
+    ops.append(gep)
+    Rewriter.insert_op(ops, InsertPoint.before(op))
+    op.result.replace_all_uses_with(gep.result)
+    Rewriter.erase_op(op)
+
+
+def _as_i64(value: SSAValue, ops: list[Operation]) -> SSAValue:
+    cast = arith.IndexCastOp(value, i64)
+    ops.append(cast)
+    return cast.result
+
+
+def index_const(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+
+
+def declare_runtime(module: ModuleOp) -> None:
+    """Declare `aligned_alloc` and `free` where the module calls them."""
+    used = {op.callee.root_reference.data for op in module.walk() if isinstance(op, llvm.CallOp)}
+    existing = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    decls = {
+        "aligned_alloc": llvm.LLVMFunctionType([i64, i64], PTR),
+        "free": llvm.LLVMFunctionType([PTR], None),
+    }
+    for name, ftype in decls.items():
+        if name in used and name not in existing:
+            module.body.block.add_op(
+                llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external"))
+            )

@@ -1,0 +1,178 @@
+"""lower-to-llvm, step 1 (packed API): how lowered functions call each other and read DLTensors.
+
+The ABI between functions (`ModuleABI`): a compute function takes one
+pointer per buffer, then one i64 per symbolic variable (`symbolic_vars`),
+and returns 0 or the code of its failed check; codes follow `assert_table`,
+program order, where a `packed.call` to a function with checks reserves the
+callee's codes.
+
+The packed-API ops (`lower_packed_op`) read DLTensors by byte offset
+(`compiler/runtime/dlpack.py`): `packed.arg %args[k]` loads `args[k]`,
+`packed.dltensor_get` loads one field (`shape[k]`: the shape pointer, then
+element k); addresses are `index` in the IR and become pointers with
+`inttoptr` at calls and loads. `packed.call` becomes an `llvm.call`, followed,
+when the callee has checks, by a `loop.assert` marked `FORWARD_ATTR` that
+control_flow.py turns into forwarding the callee's failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, i8, i32, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from compiler.dialects import loop, packed
+from compiler.dialects.shape import shape_var_names
+from compiler.lowering.memory import PTR
+
+
+def symbolic_vars(f: loop.FuncOp) -> list[str]:
+    """The symbolic variables of a function's ABI: those of the argument shapes and
+    strides in order of first appearance, then the other `loop.var`s and allocation sizes."""
+    names: list[str] = []
+    for t in f.function_type.inputs.data:
+        if isinstance(t, loop.BufferType):
+            names.extend(shape_var_names((*t.get_shape(), *(t.get_strides() or ()))))
+    for op in f.walk():
+        if isinstance(op, loop.VarOp):
+            names.append(op.var_name.data)
+        elif isinstance(op, loop.AllocOp):
+            names.extend(shape_var_names(op.buffer_type.get_shape()))
+    return list(dict.fromkeys(names))
+
+
+def assert_messages(f: loop.FuncOp) -> list[str]:
+    """Messages of the function's own asserts, in program order."""
+    return [op.message.data for op in f.walk() if isinstance(op, loop.AssertOp)]
+
+
+@dataclass(frozen=True)
+class AssertEntry:
+    """What failure code k + 1 means: the message template, the error, how many values."""
+
+    message: str
+    error: str
+    n_values: int
+
+
+def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
+    """The failure codes of `@name`: entry k is code k + 1 (its asserts, and its callees')."""
+    funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, loop.FuncOp)}
+
+    def table(fname: str, active: frozenset[str]) -> list[AssertEntry]:
+        entries: list[AssertEntry] = []
+        for op in funcs[fname].walk():
+            if isinstance(op, loop.AssertOp):
+                entries.append(AssertEntry(op.message.data, op.error_name, len(op.values)))
+            elif isinstance(op, packed.CallOp):
+                callee = op.callee.root_reference.data
+                if callee in funcs and callee not in active:
+                    entries.extend(table(callee, active | {callee}))
+        return entries
+
+    if name not in funcs:
+        raise KeyError(f"no loop.func @{name} in the module")
+    return table(name, frozenset({name}))
+
+
+@dataclass(frozen=True)
+class ModuleABI:
+    variables: dict[str, list[str]]  # function -> its symbolic-variable arguments, in order
+    tables: dict[str, list[AssertEntry]]  # function -> its failure codes
+
+
+FORWARD_ATTR = "loop.forward_failure"
+"""On a `loop.assert` made for a call: the callee whose failure code it forwards."""
+
+DLTENSOR_OFFSETS = {
+    "data": 0,
+    "device_type": 8,
+    "device_id": 12,
+    "ndim": 16,
+    "dtype": 20,
+    "shape": 24,
+    "strides": 32,
+    "byte_offset": 40,
+}
+"""Byte offsets of the DLTensor fields (dlpack.h, `compiler/runtime/dlpack.py`)."""
+
+
+def lower_packed_op(op: packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp, abi: ModuleABI) -> None:
+    ops: list[Operation] = []
+    if isinstance(op, packed.PackedArgOp):
+        slot = llvm.GEPOp.from_mixed_indices(op.args, [op.position.data], PTR)
+        ops.append(slot)
+        value = _load(slot.result, PTR_ADDRESS, ops)
+        Rewriter.insert_op(ops, InsertPoint.before(op))
+        Rewriter.replace_op(op, [], [value])
+    elif isinstance(op, packed.DLTensorGetOp):
+        field = op.field.data
+        at = llvm.GEPOp.from_mixed_indices(_pointer(op.tensor, ops), [DLTENSOR_OFFSETS[field]], i8)
+        ops.append(at)
+        if op.axis is not None:  # shape[k] / strides[k]: through the array pointer
+            array = llvm.LoadOp(at.result, PTR)
+            elem = llvm.GEPOp.from_mixed_indices(array.dereferenced_value, [op.axis.data], i64)
+            ops.extend([array, elem])
+            value = _load(elem.result, IndexType(), ops)
+        elif field in ("data", "shape", "strides"):
+            value = _load(at.result, PTR_ADDRESS, ops)
+        else:
+            value = _load(at.result, op.result.type, ops)
+        Rewriter.insert_op(ops, InsertPoint.before(op))
+        Rewriter.replace_op(op, [], [value])
+    else:
+        _lower_call(op, abi)
+
+
+def _lower_call(op: packed.CallOp, abi: ModuleABI) -> None:
+    callee = op.callee.root_reference.data
+    if callee not in abi.variables:
+        raise PassFailedException(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func")
+    bindings = op.bindings
+    if missing := [n for n in abi.variables[callee] if n not in bindings]:
+        raise PassFailedException(
+            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the packed.call does not bind"
+        )
+    ops: list[Operation] = []
+    pointers = [_pointer(b, ops) for b in op.buffers]
+    call = llvm.CallOp(callee, *pointers, *[bindings[n] for n in abi.variables[callee]], return_type=i32)
+    ops.append(call)
+    if abi.tables[callee]:  # forward a failure of the callee (see control_flow.lower_asserts)
+        zero = arith.ConstantOp(IntegerAttr(0, i32))
+        ok = arith.CmpiOp(call.returned, zero, "eq")
+        forward = loop.AssertOp(ok, f"a check of @{callee} failed", [call.returned])
+        forward.attributes[FORWARD_ATTR] = StringAttr(callee)
+        ops.extend([zero, ok, forward])
+    Rewriter.insert_op(ops, InsertPoint.before(op))
+    Rewriter.erase_op(op)
+
+
+def _pointer(address: SSAValue, ops: list[Operation]) -> SSAValue:
+    """An `index` address as a pointer."""
+    cast = arith.IndexCastOp(address, i64)
+    ptr = llvm.IntToPtrOp(cast)
+    ops.extend([cast, ptr])
+    return ptr.results[0]
+
+
+PTR_ADDRESS = StringAttr("address")  # marker for `_load`: a pointer read as an `index` address
+
+
+def _load(ptr: SSAValue, t: Attribute, ops: list[Operation]) -> SSAValue:
+    """Load a value; an `index` is read as i64, a pointer as its address (`index`)."""
+    load = llvm.LoadOp(ptr, PTR if t == PTR_ADDRESS else i64 if isinstance(t, IndexType) else t)
+    ops.append(load)
+    value = load.dereferenced_value
+    if t == PTR_ADDRESS:
+        to_int = llvm.PtrToIntOp(value, i64)
+        ops.append(to_int)
+        value = to_int.results[0]
+    if isinstance(t, IndexType) or t == PTR_ADDRESS:
+        cast = arith.IndexCastOp(value, IndexType())
+        ops.append(cast)
+        value = cast.result
+    return value

@@ -1,0 +1,257 @@
+"""lower-to-llvm, step 4: the scalar ops left over become `llvm` ops.
+
+After steps 1-3 (loop ops, `convert-scf-to-cf`, asserts) a function holds
+`arith`, `math`, `cf` and `func` ops over `index` and fixed-width values.
+`lower_scalar_ops` turns them into `llvm` ops one at a time (`LowerScalarOps`),
+retypes every `index` value as i64, and turns each `func.func` into an
+`llvm.func`.
+
+Index arithmetic is 64-bit and marked `nsw` (loop counters and addresses
+never wrap); floats keep IEEE semantics. Float math and integer min/max are
+LLVM intrinsics; `arith.floordivsi` is expanded from sdiv/srem.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, cf, func, llvm, math
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
+
+
+def lower_scalar_ops(module: ModuleOp) -> None:
+    """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func."""
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier([_ReplaceIdentityCast(), LowerScalarOps()], dce_enabled=False)
+    ).rewrite_module(module)
+    _index_to_i64(module)
+    for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+        Rewriter.replace_op(f, _lower_func(f))
+
+
+_INT_BINARY: dict[type[Operation], type[Operation]] = {
+    arith.AddiOp: llvm.AddOp,
+    arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp,
+    arith.DivSIOp: llvm.SDivOp,
+    arith.DivUIOp: llvm.UDivOp,
+    arith.RemSIOp: llvm.SRemOp,
+    arith.RemUIOp: llvm.URemOp,
+    arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp,
+    arith.XOrIOp: llvm.XOrOp,
+}
+_NSW_OPS = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
+_FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+}
+_CAST: dict[type[Operation], type[Operation]] = {
+    arith.ExtSIOp: llvm.SExtOp,
+    arith.ExtUIOp: llvm.ZExtOp,
+    arith.TruncIOp: llvm.TruncOp,
+    arith.SIToFPOp: llvm.SIToFPOp,
+    arith.ExtFOp: llvm.FPExtOp,
+    arith.TruncFOp: llvm.FPTruncOp,
+    arith.BitcastOp: llvm.BitcastOp,
+}
+_FLOAT_INTRINSIC: dict[type[Operation], str] = {
+    arith.MaximumfOp: "maximum",
+    arith.MinimumfOp: "minimum",
+    arith.MaxnumfOp: "maxnum",
+    arith.MinnumfOp: "minnum",
+    math.ExpOp: "exp",
+    math.Exp2Op: "exp2",
+    math.LogOp: "log",
+    math.Log2Op: "log2",
+    math.Log10Op: "log10",
+    math.SqrtOp: "sqrt",
+    math.AbsFOp: "fabs",
+    math.FloorOp: "floor",
+    math.CeilOp: "ceil",
+    math.SinOp: "sin",
+    math.CosOp: "cos",
+    math.TanhOp: "tanh",
+    math.PowFOp: "pow",
+    math.FmaOp: "fma",
+    math.RoundOp: "round",
+    math.TruncOp: "trunc",
+}
+_INT_MINMAX: dict[type[Operation], str] = {
+    arith.MaxSIOp: "smax",
+    arith.MinSIOp: "smin",
+    arith.MaxUIOp: "umax",
+    arith.MinUIOp: "umin",
+}
+
+
+def _type_suffix(t: Attribute) -> str:
+    if isinstance(t, IndexType):
+        return "i64"
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    return {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}[type(t)]  # type: ignore[index]
+
+
+def _llvm_type(t: Attribute) -> Attribute:
+    return i64 if isinstance(t, IndexType) else t
+
+
+class LowerScalarOps(RewritePattern):
+    """arith, math, cf and func.return to llvm, one op at a time."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        new = self.lower(op, rewriter)
+        if new is not None:
+            rewriter.replace(op, new)
+
+    def lower(self, op: Operation, rewriter: PatternRewriter) -> Operation | list[Operation] | None:
+        if (cls := _INT_BINARY.get(type(op))) is not None:
+            if isinstance(op, _NSW_OPS) and isinstance(op.results[0].type, IndexType):
+                return cls(op.operands[0], op.operands[1], overflow=NSW)  # type: ignore[call-arg]
+            return cls(op.operands[0], op.operands[1])  # type: ignore[call-arg]
+        if (cls := _FLOAT_BINARY.get(type(op))) is not None:
+            return cls(op.operands[0], op.operands[1])  # type: ignore[call-arg]
+        if (cls := _CAST.get(type(op))) is not None:
+            return cls(op.operands[0], op.results[0].type)  # type: ignore[call-arg]
+        t = op.results[0].type if op.results else None
+        if (name := _FLOAT_INTRINSIC.get(type(op))) is not None:
+            return llvm.CallIntrinsicOp(f"llvm.{name}.{_type_suffix(t)}", op.operands, [t])  # type: ignore[arg-type]
+        if (name := _INT_MINMAX.get(type(op))) is not None:
+            return llvm.CallIntrinsicOp(f"llvm.{name}.{_type_suffix(t)}", op.operands, [_llvm_type(t)])  # type: ignore[arg-type]
+        match op:
+            case arith.ConstantOp():
+                return _lower_constant(op)
+            case arith.FloorDivSIOp():
+                return _floordiv(op.lhs, op.rhs)
+            case arith.CmpiOp():
+                return llvm.ICmpOp(op.lhs, op.rhs, op.predicate)
+            case arith.CmpfOp():
+                return llvm.FCmpOp(op.lhs, op.rhs, op.predicate)
+            case arith.SelectOp():
+                return llvm.SelectOp(op.cond, op.lhs, op.rhs)
+            case arith.NegfOp():
+                return llvm.FNegOp(op.operand)
+            case math.AbsIOp():
+                return llvm.CallIntrinsicOp(
+                    f"llvm.abs.{_type_suffix(op.result.type)}",
+                    [op.operand, llvm.ConstantOp(IntegerAttr(0, 1), IntegerType(1))],
+                    [_llvm_type(op.result.type)],
+                )
+            case arith.IndexCastOp():
+                return _int_cast(op.input, op.result.type, signed=True)
+            case arith.FPToSIOp():
+                return llvm.CallIntrinsicOp(
+                    f"llvm.fptosi.sat.{_type_suffix(op.result.type)}.{_type_suffix(op.input.type)}",
+                    [op.input],
+                    [_llvm_type(op.result.type)],
+                )
+            case cf.BranchOp():
+                return llvm.BrOp(op.successor, *op.arguments)
+            case cf.ConditionalBranchOp():
+                return llvm.CondBrOp(
+                    op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments
+                )
+            case func.ReturnOp():
+                return llvm.ReturnOp(*op.arguments)
+            case _:
+                return None
+
+
+def _lower_constant(op: arith.ConstantOp) -> Operation:
+    value, t = op.value, op.result.type
+    if isinstance(t, IndexType):
+        assert isinstance(value, IntegerAttr)
+        return llvm.ConstantOp(IntegerAttr(value.value.data, i64), i64)
+    if isinstance(value, IntegerAttr | FloatAttr):
+        return llvm.ConstantOp(value, t)
+    raise PassFailedException(f"lower-to-llvm: unsupported constant {value}")
+
+
+def _int_cast(value: SSAValue, to: Attribute, *, signed: bool) -> Operation | list[Operation]:
+    src, dst = _llvm_type(value.type), _llvm_type(to)
+    assert isinstance(src, IntegerType)
+    assert isinstance(dst, IntegerType)
+    if src.width.data == dst.width.data:
+        return []  # replaced by its operand below
+    if src.width.data < dst.width.data:
+        return llvm.SExtOp(value, dst) if signed else llvm.ZExtOp(value, dst)
+    return llvm.TruncOp(value, dst)
+
+
+def _floordiv(lhs: SSAValue, rhs: SSAValue) -> list[Operation]:
+    """floor(a / b) = q - ((r != 0) & ((r < 0) != (b < 0))), with q, r from sdiv/srem."""
+    ops: list[Operation] = []
+
+    def add(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    ne, slt = IntegerAttr(1, i64), IntegerAttr(2, i64)
+    q = add(llvm.SDivOp(lhs, rhs))
+    r = add(llvm.SRemOp(lhs, rhs))
+    zero = add(llvm.ConstantOp(IntegerAttr(0, i64), i64))
+    signs_differ = add(llvm.XOrOp(add(llvm.ICmpOp(r, zero, slt)), add(llvm.ICmpOp(rhs, zero, slt))))
+    adjust = add(llvm.AndOp(add(llvm.ICmpOp(r, zero, ne)), signs_differ))
+    add(llvm.SubOp(q, add(llvm.ZExtOp(adjust, i64))))
+    return ops
+
+
+class _ReplaceIdentityCast(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.IndexCastOp):
+            src, dst = _llvm_type(op.input.type), _llvm_type(op.result.type)
+            if src == dst:
+                rewriter.replace(op, [], [op.input])
+
+
+def _index_to_i64(module: ModuleOp) -> None:
+    """Retype every `index` result and block argument as i64 (constants are lowered already).
+
+    A direct walk: xDSL's recursive `TypeConversionPattern` rebuilds every
+    attribute of every op and took most of this pass's time on the packed
+    functions' checks.
+    """
+    for op in module.walk():
+        for result in op.results:
+            if isinstance(result.type, IndexType):
+                Rewriter.replace_value_with_new_type(result, i64)
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    if isinstance(arg.type, IndexType):
+                        Rewriter.replace_value_with_new_type(arg, i64)
+
+
+def _lower_func(f: func.FuncOp) -> llvm.FuncOp:
+    ins = [_llvm_type(t) for t in f.function_type.inputs.data]
+    outs = f.function_type.outputs.data
+    new = llvm.FuncOp(
+        f.sym_name.data,
+        llvm.LLVMFunctionType(ins, outs[0] if outs else None),
+        linkage=llvm.LinkageAttr("external"),
+        body=Rewriter.move_region_contents_to_new_regions(f.body),
+    )
+    new.arg_attrs = f.arg_attrs
+    return new
