@@ -1,10 +1,10 @@
 """lower-to-llvm, step 1 (packed API): how lowered functions call each other and read DLTensors.
 
 The ABI between functions (`ModuleABI`): a compute function takes one
-pointer per buffer, then one i64 per symbolic variable (`symbolic_vars`),
-and returns 0 or the code of its failed check; codes follow `assert_table`,
-program order, where a `packed.call` to a function with checks reserves the
-callee's codes.
+pointer per buffer, then one i64 per symbolic variable
+(`compiler.analysis.arg_binder.symbolic_variables`), and returns 0 or the
+code of its failed check; codes follow `assert_table`, program order, where
+a `packed.call` to a function with checks reserves the callee's codes.
 
 The packed-API ops (`lower_packed_op`) read DLTensors by byte offset
 (`compiler/runtime/dlpack.py`): `packed.arg %args[k]` loads `args[k]`,
@@ -26,23 +26,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from compiler.dialects import loop, packed
-from compiler.dialects.shape import shape_var_names
 from compiler.lowering.memory import PTR
-
-
-def symbolic_vars(f: loop.FuncOp) -> list[str]:
-    """The symbolic variables of a function's ABI: those of the argument shapes and
-    strides in order of first appearance, then the other `loop.var`s and allocation sizes."""
-    names: list[str] = []
-    for t in f.function_type.inputs.data:
-        if isinstance(t, loop.BufferType):
-            names.extend(shape_var_names((*t.get_shape(), *(t.get_strides() or ()))))
-    for op in f.walk():
-        if isinstance(op, loop.VarOp):
-            names.append(op.var_name.data)
-        elif isinstance(op, loop.AllocOp):
-            names.extend(shape_var_names(op.buffer_type.get_shape()))
-    return list(dict.fromkeys(names))
 
 
 def assert_messages(f: loop.FuncOp) -> list[str]:

@@ -7,7 +7,7 @@ function, called by its packed wrapper) has the signature
     i32 @name(ptr noalias %buf0, ..., ptr noalias %bufN, i64 %var0, ..., i64 %varM)
 
 one pointer per buffer argument, then one i64 per symbolic variable
-(`symbolic_vars()`: argument shapes and strides first, then the other
+(`symbolic_variables()`: argument shapes and strides first, then the other
 `loop.var`s); other arguments keep their types (`make-packed-api`'s
 `(ptr %args, i32 %num_args, ptr %error_values)`). The result is 0 on
 success or the code of the failed check: codes follow `assert_table()`,
@@ -57,6 +57,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
+from compiler.analysis.arg_binder import symbolic_variables
 from compiler.dialects import loop, packed
 from compiler.lowering.control_flow import add_returns, lower_asserts, lower_for, lower_if
 from compiler.lowering.memory import (
@@ -69,11 +70,11 @@ from compiler.lowering.memory import (
     lower_var,
     lower_view,
 )
-from compiler.lowering.packed_abi import ModuleABI, assert_table, lower_packed_op, symbolic_vars
+from compiler.lowering.packed_abi import ModuleABI, assert_table, lower_packed_op
 from compiler.lowering.parallel import outline_parallel_loops
 from compiler.lowering.scalar import lower_scalar_ops
 
-__all__ = ["LowerToLLVMPass", "assert_table", "lower_module", "symbolic_vars"]
+__all__ = ["LowerToLLVMPass", "assert_table", "lower_module"]
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def lower_module(ctx: Context, module: ModuleOp) -> None:
     outline_parallel_loops(module)
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     abi = ModuleABI(
-        {f.sym_name.data: symbolic_vars(f) for f in funcs},
+        {f.sym_name.data: symbolic_variables(f) for f in funcs},
         {f.sym_name.data: assert_table(module, f.sym_name.data) for f in funcs},
     )
     states: list[FunctionState] = []
