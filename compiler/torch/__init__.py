@@ -1,0 +1,14 @@
+"""The PyTorch frontend: `from_torch(module, example_args, dynamic_shapes=...)`.
+
+`torch.export` records the module's ATen graph; `importer` lowers it to te
+through `compiler.ops` (`aten` holds one converter per ATen operator) with
+a fusion schedule; `net` compiles the whole graph with `compiler.build` into
+one callable; `plot.plot_memory` draws a memory plan (matplotlib, optional).
+"""
+
+from compiler.torch.aten import supported_ops
+from compiler.torch.graph import UnsupportedOperatorError
+from compiler.torch.net import TorchFunction, from_torch
+from compiler.torch.plot import plot_memory
+
+__all__ = ["TorchFunction", "UnsupportedOperatorError", "from_torch", "plot_memory", "supported_ops"]

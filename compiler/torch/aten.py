@@ -1,0 +1,574 @@
+"""ATen operators as compiler.ops calls: the table the importer dispatches on.
+
+Each converter takes the Converter and the node's arguments (already
+converted: te tensors, constant torch tensors, numbers, te dimensions) with
+the defaults of the ATen schema, and returns the node's value. A converter
+raises `UnsupportedOperatorError` for a variant it does not handle
+(a transposed convolution, a 1-D one, a rounding division...).
+
+float16 statistics (means, sums, softmax, layer norm, adaptive pools)
+accumulate in float32; convolutions and matrix products accumulate in their
+input type, as TVM's TOPI does with `out_dtype` left to the input's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from compiler import ops
+from compiler.ops.util import normalize_axis, same_dim, static
+from compiler.te import Dim, Tensor
+from compiler.torch.graph import Converter, Permuted, UnsupportedOperatorError, te_dtype
+
+Converter_ = Callable[..., Any]
+OPS: dict[str, Converter_] = {}
+IDENTITY_OPS = (
+    "aten.alias.default",
+    "aten.clone.default",
+    "aten.contiguous.default",
+    "aten.detach.default",
+    "aten.lift_fresh_copy.default",
+    "aten.dropout.default",
+    "aten.feature_dropout.default",
+)
+"""Ops that return their first argument unchanged (in inference)."""
+
+IGNORED_OPS = (
+    "aten._assert_scalar.default",
+    "aten._assert_tensor_metadata.default",
+    "aten.sym_constrain_range_for_size.default",
+    "aten.sym_constrain_range.default",
+)
+"""Checks torch.export adds; they compute nothing."""
+
+
+def aten(*names: str) -> Callable[[Converter_], Converter_]:
+    def register(fn: Converter_) -> Converter_:
+        for n in names:
+            OPS[f"aten.{n}"] = fn
+        return fn
+
+    return register
+
+
+def unsupported(cx: Converter, why: str) -> UnsupportedOperatorError:
+    return UnsupportedOperatorError(why, cx.node)
+
+
+def _acc(x: Tensor) -> str | None:
+    return "float32" if x.dtype == "float16" else None
+
+
+def _ints(v: int | Sequence[int], n: int = 2) -> tuple[int, ...]:
+    if isinstance(v, int):
+        return (v,) * n
+    items = tuple(int(i) for i in v)
+    return items * n if len(items) == 1 else items
+
+
+def _dims(cx: Converter, dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
+    if dims is None:
+        return None
+    items = (dims,) if isinstance(dims, int) else tuple(dims)
+    return tuple(normalize_axis(int(d), ndim, cx.name) for d in items) if items else None
+
+
+# ---------------------------------------------------------------------------
+# Convolution and normalisation
+# ---------------------------------------------------------------------------
+
+
+def conv2d_stage(
+    cx: Converter, x: Tensor, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int
+) -> Tensor:
+    if x.ndim != 4:
+        raise unsupported(cx, f"only 2-D convolutions (4-D inputs) are supported, the input has {x.ndim} dimensions")
+    w = cx.tensor(weight, "weight")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        else:  # "same" (stride 1): the extra element of an odd total goes after, as PyTorch does
+            dil = _ints(dilation)
+            totals = [d * (int(k) - 1) for d, k in zip(dil, w.shape[2:], strict=True)]
+            padding = (totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2)
+    pads = padding if isinstance(padding, tuple) and len(padding) == 4 else _ints(padding)
+    y = ops.conv2d_nchw(x, w, _ints(stride), pads, _ints(dilation), int(groups), name=cx.name)
+    if bias is None:
+        return y
+    return ops.bias_add(y, cx.tensor(bias, "bias"), axis=1, name=f"{cx.name}_bias")
+
+
+@aten("conv2d.default", "conv2d.padding")
+def conv2d(cx: Converter, x: Tensor, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return conv2d_stage(cx, cx.tensor(x, "input"), weight, bias, stride, padding, dilation, groups)
+
+
+@aten("convolution.default")
+def convolution(cx: Converter, x: Tensor, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
+                transposed: bool, output_padding: Any, groups: int) -> Tensor:
+    if transposed:
+        raise unsupported(cx, "transposed convolutions are not supported")
+    return conv2d_stage(cx, cx.tensor(x, "input"), weight, bias, stride, padding, dilation, groups)
+
+
+def scale_shift_constants(
+    cx: Converter, x: Tensor, mean: Any, var: Any, gamma: Any, beta: Any, eps: float
+) -> Tensor:
+    stats = [mean, var, gamma, beta]
+    if all(s is None or isinstance(s, torch.Tensor) for s in stats):
+        scale, shift = fold_batch_norm(mean, var, gamma, beta, eps)
+        dtype = torch.float16 if x.dtype == "float16" else torch.float32
+        s = cx.param(torch.from_numpy(scale).to(dtype), f"{cx.name}_scale")
+        b = cx.param(torch.from_numpy(shift).to(dtype), f"{cx.name}_shift")
+        return ops.scale_shift(x, s, b, axis=1, name=cx.name)
+    g = cx.tensor(gamma, "weight") if gamma is not None else None
+    b = cx.tensor(beta, "bias") if beta is not None else None
+    return ops.batch_norm(x, cx.tensor(mean, "running_mean"), cx.tensor(var, "running_var"), g, b, eps, 1, cx.name)
+
+
+def fold_batch_norm(
+    mean: torch.Tensor, var: torch.Tensor, gamma: torch.Tensor | None, beta: torch.Tensor | None, eps: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(scale, shift) with batch_norm(x) = x * scale + shift, in float64."""
+    m, v = mean.detach().double().numpy(), var.detach().double().numpy()
+    scale = 1.0 / np.sqrt(v + eps)
+    if gamma is not None:
+        scale = scale * gamma.detach().double().numpy()
+    shift = -m * scale
+    if beta is not None:
+        shift = shift + beta.detach().double().numpy()
+    return scale, shift
+
+
+@aten("_native_batch_norm_legit_no_training.default")
+def native_batch_norm(cx: Converter, x: Tensor, gamma: Any, beta: Any, mean: Any, var: Any, momentum: float,
+                      eps: float) -> tuple[Tensor, None, None]:
+    return scale_shift_constants(cx, cx.tensor(x, "input"), mean, var, gamma, beta, eps), None, None
+
+
+@aten("batch_norm.default")
+def batch_norm(cx: Converter, x: Tensor, gamma: Any, beta: Any, mean: Any, var: Any, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool = False) -> Tensor:
+    if training:
+        raise unsupported(cx, "batch norm in training mode (call module.eval() before from_torch)")
+    return scale_shift_constants(cx, cx.tensor(x, "input"), mean, var, gamma, beta, eps)
+
+
+@aten("layer_norm.default")
+def layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int], weight: Any = None, bias: Any = None,
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    x = cx.tensor(x, "input")
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    g = cx.tensor(weight, "weight") if weight is not None else None
+    b = cx.tensor(bias, "bias") if bias is not None else None
+    return ops.layer_norm(x, g, b, axes, eps, name=cx.name, acc_dtype=_acc(x))
+
+
+@aten("native_layer_norm.default")
+def native_layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int], weight: Any, bias: Any,
+                      eps: float) -> tuple[Tensor, None, None]:
+    return layer_norm(cx, x, normalized_shape, weight, bias, eps), None, None
+
+
+# ---------------------------------------------------------------------------
+# Pooling
+# ---------------------------------------------------------------------------
+
+
+def _check_4d(cx: Converter, x: Tensor) -> Tensor:
+    x = cx.tensor(x, "input")
+    if x.ndim != 4:
+        raise unsupported(cx, f"only 4-D (NCHW) pooling is supported, the input has {x.ndim} dimensions")
+    return x
+
+
+@aten("max_pool2d.default")
+def max_pool2d(cx: Converter, x: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False) -> Tensor:
+    x = _check_4d(cx, x)
+    kernel = _ints(kernel_size)
+    strides = _ints(stride) if stride else kernel
+    return ops.max_pool2d(x, kernel, strides, _ints(padding), _ints(dilation), ceil_mode, name=cx.name)
+
+
+@aten("max_pool2d_with_indices.default")
+def max_pool2d_with_indices(cx: Converter, *args: Any, **kwargs: Any) -> tuple[Tensor, None]:
+    return max_pool2d(cx, *args, **kwargs), None
+
+
+@aten("avg_pool2d.default")
+def avg_pool2d(cx: Converter, x: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    x = _check_4d(cx, x)
+    kernel = _ints(kernel_size)
+    strides = _ints(stride) if stride else kernel
+    return ops.avg_pool2d(x, kernel, strides, _ints(padding), ceil_mode, count_include_pad, divisor_override,
+                          name=cx.name)
+
+
+@aten("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default")
+def adaptive_avg_pool2d(cx: Converter, x: Tensor, output_size: Any) -> Tensor:
+    x = _check_4d(cx, x)
+    sizes = _ints(output_size)
+    return ops.adaptive_avg_pool2d(x, sizes, name=cx.name, acc_dtype=_acc(x))
+
+
+# ---------------------------------------------------------------------------
+# Matrix products
+# ---------------------------------------------------------------------------
+
+
+@aten("linear.default")
+def linear(cx: Converter, x: Tensor, weight: Any, bias: Any = None) -> Tensor:
+    x = cx.tensor(x, "input")
+    y = ops.dense(x, cx.tensor(weight, "weight"), name=cx.name)
+    if bias is None:
+        return y
+    return ops.add(y, cx.tensor(bias, "bias"), name=f"{cx.name}_bias")
+
+
+def _scaled(cx: Converter, t: Tensor | float, k: float, what: str) -> Tensor | float:
+    if k == 1:
+        return t
+    return ops.multiply(t, k, name=f"{cx.name}_{what}") if isinstance(t, Tensor) else t * k
+
+
+@aten("addmm.default")
+def addmm(cx: Converter, bias: Any, a: Any, b: Any, beta: float = 1, alpha: float = 1) -> Tensor:
+    p = ops.matmul(cx.tensor(a, "mat1"), cx.tensor(b, "mat2"), name=cx.name)
+    p2 = _scaled(cx, p, alpha, "alpha")
+    assert isinstance(p2, Tensor)
+    if beta == 0:
+        return p2
+    return ops.add(p2, _scaled(cx, cx.operand(bias, "bias"), beta, "beta"), name=f"{cx.name}_bias")
+
+
+@aten("mm.default")
+def mm(cx: Converter, a: Any, b: Any) -> Tensor:
+    return ops.matmul(cx.tensor(a, "self"), cx.tensor(b, "mat2"), name=cx.name)
+
+
+@aten("bmm.default")
+def bmm(cx: Converter, a: Any, b: Any) -> Tensor:
+    return ops.batch_matmul(cx.tensor(a, "self"), cx.tensor(b, "mat2"), name=cx.name)
+
+
+@aten("matmul.default")
+def matmul(cx: Converter, a: Any, b: Any) -> Tensor:
+    """torch.matmul: 1-D operands gain a dimension that the result drops again."""
+    ta, tb = cx.tensor(a, "self"), cx.tensor(b, "other")
+    if ta.ndim == 1:
+        ta = ops.expand_dims(ta, 0, name=f"{cx.name}_lhs")
+    if tb.ndim == 1:
+        tb = ops.expand_dims(tb, 1, name=f"{cx.name}_rhs")
+    out = ops.batch_matmul(ta, tb, name=cx.name)
+    drop = [k for k, t in ((out.ndim - 2, a), (out.ndim - 1, b)) if cx.tensor(t).ndim == 1]
+    return ops.squeeze(out, drop, name=f"{cx.name}_squeeze") if drop else out
+
+
+# ---------------------------------------------------------------------------
+# Elementwise
+# ---------------------------------------------------------------------------
+
+
+Value = Tensor | Permuted
+
+
+def pointwise(cx: Converter, x: Any, fn: Callable[[Tensor], Tensor]) -> Value:
+    """fn applied elementwise, in the layout x is stored in (a permuted x stays permuted)."""
+    if isinstance(x, Permuted):
+        return Permuted(fn(x.tensor), x.perm)
+    return fn(cx.tensor(x, "input"))
+
+
+def _in_layout(cx: Converter, v: Any, perm: tuple[int, ...], inverse: tuple[int, ...], what: str) -> Any:
+    """An operand of a permuted elementwise op, moved to the permuted tensor's layout
+    (a constant is permuted once here, a computed tensor through an inlined transpose)."""
+    if isinstance(v, Permuted) and v.perm == perm:
+        return v.tensor
+    operand = cx.operand(v, what)
+    if not isinstance(operand, Tensor):
+        return operand
+    ndim = len(perm)
+    if isinstance(v, torch.Tensor):
+        full = v.reshape((1,) * (ndim - v.ndim) + tuple(v.shape))
+        return cx.param(full.permute(inverse).contiguous(), f"{cx.name}_{what}")
+    if operand.ndim < ndim:
+        operand = ops.reshape(operand, (1,) * (ndim - operand.ndim) + operand.shape, name=f"{cx.name}_{what}_rank")
+    return ops.transpose(operand, inverse, name=f"{cx.name}_{what}_layout")
+
+
+def _unary(op: Callable[..., Tensor]) -> Converter_:
+    def convert(cx: Converter, x: Any, *args: Any, **kwargs: Any) -> Value:
+        return pointwise(cx, x, lambda t: op(t, *args, name=cx.name, **kwargs))
+
+    return convert
+
+
+OPS["aten.relu.default"] = _unary(ops.relu)
+OPS["aten.sigmoid.default"] = _unary(ops.sigmoid)
+OPS["aten.tanh.default"] = _unary(ops.tanh)
+OPS["aten.silu.default"] = _unary(ops.silu)
+OPS["aten.hardswish.default"] = _unary(ops.hardswish)
+OPS["aten.hardsigmoid.default"] = _unary(ops.hardsigmoid)
+OPS["aten.exp.default"] = _unary(ops.exp)
+OPS["aten.log.default"] = _unary(ops.log)
+OPS["aten.sqrt.default"] = _unary(ops.sqrt)
+OPS["aten.rsqrt.default"] = _unary(ops.rsqrt)
+OPS["aten.neg.default"] = _unary(ops.negative)
+OPS["aten.erf.default"] = _unary(ops.erf)
+
+
+@aten("leaky_relu.default")
+def leaky_relu(cx: Converter, x: Any, negative_slope: float = 0.01) -> Value:
+    return pointwise(cx, x, lambda t: ops.leaky_relu(t, float(negative_slope), name=cx.name))
+
+
+@aten("gelu.default")
+def gelu(cx: Converter, x: Any, approximate: str = "none") -> Value:
+    return pointwise(cx, x, lambda t: ops.gelu(t, approximate, name=cx.name))
+
+
+@aten("hardtanh.default")
+def hardtanh(cx: Converter, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Value:
+    return pointwise(cx, x, lambda t: ops.clip(t, float(min_val), float(max_val), name=cx.name))
+
+
+@aten("clamp.default")
+def clamp(cx: Converter, x: Any, min: float | None = None, max: float | None = None) -> Value:
+    return pointwise(cx, x, lambda t: ops.clip(t, min, max, name=cx.name))
+
+
+@aten("pow.Tensor_Scalar")
+def pow_scalar(cx: Converter, x: Any, exponent: float) -> Value:
+    return pointwise(cx, x, lambda t: ops.power(t, float(exponent), name=cx.name))
+
+
+def _binary(fn: Callable[..., Tensor], *, alpha: bool = False, reverse: bool = False) -> Converter_:
+    def convert(cx: Converter, a: Any, b: Any, alpha_value: float = 1, **kwargs: Any) -> Tensor:
+        alpha_value = kwargs.pop("alpha", alpha_value)
+        if kwargs.get("rounding_mode") is not None:
+            raise unsupported(cx, f"division with rounding_mode={kwargs['rounding_mode']!r} is not supported")
+        layout = next((v for v in (a, b) if isinstance(v, Permuted)), None)
+        if layout is not None:  # compute in the permuted operand's layout
+            lhs = _in_layout(cx, a, layout.perm, layout.inverse, "self")
+            rhs = _in_layout(cx, b, layout.perm, layout.inverse, "other")
+        else:
+            lhs, rhs = cx.operand(a, "self"), cx.operand(b, "other")
+        if alpha and alpha_value != 1:
+            rhs = _scaled(cx, rhs, float(alpha_value), "alpha")
+        if reverse:
+            lhs, rhs = rhs, lhs
+        out = fn(lhs, rhs, name=cx.name)
+        return Permuted(out, layout.perm) if layout is not None else out
+
+    return convert
+
+
+for _name, _fn in (("add", ops.add), ("sub", ops.subtract)):
+    OPS[f"aten.{_name}.Tensor"] = OPS[f"aten.{_name}.Scalar"] = _binary(_fn, alpha=True)
+OPS["aten.rsub.Scalar"] = OPS["aten.rsub.Tensor"] = _binary(ops.subtract, alpha=True, reverse=True)
+for _name, _fn in (("mul", ops.multiply), ("div", ops.divide), ("maximum", ops.maximum), ("minimum", ops.minimum)):
+    OPS[f"aten.{_name}.Tensor"] = _binary(_fn)
+OPS["aten.mul.Scalar"] = _binary(ops.multiply)
+OPS["aten.div.Scalar"] = _binary(ops.divide)
+OPS["aten.div.Tensor_mode"] = _binary(ops.divide)
+
+
+@aten("_to_copy.default")
+def to_copy(cx: Converter, x: Any, dtype: torch.dtype | None = None, **kwargs: Any) -> Value:
+    if isinstance(x, Permuted | Tensor) and (dtype is None or te_dtype(dtype, cx.name) == x.dtype):
+        return x
+    target = te_dtype(dtype, cx.name) if dtype is not None else None
+    return pointwise(cx, x, lambda t: t if target in (None, t.dtype) else ops.cast(t, target, name=cx.name))
+
+
+@aten("to.dtype")
+def to_dtype(cx: Converter, x: Any, dtype: torch.dtype, *args: Any, **kwargs: Any) -> Tensor:
+    return to_copy(cx, x, dtype)
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------
+
+
+def _reduce_dtype(cx: Converter, dtype: torch.dtype | None) -> None:
+    if dtype is not None:
+        raise unsupported(cx, f"a reduction with dtype={dtype} is not supported")
+
+
+@aten("mean.dim", "mean.default")
+def mean(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:
+    _reduce_dtype(cx, dtype)
+    t = cx.tensor(x, "input")
+    return ops.mean(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name, acc_dtype=_acc(t))
+
+
+@aten("sum.dim_IntList", "sum.default")
+def sum_(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:
+    _reduce_dtype(cx, dtype)
+    t = cx.tensor(x, "input")
+    return ops.sum(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name, acc_dtype=_acc(t))
+
+
+@aten("amax.default")
+def amax(cx: Converter, x: Any, dim: Any = (), keepdim: bool = False) -> Tensor:
+    t = cx.tensor(x, "input")
+    return ops.max(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name)
+
+
+@aten("amin.default")
+def amin(cx: Converter, x: Any, dim: Any = (), keepdim: bool = False) -> Tensor:
+    t = cx.tensor(x, "input")
+    return ops.min(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name)
+
+
+@aten("softmax.int", "_softmax.default")
+def softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = None) -> Tensor:
+    if dtype_or_half_to_float not in (None, False):
+        raise unsupported(cx, "softmax with a dtype or half_to_float is not supported")
+    t = cx.tensor(x, "input")
+    return ops.softmax(t, int(dim), name=cx.name, acc_dtype=_acc(t))
+
+
+@aten("log_softmax.int", "_log_softmax.default")
+def log_softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = None) -> Tensor:
+    if dtype_or_half_to_float not in (None, False):
+        raise unsupported(cx, "log_softmax with a dtype or half_to_float is not supported")
+    t = cx.tensor(x, "input")
+    return ops.log_softmax(t, int(dim), name=cx.name, acc_dtype=_acc(t))
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+
+@aten("view.default", "reshape.default", "_unsafe_view.default")
+def view(cx: Converter, x: Any, size: Sequence[Dim]) -> Tensor:
+    t = cx.tensor(x, "input")
+    shape = tuple(size)
+    if len(shape) == t.ndim and all(same_dim(a, b) for a, b in zip(shape, t.shape, strict=True)):
+        return t
+    return ops.reshape(t, shape, name=cx.name)
+
+
+@aten("flatten.using_ints")
+def flatten(cx: Converter, x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    t = cx.tensor(x, "input")
+    if t.ndim == 0:
+        return ops.reshape(t, (1,), name=cx.name)
+    s, e = normalize_axis(start_dim, t.ndim, cx.name), normalize_axis(end_dim, t.ndim, cx.name)
+    return t if s == e else ops.flatten(t, s, e, name=cx.name)
+
+
+@aten("unsqueeze.default")
+def unsqueeze(cx: Converter, x: Any, dim: int) -> Tensor:
+    return ops.expand_dims(cx.tensor(x, "input"), int(dim), name=cx.name)
+
+
+@aten("squeeze.dim", "squeeze.dims", "squeeze.default")
+def squeeze(cx: Converter, x: Any, dim: Any = None) -> Tensor:
+    t = cx.tensor(x, "input")
+    out = ops.squeeze(t, _dims(cx, dim, t.ndim) if dim is not None else None, name=cx.name)
+    return t if out.ndim == t.ndim else out
+
+
+@aten("permute.default")
+def permute(cx: Converter, x: Any, dims: Sequence[int]) -> Value:
+    """A `Permuted` view (no stage): permutes compose, and cancel to the tensor itself."""
+    base, inner = (x.tensor, x.perm) if isinstance(x, Permuted) else (cx.tensor(x, "input"), None)
+    perm = tuple(normalize_axis(int(d), base.ndim, cx.name) for d in dims)
+    if inner is not None:
+        perm = tuple(inner[d] for d in perm)
+    return base if perm == tuple(range(base.ndim)) else Permuted(base, perm)
+
+
+@aten("transpose.int")
+def transpose(cx: Converter, x: Any, dim0: int, dim1: int) -> Value:
+    ndim = len(x.shape)
+    perm = list(range(ndim))
+    a, b = normalize_axis(dim0, ndim, cx.name), normalize_axis(dim1, ndim, cx.name)
+    perm[a], perm[b] = perm[b], perm[a]
+    return permute(cx, x, perm)
+
+
+@aten("t.default", "numpy_T.default")
+def t_(cx: Converter, x: Any) -> Value:
+    return permute(cx, x, list(reversed(range(len(x.shape)))))
+
+
+@aten("expand.default")
+def expand(cx: Converter, x: Any, size: Sequence[Dim], implicit: bool = False) -> Tensor:
+    t = cx.tensor(x, "input")
+    offset = len(size) - t.ndim
+    shape = tuple(t.shape[k - offset] if isinstance(d, int) and d == -1 else d for k, d in enumerate(size))
+    if len(shape) == t.ndim and all(same_dim(a, b) for a, b in zip(shape, t.shape, strict=True)):
+        return t
+    return ops.broadcast_to(t, shape, name=cx.name)
+
+
+@aten("cat.default", "concat.default")
+def cat(cx: Converter, tensors: Sequence[Any], dim: int = 0) -> Tensor:
+    ts = [cx.tensor(v, f"tensors[{k}]") for k, v in enumerate(tensors)]
+    ts = [t for t in ts if not (t.ndim == 1 and static(t.shape[0]) == 0)]  # torch skips empty 1-D tensors
+    return ops.concatenate(ts, int(dim), name=cx.name)
+
+
+_END = 2**62
+
+
+@aten("slice.Tensor")
+def slice_(cx: Converter, x: Any, dim: int = 0, start: Any = None, end: Any = None, step: int = 1) -> Tensor:
+    t = cx.tensor(x, "input")
+    axis = normalize_axis(int(dim), t.ndim, cx.name)
+    start = 0 if start is None else start
+    if isinstance(end, int) and end >= _END:
+        end = None
+    if isinstance(start, int) and start == 0 and end is None and step == 1:
+        return t
+    return ops.strided_slice(t, axis, start, end, int(step), name=cx.name)
+
+
+@aten("split.Tensor", "split_with_sizes.default")
+def split(cx: Converter, x: Any, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Consecutive slices along `dim`: of `split_size` elements each, or of the given sizes."""
+    t = cx.tensor(x, "input")
+    axis = normalize_axis(int(dim), t.ndim, cx.name)
+    if isinstance(split_size, int):
+        n = static(t.shape[axis])
+        if n is None:
+            raise unsupported(cx, "split of a symbolic dimension into equal chunks is not supported")
+        sizes = [min(split_size, n - k) for k in range(0, n, split_size)]
+    else:
+        sizes = list(split_size)
+    parts: list[Tensor] = []
+    start: Dim = 0
+    for k, size in enumerate(sizes):
+        parts.append(ops.strided_slice(t, axis, start, start + size, 1, name=f"{cx.name}_{k}"))
+        start = start + size
+    return tuple(parts)
+
+
+@aten("select.int")
+def select(cx: Converter, x: Any, dim: int, index: int) -> Tensor:
+    t = cx.tensor(x, "input")
+    return ops.take(t, int(index), normalize_axis(int(dim), t.ndim, cx.name), name=cx.name)
+
+
+@aten("sym_size.int")
+def sym_size(cx: Converter, x: Any, dim: int) -> Dim:
+    t = cx.tensor(x, "input")
+    return t.shape[normalize_axis(int(dim), t.ndim, cx.name)]
+
+
+def supported_ops() -> list[str]:
+    """The ATen overloads the importer lowers (besides identities and ignored checks)."""
+    return sorted([*OPS, *IDENTITY_OPS])
+

@@ -1,0 +1,445 @@
+"""torch.export's ATen graph -> te tensors and a fusion schedule.
+
+```
+module, example args, dynamic_shapes
+   | torch.export.export(...).run_decompositions({})   functional ATen, SymInt shapes
+   v
+placeholders   parameters/buffers -> constants; user inputs -> te.placeholder with te.var dims
+   | fold constants     nodes computed from constants alone run once, in torch
+   | check ops          every remaining op has a converter, else ONE error (op, node, source line)
+   | fold batch norm    eval-mode batch norm after a conv scales the conv's weights and bias
+   | convert            aten.py's converters call compiler.ops; shapes are checked against torch's
+   v
+te tensors (outputs) + schedule: injective stages with one consumer, itself injective,
+are inlined into it (bias, activation, permute, view, slice... cost no buffer)
+```
+
+Known limits: inputs must be tensors whose symbolic dimensions are plain
+`torch.export.Dim`s (no derived `2 * d`); data-dependent shapes and
+control flow (torch.cond) are not supported.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import fx
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, OutputKind
+
+from compiler import ops, te
+from compiler.te.expr import Read, Reduce, collect_stages, walk
+from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
+from compiler.torch.graph import (
+    Converter,
+    Permuted,
+    UnsupportedOperatorError,
+    op_name,
+    sanitize,
+    te_dtype,
+    where,
+)
+from compiler.torch.symbolic import eval_dim
+
+SYM_OPS: dict[Callable[..., Any], Callable[..., Any]] = {
+    operator.add: operator.add,
+    operator.sub: operator.sub,
+    operator.mul: operator.mul,
+    operator.floordiv: operator.floordiv,
+    operator.mod: operator.mod,
+    operator.neg: operator.neg,
+}
+"""Arithmetic on SymInts (sizes computed in the graph)."""
+
+_TRAINING = " (the module is in training mode: call module.eval() before from_torch)"
+HINTS = {
+    "aten._native_batch_norm_legit_functional.default": _TRAINING,
+    "aten._native_batch_norm_legit.default": _TRAINING,
+    "aten.native_batch_norm.default": _TRAINING,
+}
+"""Why an unsupported op usually appears."""
+
+CONV_OPS = ("aten.conv2d.default", "aten.convolution.default")
+BN_OPS = ("aten._native_batch_norm_legit_no_training.default", "aten.batch_norm.default")
+
+
+@dataclass
+class Range:
+    lower: int
+    upper: int | None
+
+
+@dataclass
+class ImportedGraph:
+    """What the importer made of a program: te tensors and how to call them."""
+
+    inputs: list[te.Tensor]
+    params: list[te.Tensor]
+    param_values: list[np.ndarray]
+    outputs: list[te.Tensor]
+    out_spec: Any
+    schedule: te.Schedule
+    ranges: dict[str, Range] = field(default_factory=dict)
+    inlined: list[str] = field(default_factory=list)
+    folded_batch_norms: list[str] = field(default_factory=list)
+
+
+def export(
+    module: torch.nn.Module, example_args: Sequence[Any], dynamic_shapes: Any = None
+) -> ExportedProgram:
+    """torch.export, then functional ATen (in-place ops replaced, no decomposition)."""
+    with warnings.catch_warnings():  # torch's own deprecation noise (pytree LeafSpec)
+        warnings.filterwarnings("ignore", category=FutureWarning, module="copyreg")
+        program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes)
+        return program.run_decompositions({})
+
+
+def dim_names(module: torch.nn.Module, n_inputs: int, dynamic_shapes: Any) -> list[dict[int, str]]:
+    """The names of the `torch.export.Dim`s given for each input dimension."""
+    names: list[dict[int, str]] = [{} for _ in range(n_inputs)]
+    if dynamic_shapes is None:
+        return names
+    if isinstance(dynamic_shapes, dict):
+        try:
+            params = list(inspect.signature(module.forward).parameters)
+        except (TypeError, ValueError):
+            params = []
+        specs = [dynamic_shapes.get(p) for p in params[:n_inputs]]
+    else:
+        specs = list(dynamic_shapes)[:n_inputs]
+    for k, spec in enumerate(specs):
+        items = spec.items() if isinstance(spec, dict) else enumerate(spec) if isinstance(spec, list | tuple) else ()
+        for axis, dim in items:
+            name = getattr(dim, "__name__", None)
+            if isinstance(name, str) and name.isidentifier():
+                names[k][int(axis)] = name
+    return names
+
+
+class Importer:
+    def __init__(self, program: ExportedProgram, names: list[dict[int, str]]):
+        self.program = program
+        self.graph = program.graph
+        self.cx = Converter()
+        self.names = names
+        self.symbols: dict[str, te.Var] = {}  # sympy symbol name -> te var
+        self.hints: dict[str, int] = {}  # te var name -> the example's value
+        self.constants: dict[fx.Node, torch.Tensor] = {}
+        self.inputs: list[te.Tensor] = []
+        self.folded: dict[fx.Node, tuple[torch.Tensor, torch.Tensor]] = {}  # conv -> folded weight, bias
+        self.bn_of_conv: dict[fx.Node, fx.Node] = {}
+
+    # -- placeholders --------------------------------------------------------
+
+    def bind_placeholders(self) -> None:
+        sig = self.program.graph_signature
+        nodes = [n for n in self.graph.nodes if n.op == "placeholder"]
+        user = 0
+        for node, spec in zip(nodes, sig.input_specs, strict=True):
+            if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+                assert spec.target is not None
+                state = self.program.state_dict
+                value = (state[spec.target] if spec.target in state else self.program.constants[spec.target]).detach()
+                self.constants[node] = value
+                self.cx.values[node] = value
+                self.cx.const_names[id(value)] = spec.target
+            elif spec.kind == InputKind.USER_INPUT:
+                self.cx.values[node] = self.user_input(node, user)
+                user += 1
+            else:
+                raise UnsupportedOperatorError(f"from_torch: an input of kind {spec.kind.name} ({node.name}) is not supported", node)
+
+    def user_input(self, node: fx.Node, k: int) -> te.Tensor:
+        val = node.meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            raise UnsupportedOperatorError(
+                f"from_torch: input '{node.name}' is a {type(val).__name__}; only tensor inputs are supported", node
+            )
+        shape: list[int | te.Var] = []
+        for axis, d in enumerate(val.shape):
+            if isinstance(d, int):
+                shape.append(d)
+                continue
+            expr = d.node.expr
+            if not hasattr(expr, "name") or not getattr(expr, "is_Symbol", False):
+                raise UnsupportedOperatorError(
+                    f"from_torch: dimension {axis} of input '{node.name}' is {expr}; only plain "
+                    "torch.export.Dim dimensions are supported (no derived dimensions)", node
+                )
+            if expr.name not in self.symbols:
+                name = self.names[k].get(axis) if k < len(self.names) else None
+                name = self.cx.unique(name or f"{node.name}_{axis}")
+                self.symbols[expr.name] = te.var(name)
+                self.hints[name] = int(d.node.hint)
+            shape.append(self.symbols[expr.name])
+        t = te.placeholder(tuple(shape), te_dtype(val.dtype, f"input {node.name}"), name=self.cx.unique(node.name))
+        self.inputs.append(t)
+        return t
+
+    # -- constants and checks --------------------------------------------------
+
+    def fold_constants(self) -> None:
+        """Run in torch every node whose tensor inputs are all constants."""
+        for node in self.graph.nodes:
+            if node.op != "call_function" or node.target is operator.getitem:
+                continue
+            inputs = node.all_input_nodes
+            if not all(n in self.constants for n in inputs) or op_name(node) in IGNORED_OPS:
+                continue
+            if not inputs and not isinstance(node.meta.get("val"), torch.Tensor):
+                continue
+            args, kwargs = fx.node.map_arg((node.args, node.kwargs), lambda n: self.constants[n])
+            try:
+                with torch.no_grad():
+                    value = node.target(*args, **kwargs)  # type: ignore[operator]
+            except Exception:  # left to the converter, which reports it
+                continue
+            if isinstance(value, torch.Tensor):
+                self.constants[node] = value
+                self.cx.values[node] = value
+
+    def is_known(self, node: fx.Node) -> bool:
+        name = op_name(node)
+        return (
+            node in self.constants
+            or node.target is operator.getitem
+            or node.target in SYM_OPS
+            or name in OPS
+            or name in IDENTITY_OPS
+            or name in IGNORED_OPS
+        )
+
+    def check_ops(self) -> None:
+        """One error for every unsupported operator, before anything is converted."""
+        bad = [n for n in self.graph.nodes if n.op == "call_function" and not self.is_known(n)]
+        if bad:
+            first = bad[0]
+            others = sorted({op_name(n) for n in bad[1:]} - {op_name(first)})
+            also = f"; also unsupported: {', '.join(others)}" if others else ""
+            hint = HINTS.get(op_name(first), "")
+            raise UnsupportedOperatorError(
+                f"from_torch: {op_name(first)} is not supported{hint} ({len(bad)} unsupported node(s){also})\n"
+                f"  first at {where(first)}",
+                first,
+            )
+        for spec in self.program.graph_signature.output_specs:
+            if spec.kind != OutputKind.USER_OUTPUT:
+                raise UnsupportedOperatorError(
+                    f"from_torch: the program has a {spec.kind.name} output ({spec.arg}); a module that "
+                    "mutates its buffers (batch norm in training mode?) is not supported: call module.eval()"
+                )
+
+    def plan_batch_norm_folding(self) -> None:
+        """Eval-mode batch norms whose input is a conv used only by them fold into the conv."""
+        for bn in self.graph.nodes:
+            if op_name(bn) not in BN_OPS or not isinstance(bn.args[0], fx.Node):
+                continue
+            conv = bn.args[0]
+            if op_name(conv) not in CONV_OPS or len(conv.users) != 1 or conv in self.constants:
+                continue
+            if op_name(conv) == "aten.convolution.default" and conv.args[6]:
+                continue  # transposed
+            if op_name(bn) == "aten.batch_norm.default" and bn.args[5]:
+                continue  # training
+            weight = conv.args[1]
+            bias = conv.args[2] if len(conv.args) > 2 else conv.kwargs.get("bias")
+            gamma, beta, mean, var = bn.args[1:5]
+            eps = bn.args[6] if op_name(bn) == BN_OPS[0] else bn.args[7]
+            stats = [gamma, beta, mean, var]
+            if weight not in self.constants or (bias is not None and bias not in self.constants):
+                continue
+            if not all(s is None or s in self.constants for s in stats):
+                continue
+            scale, shift = fold_batch_norm(
+                *(self.constants[s] if s is not None else None for s in (mean, var, gamma, beta)), float(eps)  # type: ignore[arg-type]
+            )
+            w = self.constants[weight]  # type: ignore[index]
+            b = self.constants[bias].double().numpy() if bias is not None else 0.0  # type: ignore[index]
+            folded_w = (w.double().numpy() * scale.reshape(-1, *([1] * (w.ndim - 1)))).astype(np.float64)
+            folded_b = b * scale + shift
+            fw, fb = torch.from_numpy(folded_w).to(w.dtype), torch.from_numpy(folded_b).to(w.dtype)
+            self.folded[conv] = (fw, fb)
+            source = self.cx.const_names.get(id(w), conv.name)
+            self.cx.const_names[id(fw)] = f"{source}_folded"
+            self.cx.const_names[id(fb)] = f"{source.removesuffix('weight')}bias_folded"
+            self.bn_of_conv[bn] = conv
+
+    # -- conversion ------------------------------------------------------------
+
+    def convert(self) -> None:
+        values = self.cx.values
+        for node in self.graph.nodes:
+            if node.op != "call_function" or node in values:
+                continue
+            self.cx.node = node
+            name = op_name(node)
+            if node.target is operator.getitem:
+                source, index = node.args
+                values[node] = values[source][index]  # type: ignore[index]
+                continue
+            args, kwargs = fx.node.map_arg((node.args, node.kwargs), lambda n: values[n])
+            try:
+                if node in self.bn_of_conv:
+                    conv_value = values[self.bn_of_conv[node]]
+                    values[node] = (conv_value, None, None) if name == BN_OPS[0] else conv_value
+                elif node.target in SYM_OPS:
+                    values[node] = SYM_OPS[node.target](*args)  # type: ignore[index]
+                elif name in IDENTITY_OPS:
+                    values[node] = args[0]
+                elif name in IGNORED_OPS:
+                    values[node] = None
+                else:
+                    if node in self.folded:
+                        w, b = self.folded[node]
+                        args = (args[0], w, b, *args[3:])
+                        kwargs = {k: v for k, v in kwargs.items() if k != "bias"}
+                    values[node] = OPS[name](self.cx, *args, **kwargs)
+            except UnsupportedOperatorError as err:
+                raise UnsupportedOperatorError(f"from_torch: {name}: {err}\n  at {where(node)}", node) from None
+            except (ValueError, TypeError, IndexError) as err:
+                raise ValueError(f"from_torch: cannot lower {name}: {err}\n  at {where(node)}") from err
+            values[node] = self.match_torch(node, values[node])
+
+    def match_torch(self, node: fx.Node, value: Any) -> Any:
+        """Check a converted tensor's shape against torch's (at the example's sizes) and
+        cast to torch's dtype where type promotion differs."""
+        val = node.meta.get("val")
+        if not isinstance(value, te.Tensor | Permuted) or not isinstance(val, torch.Tensor):
+            return value
+        expected = [int(d) if isinstance(d, int) else d.node.hint for d in val.shape]
+        try:
+            got = [eval_dim(d, self.hints) for d in value.shape]
+        except (KeyError, TypeError):
+            got = None
+        if got is not None and None not in expected and got != expected:
+            raise AssertionError(
+                f"internal error: from_torch lowered {op_name(node)} to a tensor of shape {got} at the "
+                f"example's sizes, torch computes {expected}\n  at {where(node)}"
+            )
+        dtype = te_dtype(val.dtype, node.name)
+        if dtype != value.dtype:
+            if isinstance(value, Permuted):
+                return Permuted(ops.cast(value.tensor, dtype, name=f"{sanitize(node.name)}_cast"), value.perm)
+            return ops.cast(value, dtype, name=f"{sanitize(node.name)}_cast")
+        return value
+
+    def outputs(self) -> list[te.Tensor]:
+        out_node = next(n for n in self.graph.nodes if n.op == "output")
+        results: list[te.Tensor] = []
+        seen: set[int] = set()
+        for k, arg in enumerate(out_node.args[0]):
+            value = self.cx.values.get(arg) if isinstance(arg, fx.Node) else arg
+            self.cx.node = arg if isinstance(arg, fx.Node) else None
+            if isinstance(value, torch.Tensor | Permuted):
+                value = self.cx.tensor(value, f"output{k}")
+            if not isinstance(value, te.Tensor):
+                raise UnsupportedOperatorError(f"from_torch: output {k} is a {type(value).__name__}, not a tensor")
+            if value.is_placeholder or value.uid in seen:  # an output must be a stage of its own
+                t = value
+                value = te.compute(t.shape, lambda *i, t=t: t[i], name=self.cx.unique(f"output{k}"))
+            seen.add(value.uid)
+            results.append(value)
+        return results
+
+    def ranges(self) -> dict[str, Range]:
+        out: dict[str, Range] = {}
+        for symbol, vr in self.program.range_constraints.items():
+            var = self.symbols.get(str(symbol))
+            if var is None:
+                continue
+            lower, upper = _finite(vr.lower), _finite(vr.upper)
+            out[var.name] = Range(lower or 0, upper)
+        return out
+
+
+def rename_stages_like_placeholders(outputs: Sequence[te.Tensor], placeholders: Sequence[te.Tensor]) -> None:
+    """A stage named like an argument gets a suffix: argument names must be unique."""
+    taken = {p.name for p in placeholders}
+    for t in collect_stages(outputs):
+        if t.name in taken:
+            k = 1
+            while f"{t.name}_{k}" in taken:
+                k += 1
+            t.op.name = f"{t.name}_{k}"
+        taken.add(t.name)
+
+
+def _finite(v: Any) -> int | None:
+    """An integer bound of torch's value ranges, None for +-infinity (`int_oo`)."""
+    import sympy
+
+    return int(v) if isinstance(v, int | sympy.Integer) else None
+
+
+def fusion_schedule(outputs: Sequence[te.Tensor]) -> tuple[te.Schedule, list[str]]:
+    """TVM's injective fusion, without recomputation.
+
+    Stages are visited consumers first; a stage with one consumer is inlined into it
+    when the code lands (through the consumer's own inlining) in:
+    * any stage, if the stage only moves elements (its element is one read: a permute,
+      view, slice...), which costs index arithmetic only;
+    * a stage that is not a reduction, evaluated once per element there, otherwise
+      (elementwise chains, bias adds, activations: they land in the next stage that
+      needs a buffer, e.g. a conv's pad or a residual add).
+    Reductions and outputs always get a buffer."""
+    stages = collect_stages(outputs)
+    consumers: dict[int, set[int]] = {}
+    sites: dict[tuple[int, int], int] = {}
+    for s in stages:
+        assert s.op.body is not None
+        reads = {id(n): n for n in walk(s.op.body) if isinstance(n, Read) and not n.tensor.is_placeholder}
+        for r in reads.values():
+            consumers.setdefault(r.tensor.uid, set()).add(s.uid)
+            sites[(s.uid, r.tensor.uid)] = sites.get((s.uid, r.tensor.uid), 0) + 1
+    schedule = te.create_schedule([o.op for o in outputs])
+    output_ids = {o.uid for o in outputs}
+    home: dict[int, te.Tensor] = {}  # the stage whose loop nest computes t's elements
+    evaluations: dict[int, int] = {}  # how often t's element is computed per element of its home
+    inlined: list[str] = []
+    for t in reversed(stages):
+        home[t.uid], evaluations[t.uid] = t, 1
+        users = consumers.get(t.uid, set())
+        if t.uid in output_ids or isinstance(t.op.body, Reduce) or len(users) != 1:
+            continue
+        (user,) = users
+        target, count = home[user], sites[(user, t.uid)] * evaluations[user]
+        moves_only = isinstance(t.op.body, Read)
+        if not moves_only and (isinstance(target.op.body, Reduce) or count != 1):
+            continue
+        schedule[t].compute_inline()
+        home[t.uid], evaluations[t.uid] = target, count
+        inlined.append(t.name)
+    return schedule, list(reversed(inlined))
+
+
+def import_program(program: ExportedProgram, names: list[dict[int, str]]) -> ImportedGraph:
+    imp = Importer(program, names)
+    imp.bind_placeholders()
+    imp.fold_constants()
+    imp.check_ops()
+    imp.plan_batch_norm_folding()
+    imp.convert()
+    outputs = imp.outputs()
+    rename_stages_like_placeholders(outputs, [*imp.inputs, *imp.cx.params])
+    schedule, inlined = fusion_schedule(outputs)
+    return ImportedGraph(
+        inputs=imp.inputs,
+        params=imp.cx.params,
+        param_values=imp.cx.param_values,
+        outputs=outputs,
+        out_spec=program.call_spec.out_spec,
+        schedule=schedule,
+        ranges=imp.ranges(),
+        inlined=inlined,
+        folded_batch_norms=[bn.name for bn in imp.bn_of_conv],
+    )
+
+
+__all__ = ["ImportedGraph", "Importer", "dim_names", "export", "fusion_schedule", "import_program"]
