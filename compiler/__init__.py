@@ -28,8 +28,9 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
 
     from compiler import ops, te
     from compiler.build import Function, build, lower
+    from compiler.torch import from_torch
 
-__all__ = ["Function", "build", "lower", "ops", "te"]
+__all__ = ["Function", "build", "from_torch", "lower", "ops", "te"]
 
 DISTRIBUTION = "xdsl-tensor-compiler"
 """The name this package is installed under (`pip install xdsl-tensor-compiler`)."""
@@ -68,6 +69,8 @@ def __getattr__(name: str) -> Any:
         import compiler.ops  # noqa: F401
 
         value = sys.modules["compiler.ops"]
+    elif name == "from_torch":  # the PyTorch frontend (needs torch)
+        from compiler.torch import from_torch as value
     elif name == "__version__":
         value = _version()
     else:
