@@ -10,6 +10,7 @@ with schedules and with the rest of the pipeline like hand-written TE.
 
 from compiler.ops.conv import conv2d_nchw, conv2d_nhwc, depthwise_conv2d_nchw
 from compiler.ops.elementwise import (
+    abs,
     add,
     bias_add,
     broadcast_binary,
@@ -57,6 +58,7 @@ from compiler.ops.shape import (
 )
 
 __all__ = [
+    "abs",
     "adaptive_avg_pool2d",
     "add",
     "avg_pool2d",

@@ -140,6 +140,10 @@ def rsqrt(x: Tensor, name: str = "rsqrt") -> Tensor:
     return elementwise(x, lambda v: _wide(v, lambda u: 1.0 / te.sqrt(u)), name)
 
 
+def abs(x: Tensor, name: str = "abs") -> Tensor:
+    return elementwise(x, te.abs, name)
+
+
 def negative(x: Tensor, name: str = "negative") -> Tensor:
     return elementwise(x, lambda v: -v, name)
 

@@ -321,6 +321,7 @@ OPS["aten.log.default"] = _unary(ops.log)
 OPS["aten.sqrt.default"] = _unary(ops.sqrt)
 OPS["aten.rsqrt.default"] = _unary(ops.rsqrt)
 OPS["aten.neg.default"] = _unary(ops.negative)
+OPS["aten.abs.default"] = _unary(ops.abs)
 OPS["aten.erf.default"] = _unary(ops.erf)
 
 
@@ -564,8 +565,8 @@ def select(cx: Converter, x: Any, dim: int, index: int) -> Tensor:
 
 @aten("sym_size.int")
 def sym_size(cx: Converter, x: Any, dim: int) -> Dim:
-    t = cx.tensor(x, "input")
-    return t.shape[normalize_axis(int(dim), t.ndim, cx.name)]
+    shape = x.shape if isinstance(x, Permuted) else cx.tensor(x, "input").shape
+    return shape[normalize_axis(int(dim), len(shape), cx.name)]
 
 
 def supported_ops() -> list[str]:

@@ -66,6 +66,7 @@ def test_activations(dtype: str) -> None:
         (ops.hardswish(X), xd * np.clip(xd + 3, 0, 6) / 6),
         (ops.exp(X), np.exp(xd)),
         (ops.negative(X), -xd),
+        (ops.abs(X), np.abs(xd)),
         (ops.power(X, 2), xd**2),
         (ops.cast(X, "float64"), xd),
     ]

@@ -26,8 +26,9 @@ def randomize_batch_norms(model: nn.Module, seed: int = 1) -> nn.Module:
                 n = m.num_features
                 m.running_mean.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
                 m.running_var.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
-                m.weight.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
-                m.bias.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
+                if m.affine:
+                    m.weight.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
+                    m.bias.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
     return model.eval()
 
 
@@ -195,6 +196,48 @@ def test_attention_softmax_matmul_views() -> None:
     x = torch.randn(2, 5, 16)
     net = from_torch(model, (x,))
     assert_matches_torch(net, model, x, rtol=1e-4, atol=1e-5)
+
+
+class Zoo(nn.Module):
+    """One of many ATen operators, each on a small tensor (an integration test of aten.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bn = nn.BatchNorm2d(4)  # after a relu: not folded, a scale and shift
+        self.bn_plain = nn.BatchNorm2d(4, affine=False)
+        self.w = nn.Parameter(torch.randn(6, 5))
+        self.b = nn.Parameter(torch.randn(5))
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        y = self.bn(torch.relu(x))
+        y = self.bn_plain(F.hardswish(y) - torch.sigmoid(y) * 0.5 + torch.tanh(y) / 3)
+        p1 = F.max_pool2d(y, 3, 2, 1, ceil_mode=True)
+        p2 = F.avg_pool2d(F.silu(y), 3, 2, 1, ceil_mode=True, count_include_pad=False)
+        p3 = F.adaptive_avg_pool2d(F.hardtanh(y, -0.5, 0.5), (2, 3))
+        pooled = torch.cat([p1.flatten(2), p2.flatten(2), p3.flatten(2)], dim=2)  # [n, 4, k]
+        a, b = pooled.split([3, pooled.shape[2] - 3], dim=2)
+        stats = (a.sum(-1) - b.amax(-1) + 2.0 - pooled.mean((1, 2), keepdim=True).squeeze(-1)).clamp(min=-1.0)
+        mm = torch.addmm(self.b, m, self.w) / (1 + m.pow(2).sum())
+        batched = torch.bmm(m.unsqueeze(0).expand(2, 4, 6), m.t().unsqueeze(0).expand(2, 6, 4))
+        return (
+            stats,
+            F.log_softmax(mm, dim=0),
+            (1 - batched.select(0, 1)) * torch.exp(-torch.rsqrt(batched[0].abs() + 1)),
+            F.leaky_relu(x[:, 1:3, ::2, :-1].permute(0, 2, 3, 1).reshape(x.shape[0], -1), 0.2),
+        )
+
+
+def test_operator_zoo() -> None:
+    torch.manual_seed(6)
+    model = randomize_batch_norms(Zoo())
+    x, m = torch.randn(2, 4, 9, 7), torch.randn(4, 6)
+    net = from_torch(model, (x, m))
+    got = net(x.numpy(), m.numpy())
+    with torch.no_grad():
+        expected = model(x, m)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-4, atol=1e-5)
 
 
 # ---------------------------------------------------------------------------
