@@ -268,13 +268,22 @@ class InferBound:
         """An extent free of loop variables, at least `extent` wherever the stage runs."""
         if not free_vars(extent) & set(self.relaxed):
             return extent
+        az = self.analyzer()
+        # The analyzer bounds `min(v, 5) - v + 1` by 1 (it splits the min); interval
+        # relaxation over v's range cannot, and would realize the whole tensor.
+        _, const_hi = az.const_bounds(extent)
         s = self.relax(IntSet.point(extent), self.model.attach_path(stage))
         if s.hi is None or free_vars(s.hi) & set(self.relaxed):
+            if const_hi is not None:
+                return Const(const_hi)
             raise PassFailedException(
                 f"infer-bound: can't bound the extent {extent} of stage \"{stage.name}\" "
                 "independently of its loops"
             )
-        return self.analyzer().simplify(s.hi)
+        hi = az.simplify(s.hi)
+        if const_hi is None or az.prove_le(hi, const_hi):
+            return hi
+        return Const(const_hi) if az.prove_le(const_hi, hi) else az.simplify(emin(hi, const_hi))
 
     def pass_up_domain(self, stage: Stage, up: dict[str, IntSet], full: dict[str, bool]) -> None:
         for rel in reversed(stage.relations):
@@ -482,16 +491,32 @@ def parse_range(text: str) -> tuple[Expr, Expr]:
 
 
 def format_loop(iv: IterVar, r: Range_) -> str:
-    """`D_j_i = [0, 8] vectorized`, with ` reduce` for a reduction loop."""
-    return f"{iv.name} = {format_range(r.min, r.extent)} {iv.kind}" + (" reduce" if iv.is_reduce else "")
+    """`D_j_i = [0, 8] vectorized`, with ` reduce` for a reduction loop and
+    ` pragma=name` for each pragma."""
+    words = [iv.kind, *(["reduce"] if iv.is_reduce else []), *(f"pragma={p}" for p in iv.pragmas)]
+    return f"{iv.name} = {format_range(r.min, r.extent)} " + " ".join(words)
 
 
-def parse_loop(text: str) -> tuple[str, Expr, Expr, str, bool]:
+@dataclass
+class LoopSpec:
+    """One leaf loop of a stage, as `te.loops` records it."""
+
+    name: str
+    min: Expr
+    extent: Expr
+    kind: str
+    is_reduce: bool
+    pragmas: list[str]
+
+
+def parse_loop(text: str) -> LoopSpec:
+    """The inverse of `format_loop`."""
     name, _, rest = text.partition(" = ")
     close = rest.rindex("]")
     lo, extent = parse_range(rest[: close + 1])
     words = rest[close + 1 :].split()
-    return name, lo, extent, words[0], "reduce" in words[1:]
+    pragmas = [w.removeprefix("pragma=") for w in words[1:] if w.startswith("pragma=")]
+    return LoopSpec(name, lo, extent, words[0], "reduce" in words[1:], pragmas)
 
 
 def record(op: te.ComputeOp, bounds: StageBounds, stage: Stage) -> None:

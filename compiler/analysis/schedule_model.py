@@ -27,6 +27,7 @@ from compiler.dialects import sched, te
 from compiler.dialects.sched import ScheduleOp
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
+PRAGMA_PRIMITIVES = ("parallel", "vectorize", "unroll")  # pragmas that are schedule primitives
 
 
 class ScheduleError(VerifyException):
@@ -44,6 +45,7 @@ class IterVar:
     is_reduce: bool = False
     root_index: int | None = None
     kind: str = "serial"
+    pragmas: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
         return self.name
@@ -268,18 +270,28 @@ class _Replay:
                 s.attach_stage, s.attach_ivar, s.inline = None, None, False
             case sched.ComputeInlineOp():
                 self.compute_inline(op.stage.data)  # type: ignore[attr-defined]
+            case sched.PragmaOp() if op.pragma.data in PRAGMA_PRIMITIVES:
+                self.annotate(op.axis, f"sched.{op.pragma.data}")
+            case sched.PragmaOp():
+                _, iv = self.leaf(op.axis, op.name)
+                if not re.fullmatch(r"[A-Za-z_][\w.]*(=[\w.+-]+)?", op.pragma.data):
+                    raise VerifyException(f"sched.pragma: '{op.pragma.data}' is not a pragma name")
+                iv.pragmas.append(op.pragma.data)
             case sched.ParallelOp() | sched.VectorizeOp() | sched.UnrollOp():
-                kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
-                _, iv = self.leaf(op.operands[0], op.name)
-                if op.name != "sched.unroll" and iv.is_reduce:
-                    how = "in parallel" if op.name == "sched.parallel" else "as vector lanes"
-                    raise VerifyException(
-                        f"{op.name}: {iv.name} is a reduce axis; its iterations update the "
-                        f"same elements and can't run {how}"
-                    )
-                iv.kind = kind[op.name]
+                self.annotate(op.operands[0], op.name)
             case _:
                 raise VerifyException(f"{op.name} is not a schedule primitive")
+
+    def annotate(self, axis: SSAValue, name: str) -> None:
+        """parallel / vectorize / unroll, as an op or as a pragma of that name."""
+        kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
+        _, iv = self.leaf(axis, name)
+        if name != "sched.unroll" and iv.is_reduce:
+            how = "in parallel" if name == "sched.parallel" else "as vector lanes"
+            raise VerifyException(
+                f"{name}: {iv.name} is a reduce axis; its iterations update the same elements and can't run {how}"
+            )
+        iv.kind = kind[name]
 
     def axis(self, op: sched.AxisOp) -> None:
         stage = self.stage(op.stage.data, "sched.axis")

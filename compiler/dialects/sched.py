@@ -307,6 +307,36 @@ UnrollOp = _annotation_op("sched.unroll", "`sched.unroll %k : !sched.iter<\"D\">
 
 
 @irdl_op_definition
+class PragmaOp(IRDLOperation):
+    """`sched.pragma %i "name" : !sched.iter<"D">`: a hint on the loop of %i (TVM's
+    `pragma`). `unroll`, `vectorize` and `parallel` act as those primitives;
+    other names, `name` or `name=value`, are kept on the loop (`loop.pragmas`)
+    for the passes that read them."""
+
+    name = "sched.pragma"
+    axis = operand_def(IterType)
+    pragma = prop_def(StringAttr)
+
+    def __init__(self, axis: SSAValue, pragma: str):
+        super().__init__(operands=[axis], properties={"pragma": StringAttr(pragma)})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.axis)
+        printer.print_string(" ")
+        printer.print_string_literal(self.pragma.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.axis.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PragmaOp:
+        unresolved = parser.parse_unresolved_operand()
+        pragma = parser.parse_str_literal(" (the pragma)")
+        parser.parse_punctuation(":")
+        return cls(parser.resolve_operand(unresolved, parser.parse_type()), pragma)
+
+
+@irdl_op_definition
 class ComputeAtOp(IRDLOperation):
     """`sched.compute_at "C", %j : !sched.iter<"D">`: compute C inside D's loop %j."""
 
@@ -420,6 +450,7 @@ SCHED = Dialect(
         ParallelOp,
         VectorizeOp,
         UnrollOp,
+        PragmaOp,
         ComputeAtOp,
         ComputeRootOp,
         ComputeInlineOp,

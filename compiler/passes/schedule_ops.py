@@ -42,7 +42,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from compiler.analysis.bounds import has_bounds, infer_function, parse_loop, parse_range
+from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_value
@@ -50,6 +50,7 @@ from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, shape_var_names
 
 OUTPUT_ATTR = "loop.output"
+PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives
 """Unit attribute on a `loop.func` argument that the function writes."""
 
 
@@ -63,19 +64,10 @@ def buffer_type_of(t: te.TensorType) -> loop.BufferType:
 
 
 @dataclass
-class Loop:
-    name: str
-    min: Expr
-    extent: Expr
-    kind: str
-    is_reduce: bool
-
-
-@dataclass
 class StagePlan:
     realize_mins: list[Expr]
     alloc_shape: list[Dim]
-    loops: list[Loop]
+    loops: list[LoopSpec]
     axis_values: list[Expr]
     guards: list[Cond]
     attach: str | None
@@ -95,7 +87,7 @@ def plan_of(op: te.ComputeOp) -> StagePlan:
     return StagePlan(
         [parse_range(r)[0] for r in _texts(op.attributes["te.realize"])],
         shape,
-        [Loop(*parse_loop(text)) for text in _texts(op.attributes["te.loops"])],
+        [parse_loop(text) for text in _texts(op.attributes["te.loops"])],
         [parse_expr(v) for v in _texts(op.attributes["te.axis_values"])],
         [parse_cond(g) for g in _texts(op.attributes["te.guards"])],
         attach.data if isinstance(attach, StringAttr) else None,
@@ -211,6 +203,8 @@ class FunctionLowering:
             if reduction is not None and init_inline and k == first_reduce:
                 accumulator = (self.emit_accumulator(stage, current), current)
             for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
+            if lp.pragmas:
+                for_op.attributes[PRAGMAS_ATTR] = ArrayAttr([StringAttr(p) for p in lp.pragmas])
             for_op.induction_var.name_hint = lp.name
             current.add_op(for_op)
             self.env[lp.name] = for_op.induction_var

@@ -38,6 +38,7 @@ class Primitive:
     factor: int | None = None
     nparts: int | None = None
     target: T.Tensor | None = None
+    pragma: str | None = None
 
 
 class Stage:
@@ -116,6 +117,28 @@ class Stage:
         for position, iv in zip(positions, axes, strict=True):
             self.leaves[position] = iv
         self._record(Primitive("reorder", self.tensor, tuple(axes)))
+
+    def tile(
+        self, x_parent: T.IterVar, y_parent: T.IterVar, x_factor: int, y_factor: int
+    ) -> tuple[T.IterVar, T.IterVar, T.IterVar, T.IterVar]:
+        """Split two axes and order the loops `xo, yo, xi, yi` (TVM's `tile`)."""
+        xo, xi = self.split(x_parent, factor=x_factor)
+        yo, yi = self.split(y_parent, factor=y_factor)
+        self.reorder(xo, yo, xi, yi)
+        return xo, yo, xi, yi
+
+    def pragma(self, axis: T.IterVar, name: str, value: int | str | None = None) -> None:
+        """A hint on the loop of `axis`: `unroll`, `vectorize` and `parallel` act as those
+        primitives; other names (with their value, `name=value`) are kept on the loop
+        (`loop.pragmas`) for later passes."""
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"pragma: the pragma is a name, got {name!r}")
+        if name in ("unroll", "vectorize", "parallel") and value is None:
+            getattr(self, name)(axis)
+            return
+        self._leaf(axis, "pragma")
+        text = name if value is None else f"{name}={value}"
+        self._record(Primitive("pragma", self.tensor, (axis,), pragma=text))
 
     def compute_at(self, parent: Stage, axis: T.IterVar) -> None:
         if not isinstance(parent, Stage):

@@ -401,6 +401,9 @@ def emit_schedule(schedule: Schedule, func_name: str, names: dict[int, str]) -> 
             op = sched.FuseOp(operands[0], operands[1])
         elif p.kind == "singleton":
             op = sched.SingletonOp(name)
+        elif p.kind == "pragma":
+            assert p.pragma is not None
+            op = sched.PragmaOp(operands[0], p.pragma)
         elif p.kind == "reorder":
             op = sched.ReorderOp(operands)
         elif p.kind == "compute_at":

@@ -208,3 +208,108 @@ sched.schedule @disjoint {
 }
 // CHECK-LABEL: te.func @disjoint
 // CHECK:      te.compute "T" {{.*}}te.realize = ["[0, 4]", "[0, 4]"]
+
+// -----
+
+// 8 split into 32 parts: the factor is ceil(8 / 32) = 1 and the outer loop runs
+// ceil(8 / 1) = 8 iterations, not 32 (nothing past the end is computed or stored).
+te.func @nparts_exceeds(%A: !te.tensor<[8], f32>) -> !te.tensor<[8], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<[8], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[8], f32>
+    te.yield %0 : f32
+  }
+  te.return %B : !te.tensor<[8], f32>
+}
+sched.schedule @nparts_exceeds {
+  %i = sched.axis "B" 0
+  %o, %in = sched.split %i nparts 32 : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @nparts_exceeds
+// CHECK:      te.loops = ["B_i_o = [0, 8] serial", "B_i_i = [0, 1] serial"]
+// CHECK-SAME: te.guards = []
+
+// -----
+
+// 10 split into 4 parts: factor 3, the outer loop runs 4 times and the last inner
+// loop only once (tight) or is guarded (guard).
+te.func @nparts_tail(%A: !te.tensor<[10], f32>) -> !te.tensor<[10], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<[10], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[10], f32>
+    te.yield %0 : f32
+  }
+  te.return %B : !te.tensor<[10], f32>
+}
+sched.schedule @nparts_tail {
+  %i = sched.axis "B" 0
+  %o, %in = sched.split %i nparts 4 : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @nparts_tail
+// CHECK:      te.loops = ["B_i_o = [0, 4] serial", "B_i_i = [0, min(10 - B_i_o * 3, 3)] serial"]
+// GUARD-LABEL: te.func @nparts_tail
+// GUARD:      te.loops = ["B_i_o = [0, 4] serial", "B_i_i = [0, 3] serial"]
+// GUARD-SAME: te.guards = ["B_i_i + B_i_o * 3 < 10"]
+
+// -----
+
+// A symbolic extent split into 4 parts: the factor is at least 1, so an empty
+// extent gives an empty outer loop instead of a division by zero.
+te.func @nparts_symbolic(%A: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<["n"], f32> {
+    %0 = te.read %A[%i] : !te.tensor<["n"], f32>
+    te.yield %0 : f32
+  }
+  te.return %B : !te.tensor<["n"], f32>
+}
+sched.schedule @nparts_symbolic {
+  %i = sched.axis "B" 0
+  %o, %in = sched.split %i nparts 4 : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @nparts_symbolic
+// CHECK:      te.loops = ["B_i_o = [0, (n - 1) // max((n + 3) // 4, 1) + 1] serial", "B_i_i = [0, min(max((n + 3) // 4, 1), n - B_i_o * max((n + 3) // 4, 1))] serial"]
+
+// -----
+
+// C is computed at D's row loop, which is then split: the attach point moves to
+// the inner row loop (TVM's LegalizeInvalidAttach), so C is one row (none past
+// the last row of D: the region's extent is 0 there).
+te.func @attach_moves(%A: !te.tensor<[6, 10], f32>) -> !te.tensor<[6, 10], f32> {
+  %C = te.compute "C" (%i, %j) : !te.tensor<[6, 10], f32> {
+    %0 = te.read %A[%i, %j] : !te.tensor<[6, 10], f32>
+    te.yield %0 : f32
+  }
+  %D = te.compute "D" (%i, %j) : !te.tensor<[6, 10], f32> {
+    %0 = te.read %C[%i, %j] : !te.tensor<[6, 10], f32>
+    te.yield %0 : f32
+  }
+  te.return %D : !te.tensor<[6, 10], f32>
+}
+sched.schedule @attach_moves {
+  %i = sched.axis "D" 0
+  sched.compute_at "C", %i : !sched.iter<"D">
+  %o, %in = sched.split %i by 4 : !sched.iter<"D">
+}
+// CHECK-LABEL: te.func @attach_moves
+// CHECK:      te.compute "C"
+// CHECK-SAME: te.realize = ["[D_i_i + D_i_o * 4, min(D_i_i + D_i_o * 4, 5) - D_i_i - D_i_o * 4 + 1]", "[0, 10]"], te.alloc_shape = ["1", "10"]
+// CHECK-SAME: te.attach = "D_i_i"
+
+// -----
+
+// fuse() of no axis adds an outer loop of one iteration; a pragma that is no
+// primitive is kept on its loop.
+te.func @singleton(%A: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<[4], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[4], f32>
+    te.yield %0 : f32
+  }
+  te.return %B : !te.tensor<[4], f32>
+}
+sched.schedule @singleton {
+  %s = sched.singleton "B"
+  sched.pragma %s "my_hint" : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @singleton
+// CHECK:      te.loops = ["B_singleton = [0, 1] serial pragma=my_hint", "B_i = [0, 4] serial"]
+// LOOPS-LABEL: loop.func @singleton
+// LOOPS:        loop.for %B_singleton = %{{.*}} extent %{{.*}} attributes {loop.pragmas = ["my_hint"]} {
+// LOOPS:          loop.for %B_i = %{{.*}} extent %{{.*}} {

@@ -113,13 +113,24 @@ def _dim(text: str) -> Dim:
     return int(text) if re.fullmatch(r"-?\d+", text) else text
 
 
+def _top_level_parts(text: str) -> list[str]:
+    """`min(m, 8), l` -> ["min(m, 8)", "l"]: commas inside parentheses do not split."""
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    return [*parts, text[start:].strip()]
+
+
 def allocs(ir: str) -> dict[str, tuple[Dim, ...]]:
     """The shape of every `loop.alloc` (its realized region), by buffer name:
     an int per constant dimension, the expression text per symbolic one."""
     out: dict[str, tuple[Dim, ...]] = {}
     for m in _ALLOC.finditer(ir):
         dims = m["dims"].strip()
-        shape = tuple(_dim(d) for d in dims.split(",")) if dims else ()
+        shape = tuple(_dim(d) for d in _top_level_parts(dims)) if dims else ()
         assert m["name"] not in out, f"two allocations named {m['name']}"
         out[m["name"]] = shape
     return out

@@ -106,7 +106,6 @@ def _run_copy(s: object, A: te.Tensor, T: te.Tensor, shape: tuple[int, int] = (2
     t.check(a)
 
 
-@xfail_missing(TILE)
 def test_tile() -> None:
     A, T = _mn_copy()
     s = te.create_schedule(T.op)
@@ -115,7 +114,6 @@ def test_tile() -> None:
     _run_copy(s, A, T)
 
 
-@xfail_missing(TILE)
 def test_fuse() -> None:
     A, T = _mn_copy()
     s = te.create_schedule(T.op)
@@ -176,7 +174,6 @@ def test_singleton() -> None:
         t.check(3.5)
 
 
-@xfail_missing(TILE)
 def test_vectorize() -> None:
     A, T = _mn_copy()
     s = te.create_schedule(T.op)
@@ -197,7 +194,6 @@ def test_vectorize_commreduce() -> None:
         s[Out].vectorize(ax)
 
 
-@xfail_missing("Stage.pragma is missing")
 def test_pragma() -> None:
     m = 100
     A = te.placeholder((m,), name="A")

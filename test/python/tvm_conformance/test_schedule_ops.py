@@ -57,7 +57,6 @@ def test_schedule0() -> None:
     a1.check(a)
 
 
-@xfail_missing("Stage.pragma is missing")
 def test_schedule1() -> None:
     A, A1 = _copy_ml()
     s = te.create_schedule(A1.op)
@@ -455,7 +454,6 @@ def test_schedule_compute_inline() -> None:
     e.check((a + b) * b)
 
 
-@xfail_missing("Stage.tile is missing")
 def test_schedule_record_gemm() -> None:
     # TVM's test checks the schedule record (a debugging feature, not applicable);
     # the GEMM and its schedule are built and run here (1024 -> 64)

@@ -41,6 +41,8 @@ sched.schedule @f {
   sched.compute_at "C", %ji : !sched.iter<"D">
   sched.compute_root "C"
   sched.compute_inline "C"
+  %s = sched.singleton "D"
+  sched.pragma %s "loop_partition" : !sched.iter<"D">
 }
 // CHECK-LABEL: sched.schedule @f {
 // CHECK-NEXT:    %di = sched.axis "D" 0
@@ -56,4 +58,6 @@ sched.schedule @f {
 // CHECK-NEXT:    sched.compute_at "C", %ji : !sched.iter<"D">
 // CHECK-NEXT:    sched.compute_root "C"
 // CHECK-NEXT:    sched.compute_inline "C"
+// CHECK-NEXT:    %s = sched.singleton "D"
+// CHECK-NEXT:    sched.pragma %s "loop_partition" : !sched.iter<"D">
 // CHECK-NEXT:  }
