@@ -56,6 +56,7 @@ def lower(
     name: str = "main",
     until: Stage = "llvm",
     tighten_pad_regions: bool = True,
+    check_bounds: bool = False,
 ) -> ModuleOp:
     """The IR after the default pipeline (or after the stage `until`).
 
@@ -66,7 +67,7 @@ def lower(
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
     ctx = make_context()
-    for p in default_pipeline(until, tighten_pad_regions=tighten_pad_regions):
+    for p in default_pipeline(until, tighten_pad_regions=tighten_pad_regions, check_bounds=check_bounds):
         p.apply(ctx, module)
     module.verify()
     return module
@@ -159,13 +160,15 @@ def compile_module(
     *,
     strided_args: Sequence[str] = (),
     tighten_pad_regions: bool = True,
+    check_bounds: bool = False,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
     `call_order[k]` is the argument of the `loop.func` that the caller passes
     k-th; `strided_args` names buffer arguments that accept any strides
     (symbolic strides `<name>_stride<k>`, bound at call time: a NumPy view
-    such as `a[:, ::2]` runs without a copy).
+    such as `a[:, ::2]` runs without a copy); `check_bounds` checks every load and
+    store against its buffer's region (an IndexError instead of a wrong access).
     """
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
@@ -174,8 +177,12 @@ def compile_module(
     start = time.perf_counter()
     ctx = make_context()
     if any(isinstance(op, te.FuncOp) for op in module.ops):
-        for p in default_pipeline("loop", tighten_pad_regions=tighten_pad_regions):
+        for p in default_pipeline("loop", tighten_pad_regions=tighten_pad_regions, check_bounds=check_bounds):
             p.apply(ctx, module)
+    elif check_bounds:  # a loop.func given directly
+        from compiler.passes.insert_bound_checks import InsertBoundChecksPass
+
+        InsertBoundChecksPass().apply(ctx, module)
     func = next((op for op in module.ops if isinstance(op, loop.FuncOp) and op.sym_name.data == name), None)
     if func is None:
         raise ValueError(f"no function @{name} in the module")
@@ -217,10 +224,13 @@ def build(
     args: Sequence[T.Tensor] | None = None,
     name: str = "main",
     tighten_pad_regions: bool = True,
+    check_bounds: bool = False,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable.
 
-    `build([A, B, C])`, or with a schedule `build(s, [A, B, C])`.
+    `build([A, B, C])`, or with a schedule `build(s, [A, B, C])`; `check_bounds=True`
+    checks every load and store, intermediates included, against its buffer's region:
+    an access outside raises IndexError naming the buffer, the index and the region.
     """
     start = time.perf_counter()
     schedule, tensors = _split_args(schedule_or_args, args)
@@ -233,6 +243,7 @@ def build(
         [abi_index[t.uid] for t in sig.args],
         strided_args=[t.name for t in sig.inputs if t.strided],
         tighten_pad_regions=tighten_pad_regions,
+        check_bounds=check_bounds,
     )
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn

@@ -31,12 +31,16 @@ Stage = Literal["te", "loop", "flat", "llvm"]
 STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
 
 
-def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True) -> list[ModulePass]:
+def default_pipeline(
+    until: Stage = "llvm", *, tighten_pad_regions: bool = True, check_bounds: bool = False
+) -> list[ModulePass]:
     """The passes from te to llvm; `tighten_pad_regions=False` leaves pad guards out of
-    bound inference (TVM's behaviour, for comparison)."""
+    bound inference (TVM's behaviour, for comparison); `check_bounds=True` checks every
+    load and store against its buffer's region at run time."""
     from compiler.lowering.to_llvm import LowerToLLVMPass
     from compiler.passes.compute_inline import ComputeInlinePass
     from compiler.passes.infer_bound import InferBoundPass
+    from compiler.passes.insert_bound_checks import InsertBoundChecksPass
     from compiler.passes.make_packed_api import MakePackedAPIPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
@@ -54,6 +58,7 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
                 *([TightenPadRegionsPass()] if tighten_pad_regions else []),
                 InferBoundPass(),
                 ScheduleOpsPass(),
+                *([InsertBoundChecksPass()] if check_bounds else []),
             ],
         ),
         # make-packed-api needs the N-D argument types, which storage-flatten drops
@@ -68,11 +73,12 @@ def default_pipeline(until: Stage = "llvm", *, tighten_pad_regions: bool = True)
     return passes
 
 
-def stage_passes(stage: Stage, *, tighten_pad_regions: bool = True) -> list[ModulePass]:
+def stage_passes(stage: Stage, *, tighten_pad_regions: bool = True, check_bounds: bool = False) -> list[ModulePass]:
     """The passes that lead from the stage before `stage` to `stage`."""
     previous = STAGES[STAGES.index(stage) - 1]
-    everything = default_pipeline(stage, tighten_pad_regions=tighten_pad_regions)
-    before = default_pipeline(previous, tighten_pad_regions=tighten_pad_regions) if stage != "te" else []
+    options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
+    everything = default_pipeline(stage, **options)
+    before = default_pipeline(previous, **options) if stage != "te" else []
     return everything[len(before) :]
 
 
@@ -91,9 +97,16 @@ class DefaultPipelinePass(ModulePass):
     tighten_pad_regions: bool = True
     """Use the guards of lazy reads in bound inference (off: TVM's over-allocation)."""
 
+    check_bounds: bool = False
+    """Check every load and store against its buffer's region at run time."""
+
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
-        return default_pipeline(self.until, tighten_pad_regions=self.tighten_pad_regions)  # type: ignore[arg-type]
+        return default_pipeline(
+            self.until,  # type: ignore[arg-type]
+            tighten_pad_regions=self.tighten_pad_regions,
+            check_bounds=self.check_bounds,
+        )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for p in self.passes():

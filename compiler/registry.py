@@ -56,6 +56,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return InferBoundPass
 
+    def insert_bound_checks() -> type[ModulePass]:
+        from compiler.passes.insert_bound_checks import InsertBoundChecksPass
+
+        return InsertBoundChecksPass
+
     def lower_to_llvm() -> type[ModulePass]:
         from compiler.lowering.to_llvm import LowerToLLVMPass
 
@@ -100,6 +105,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "compute-inline": compute_inline,
         "default-pipeline": default_pipeline,
         "infer-bound": infer_bound,
+        "insert-bound-checks": insert_bound_checks,
         "lower-to-llvm": lower_to_llvm,
         "make-packed-api": make_packed_api,
         "memory-report": memory_report,

@@ -670,7 +670,7 @@ class IfOp(IRDLOperation):
 MAX_ASSERT_VALUES = 4
 """How many values a `loop.assert` may report (the packed API's error-values array)."""
 
-ASSERT_ERRORS = ("ValueError", "TypeError")
+ASSERT_ERRORS = ("ValueError", "TypeError", "IndexError")
 
 
 @irdl_op_definition

@@ -60,8 +60,9 @@ class FunctionState:
     error_values: SSAValue | None = None
 
 
-def convert_signature(f: loop.FuncOp, names: list[str]) -> FunctionState:
-    """Create the func.func shell (buffers -> noalias pointers, + variables) and move the body in."""
+def convert_signature(f: loop.FuncOp, names: list[str], *, report: bool = False) -> FunctionState:
+    """Create the func.func shell (buffers -> noalias pointers, + variables, + with `report`
+    a pointer where failing checks store their values) and move the body in."""
     n_args = len(f.args)
     noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
     inputs: list[Attribute] = []
@@ -70,17 +71,21 @@ def convert_signature(f: loop.FuncOp, names: list[str]) -> FunctionState:
         is_buffer = isinstance(t, loop.BufferType)
         inputs.append(PTR if is_buffer else t)
         attrs.append(noalias if is_buffer else DictionaryAttr({}))
-    new = func.FuncOp(f.sym_name.data, ([*inputs, *[IndexType()] * len(names)], [i32]))
-    new.arg_attrs = ArrayAttr([*attrs, *[DictionaryAttr({})] * len(names)])
+    trailing = [PTR] if report else []
+    new = func.FuncOp(f.sym_name.data, ([*inputs, *[IndexType()] * len(names), *trailing], [i32]))
+    new.arg_attrs = ArrayAttr([*attrs, *[DictionaryAttr({})] * (len(names) + len(trailing))])
     block = new.body.block
     for old, arg in zip(f.args, block.args[:n_args], strict=True):
         arg.name_hint = old.name_hint
         old.replace_all_uses_with(arg)
-    var_args = dict(zip(names, block.args[n_args:], strict=True))
+    var_args = dict(zip(names, block.args[n_args : n_args + len(names)], strict=True))
     for name, arg in var_args.items():
         arg.name_hint = name
     old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
     marked = [a for a, d in zip(block.args, old_attrs, strict=False) if packed.ERROR_VALUES_ATTR in d.data]
+    if report:
+        block.args[-1].name_hint = "error_values"
+        marked = [block.args[-1]]
     for inner in list(f.body.block.ops):
         inner.detach()
         block.add_op(inner)

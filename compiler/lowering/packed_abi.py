@@ -67,6 +67,17 @@ def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
 class ModuleABI:
     variables: dict[str, list[str]]  # function -> its symbolic-variable arguments, in order
     tables: dict[str, list[AssertEntry]]  # function -> its failure codes
+    reporters: frozenset[str] = frozenset()  # functions given a trailing error-values pointer
+
+
+def needs_error_values(f: loop.FuncOp) -> bool:
+    """A function with checks that report values (e.g. bound checks in a compute function)
+    but no `{packed.error_values}` argument: lowering appends one, which its callers fill
+    with their own (or NULL)."""
+    attrs = f.arg_attrs.data if f.arg_attrs is not None else []
+    if any(packed.ERROR_VALUES_ATTR in d.data for d in attrs):
+        return False
+    return any(isinstance(op, loop.AssertOp) and op.values for op in f.walk())
 
 
 FORWARD_ATTR = "loop.forward_failure"
@@ -85,7 +96,9 @@ DLTENSOR_OFFSETS = {
 """Byte offsets of the DLTensor fields (dlpack.h, `compiler/runtime/dlpack.py`)."""
 
 
-def lower_packed_op(op: packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp, abi: ModuleABI) -> None:
+def lower_packed_op(
+    op: packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp, abi: ModuleABI, error_values: SSAValue | None
+) -> None:
     ops: list[Operation] = []
     if isinstance(op, packed.PackedArgOp):
         slot = llvm.GEPOp.from_mixed_indices(op.args, [op.position.data], PTR)
@@ -109,10 +122,10 @@ def lower_packed_op(op: packed.PackedArgOp | packed.DLTensorGetOp | packed.CallO
         Rewriter.insert_op(ops, InsertPoint.before(op))
         Rewriter.replace_op(op, [], [value])
     else:
-        _lower_call(op, abi)
+        _lower_call(op, abi, error_values)
 
 
-def _lower_call(op: packed.CallOp, abi: ModuleABI) -> None:
+def _lower_call(op: packed.CallOp, abi: ModuleABI, error_values: SSAValue | None) -> None:
     callee = op.callee.root_reference.data
     if callee not in abi.variables:
         raise PassFailedException(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func")
@@ -123,7 +136,15 @@ def _lower_call(op: packed.CallOp, abi: ModuleABI) -> None:
         )
     ops: list[Operation] = []
     pointers = [_pointer(b, ops) for b in op.buffers]
-    call = llvm.CallOp(callee, *pointers, *[bindings[n] for n in abi.variables[callee]], return_type=i32)
+    report: list[SSAValue] = []
+    if callee in abi.reporters:  # the callee stores its values where the caller's go
+        if error_values is None:
+            null = llvm.ZeroOp(PTR)
+            ops.append(null)
+            error_values = null.res
+        report = [error_values]
+    variables = [bindings[n] for n in abi.variables[callee]]
+    call = llvm.CallOp(callee, *pointers, *variables, *report, return_type=i32)
     ops.append(call)
     if abi.tables[callee]:  # forward a failure of the callee (see control_flow.lower_asserts)
         zero = arith.ConstantOp(IntegerAttr(0, i32))

@@ -21,7 +21,9 @@ into the outlined function, so each thread has its own.
 Known limits: a parallel loop that holds an intermediate buffer of its own (a
 stage computed at it with compute_at) runs serially, since that buffer lives
 at one place of the arena and would be shared by the threads; nested
-parallel loops run the inner one serially; captured pointers lose their
+parallel loops run the inner one serially, and so does a loop with checks
+(`loop.assert`, e.g. bound checks: a failing one returns from the function);
+captured pointers lose their
 `noalias` (LLVM vectorizes the body with a runtime alias check). Without
 libgomp on the machine, parallel loops run serially.
 """
@@ -71,6 +73,12 @@ def _owns_shared_buffer(for_op: loop.ForOp) -> bool:
         isinstance(op, loop.ViewOp) or (isinstance(op, loop.AllocOp) and not op.is_local)
         for op in for_op.body.walk()
     )
+
+
+def _has_checks(for_op: loop.ForOp) -> bool:
+    """Checks (bound checks) return from the function when they fail, which an outlined
+    body cannot do: such a loop runs serially."""
+    return any(isinstance(op, loop.AssertOp) for op in for_op.body.walk())
 
 
 def _captured(for_op: loop.ForOp) -> list[SSAValue]:
@@ -169,7 +177,7 @@ def outline_parallel_loops(module: ModuleOp) -> None:
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     for func in funcs:
         for k, for_op in enumerate(_outermost_parallel_loops(func)):
-            if openmp_library() is None or _owns_shared_buffer(for_op):
+            if openmp_library() is None or _owns_shared_buffer(for_op) or _has_checks(for_op):
                 for_op.kind = StringAttr(str(loop.LoopKind.SERIAL))
                 continue
             outlined = _outline(for_op, f"{func.sym_name.data}_parallel{k}", func.body.block)

@@ -70,7 +70,12 @@ from compiler.lowering.memory import (
     lower_var,
     lower_view,
 )
-from compiler.lowering.packed_abi import ModuleABI, assert_table, lower_packed_op
+from compiler.lowering.packed_abi import (
+    ModuleABI,
+    assert_table,
+    lower_packed_op,
+    needs_error_values,
+)
 from compiler.lowering.parallel import outline_parallel_loops
 from compiler.lowering.scalar import lower_scalar_ops
 
@@ -93,10 +98,12 @@ def lower_module(ctx: Context, module: ModuleOp) -> None:
     abi = ModuleABI(
         {f.sym_name.data: symbolic_variables(f) for f in funcs},
         {f.sym_name.data: assert_table(module, f.sym_name.data) for f in funcs},
+        frozenset(f.sym_name.data for f in funcs if needs_error_values(f)),
     )
     states: list[FunctionState] = []
     for f in funcs:
-        state = convert_signature(f, abi.variables[f.sym_name.data])
+        name = f.sym_name.data
+        state = convert_signature(f, abi.variables[name], report=name in abi.reporters)
         _lower_loop_ops(state, abi)
         add_returns(state)
         states.append(state)
@@ -123,7 +130,7 @@ def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
         elif isinstance(op, loop.IfOp):
             lower_if(op)
         elif isinstance(op, packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp):
-            lower_packed_op(op, abi)
+            lower_packed_op(op, abi, state.error_values)
     for op in list(body.walk()):
         if isinstance(op, loop.AllocOp):
             lower_alloc(op, state)

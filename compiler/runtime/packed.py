@@ -158,4 +158,8 @@ class PackedFunction:
             return RuntimeError(f"{self.name}: failed with unknown code {code}")
         entry = self.errors[code - 1]
         message = format_message(entry.message, [values[i] for i in range(entry.n_values)])
-        return TypeError(message) if entry.error == "TypeError" else ValueError(message)
+        return _ERRORS.get(entry.error, ValueError)(message)
+
+
+_ERRORS: dict[str, type[Exception]] = {"TypeError": TypeError, "IndexError": IndexError}
+"""The exception a failed `loop.assert` raises, by its `raises` name (default ValueError)."""

@@ -21,8 +21,10 @@
 // NODIM: error: a has the symbolic dimension 'n': give --dim n=N
 
 // HELP: --list-passes
-// LIST:      default-pipeline{until=... tighten-pad-regions=...}
+// LIST:      default-pipeline{until=... tighten-pad-regions=... check-bounds=...}
 // LIST-NEXT:   The whole default pipeline as one pass
+// LIST:      insert-bound-checks
+// LIST-NEXT:   Check every load and store against its buffer's region (off by default).
 // LIST:      lower-to-llvm
 // LIST:      schedule-ops
 // LIST-NEXT:   Lower every `te.func` to a `loop.func` of loop nests, following its schedule.

@@ -1,0 +1,189 @@
+"""insert-bound-checks: check every buffer access against its buffer's region.
+
+TVM's `instrument_bound_checkers`, Halide's bounds asserts. Runs on the
+N-D loop IR that schedule-ops produces, where every index is a logical
+coordinate: an argument buffer's region is `[0, shape)`, a `loop.alloc`'s
+is `[min, min + extent)` per dimension (its realized region). Before each
+`loop.load`/`loop.store`, for each dimension whose index is not provably
+inside, it inserts
+
+    loop.assert %ok, "main: store to C[i, j] out of bounds: index {0} of dimension 1 is outside [{1}, {2})" (%j, %lo, %hi : index, index, index) raises "IndexError"
+
+so the call raises an IndexError naming the buffer, the index and the region
+before the access happens. Proofs use the enclosing loops' ranges (and the
+shape variables being non-negative): with exact bounds (tight splits) most
+checks of a correct schedule are removed statically.
+
+Off by default: `build(..., check_bounds=True)` or
+`default-pipeline{check-bounds=true}` add it after schedule-ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.analysis.arg_binder import dim_expr
+from compiler.analysis.guards import conjuncts, tighten_domain
+from compiler.arith.expr import LE, LT, Cond, Const, Expr, Not, Var
+from compiler.arith.int_set import IntSet
+from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
+from compiler.arith.simplify import Analyzer, BoundsArg
+from compiler.dialects import loop
+
+
+@dataclass
+class Region:
+    """Where a buffer's elements are, per dimension: [min, min + extent)."""
+
+    name: str
+    mins: list[Expr]
+    extents: list[Expr]
+
+
+class _Names:
+    """Expression variables for loop counters, `loop.var`s and other index values."""
+
+    def __init__(self) -> None:
+        self.of: dict[SSAValue, str] = {}
+        self.values: dict[str, SSAValue] = {}
+
+    def leaf(self, value: SSAValue) -> Expr | None:
+        if isinstance(value.owner, loop.VarOp):
+            name = value.owner.var_name.data
+            self.values.setdefault(name, value)
+            return Var(name)
+        if value not in self.of:
+            name = f"v{len(self.of)}_{value.name_hint or 'x'}"
+            self.of[value] = name
+            self.values[name] = value
+        return Var(self.of[value])
+
+    def expr(self, value: SSAValue) -> Expr:
+        e = expr_from_value(value, self.leaf)
+        return e if e is not None else Var(self.leaf(value).name)  # type: ignore[union-attr]
+
+
+class FunctionChecks:
+    def __init__(self, func: loop.FuncOp) -> None:
+        self.func = func
+        self.names = _Names()
+        self.regions: dict[SSAValue, Region] = {}
+        self.shape_vars = set[str]()
+        self.inserted = 0
+        self.removed = 0
+
+    def run(self) -> None:
+        for arg, t in zip(self.func.args, self.func.function_type.inputs.data, strict=True):
+            if isinstance(t, loop.BufferType):
+                shape = [dim_expr(d) for d in t.get_shape()]
+                self.regions[arg] = Region(arg.name_hint or "arg", [Const(0)] * len(shape), shape)
+        for op in list(self.func.walk()):
+            if isinstance(op, loop.AllocOp):
+                shape = [dim_expr(d) for d in op.buffer_type.get_shape()]
+                mins = [self.names.expr(m) for m in op.mins]
+                self.regions[op.result] = Region(op.buffer_name.data, mins, shape)
+            elif isinstance(op, loop.LoadOp | loop.StoreOp):
+                self.check(op)
+
+    def bounds(self, op: Operation) -> BoundsArg:
+        """Ranges of the loops around `op`, narrowed by the conditions of the branches
+        it is in (a pad's guard keeps its reads inside); shape variables are >= 0."""
+        found: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
+        guards: list[Cond] = []
+        child, parent = op, op.parent_op()
+        while parent is not None and parent is not self.func:
+            if isinstance(parent, loop.ForOp):
+                lo = self.names.expr(parent.min)
+                hi = self.names.expr(parent.extent) + lo - 1
+                found[self.names.expr(parent.induction_var).name] = (lo, hi)  # type: ignore[attr-defined]
+            elif isinstance(parent, scf.IfOp | loop.IfOp):
+                cond = cond_from_value(parent.cond, self.names.leaf)
+                if cond is not None:
+                    taken = child.parent_region() is parent.regions[0]
+                    guards += conjuncts(cond if taken else Not(cond))
+            child, parent = parent, parent.parent_op()
+        loops = dict(found)
+        for name, value in self.names.values.items():
+            if isinstance(value.owner, loop.VarOp):
+                found.setdefault(name, (0, None))
+        if guards := [g for g in guards if isinstance(g, LT | LE)]:
+            dom = {name: IntSet(lo, hi) for name, (lo, hi) in loops.items()}
+            for name, s in tighten_domain(dom, guards, found).dom.items():
+                found[name] = (s.lo, s.hi)
+        return found
+
+    def check(self, op: loop.LoadOp | loop.StoreOp) -> None:
+        region = self.regions.get(op.buffer)
+        if region is None:  # a view: storage-rewrite's, already checked as its source
+            return
+        indices = [self.names.expr(i) for i in op.indices]
+        az = Analyzer(self.bounds(op))
+        for dim, (index, lo, extent) in enumerate(zip(indices, region.mins, region.extents, strict=True)):
+            hi = az.simplify(lo + extent)
+            if az.prove_le(lo, index) and az.prove_lt(index, hi):
+                self.removed += 1
+                continue
+            self.emit_check(op, region, dim, op.indices[dim], (lo, hi))
+            self.inserted += 1
+
+    def emit_check(
+        self, op: loop.LoadOp | loop.StoreOp, region: Region, dim: int, index: SSAValue, bounds: tuple[Expr, Expr]
+    ) -> None:
+        new: list[Operation] = []
+        cache: dict[Expr | object, SSAValue] = {}
+        lo, hi = (emit_expr(e, new.append, self.value_of(new), cache) for e in bounds)  # type: ignore[arg-type]
+        above = arith.CmpiOp(index, lo, "sge")
+        below = arith.CmpiOp(index, hi, "slt")
+        ok = arith.AndIOp(above, below)
+        access = "load from" if isinstance(op, loop.LoadOp) else "store to"
+        coords = ", ".join(self._index_text(i) for i in op.indices)
+        message = (
+            f"{self.func.sym_name.data}: {access} {region.name}[{coords}] out of bounds: "
+            f"index {{0}} of dimension {dim} is outside [{{1}}, {{2}})"
+        )
+        check = loop.AssertOp(ok, message, [index, lo, hi], error="IndexError")
+        Rewriter.insert_op([*new, above, below, ok, check], InsertPoint.before(op))
+
+    def value_of(self, new: list[Operation]) -> Callable[[str], SSAValue]:
+        """emit_expr's callback: the SSA value of an expression variable."""
+
+        def value(name: str) -> SSAValue:
+            if name in self.names.values:
+                return self.names.values[name]
+            var = loop.VarOp(name)  # a shape variable not read yet in this function
+            new.append(var)
+            self.names.values[name] = var.result
+            return var.result
+
+        return value
+
+    def _index_text(self, index: SSAValue) -> str:
+        e = expr_from_value(index, lambda v: Var(v.name_hint or "?"))
+        return str(e) if e is not None else "?"
+
+
+def insert_checks(func: loop.FuncOp) -> tuple[int, int]:
+    """Checks inserted and proven away in one function."""
+    checks = FunctionChecks(func)
+    checks.run()
+    return checks.inserted, checks.removed
+
+
+@dataclass(frozen=True)
+class InsertBoundChecksPass(ModulePass):
+    """Check every load and store against its buffer's region (off by default)."""
+
+    name = "insert-bound-checks"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
+            insert_checks(func)
+
