@@ -355,14 +355,16 @@ def _emit_reduce(r: T.Reduce, emitter: _BodyEmitter, outer: Block, element: Attr
     return op.result
 
 
-def stage_names(stages: Sequence[T.Tensor]) -> dict[int, str]:
-    """A unique stage name per tensor: the user's name, suffixed when two stages share it."""
+def unique_names(tensors: Sequence[T.Tensor], used: set[str] | None = None) -> dict[int, str]:
+    """A unique name per tensor: the user's name, suffixed (`y1`) when it is taken,
+    by another tensor or by a name in `used` (which is updated). Not `y_1`: xDSL drops
+    such a suffix from SSA name hints, and argument names come from those."""
+    used = set() if used is None else used
     names: dict[int, str] = {}
-    used: set[str] = set()
-    for t in stages:
+    for t in tensors:
         name, k = t.name, 1
         while name in used:
-            name = f"{t.name}_{k}"
+            name = f"{t.name}{k}"
             k += 1
         used.add(name)
         names[t.uid] = name
@@ -427,12 +429,16 @@ def build_module(
 ) -> tuple[ModuleOp, FunctionSignature]:
     sig = signature(args, name)
     stages = collect_stages(sig.outputs)
-    names = stage_names(stages)
+    # argument and stage names become the names of the compiled function's arguments
+    # and buffers (and of its error messages): two tensors never share one
+    used: set[str] = set()
+    input_names = unique_names(sig.inputs, used)
+    names = unique_names(stages, used)
     inputs = [tensor_type(t) for t in sig.inputs]
     func = te.FuncOp(name, inputs, [tensor_type(t) for t in sig.outputs])
     tensors: dict[int, SSAValue] = {}
     for arg, t in zip(func.args, sig.inputs, strict=True):
-        arg.name_hint = t.name
+        arg.name_hint = input_names[t.uid]
         tensors[t.uid] = arg
     block = func.body.block
     for t in stages:

@@ -232,3 +232,16 @@ except ValueError as err:
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
     assert out.startswith("ValueError main: invalid schedule or program:"), out
     assert 'stage "C" is a result of the function' in out
+
+
+def test_a_placeholder_and_a_stage_with_one_name_stay_two_arguments() -> None:
+    x = te.placeholder((4,), name="y")
+    b = te.placeholder((4,), name="y")
+    y = te.compute((4,), lambda i: x[i] + b[i] * 2.0, name="y")
+    f = compiler.build([x, b, y])
+    a, c = rand(4), rand(4)
+    out = np.zeros(4, np.float32)
+    f(a, c, out)
+    np.testing.assert_allclose(out, a + c * 2.0)
+    with pytest.raises(ValueError, match=r"y1\.shape\[0\] is 3, expected 4"):
+        f(a, c[:3], out)
