@@ -159,3 +159,10 @@ def test_layer_of_prefers_the_longest_prefix() -> None:
     assert LAYERS[layer_of("compiler.passes.infer_bound")][0] == "passes"
     assert LAYERS[layer_of("compiler")][0] == "api"
     assert LAYERS[layer_of("compiler.te.schedule")][0] == "frontend"
+
+
+def test_every_folder_is_a_regular_package() -> None:
+    """A wheel's package discovery (setuptools find_packages) skips folders without
+    an __init__.py: their modules would be missing from an installed compiler."""
+    folders = {p.parent for p in PACKAGE.rglob("*.py")}
+    assert sorted(str(f.relative_to(PACKAGE)) for f in folders if not (f / "__init__.py").exists()) == []
