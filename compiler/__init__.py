@@ -28,9 +28,10 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
 
     from compiler import ops, te
     from compiler.build import Function, build, lower
+    from compiler.runtime.module import load_module
     from compiler.torch import from_torch
 
-__all__ = ["Function", "build", "from_torch", "lower", "ops", "te"]
+__all__ = ["Function", "build", "from_torch", "load_module", "lower", "ops", "te"]
 
 DISTRIBUTION = "xdsl-tensor-compiler"
 """The name this package is installed under (`pip install xdsl-tensor-compiler`)."""
@@ -69,6 +70,8 @@ def __getattr__(name: str) -> Any:
         import compiler.ops  # noqa: F401
 
         value = sys.modules["compiler.ops"]
+    elif name == "load_module":  # exported shared libraries: ctypes, no xDSL, no LLVM
+        from compiler.runtime.module import load_module as value
     elif name == "from_torch":  # the PyTorch frontend (needs torch)
         from compiler.torch import from_torch as value
     elif name == "__version__":

@@ -8,9 +8,11 @@ or any object with `__dlpack__`; they are passed zero-copy.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -93,10 +95,20 @@ class Function:
     argument becomes a DLTensor (NumPy arrays and DLPack tensors, zero-copy),
     the compiled code checks and binds them, and a failed check raises the
     ValueError or TypeError it describes (`compiler.runtime.packed`).
-    `specs` describe the arguments in call order.
+    `specs` describe the arguments in call order. The object code goes through
+    the on-disk cache (`compiler.lowering.object_cache`; `cache=False` or
+    `COMPILER_CACHE=0` turn it off); `export_library` writes it as a shared library.
     """
 
-    def __init__(self, name: str, module: ModuleOp, specs: list[ArgSpec], stats: CompileStats):
+    def __init__(
+        self,
+        name: str,
+        module: ModuleOp,
+        specs: list[ArgSpec],
+        stats: CompileStats,
+        *,
+        cache: bool | None = None,
+    ):
         from compiler.context import make_context
         from compiler.lowering.jit import jit_compile
         from compiler.lowering.to_llvm import assert_table
@@ -109,15 +121,30 @@ class Function:
         self.memory: MemorySummary | None = None  # storage-rewrite's plan, set by compile_module
         self.flat_ir = str(module)
         errors = [ErrorEntry(e.message, e.error, e.n_values) for e in assert_table(module, name)]
+        self._errors = errors
+        self._llvm_dialect_ir: str | None = None
         start = time.perf_counter()
-        ctx = make_context()
-        for p in stage_passes("llvm"):
-            p.apply(ctx, module)
-        self.llvm_dialect_ir = str(module)
-        self._jit = jit_compile(module)
+        passes = stage_passes("llvm")
+
+        def lower_to_llvm() -> ModuleOp:  # not run when the object code is in the cache
+            ctx = make_context()
+            for p in passes:
+                p.apply(ctx, module)
+            return module
+
+        # The cache key's program: the flat IR and the passes that lower it further.
+        program = f"{self.flat_ir}\n// then: {','.join(map(str, passes))}\n"
+        self._jit = jit_compile(lower_to_llvm, cache=cache, program=program)
         stats.seconds["llvm"] = time.perf_counter() - start
         args = [PackedArg(s.name, s.dtype, s.is_output) for s in specs]
         self._packed = PackedFunction(name, self._jit.address(name), args, errors)
+
+    @property
+    def llvm_dialect_ir(self) -> str:
+        """The IR after lower-to-llvm (lowered when first read if the object was cached)."""
+        if self._llvm_dialect_ir is None:
+            self._llvm_dialect_ir = str(self._jit.llvm_module())
+        return self._llvm_dialect_ir
 
     @property
     def llvm_ir(self) -> str:
@@ -126,6 +153,20 @@ class Function:
 
     def assembly(self) -> str:
         return self._jit.assembly()
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether the object code came from the on-disk cache (lower-to-llvm and LLVM did not run)."""
+        return self._jit.from_cache
+
+    def export_library(self, path: str | os.PathLike[str], *, cache: bool | None = None) -> Path:
+        """Write a shared library holding this function (`compiler.load_module` loads it;
+        C calls `int32_t name(DLTensor **args, int32_t num_args, int64_t *error_values)`)."""
+        from compiler.lowering.export import export_library
+        from compiler.runtime.module import ArgInfo, ModuleMetadata
+
+        args = [ArgInfo(s.name, tuple(s.dims), s.dtype, s.is_output) for s in self.specs]
+        return export_library(self._jit, path, ModuleMetadata(self.name, args, self._errors), cache=cache)
 
     def __call__(self, *arrays: Any) -> None:
         """Run on NumPy arrays, DLPack tensors or `RawTensor`s; outputs are written in place."""
@@ -161,6 +202,7 @@ def compile_module(
     strided_args: Sequence[str] = (),
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
+    cache: bool | None = None,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
@@ -169,6 +211,8 @@ def compile_module(
     (symbolic strides `<name>_stride<k>`, bound at call time: a NumPy view
     such as `a[:, ::2]` runs without a copy); `check_bounds` checks every load and
     store against its buffer's region (an IndexError instead of a wrong access).
+    `cache=False` compiles without the on-disk object cache (`COMPILER_CACHE=0`: the
+    whole process; `compiler.lowering.object_cache`).
     """
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
@@ -197,7 +241,7 @@ def compile_module(
     module.verify()
     memory = _memory_plan(module)
     stats.seconds["passes"] = time.perf_counter() - start
-    fn = Function(name, module, specs, stats)
+    fn = Function(name, module, specs, stats, cache=cache)
     fn.loop_ir = loop_ir
     fn.memory = memory
     return fn

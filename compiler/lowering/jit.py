@@ -1,15 +1,17 @@
-"""llvm-dialect module -> llvmlite -> O3 with both vectorizers -> MCJIT engine.
+"""llvm-dialect module -> llvmlite -> O3 with both vectorizers -> object code -> MCJIT engine.
 
-This is the only file that imports llvmlite. Every
-compiled module gets its own target machine and MCJIT engine, kept alive by
-the returned `JitModule`.
+This is the only file that imports llvmlite (with `export.py`, which links
+shared libraries). LLVM emits an object file (`compile_object`), which goes
+through the on-disk cache (`object_cache.py`: a second process that compiles
+the same program loads the object and skips LLVM) and is loaded into an MCJIT
+engine of its own (`load_object`), kept alive by the returned `JitModule`.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -20,6 +22,9 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm as L
 from xdsl.dialects.builtin import ModuleOp
+
+from compiler.lowering.object_cache import ObjectCache, cache_enabled, cache_key
+from compiler.lowering.parallel import openmp_library
 
 
 def _convert_gep(op: L.GEPOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
@@ -45,25 +50,117 @@ def _initialize() -> None:
     llvm.initialize_native_asmprinter()
 
 
-def target_machine(opt: int = 3) -> llvm.TargetMachine:
-    """A new host target machine (an MCJIT engine takes ownership of the one it gets)."""
+def target_machine(opt: int = 3, *, pic: bool = False) -> llvm.TargetMachine:
+    """A new host target machine (an MCJIT engine takes ownership of the one it gets).
+
+    `pic=False`: what MCJIT uses (JIT code model); `pic=True`: position-independent code,
+    small code model, for shared libraries.
+    """
     _initialize()
     return llvm.Target.from_default_triple().create_target_machine(
         cpu=llvm.get_host_cpu_name(),
         features=llvm.get_host_cpu_features().flatten(),
         opt=opt,
-        jit=True,
+        reloc="pic" if pic else "default",
+        codemodel="default" if pic else "jitdefault",
+        jit=not pic,
     )
 
 
-@dataclass
-class JitModule:
-    """A compiled module: keep it alive while calling its functions."""
+def target_description(opt: int = 3) -> dict[str, str]:
+    """What an object depends on besides the program: a part of its cache key."""
+    return dict(_target_description(opt))
 
-    engine: llvm.ExecutionEngine
-    llvm_ir: str
-    optimized_ir: str
-    _keep: list[Any] = field(default_factory=list)
+
+@cache
+def _target_description(opt: int) -> dict[str, str]:
+    _initialize()
+    return {
+        "triple": llvm.get_default_triple(),
+        "cpu": llvm.get_host_cpu_name(),
+        "features": llvm.get_host_cpu_features().flatten(),
+        "opt": f"O{opt} loop-vectorize slp-vectorize",
+        "llvm": ".".join(map(str, llvm.llvm_version_info)),
+        "openmp": str(openmp_library() is not None),  # parallel loops lower to serial ones without
+    }
+
+
+def to_llvm_ir(module: ModuleOp) -> str:
+    """The textual LLVM IR of an llvm-dialect module, before optimization."""
+    tm = target_machine()
+    return str(convert_module(module, fallback_target_triple=tm.triple))
+
+
+def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
+    """Parse LLVM IR and run the O`opt` pipeline with both vectorizers for `tm`."""
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    pto = llvm.PipelineTuningOptions(speed_level=opt)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pass_builder = llvm.create_pass_builder(tm, pto)
+    pass_builder.getModulePassManager().run(mod, pass_builder)
+    return mod
+
+
+def uses_openmp(object_code: bytes) -> bool:
+    """Whether an object calls libgomp (its symbol table names `GOMP_parallel`)."""
+    return b"GOMP_" in object_code
+
+
+LLVMModule = ModuleOp | Callable[[], ModuleOp]
+"""An llvm-dialect module, or a function that lowers the program to one (called at most
+once, and only when LLVM runs or the IR is asked for)."""
+
+
+class JitModule:
+    """A compiled module, loaded into its own MCJIT engine: keep it alive while calling its
+    functions. `from_cache` tells whether its object code came from the on-disk cache:
+    then neither the lowering to the llvm dialect nor LLVM ran, and `llvm_module()`,
+    `llvm_ir` and `optimized_ir` are computed when first asked for."""
+
+    def __init__(
+        self,
+        module: LLVMModule,
+        program: str,
+        object_code: bytes,
+        *,
+        opt: int,
+        from_cache: bool,
+        cache: bool | None = None,
+        llvm_ir: str | None = None,
+        optimized_ir: str | None = None,
+    ):
+        self.program = program
+        self.object_code = object_code
+        self.opt = opt
+        self.from_cache = from_cache
+        self.cache = cache  # as asked for at compile time (None: the environment decides)
+        self._module = module
+        self._llvm_ir = llvm_ir
+        self._optimized_ir = optimized_ir
+        self.engine = load_object(object_code)
+
+    def llvm_module(self) -> ModuleOp:
+        """The llvm-dialect module (lowered now if it came from the cache)."""
+        if not isinstance(self._module, ModuleOp):
+            self._module = self._module()
+        return self._module
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR before optimization."""
+        if self._llvm_ir is None:
+            self._llvm_ir = to_llvm_ir(self.llvm_module())
+        return self._llvm_ir
+
+    @property
+    def optimized_ir(self) -> str:
+        if self._optimized_ir is None:
+            self._optimized_ir = str(optimize(self.llvm_ir, target_machine(self.opt), self.opt))
+        return self._optimized_ir
 
     def address(self, name: str) -> int:
         addr = self.engine.get_function_address(name)
@@ -75,34 +172,89 @@ class JitModule:
         mod = llvm.parse_assembly(self.optimized_ir)
         return target_machine().emit_assembly(mod)
 
+    def shared_object(self, *, cache: bool | None = None) -> bytes:
+        """The program as a position-independent object, for a shared library (through the
+        cache too, unless `cache` or the module's own setting turn it off)."""
+        cache = self.cache if cache is None else cache
+        obj, _ = compile_object(self.llvm_module, self.program, pic=True, opt=self.opt, cache=cache)
+        return obj
 
-def to_llvm_ir(module: ModuleOp) -> str:
-    """The textual LLVM IR of an llvm-dialect module, before optimization."""
-    tm = target_machine()
-    return str(convert_module(module, fallback_target_triple=tm.triple))
+
+def compile_object(
+    module: LLVMModule,
+    program: str,
+    *,
+    pic: bool = False,
+    opt: int = 3,
+    cache: bool | None = None,
+) -> tuple[bytes, dict[str, str] | None]:
+    """The object code of a program: `program` is its text (the cache key's part that names
+    it), `module` its llvm-dialect module or the function lowering it.
+
+    Looked up in the on-disk cache first (`object_cache`); on a miss the module is lowered,
+    converted to LLVM IR, optimized and compiled, and the object stored. Returns the object
+    and, when LLVM ran, the IR before and after optimization (`llvm_ir`, `optimized_ir`).
+    """
+    store = ObjectCache() if cache_enabled(cache) else None
+    key = cache_key(program, kind="pic" if pic else "jit", target=target_description(opt))
+    if store is not None:
+        obj = store.load(key)
+        if obj is not None:
+            return obj, None
+    tm = target_machine(opt, pic=pic)
+    text = to_llvm_ir(module if isinstance(module, ModuleOp) else module())
+    mod = optimize(text, tm, opt)
+    ir = {"llvm_ir": text, "optimized_ir": str(mod)}  # before code generation changes `mod`
+    obj = tm.emit_object(mod)
+    if store is not None:
+        store.store(key, obj)
+    return obj, ir
 
 
-def jit_compile(module: ModuleOp, opt: int = 3) -> JitModule:
-    tm = target_machine()
-    text = to_llvm_ir(module)
-    mod = llvm.parse_assembly(text)
-    mod.verify()
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    pto = llvm.PipelineTuningOptions(speed_level=opt)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pass_builder = llvm.create_pass_builder(tm, pto)
-    pass_builder.getModulePassManager().run(mod, pass_builder)
-    optimized = str(mod)
+def load_object(object_code: bytes) -> llvm.ExecutionEngine:
+    """A finalized MCJIT engine holding `object_code`, its calls to libc and libgomp
+    resolved against the process."""
     _load_libc()
-    if "GOMP_parallel" in text:
-        from compiler.lowering.parallel import openmp_library
-
-        llvm.load_library_permanently(openmp_library())
-    engine = llvm.create_mcjit_compiler(mod, tm)
+    if uses_openmp(object_code):
+        library = openmp_library()
+        if library is not None:
+            llvm.load_library_permanently(library)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
-    return JitModule(engine, text, optimized)
+    return engine
+
+
+def jit_compile(
+    module: LLVMModule, opt: int = 3, *, cache: bool | None = None, program: str | None = None
+) -> JitModule:
+    """Compile a program into a loaded `JitModule`.
+
+    `module` is the llvm-dialect module or a function that lowers the program to it;
+    `program` names the program in the cache key: the text of an IR that determines the
+    llvm-dialect module (default: the llvm-dialect module's own text). `cache` overrides
+    `$COMPILER_CACHE` (see `object_cache`).
+    """
+    if program is None:
+        if not isinstance(module, ModuleOp):
+            module = module()
+        program = str(module)
+    if not isinstance(module, ModuleOp):
+        module = cache_once(module)
+    obj, ir = compile_object(module, program, opt=opt, cache=cache)
+    return JitModule(module, program, obj, opt=opt, from_cache=ir is None, cache=cache, **(ir or {}))
+
+
+def cache_once(lower: Callable[[], ModuleOp]) -> Callable[[], ModuleOp]:
+    """`lower`, called at most once."""
+    done: list[ModuleOp] = []
+
+    def once() -> ModuleOp:
+        if not done:
+            done.append(lower())
+        return done[0]
+
+    return once
 
 
 @cache

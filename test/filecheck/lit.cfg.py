@@ -15,6 +15,8 @@ config.environment["PATH"] = os.pathsep.join(
     [os.path.join(root, "tools"), os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
 config.environment["PYTHONPATH"] = root
+# compiler-run compiles: keep the user's object cache (~/.cache/xdsl-tensor-compiler) out of it
+config.environment["COMPILER_CACHE"] = "0"
 config.substitutions.append(
     (
         "COMPILER_ROUNDTRIP",

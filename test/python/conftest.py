@@ -1,7 +1,10 @@
 """Make the shared helpers of test/python importable (pytest runs in importlib mode)."""
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -14,3 +17,10 @@ settings.register_profile(
 )
 settings.register_profile("dev", phases=[p for p in Phase if p != Phase.explain])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Compiled objects go to a cache of this test process (and the subprocesses it starts),
+# never the user's ~/.cache; no test depends on what an earlier run left behind.
+_CACHE = tempfile.mkdtemp(prefix="compiler-cache-tests-")
+os.environ["COMPILER_CACHE_DIR"] = _CACHE
+os.environ.pop("COMPILER_CACHE", None)
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)

@@ -1,0 +1,271 @@
+"""Compile time: ours cold (object cache off) and warm (cache filled), start-up costs,
+and Apache TVM's compile time for the same programs, in the same run.
+
+    .venv/bin/python bench/compile_time.py [--repeats 5] [--no-tvm]
+
+* in-process: `compiler.build` of each workload, `COMPILER_CACHE=0` (cold: every pass
+  and LLVM run) and with a filled cache (warm: the passes up to the flat loop IR run,
+  the object is loaded), medians of `--repeats` builds after one untimed build;
+* a second process: `python -c "build it"` end to end (interpreter, imports, build),
+  first with an empty cache, then again with the cache the first one filled;
+* `import compiler`, `compiler.build` (xDSL, llvmlite, NumPy), `compiler.load_module`
+  (ctypes and NumPy only) and `compiler-opt --help`, each in a fresh interpreter;
+* TVM 0.27 if `import tvm` works (it runs in a subprocess: two copies of LLVM in one
+  process are asking for trouble): `tvm.compile(te.create_prim_func(args), target="llvm")`
+  and the first `ex["main"]`, where TVM generates machine code (lazily).
+
+The cache used here is a temporary folder, never ~/.cache. Timings are not tests:
+quote medians and ratios measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(BENCH))
+
+MATMUL_N = 512
+
+
+def seed000_ours() -> list[Any]:
+    from demo import seed_chain
+
+    inputs, y3 = seed_chain()
+    return [*inputs, y3]
+
+
+def matmul_ours() -> list[Any]:
+    from compiler import ops, te
+
+    a = te.placeholder((MATMUL_N, MATMUL_N), name="A")
+    b = te.placeholder((MATMUL_N, MATMUL_N), name="B")
+    return [a, b, ops.matmul(a, b, name="C")]
+
+
+WORKLOADS: dict[str, tuple[str, Callable[[], list[Any]]]] = {
+    "seed000 chain": ("seed000_ours", seed000_ours),
+    f"matmul {MATMUL_N}^3": ("matmul_ours", matmul_ours),
+}
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+# ---------------------------------------------------------------------------
+# Ours, in this process
+# ---------------------------------------------------------------------------
+
+
+def in_process(repeats: int) -> dict[str, dict[str, float]]:
+    import compiler
+
+    results: dict[str, dict[str, float]] = {}
+    for label, (_, make) in WORKLOADS.items():
+        args = make()
+        row: dict[str, float] = {}
+        os.environ["COMPILER_CACHE"] = "0"
+        compiler.build(args, name="f")  # untimed: first-use imports and Python warm-up
+        for mode in ("cold", "warm"):
+            if mode == "warm":
+                os.environ["COMPILER_CACHE"] = "1"
+                compiler.build(args, name="f")  # fills the cache
+            totals, passes, llvm = [], [], []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                f = compiler.build(args, name="f")
+                totals.append(time.perf_counter() - start)
+                passes.append(f.stats.seconds["passes"])
+                llvm.append(f.stats.seconds["llvm"])
+                assert f.from_cache == (mode == "warm"), (label, mode)
+            row[mode] = median(totals)
+            row[f"{mode} passes"] = median(passes)
+            row[f"{mode} llvm"] = median(llvm)
+        results[label] = row
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Fresh interpreters
+# ---------------------------------------------------------------------------
+
+PROCESS_BUILD = """
+import sys
+sys.path[:0] = [{root!r}, {bench!r}]
+import compiler
+from compile_time import {make}
+f = compiler.build({make}(), name="f")
+assert f.from_cache == (sys.argv[1] == "warm")
+"""
+
+
+def wall(command: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
+    return seconds
+
+
+def second_process(repeats: int) -> dict[str, dict[str, float]]:
+    """End-to-end `python -c build` with an empty cache, then with the one it filled."""
+    results: dict[str, dict[str, float]] = {}
+    for label, (make, _) in WORKLOADS.items():
+        script = PROCESS_BUILD.format(root=str(ROOT), bench=str(BENCH), make=make)
+        cold, warm = [], []
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory(prefix="compile-time-cache-") as cache:
+                env = {**os.environ, "COMPILER_CACHE_DIR": cache, "COMPILER_CACHE": "1"}
+                cold.append(wall([sys.executable, "-c", script, "cold"], env))
+                warm.append(wall([sys.executable, "-c", script, "warm"], env))
+        results[label] = {"cold": median(cold), "warm": median(warm)}
+    return results
+
+
+def start_up(repeats: int) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "import compiler": [sys.executable, "-c", "import compiler"],
+        "import compiler; compiler.build": [sys.executable, "-c", "import compiler; compiler.build"],
+        "import compiler; compiler.load_module": [
+            sys.executable,
+            "-c",
+            "import compiler; compiler.load_module",
+        ],
+        "compiler-opt --help": [sys.executable, str(ROOT / "tools" / "compiler-opt"), "--help"],
+    }
+    return {name: median([wall(cmd, env) for _ in range(repeats)]) for name, cmd in commands.items()}
+
+
+# ---------------------------------------------------------------------------
+# TVM, in a subprocess
+# ---------------------------------------------------------------------------
+
+
+def tvm_worker(repeats: int) -> None:
+    """Prints {"version", "import", workload: {"compile", "codegen"}} as JSON."""
+    start = time.perf_counter()
+    try:
+        import tvm
+        from tvm import te
+    except Exception as err:  # not installed, or broken: the table says so
+        print(json.dumps({"error": f"{type(err).__name__}: {err}"}))
+        return
+    import_s = time.perf_counter() - start
+    from tvm_peer import seed000
+
+    def matmul() -> list[Any]:
+        a = te.placeholder((MATMUL_N, MATMUL_N), name="A")
+        b = te.placeholder((MATMUL_N, MATMUL_N), name="B")
+        k = te.reduce_axis((0, MATMUL_N), name="k")
+        c = te.compute((MATMUL_N, MATMUL_N), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="C")
+        return [a, b, c]
+
+    out: dict[str, Any] = {"version": tvm.__version__, "import": import_s}
+    for label, make in zip(WORKLOADS, (seed000, matmul), strict=True):
+        compile_s, codegen_s = [], []
+        for k in range(repeats + 1):
+            args = make()
+            t0 = time.perf_counter()
+            ex = tvm.compile(te.create_prim_func(args), target="llvm")
+            t1 = time.perf_counter()
+            ex["main"]  # TVM generates machine code when the function is first looked up
+            t2 = time.perf_counter()
+            if k:  # the first is a warm-up
+                compile_s.append(t1 - t0)
+                codegen_s.append(t2 - t1)
+        out[label] = {"compile": median(compile_s), "codegen": median(codegen_s)}
+    print(json.dumps(out))
+
+
+def tvm_results(repeats: int) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--tvm-worker", "--repeats", str(repeats)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {"error": f"the TVM worker failed (status {done.returncode}): {done.stderr.strip()[-500:]}"}
+
+
+# ---------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-tvm", action="store_true", help="skip Apache TVM")
+    parser.add_argument("--tvm-worker", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.tvm_worker:
+        tvm_worker(options.repeats)
+        return
+
+    with tempfile.TemporaryDirectory(prefix="compile-time-cache-") as cache:
+        os.environ["COMPILER_CACHE_DIR"] = cache  # never the user's ~/.cache
+        ours = in_process(options.repeats)
+        processes = second_process(max(2, options.repeats // 2))
+    tvm = {"error": "skipped (--no-tvm)"} if options.no_tvm else tvm_results(options.repeats)
+    startup = start_up(options.repeats)
+
+    import compiler
+    from compiler.lowering.jit import target_description
+
+    target = target_description()
+    print(f"compile time, seconds, medians of {options.repeats} "
+          f"(compiler {compiler.__version__}, LLVM {target['llvm']}, CPU {target['cpu']}, "
+          f"{os.cpu_count()} cores)\n")  # fmt: skip
+    tvm_ok = "error" not in tvm
+    tvm_head = f"TVM {tvm['version']}" if tvm_ok else "TVM"
+    print(f"{'workload':<16} {'cold':>7} {'(passes':>8} {'llvm)':>6} {'warm':>7} {'(passes':>8} "
+          f"{'llvm)':>6} {'cold/warm':>9}   {tvm_head + ' compile+codegen':>28}")  # fmt: skip
+    for label, row in ours.items():
+        line = (
+            f"{label:<16} {row['cold']:7.3f} {row['cold passes']:8.3f} {row['cold llvm']:6.3f} "
+            f"{row['warm']:7.3f} {row['warm passes']:8.3f} {row['warm llvm']:6.3f} "
+            f"{row['cold'] / row['warm']:8.1f}x"
+        )
+        if tvm_ok:
+            t = tvm[label]
+            total = t["compile"] + t["codegen"]
+            line += (
+                f"   {t['compile']:6.3f} + {t['codegen']:5.3f} = {total:6.3f}"
+                f"  (ours cold {row['cold'] / total:4.1f}x, warm {row['warm'] / total:4.1f}x)"
+            )
+        print(line)
+    if not tvm_ok:
+        print(f"TVM: {tvm['error']}")
+    else:
+        print(f"TVM: target=\"llvm\" (generic CPU; ours compiles for the host CPU); import tvm {tvm['import']:.2f} s")
+
+    print("\na second process: python -c 'import compiler; build(...)', end to end")
+    print(f"{'workload':<16} {'empty cache':>12} {'warm cache':>11}")
+    for label, row in processes.items():
+        print(f"{label:<16} {row['cold']:12.3f} {row['warm']:11.3f}")
+
+    print("\nstart-up, a fresh interpreter each")
+    for name, seconds in startup.items():
+        print(f"  {name:<40} {seconds:6.3f} s")
+
+
+if __name__ == "__main__":
+    main()

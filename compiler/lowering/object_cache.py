@@ -1,0 +1,210 @@
+"""An on-disk cache of compiled object code, shared by every process of a user.
+
+`jit.jit_compile` looks an object up before lowering to the llvm dialect and
+running LLVM: a second process that builds the same program runs the passes
+up to the flat loop IR (which also give the argument specs, the failure table
+and the memory plan), then loads the object into an MCJIT engine and skips
+lower-to-llvm, the conversion to LLVM IR, LLVM's optimization and its code
+generation. The key (`cache_key`) is a SHA-256 of
+
+* the lowered program: the text `Function` passes, the flat loop IR after
+  make-packed-api and storage-rewrite with the names of the passes still to
+  run (`jit_compile`'s default: the llvm-dialect module's text);
+* how it is compiled: the object's kind (`jit`, or `pic` for shared
+  libraries), the optimization level, the target triple, the host CPU's name
+  and features, the LLVM version, whether libgomp is there;
+* who compiles it: this distribution's version, xDSL's and llvmlite's, and a
+  digest of the `compiler` package's Python sources, so a checkout whose
+  version number did not move never loads an object its code would not
+  produce now (the lowering after the key's IR is code of this package).
+
+Where: `$COMPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/xdsl-tensor-compiler`, else
+`~/.cache/xdsl-tensor-compiler`; objects live in its `objects/` folder, one
+file a key. `COMPILER_CACHE=0` (or `false`, `off`, `no`) turns the cache off;
+so does `compile_module(..., cache=False)`. Nothing evicts entries: delete the
+folder to reclaim the space.
+
+An entry is `MAGIC`, the key's digest, the payload's length and its SHA-256,
+then the payload. It is written to a temporary file in the same folder,
+fsynced and renamed over the entry (`os.replace`), so two processes writing at
+once leave one whole entry and a reader never sees half of one. A truncated
+or corrupt entry is reported with `warnings.warn` (`CacheWarning`), compiled
+again and overwritten. A cache that cannot be written (read-only, full disk)
+warns once and compiling goes on without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import warnings
+from functools import cache
+from pathlib import Path
+
+DISTRIBUTION = "xdsl-tensor-compiler"
+"""The cache folder's name (`compiler.DISTRIBUTION`; the api layer is out of reach here)."""
+
+CACHE_FORMAT = 1
+"""Bump when the layout of an entry changes."""
+
+MAGIC = b"XTCOBJ\x00\x01"
+_HEADER = struct.Struct("<8s32sQ32s")  # magic, key digest, payload length, payload SHA-256
+
+ENV_DIR = "COMPILER_CACHE_DIR"
+ENV_SWITCH = "COMPILER_CACHE"
+_OFF = {"0", "false", "off", "no"}
+
+
+class CacheWarning(UserWarning):
+    """A cache entry was unusable (it is compiled again) or could not be written."""
+
+
+def cache_enabled(requested: bool | None = None) -> bool:
+    """`requested` if given, else whether `$COMPILER_CACHE` leaves the cache on (the default)."""
+    if requested is not None:
+        return requested
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in _OFF
+
+
+def cache_dir() -> Path:
+    """The cache folder for this process's environment (read at every call)."""
+    explicit = os.environ.get(ENV_DIR)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / DISTRIBUTION
+
+
+@cache
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str] = {}
+    for dist in (DISTRIBUTION, "xdsl", "llvmlite"):
+        try:
+            found[dist] = version(dist)
+        except PackageNotFoundError:
+            found[dist] = "unknown"
+    return found
+
+
+@cache
+def source_digest() -> str:
+    """SHA-256 of the `compiler` package's Python sources (a few ms, once a process)."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        digest.update(path.relative_to(package).as_posix().encode() + b"\x00")
+        digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def cache_key(program: str, *, kind: str, target: dict[str, str]) -> str:
+    """The hex SHA-256 naming the object of `program` (the text of its lowered IR) compiled
+    as `kind` for `target` (triple, cpu, features, opt, llvm...: `jit.target_description`)."""
+    header = {
+        "format": CACHE_FORMAT,
+        "kind": kind,
+        "target": target,
+        "versions": versions(),
+        "source": source_digest(),
+    }
+    digest = hashlib.sha256(json.dumps(header, sort_keys=True).encode())
+    digest.update(b"\x00")
+    digest.update(program.encode())
+    return digest.hexdigest()
+
+
+class ObjectCache:
+    """The entries of one cache folder (`ObjectCache()`: the environment's)."""
+
+    def __init__(self, root: Path | str | None = None):
+        self.root = Path(root) if root is not None else cache_dir()
+        self.objects = self.root / "objects"
+
+    def path(self, key: str) -> Path:
+        return self.objects / f"{key}.o"
+
+    def load(self, key: str) -> bytes | None:
+        """The object stored under `key`, or None (missing; unusable: warns)."""
+        path = self.path(key)
+        try:
+            blob = path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as err:
+            warnings.warn(f"compiler cache: cannot read {path}: {err}", CacheWarning, stacklevel=3)
+            return None
+        problem = _check(blob, key)
+        if problem is not None:
+            warnings.warn(
+                f"compiler cache: {path} is {problem}; compiling again and overwriting it",
+                CacheWarning,
+                stacklevel=3,
+            )
+            return None
+        return blob[_HEADER.size :]
+
+    def store(self, key: str, payload: bytes) -> Path | None:
+        """Write an entry atomically; None (after one warning) when the folder is not writable."""
+        path = self.path(key)
+        header = _HEADER.pack(MAGIC, bytes.fromhex(key), len(payload), hashlib.sha256(payload).digest())
+        tmp: str | None = None
+        try:
+            self.objects.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=self.objects)
+            with os.fdopen(fd, "wb") as f:
+                f.write(header)
+                f.write(payload)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+            tmp = None
+        except OSError as err:
+            _warn_unwritable(str(self.root), err)
+            return None
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        return path
+
+
+def _check(blob: bytes, key: str) -> str | None:
+    """What is wrong with an entry, or None."""
+    if len(blob) < _HEADER.size:
+        return f"truncated ({len(blob)} bytes, shorter than its header)"
+    magic, digest, length, checksum = _HEADER.unpack_from(blob)
+    if magic != MAGIC:
+        return "not a cache entry of this format (bad magic)"
+    if digest != bytes.fromhex(key):
+        return "the entry of another key"
+    payload = memoryview(blob)[_HEADER.size :]
+    if len(payload) != length:
+        return f"truncated ({len(payload)} of {length} payload bytes)"
+    if hashlib.sha256(payload).digest() != checksum:
+        return "corrupt (checksum mismatch)"
+    return None
+
+
+_warned_unwritable: set[str] = set()
+
+
+def _warn_unwritable(root: str, err: OSError) -> None:
+    if root not in _warned_unwritable:
+        _warned_unwritable.add(root)
+        warnings.warn(
+            f"compiler cache: cannot write to {root} ({err}); compiling without it "
+            f"(set {ENV_DIR} to a writable folder or {ENV_SWITCH}=0)",
+            CacheWarning,
+            stacklevel=4,
+        )
