@@ -24,8 +24,9 @@ lit: $(STAMP)
 pytest: $(STAMP)
 	$(VENV)/bin/pytest -n 2 test/python
 
+# make bench BENCH_ARGS=--quick: fewer rounds, smaller workloads (bench/suite.py --help)
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 	$(PY) bench/memory.py
 
 lint: $(STAMP)

@@ -1,0 +1,950 @@
+"""The benchmark suite: this project next to PyTorch, Apache TVM and NumPy, in one run.
+
+    .venv/bin/python bench/run.py            # make bench runs this (then bench/memory.py)
+    .venv/bin/python bench/run.py --quick    # 3 rounds, smaller workloads (a minute or two)
+    .venv/bin/python bench/run.py --only matmul512,maxpool --rounds 9 --json out.json
+
+For every workload, the contenders are this project without a schedule
+(`ours none`), this project with the best hand schedule the primitives allow
+(`ours best`, one small function per workload below, with a comment saying
+what it does), PyTorch with 2 threads and with 1 thread
+(`torch.set_num_threads`), Apache TVM 0.27 without a schedule
+(`te.create_prim_func` + `tvm.compile` for the host CPU, bench/tvm_peer.py)
+and NumPy (one OpenBLAS thread, see below). A peer whose import fails shows
+`n/a`.
+
+Method: every contender's output is checked once against the reference
+(PyTorch with 2 threads, NumPy without PyTorch) before anything is timed.
+Then R interleaved rounds run every contender in turn (ours none, ours best,
+each peer), each a few calls (as many as fit in about 0.1 s, at least one);
+a contender's time in a round is the mean of its calls. The table shows the
+median over the rounds and its spread, IQR / median; a row whose spread is
+above 25% is marked `~` and should not be trusted. GFLOP/s counts 2 x MACs
+for convolutions and matmuls (bias, activations and pools not counted), one
+operation per window element for the max pool and one per operator and
+element for the elementwise chain. `x torch2` (`x torch1`) is the time over
+PyTorch's time with 2 threads (1 thread): above 1 is slower than PyTorch. The
+bytes columns are the intermediate memory of our plan
+(`compiler.build(...).memory`: the arena storage-rewrite plans) next to the
+liveness lower bound (the most bytes live at one statement; in-place writes
+can go below it), and for TVM its allocation after StorageRewrite. Compile
+time is not measured here (bench/compile_time.py).
+
+Threads: unless they are set already, OMP_WAIT_POLICY=PASSIVE (a spinning
+OpenMP runtime makes PyTorch's 2-thread calls 20x slower on a loaded 2-core
+machine) and OPENBLAS_NUM_THREADS=1 (NumPy as a single-thread baseline, like
+our schedules, which are serial: see `parallel` below).
+
+The table is also written as JSON (bench/results/<date>-<host>.json, or
+--json PATH) so that runs can be compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import os
+import platform
+import socket
+import statistics
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# Thread pools on a shared, oversubscribed machine: an OpenMP runtime that spins while
+# waiting (libgomp's default, PyTorch's runtime) and a multi-threaded OpenBLAS make every
+# 2-thread call wait for a descheduled thread (measured at load 7 on 2 cores: PyTorch's
+# 3x3 conv at 1x64x28x28 took 64 ms with 2 threads, 3 ms with 1 or with passive waits;
+# NumPy's 256^3 matmul 3-30 ms with 2 BLAS threads, 1 ms with 1). Unless they are set
+# already: passive OpenMP waits, and NumPy on one BLAS thread.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import compiler
+from compiler import ops, te
+from compiler.te.expr import collect_stages
+from compiler.te.schedule import Schedule
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SPREAD_LIMIT = 0.25  # a spread (IQR / median) above this marks a row as untrusted
+RNG_SEED = 0
+
+# ---------------------------------------------------------------------------
+# Optional peers
+# ---------------------------------------------------------------------------
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+    except Exception as e:  # any import failure makes the peer n/a
+        return f"n/a ({type(e).__name__}: {e})"
+    torch.set_grad_enabled(False)
+    return torch
+
+
+def _import_tvm() -> Any:
+    try:
+        import tvm  # noqa: F401
+        import tvm_peer
+    except Exception as e:
+        return f"n/a ({type(e).__name__}: {e})"
+    return tvm_peer
+
+
+# ---------------------------------------------------------------------------
+# Workloads
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Workload:
+    """One program, built the same way for every contender."""
+
+    key: str
+    title: str
+    flops: float
+    args: list[te.Tensor]  # our program: inputs in call order, the output last
+    inputs: list[np.ndarray]  # in the order of args[:-1]
+    out_shape: tuple[int, ...]
+    best: Callable[[], Schedule]  # our best hand schedule
+    torch: Callable[[Any], Callable[[], Any]]  # torch module -> runner returning a tensor
+    tvm: Callable[[Any], list[Any]]  # tvm_peer module -> TVM TE program (inputs..., output)
+    numpy: Callable[[], Callable[[], np.ndarray]]
+    env: dict[str, int] = field(default_factory=dict)  # symbolic sizes at this run
+    note: str = ""
+    tvm_bytes: bool = True  # TVM's allocation is meaningful (static shapes)
+    label: str = ""  # the summary's name (the key by default)
+
+
+def _rand(rng: np.random.Generator, shape: Sequence[int], scale: float = 1.0) -> np.ndarray:
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def _stages(out: te.Tensor) -> dict[str, te.Tensor]:
+    return {t.name: t for t in collect_stages([out])}
+
+
+# --- NumPy reference kernels -------------------------------------------------
+
+
+def np_conv_nchw(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
+    """NCHW convolution, stride 1: one matmul per kernel tap (BLAS)."""
+    _, c, h, wd = x.shape
+    k, _, r, s = w.shape
+    xp = np.pad(x[0], ((0, 0), (pad, pad), (pad, pad))) if pad else x[0]
+    oh, ow = h + 2 * pad - r + 1, wd + 2 * pad - s + 1
+    out = np.zeros((k, oh * ow), np.float32)
+    for ry in range(r):
+        for rx in range(s):
+            patch = np.ascontiguousarray(xp[:, ry : ry + oh, rx : rx + ow]).reshape(c, oh * ow)
+            out += w[:, :, ry, rx] @ patch
+    return out.reshape(1, k, oh, ow)
+
+
+def np_conv_nhwc(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
+    """NHWC convolution, stride 1, w [R, S, C, K]: one matmul per kernel tap."""
+    _, h, wd, c = x.shape
+    r, s, _, k = w.shape
+    xp = np.pad(x[0], ((pad, pad), (pad, pad), (0, 0))) if pad else x[0]
+    oh, ow = h + 2 * pad - r + 1, wd + 2 * pad - s + 1
+    out = np.zeros((oh * ow, k), np.float32)
+    for ry in range(r):
+        for rx in range(s):
+            out += np.ascontiguousarray(xp[ry : ry + oh, rx : rx + ow, :]).reshape(oh * ow, c) @ w[ry, rx]
+    return out.reshape(1, oh, ow, k)
+
+
+# --- schedule building blocks -----------------------------------------------
+#
+# What the hand schedules avoid, measured while writing them (compiler limits to fix,
+# not to work around here):
+# * `parallel`: the outlined body of a parallel loop gets its buffers from a context
+#   struct, without `noalias`, and LLVM then keeps the accumulators in memory and
+#   scalarizes the vector loop: matmul 512 with `parallel(jo)` ran 10x slower (1.4 vs
+#   13 GFLOP/s), seed 000 with `parallel(ff.o)` 1.5x slower, the elementwise chain no
+#   faster. Every best schedule is serial.
+# * intermediate buffers are views of one arena, which LLVM can't tell apart: a conv
+#   that reads one intermediate and writes another is not vectorized when its vector
+#   loop is short enough to be fully unrolled (SLP needs the alias facts; "cannot
+#   identify array bounds" for the loop vectorizer). Seed 001's NHWC conv2 at 64x64 took
+#   14 ms writing an output argument, 140-170 ms writing an intermediate, whatever the
+#   schedule. NCHW rows of 56 (seed 000, ResNet) vectorize with runtime checks.
+# * a pad computed inline puts its guard in the conv's inner loop (7x slower).
+
+
+def conv_nchw_rows(s: Schedule, conv: te.Tensor, channels: int = 4) -> None:
+    """NCHW conv: each output row (xx) is one vector loop; `channels` output channels
+    (unrolled) share every input row read; the reduction (rc, ry, rx) runs outside
+    them, so the row accumulates in vector registers / L1 and rx is unrolled:
+    nn, ff.o, yy, rc, ry, rx, ff.i (unroll), xx (vectorize)."""
+    nn, ff, yy, xx = conv.op.axis
+    rc, ry, rx = conv.op.reduce_axis
+    fo, fi = s[conv].split(ff, factor=channels)
+    s[conv].reorder(nn, fo, yy, rc, ry, rx, fi, xx)
+    s[conv].unroll(fi)
+    s[conv].unroll(rx)
+    s[conv].vectorize(xx)
+
+
+def conv_nhwc_pixels(s: Schedule, conv: te.Tensor, pixels: int = 2) -> None:
+    """NHWC conv: all output channels (ff, contiguous in w and out) as one vector loop,
+    `pixels` output pixels of a row unrolled around it, the reduction outside:
+    nn, yy, xx.o, ry, rx, rc, xx.i (unroll), ff (vectorize)."""
+    nn, yy, xx, ff = conv.op.axis
+    ry, rx, rc = conv.op.reduce_axis
+    xo, xi = s[conv].split(xx, factor=pixels)
+    s[conv].reorder(nn, yy, xo, ry, rx, rc, xi, ff)
+    s[conv].unroll(xi)
+    s[conv].vectorize(ff)
+
+
+def inline(s: Schedule, stages: dict[str, te.Tensor], *names: str) -> None:
+    for name in names:
+        s[stages[name]].compute_inline()
+
+
+# --- the workloads -----------------------------------------------------------
+
+
+def seed000(quick: bool) -> Workload:
+    """Seed 000: 1x1 conv, two 3x3 pad-1 convs on 1x64xHxW (bench/demo.py's chain)."""
+    size = 28 if quick else 56
+    x = te.placeholder((1, 64, size, size), name="x")
+    w1 = te.placeholder((64, 64, 1, 1), name="w1")
+    w2 = te.placeholder((64, 64, 3, 3), name="w2")
+    w3 = te.placeholder((64, 64, 3, 3), name="w3")
+    y1 = ops.conv2d_nchw(x, w1, padding=0, name="y1")
+    y2 = ops.conv2d_nchw(y1, w2, padding=1, name="y2")
+    y3 = ops.conv2d_nchw(y2, w3, padding=1, name="y3")
+    rng = np.random.default_rng(RNG_SEED)
+    xs = _rand(rng, (1, 64, size, size))
+    ws = [_rand(rng, s, 0.05) for s in [(64, 64, 1, 1), (64, 64, 3, 3), (64, 64, 3, 3)]]
+
+    def best() -> Schedule:
+        # every conv: rows as vectors, 8 output channels unrolled, reduction outside;
+        # the pads stay stages of their own (58x58, guard-aware bounds): inlined, their
+        # guards would run in the conv's inner loop
+        s = te.create_schedule(y3.op)
+        for conv in (y1, y2, y3):
+            conv_nchw_rows(s, conv, channels=8)
+        return s
+
+    def torch_fn(torch: Any) -> Callable[[], Any]:
+        F = torch.nn.functional
+        xt, (a, b, c) = torch.from_numpy(xs), [torch.from_numpy(w) for w in ws]
+        return lambda: F.conv2d(F.conv2d(F.conv2d(xt, a), b, padding=1), c, padding=1)
+
+    def numpy_fn() -> Callable[[], np.ndarray]:
+        return lambda: np_conv_nchw(np_conv_nchw(np_conv_nchw(xs, ws[0], 0), ws[1], 1), ws[2], 1)
+
+    return Workload(
+        "seed000", f"seed 000 conv chain 1x64x{size}x{size} (1x1, 3x3, 3x3)",
+        2 * 64 * 64 * size * size * (1 + 9 + 9), [x, w1, w2, w3, y3], [xs, *ws], (1, 64, size, size),
+        best, torch_fn, lambda tp: tp.seed000(size), numpy_fn,
+    )
+
+
+def conv1x1_relu(quick: bool) -> Workload:
+    """A 1x1 conv + relu over symbolic sizes x [1, c, h, w], w [k, c, 1, 1]."""
+    env = {"c": 64, "k": 64, "h": 28, "w": 28} if quick else {"c": 128, "k": 128, "h": 56, "w": 56}
+    c, h, wd, k = te.var("c"), te.var("h"), te.var("w"), te.var("k")
+    x = te.placeholder((1, c, h, wd), name="x")
+    w = te.placeholder((k, c, 1, 1), name="wt")
+    conv = ops.conv2d_nchw(x, w, name="conv")
+    out = ops.relu(conv, name="relu")
+    rng = np.random.default_rng(RNG_SEED)
+    xs = _rand(rng, (1, env["c"], env["h"], env["w"]))
+    ws = _rand(rng, (env["k"], env["c"], 1, 1), 0.1)
+
+    def best() -> Schedule:
+        # the conv is computed at the relu's channel loop, one h x w plane at a time (its
+        # buffer: one plane instead of k), with the reduction outside the plane's rows and
+        # each row a vector loop over the symbolic width: cn, cf, rc, cy, cx (vectorize);
+        # the relu's rows are vectors too
+        s = te.create_schedule(out.op)
+        _nn, ff, _yy, xx = out.op.axis
+        s[out].vectorize(xx)
+        s[conv].compute_at(s[out], ff)
+        cn, cf, cy, cx = conv.op.axis
+        rc, _ry, _rx = conv.op.reduce_axis
+        s[conv].reorder(cn, cf, rc, cy, cx)
+        s[conv].vectorize(cx)
+        return s
+
+    def torch_fn(torch: Any) -> Callable[[], Any]:
+        F = torch.nn.functional
+        xt, wt = torch.from_numpy(xs), torch.from_numpy(ws)
+        return lambda: F.relu(F.conv2d(xt, wt))
+
+    def numpy_fn() -> Callable[[], np.ndarray]:
+        wm = ws[:, :, 0, 0]
+        return lambda: np.maximum(wm @ xs[0].reshape(env["c"], -1), 0).reshape(1, env["k"], env["h"], env["w"])
+
+    return Workload(
+        "conv1x1_sym", f"1x1 conv + relu, symbolic c,k,h,w = {env['c']},{env['k']},{env['h']},{env['w']}",
+        2 * env["c"] * env["k"] * env["h"] * env["w"], [x, w, out], [xs, ws],
+        (1, env["k"], env["h"], env["w"]), best, torch_fn, lambda tp: tp.conv1x1_relu(), numpy_fn,
+        env=env, tvm_bytes=False,
+    )
+
+
+def seed001(quick: bool) -> Workload:
+    """Seed 001: permute to NHWC, two (3x3 conv + bias + leaky_relu) stages, 2x2 avg pool
+    NHWC, permute back. float32: PyTorch's CPU float16 conv is ~100x slower than float32."""
+    size = 64 if quick else 256
+    x = te.placeholder((1, 3, size, size), name="x")
+    w1, b1 = te.placeholder((3, 3, 3, 64), name="w1"), te.placeholder((64,), name="b1")
+    w2, b2 = te.placeholder((3, 3, 64, 64), name="w2"), te.placeholder((64,), name="b2")
+    xn = ops.transpose(x, (0, 2, 3, 1), name="to_nhwc")
+    c1 = ops.conv2d_nhwc(xn, w1, padding=1, name="conv1")
+    a1 = ops.leaky_relu(ops.bias_add(c1, b1, axis=3, name="bias1"), name="act1")
+    c2 = ops.conv2d_nhwc(a1, w2, padding=1, name="conv2")
+    a2 = ops.leaky_relu(ops.bias_add(c2, b2, axis=3, name="bias2"), name="act2")
+    pool = ops.avg_pool2d(a2, 2, 2, layout="NHWC", name="pool")
+    out = ops.transpose(pool, (0, 3, 1, 2), name="to_nchw")
+    st = _stages(out)
+    rng = np.random.default_rng(RNG_SEED)
+    xs = _rand(rng, (1, 3, size, size))
+    w1s, b1s = _rand(rng, (3, 3, 3, 64), 0.2), _rand(rng, (64,), 0.1)
+    w2s, b2s = _rand(rng, (3, 3, 64, 64), 0.05), _rand(rng, (64,), 0.1)
+
+    def best() -> Schedule:
+        # permutes, biases and activations inlined (into the pads and the pool), the
+        # pool's scaling into the output permute; each conv: all 64 channels as a vector,
+        # two pixels unrolled, the reduction outside them
+        s = te.create_schedule(out.op)
+        inline(s, st, "to_nhwc", "bias1", "act1", "bias2", "act2", "pool")
+        conv_nhwc_pixels(s, c1, pixels=2)
+        conv_nhwc_pixels(s, c2, pixels=2)
+        return s
+
+    def torch_fn(torch: Any) -> Callable[[], Any]:
+        F = torch.nn.functional
+        xt = torch.from_numpy(xs)
+        k1, k2 = (torch.from_numpy(np.ascontiguousarray(w.transpose(3, 2, 0, 1))) for w in (w1s, w2s))
+        bt1, bt2 = torch.from_numpy(b1s), torch.from_numpy(b2s)
+
+        def run() -> Any:  # NCHW throughout: the same function as the permuted NHWC program
+            h = F.leaky_relu(F.conv2d(xt, k1, bt1, padding=1), 0.1)
+            h = F.leaky_relu(F.conv2d(h, k2, bt2, padding=1), 0.1)
+            return F.avg_pool2d(h, 2)
+
+        return run
+
+    def numpy_fn() -> Callable[[], np.ndarray]:
+        def leaky(v: np.ndarray) -> np.ndarray:
+            return np.where(v > 0, v, v * np.float32(0.1))
+
+        def run() -> np.ndarray:
+            h = leaky(np_conv_nhwc(xs.transpose(0, 2, 3, 1), w1s, 1) + b1s)
+            h = leaky(np_conv_nhwc(h, w2s, 1) + b2s)
+            half = size // 2
+            p = h.reshape(1, half, 2, half, 2, 64).sum(axis=(2, 4)) * np.float32(0.25)
+            return p.transpose(0, 3, 1, 2)
+
+        return run
+
+    return Workload(
+        "seed001", f"seed 001 network 1x3x{size}x{size} float32 (NHWC convs, avg pool)",
+        2 * size * size * 64 * (27 + 576), [x, w1, b1, w2, b2, out], [xs, w1s, b1s, w2s, b2s],
+        (1, 64, size // 2, size // 2), best, torch_fn, lambda tp: tp.seed001_nchw(size), numpy_fn,
+        note="float32 (seed 001 is float16; PyTorch's CPU float16 conv is ~100x slower)",
+    )
+
+
+def matmul(n: int) -> Callable[[bool], Workload]:
+    def make(quick: bool) -> Workload:
+        m = n // 2 if quick else n
+        A = te.placeholder((m, m), name="A")
+        B = te.placeholder((m, m), name="B")
+        C = ops.matmul(A, B, name="C")
+        rng = np.random.default_rng(RNG_SEED)
+        a, b = _rand(rng, (m, m)), _rand(rng, (m, m))
+
+        def best() -> Schedule:
+            # 8x8 register tile of C (8 rows unrolled x one 8-wide vector), k inside the
+            # tile loops, and the j tile outside the i tile so the 8-column panel of B
+            # (k x 8 floats) stays in cache across all rows: jo, io, k, ii (unroll), ji (vector)
+            s = te.create_schedule(C.op)
+            i, j = C.op.axis
+            (k,) = C.op.reduce_axis
+            io, ii = s[C].split(i, factor=8)
+            jo, ji = s[C].split(j, factor=8)
+            s[C].reorder(jo, io, k, ii, ji)
+            s[C].unroll(ii)
+            s[C].vectorize(ji)
+            return s
+
+        def torch_fn(torch: Any) -> Callable[[], Any]:
+            at, bt = torch.from_numpy(a), torch.from_numpy(b)
+            ct = torch.empty((m, m))
+            return lambda: torch.mm(at, bt, out=ct)
+
+        def numpy_fn() -> Callable[[], np.ndarray]:
+            c = np.empty((m, m), np.float32)
+            return lambda: np.matmul(a, b, out=c)
+
+        return Workload(
+            f"matmul{n}", f"matmul {m}x{m}x{m}", 2 * m**3, [A, B, C], [a, b], (m, m),
+            best, torch_fn, lambda tp: tp.matmul(m), numpy_fn, label=f"matmul{m}",
+        )
+
+    return make
+
+
+def resnet_block(quick: bool) -> Workload:
+    """ResNet basic block: 3x3 conv, bias, relu, 3x3 conv, bias, residual add, relu
+    (bias: the folded batch norm), 1x64xHxW."""
+    size = 28 if quick else 56
+    x = te.placeholder((1, 64, size, size), name="x")
+    w1, b1 = te.placeholder((64, 64, 3, 3), name="w1"), te.placeholder((64,), name="b1")
+    w2, b2 = te.placeholder((64, 64, 3, 3), name="w2"), te.placeholder((64,), name="b2")
+    c1 = ops.conv2d_nchw(x, w1, padding=1, name="conv1")
+    r1 = ops.relu(ops.bias_add(c1, b1, name="bias1"), name="relu1")
+    c2 = ops.conv2d_nchw(r1, w2, padding=1, name="conv2")
+    out = ops.relu(ops.add(ops.bias_add(c2, b2, name="bias2"), x, name="add"), name="relu2")
+    st = _stages(out)
+    rng = np.random.default_rng(RNG_SEED)
+    xs = _rand(rng, (1, 64, size, size))
+    w1s, b1s = _rand(rng, (64, 64, 3, 3), 0.05), _rand(rng, (64,), 0.1)
+    w2s, b2s = _rand(rng, (64, 64, 3, 3), 0.05), _rand(rng, (64,), 0.1)
+
+    def best() -> Schedule:
+        # bias1 + relu1 inlined into conv2's pad, bias2 + add into the final relu;
+        # both convs: rows as vectors, 8 output channels unrolled, reduction outside
+        s = te.create_schedule(out.op)
+        inline(s, st, "bias1", "relu1", "bias2", "add")
+        conv_nchw_rows(s, c1, channels=8)
+        conv_nchw_rows(s, c2, channels=8)
+        return s
+
+    def torch_fn(torch: Any) -> Callable[[], Any]:
+        F = torch.nn.functional
+        xt = torch.from_numpy(xs)
+        k1, k2, bt1, bt2 = (torch.from_numpy(v) for v in (w1s, w2s, b1s, b2s))
+        return lambda: F.relu(F.conv2d(F.relu(F.conv2d(xt, k1, bt1, padding=1)), k2, bt2, padding=1) + xt)
+
+    def numpy_fn() -> Callable[[], np.ndarray]:
+        def run() -> np.ndarray:
+            h = np.maximum(np_conv_nchw(xs, w1s, 1) + b1s[:, None, None], 0)
+            return np.maximum(np_conv_nchw(h, w2s, 1) + b2s[:, None, None] + xs, 0)
+
+        return run
+
+    return Workload(
+        "resnet_block", f"ResNet basic block 1x64x{size}x{size}", 2 * 2 * 64 * 64 * 9 * size * size,
+        [x, w1, b1, w2, b2, out], [xs, w1s, b1s, w2s, b2s], (1, 64, size, size),
+        best, torch_fn, lambda tp: tp.resnet_block(size), numpy_fn,
+        note="with bias (a folded batch norm) after each conv",
+    )
+
+
+def max_pool(quick: bool) -> Workload:
+    """ResNet's stem max pool: 3x3 windows, stride 2, padding 1 on 1x64xHxW."""
+    size = 56 if quick else 112
+    half = (size + 2 - 3) // 2 + 1
+    x = te.placeholder((1, 64, size, size), name="x")
+    out = ops.max_pool2d(x, 3, 2, 1, name="pool")
+    rng = np.random.default_rng(RNG_SEED)
+    xs = _rand(rng, (1, 64, size, size))
+
+    def best() -> Schedule:
+        # 8 output columns (4 if 8 does not divide the width: a tail would need a
+        # guard) as a vector, the 3x3 window loops outside them (the max accumulates in
+        # the vector): nn, ff, yy, xx.o, ry, rx, xx.i (vectorize)
+        s = te.create_schedule(out.op)
+        nn, ff, yy, xx = out.op.axis
+        ry, rx = out.op.reduce_axis
+        xo, xi = s[out].split(xx, factor=8 if half % 8 == 0 else 4)
+        s[out].reorder(nn, ff, yy, xo, ry, rx, xi)
+        s[out].vectorize(xi)
+        return s
+
+    def torch_fn(torch: Any) -> Callable[[], Any]:
+        xt = torch.from_numpy(xs)
+        return lambda: torch.nn.functional.max_pool2d(xt, 3, 2, 1)
+
+    def numpy_fn() -> Callable[[], np.ndarray]:
+        def run() -> np.ndarray:
+            xp = np.pad(xs, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+            r = xp[:, :, 0 : 2 * half : 2, 0 : 2 * half : 2]
+            for ry in range(3):
+                for rx in range(3):
+                    if ry or rx:
+                        r = np.maximum(r, xp[:, :, ry : ry + 2 * half : 2, rx : rx + 2 * half : 2])
+            return r
+
+        return run
+
+    return Workload(
+        "maxpool", f"max pool 3x3/2 pad 1, 1x64x{size}x{size}", 9 * 64 * half * half,
+        [x, out], [xs], (1, 64, half, half), best, torch_fn, lambda tp: tp.max_pool(size), numpy_fn,
+    )
+
+
+def elementwise(quick: bool) -> Workload:
+    """out = relu(x * y + z) * 0.5 over n float32, one stage per operator."""
+    n = 1 << (18 if quick else 22)
+    x, y, z = (te.placeholder((n,), name=v) for v in "xyz")
+    m = ops.multiply(x, y, name="mul")
+    a = ops.add(m, z, name="add")
+    r = ops.relu(a, name="relu")
+    out = ops.multiply(r, 0.5, name="out")
+    rng = np.random.default_rng(RNG_SEED)
+    xs, ys, zs = (_rand(rng, (n,)) for _ in range(3))
+
+    def best() -> Schedule:
+        # the whole chain inlined into one loop (no intermediate buffer), an inner vector
+        # loop of 64 (LLVM vectorizes it 8 wide and interleaves)
+        s = te.create_schedule(out.op)
+        for t in (m, a, r):
+            s[t].compute_inline()
+        (i,) = out.op.axis
+        _io, ii = s[out].split(i, factor=64)
+        s[out].vectorize(ii)
+        return s
+
+    def torch_fn(torch: Any) -> Callable[[], Any]:
+        xt, yt, zt = (torch.from_numpy(v) for v in (xs, ys, zs))
+        t, o = torch.empty(n), torch.empty(n)
+
+        def run() -> Any:
+            torch.mul(xt, yt, out=t)
+            t.add_(zt).relu_()
+            return torch.mul(t, 0.5, out=o)
+
+        return run
+
+    def numpy_fn() -> Callable[[], np.ndarray]:
+        t, o = np.empty(n, np.float32), np.empty(n, np.float32)
+
+        def run() -> np.ndarray:
+            np.multiply(xs, ys, out=t)
+            np.add(t, zs, out=t)
+            np.maximum(t, 0, out=t)
+            return np.multiply(t, np.float32(0.5), out=o)
+
+        return run
+
+    return Workload(
+        "elementwise", f"elementwise chain relu(x*y+z)*0.5, n=2^{n.bit_length() - 1}", 4 * n,
+        [x, y, z, out], [xs, ys, zs], (n,), best, torch_fn, lambda tp: tp.elementwise_chain(n), numpy_fn,
+    )
+
+
+WORKLOADS: dict[str, Callable[[bool], Workload]] = {
+    "seed000": seed000,
+    "conv1x1_sym": conv1x1_relu,
+    "seed001": seed001,
+    "matmul512": matmul(512),
+    "matmul1024": matmul(1024),
+    "resnet_block": resnet_block,
+    "maxpool": max_pool,
+    "elementwise": elementwise,
+}
+
+# ---------------------------------------------------------------------------
+# Contenders
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Contender:
+    name: str
+    run: Callable[[], Any] | None  # None: not available (see status)
+    output: Callable[[], np.ndarray] | None = None  # the result of the last run
+    status: str = ""
+    threads: int | None = None  # torch's intra-op threads while it runs
+    memory: dict[str, Any] | None = None
+    rounds: list[float] = field(default_factory=list)
+    calls: int = 1
+    max_abs_error: float | None = None
+    first_seconds: float = 0.0  # the verification call
+
+
+def _evaluate_bytes(expr: str, env: dict[str, int]) -> int | None:
+    from compiler.arith.expr import evaluate, parse_expr
+
+    try:
+        return int(evaluate(parse_expr(expr), env))
+    except Exception:  # an expression we can't evaluate is shown as unknown
+        return None
+
+
+def memory_of(fn: compiler.Function, env: dict[str, int]) -> dict[str, Any]:
+    """Intermediate bytes of our plan (the arena) and the liveness lower bound."""
+    plan = fn.memory
+    if plan is None:
+        return {"arena": 0, "lower_bound": 0, "buffers": 0}
+    arena = _evaluate_bytes(plan.arena, env)
+    bound = plan.lower_bound
+    if bound is None:  # symbolic sizes: the most bytes live at one statement, at this run's sizes
+        sizes = [(b, _evaluate_bytes(b.size, env)) for b in plan.buffers]
+        if all(sz is not None for _, sz in sizes):
+            end = max(b.last for b, _ in sizes)
+            bound = max(sum(sz or 0 for b, sz in sizes if b.first <= k <= b.last) for k in range(end + 1))
+    return {"arena": arena, "lower_bound": bound, "buffers": len(plan.buffers), "arena_expr": plan.arena}
+
+
+def ours(w: Workload, variant: str) -> Contender:
+    name = f"ours {variant}"
+    try:
+        if variant == "none":
+            fn = compiler.build(w.args, name=w.key)
+        else:
+            fn = compiler.build(w.best(), w.args, name=w.key)
+    except Exception as e:  # reported in the table, the run goes on
+        return Contender(name, None, status=f"FAILED to compile: {type(e).__name__}: {_first_line(e)}")
+    out = np.zeros(w.out_shape, np.float32)
+    arrays = [*w.inputs, out]
+    return Contender(name, lambda: fn(*arrays), lambda: out, memory=memory_of(fn, w.env))
+
+
+def torch_contender(w: Workload, torch: Any, threads: int) -> Contender:
+    name = f"torch {threads}t"
+    if isinstance(torch, str):
+        return Contender(name, None, status=torch)
+    try:
+        run = w.torch(torch)
+    except Exception as e:
+        return Contender(name, None, status=f"FAILED: {type(e).__name__}: {_first_line(e)}")
+    last: list[Any] = [None]
+
+    def timed() -> Any:
+        last[0] = run()
+        return last[0]
+
+    return Contender(name, timed, lambda: np.asarray(last[0].numpy()), threads=threads)
+
+
+def tvm_contender(w: Workload, tvm_peer: Any) -> Contender:
+    name = "TVM none"
+    if isinstance(tvm_peer, str):
+        return Contender(name, None, status=tvm_peer)
+    try:
+        import tvm
+
+        program = w.tvm(tvm_peer)
+        fn = tvm_peer.compile_program(program)
+        arrays = [tvm.runtime.tensor(a) for a in w.inputs]
+        out = tvm.runtime.empty(w.out_shape, "float32")
+        memory = None
+        if w.tvm_bytes:
+            memory = {"arena": tvm_peer.allocated_bytes(w.tvm(tvm_peer)), "lower_bound": None}
+    except Exception as e:
+        return Contender(name, None, status=f"FAILED: {type(e).__name__}: {_first_line(e)}")
+    return Contender(name, lambda: fn(*arrays, out), lambda: out.numpy(), memory=memory)
+
+
+def numpy_contender(w: Workload) -> Contender:
+    run = w.numpy()
+    last: list[np.ndarray | None] = [None]
+
+    def timed() -> np.ndarray:
+        last[0] = run()
+        return last[0]
+
+    return Contender("NumPy", timed, lambda: np.asarray(last[0]))
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:300] if text else ""
+
+
+# ---------------------------------------------------------------------------
+# Measurement
+# ---------------------------------------------------------------------------
+
+
+def _call(c: Contender, torch: Any) -> None:
+    if c.threads is not None:
+        torch.set_num_threads(c.threads)
+    assert c.run is not None
+    c.run()
+
+
+def verify(contenders: list[Contender], torch: Any) -> None:
+    """Run every contender once and compare its output with the reference (PyTorch with
+    2 threads, or NumPy without PyTorch)."""
+    reference: np.ndarray | None = None
+    for c in contenders:
+        if c.run is None:
+            continue
+        try:
+            start = time.perf_counter()
+            _call(c, torch)
+            c.first_seconds = time.perf_counter() - start
+            assert c.output is not None
+            result = np.asarray(c.output(), dtype=np.float32)
+        except Exception as e:
+            c.status = f"FAILED to run: {type(e).__name__}: {_first_line(e)}"
+            c.run = None
+            continue
+        if c.name in ("torch 2t", "NumPy") and reference is None:
+            reference = result
+        c.max_abs_error = None if reference is None else _error(result, reference)
+    if reference is None:
+        return
+    scale = float(np.max(np.abs(reference))) or 1.0
+    for c in contenders:
+        if c.run is None:
+            continue
+        if c.max_abs_error is None:  # ran before the reference existed
+            assert c.output is not None
+            c.max_abs_error = _error(np.asarray(c.output(), dtype=np.float32), reference)
+        if not np.isfinite(c.max_abs_error) or c.max_abs_error > 1e-3 * scale + 1e-5:
+            c.status = f"MISMATCH (max |error| {c.max_abs_error:.3g}, max |ref| {scale:.3g})"
+        else:
+            c.status = "ok"
+
+
+def _error(result: np.ndarray, reference: np.ndarray) -> float:
+    if result.shape != reference.shape:
+        return float("inf")
+    return float(np.max(np.abs(result - reference)))
+
+
+def measure(contenders: list[Contender], torch: Any, rounds: int, round_seconds: float) -> None:
+    """Interleaved rounds: each round runs every contender in turn, a few calls each."""
+    live = [c for c in contenders if c.run is not None]
+    for c in live:  # how many calls fit in round_seconds
+        if c.first_seconds > 2 * round_seconds:
+            continue  # slow: one call a round (its first call was warm-up enough)
+        start = time.perf_counter()
+        _call(c, torch)
+        once = time.perf_counter() - start
+        c.calls = max(1, min(50, int(round_seconds / max(once, 1e-6))))
+    for _ in range(rounds):
+        for c in live:
+            if c.threads is not None:
+                torch.set_num_threads(c.threads)
+            assert c.run is not None
+            start = time.perf_counter()
+            for _ in range(c.calls):
+                c.run()
+            c.rounds.append((time.perf_counter() - start) / c.calls)
+
+
+def stats(samples: list[float]) -> dict[str, float]:
+    med = statistics.median(samples)
+    if len(samples) >= 2:
+        q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    else:
+        q1 = q3 = med
+    return {
+        "median_ms": med * 1e3,
+        "min_ms": min(samples) * 1e3,
+        "max_ms": max(samples) * 1e3,
+        "iqr_over_median": (q3 - q1) / med if med else 0.0,
+        "range_over_median": (max(samples) - min(samples)) / med if med else 0.0,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+
+def _fmt_bytes(v: int | None) -> str:
+    if v is None:
+        return "?"
+    return f"{v / 1024:,.0f}K" if v >= 1024 else f"{v}"
+
+
+def _bytes_cell(r: dict[str, Any]) -> str:
+    if "intermediate_bytes" not in r:
+        return ""
+    if "liveness_lower_bound" in r:  # ours: the plan / the liveness lower bound
+        return f"{_fmt_bytes(r['intermediate_bytes'])} / {_fmt_bytes(r['liveness_lower_bound'])}"
+    return _fmt_bytes(r["intermediate_bytes"])  # TVM's allocation
+
+
+def workload_rows(w: Workload, contenders: list[Contender]) -> list[dict[str, Any]]:
+    medians = {c.name: statistics.median(c.rounds) for c in contenders if c.rounds}
+    t2, t1 = medians.get("torch 2t"), medians.get("torch 1t")
+    rows = []
+    for c in contenders:
+        row: dict[str, Any] = {"contender": c.name, "status": c.status, "calls_per_round": c.calls}
+        if c.rounds:
+            s = stats(c.rounds)
+            row.update(s)
+            row["rounds_ms"] = [r * 1e3 for r in c.rounds]
+            row["gflops"] = w.flops / (s["median_ms"] / 1e3) / 1e9
+            row["ratio_to_torch2"] = s["median_ms"] / 1e3 / t2 if t2 else None
+            row["ratio_to_torch1"] = s["median_ms"] / 1e3 / t1 if t1 else None
+            row["untrusted"] = s["iqr_over_median"] > SPREAD_LIMIT
+        if c.memory is not None:
+            row["intermediate_bytes"] = c.memory.get("arena")
+            if c.name.startswith("ours"):
+                row["liveness_lower_bound"] = c.memory.get("lower_bound")
+        if c.max_abs_error is not None:
+            row["max_abs_error"] = c.max_abs_error
+        rows.append(row)
+    return rows
+
+
+HEADER = (f"  {'contender':<10} {'ms':>10} {'spread':>7} {'GFLOP/s':>8} {'x torch2':>9} {'x torch1':>9}"
+          f" {'bytes (plan / LB)':>19}  check")
+
+
+def print_workload(w: Workload, rows: list[dict[str, Any]]) -> None:
+    print(f"\n{w.title}: {w.flops / 1e9:.3g} GFLOP" + (f"  [{w.note}]" if w.note else ""))
+    print(HEADER)
+    for r in rows:
+        if "median_ms" not in r:
+            print(f"  {r['contender']:<10} {'n/a':>10}  {r['status']}")
+            continue
+        mark = "~" if r["untrusted"] else " "
+        r2 = f"{r['ratio_to_torch2']:.2f}x" if r.get("ratio_to_torch2") else "-"
+        r1 = f"{r['ratio_to_torch1']:.2f}x" if r.get("ratio_to_torch1") else "-"
+        print(
+            f"  {r['contender']:<10} {r['median_ms']:>10.3f} {r['iqr_over_median']:>6.0%}{mark} {r['gflops']:>8.2f} "
+            f"{r2:>9} {r1:>9} {_bytes_cell(r):>19}  {r['status'][:70]}"
+        )
+
+
+def print_summary(results: list[dict[str, Any]], names: list[str]) -> None:
+    print("\nSummary: median ms (~: spread > 25%, untrusted); ours best's time over PyTorch's (2 and 1 threads)")
+    print(f"  {'workload':<14}" + "".join(f"{n:>12}" for n in names) + f"{'best/torch2':>13}{'best/torch1':>13}")
+    for res in results:
+        by = {r["contender"]: r for r in res["rows"]}
+        cells = []
+        for n in names:
+            r = by.get(n)
+            if r is None or "median_ms" not in r:
+                cells.append(f"{'n/a':>12}")
+            else:
+                cells.append(f"{r['median_ms']:>11.2f}{'~' if r['untrusted'] else ' '}")
+        best = by.get("ours best", {})
+        ratios = "".join(f"{v:>12.2f}x" if v else f"{'-':>13}"
+                         for v in (best.get("ratio_to_torch2"), best.get("ratio_to_torch1")))
+        print(f"  {res['label']:<14}" + "".join(cells) + ratios)
+
+
+def environment(torch: Any, tvm_peer: Any) -> dict[str, Any]:
+    env: dict[str, Any] = {
+        "host": socket.gethostname(),
+        "cpu": _cpu_name(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "compiler": getattr(compiler, "__version__", "?"),
+        "torch": torch if isinstance(torch, str) else torch.__version__,
+    }
+    if isinstance(tvm_peer, str):
+        env["tvm"] = tvm_peer
+    else:
+        import tvm
+
+        env["tvm"] = tvm.__version__
+        env["tvm_target"] = str(tvm_peer.target())
+    env["OMP_WAIT_POLICY"] = os.environ.get("OMP_WAIT_POLICY")
+    env["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS")
+    with contextlib.suppress(OSError):
+        env["load_average"] = [round(v, 2) for v in os.getloadavg()]
+    return env
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def default_json_path() -> str:
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H%M%S")
+    return os.path.join(HERE, "results", f"{stamp}-{socket.gethostname()}.json")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds, smaller workloads")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7, quick 3)")
+    parser.add_argument("--round-seconds", type=float, default=None, help="time per contender and round (default 0.1, quick 0.03)")
+    parser.add_argument("--only", default="", help=f"comma-separated workloads: {','.join(WORKLOADS)}")
+    parser.add_argument("--json", default=None, help="where to write the results (default bench/results/<date>-<host>.json)")
+    args = parser.parse_args(argv)
+    rounds = args.rounds or (3 if args.quick else 7)
+    round_seconds = args.round_seconds or (0.03 if args.quick else 0.1)
+    keys = [k.strip() for k in args.only.split(",") if k.strip()] or list(WORKLOADS)
+    unknown = [k for k in keys if k not in WORKLOADS]
+    if unknown:
+        parser.error(f"unknown workloads {unknown}; choose from {list(WORKLOADS)}")
+
+    torch, tvm_peer = _import_torch(), _import_tvm()
+    env = environment(torch, tvm_peer)
+    print(f"bench/suite.py: {rounds} interleaved rounds, ~{round_seconds:g} s per contender and round"
+          f"{' (quick)' if args.quick else ''}")
+    print(f"  {env['cpu']}, {env['cores']} cores, host {env['host']}, load average {env.get('load_average')}")
+    print(f"  torch {env['torch']} | TVM {env['tvm']} {env.get('tvm_target', '')} | NumPy {env['numpy']}")
+    print(f"  OMP_WAIT_POLICY={env['OMP_WAIT_POLICY']} OPENBLAS_NUM_THREADS={env['OPENBLAS_NUM_THREADS']}")
+
+    start = time.perf_counter()
+    results = []
+    names = ["ours none", "ours best", "torch 2t", "torch 1t", "TVM none", "NumPy"]
+    for key in keys:
+        w = WORKLOADS[key](args.quick)
+        contenders = [
+            ours(w, "none"),
+            ours(w, "best"),
+            torch_contender(w, torch, 2),
+            torch_contender(w, torch, 1),
+            tvm_contender(w, tvm_peer),
+            numpy_contender(w),
+        ]
+        try:
+            verify(contenders, torch)
+            measure(contenders, torch, rounds, round_seconds)
+        except Exception:  # one broken workload must not end the run
+            traceback.print_exc()
+        rows = workload_rows(w, contenders)
+        print_workload(w, rows)
+        results.append({"key": w.key, "label": w.label or w.key, "title": w.title, "gflop": w.flops / 1e9, "note": w.note, "env": w.env,
+                        "rows": rows})
+        sys.stdout.flush()
+    print_summary(results, names)
+    elapsed = time.perf_counter() - start
+
+    path = args.json or default_json_path()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    document = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "quick": args.quick,
+        "rounds": rounds,
+        "round_seconds": round_seconds,
+        "spread": "IQR / median over rounds; untrusted above 0.25",
+        "ratio": "median time / median time of torch 2t (ratio_to_torch2) or torch 1t (ratio_to_torch1)",
+        "seconds": elapsed,
+        "environment": env,
+        "workloads": results,
+    }
+    with open(path, "w") as f:
+        json.dump(document, f, indent=1)
+    print(f"\n{elapsed:.0f} s; results written to {os.path.relpath(path)}")
+    failed = [(res["key"], r["contender"], r["status"]) for res in results for r in res["rows"]
+              if r["contender"].startswith("ours") and r["status"] != "ok"]
+    for key, who, status in failed:
+        print(f"  {key}: {who}: {status}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
