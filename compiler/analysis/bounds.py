@@ -353,8 +353,11 @@ class InferBound:
         outer_extent = az.simplify((extent + factor - 1) // factor)
         self.set_range(rel.outer, Range_(Const(0), outer_extent))
         self.note_split(rel, factor, outer_extent)
-        divides = az.prove_eq(az.simplify(extent % factor), 0) if const_value(factor) else False
-        if divides:
+        # No guard is needed only when the loops cover exactly the parent's range: the
+        # factor divides the extent, and the extent is the same at every iteration of the
+        # loops around the stage (an attached stage's exact extent can be smaller).
+        divides = const_value(factor) is not None and az.prove_eq(az.simplify(extent % factor), 0)
+        if divides and az.prove_eq(parent.extent, extent):
             self.set_range(rel.inner, Range_(Const(0), factor))
             return
         if self.split_mode == "tight" and tight_ok:

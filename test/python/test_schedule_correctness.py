@@ -245,3 +245,29 @@ def test_a_placeholder_and_a_stage_with_one_name_stay_two_arguments() -> None:
     np.testing.assert_allclose(out, a + c * 2.0)
     with pytest.raises(ValueError, match=r"y1\.shape\[0\] is 3, expected 4"):
         f(a, c[:3], out)
+
+
+def test_attached_stage_split_where_its_region_is_smaller_than_its_bound() -> None:
+    """Found by the property tests with the bound checker: C is computed at a row of
+    D that may lie past the end (D's row loop is split twice and guarded), so C's
+    exact region can be empty while its bound is one row; the split of C must not
+    compute that row (it read A[n, k])."""
+    n, m, r = te.var("n"), te.var("m"), te.var("r")
+    A = te.placeholder((n, r), name="A")
+    B = te.placeholder((r, m), name="B")
+    k = te.reduce_axis((0, r), name="k")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    D = te.compute((n, m), lambda i, j: C[i, j] + 1.0, name="D")
+    s = te.create_schedule(D.op)
+    s[C].compute_at(s[D], D.op.axis[0])
+    d_outer, _ = s[D].split(D.op.axis[0], factor=2)
+    c_outer, _ = s[C].split(C.op.axis[0], nparts=2)
+    s[C].split(c_outer, factor=2)
+    s[D].split(d_outer, factor=2)
+    f = compiler.build(s, [A, B, D], check_bounds=True)
+    for size in (1, 3, 5):
+        a, b = rand(size, 2), rand(2, 3)
+        whole, d = guarded_empty((size, 3))
+        f(a, b, d)
+        assert_guard_intact(whole)
+        np.testing.assert_allclose(d, a @ b + 1.0, rtol=1e-5, atol=1e-6)
