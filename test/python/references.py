@@ -36,3 +36,36 @@ def assert_guard_intact(whole: np.ndarray) -> None:
     """Nothing was written before or after the output view."""
     np.testing.assert_array_equal(whole[:GUARD], SENTINEL, err_msg="written before the output")
     np.testing.assert_array_equal(whole[-GUARD:], SENTINEL, err_msg="written after the output")
+
+
+# --- guard memory of any size (test_schedule_properties.py) -----------------------
+
+
+def guarded_array(
+    shape: tuple[int, ...],
+    guard: int,
+    fill: float = SENTINEL,
+    values: np.ndarray | None = None,
+    dtype: str = "float32",
+) -> tuple[np.ndarray, np.ndarray]:
+    """`guarded_empty` with `guard` elements each side, all set to `fill` (NaN for an
+    input: an out-of-bounds read then shows in the result); `values` fills the view."""
+    size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    whole = np.full(size + 2 * guard, fill, dtype)
+    view = whole[guard : guard + size].reshape(shape)
+    if values is not None:
+        view[...] = values
+    return whole, view
+
+
+def assert_guard_unchanged(whole: np.ndarray, guard: int, fill: float = SENTINEL, what: str = "output") -> None:
+    """Nothing was written in the `guard` elements before or after the view (NaN-aware)."""
+    for side, part in (("before", whole[:guard]), ("after", whole[len(whole) - guard :])):
+        same = np.isnan(part) if np.isnan(fill) else part == fill
+        if not same.all():
+            bad = np.flatnonzero(~same)
+            where = bad if side == "after" else bad - guard
+            raise AssertionError(
+                f"written {side} the {what}: {len(bad)} guard elements changed "
+                f"(offsets {where[:8].tolist()} {'from its end' if side == 'after' else 'from its start'})"
+            )
