@@ -37,6 +37,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import SupportsIndex
 
 __all__ = [
     "EQ",
@@ -45,7 +46,9 @@ __all__ = [
     "NE",
     "Add",
     "And",
+    "BinaryExpr",
     "BoolConst",
+    "Compare",
     "Cond",
     "Const",
     "Expr",
@@ -58,6 +61,8 @@ __all__ = [
     "Or",
     "Sub",
     "Var",
+    "as_binary",
+    "as_compare",
     "as_expr",
     "const",
     "emax",
@@ -220,10 +225,10 @@ class Cond:
 
     __slots__ = ()
 
-    def __and__(self, other: Cond) -> Cond:
+    def __and__(self, other: object) -> Cond:
         return And(self, other) if isinstance(other, Cond) else NotImplemented
 
-    def __or__(self, other: Cond) -> Cond:
+    def __or__(self, other: object) -> Cond:
         return Or(self, other) if isinstance(other, Cond) else NotImplemented
 
     def __invert__(self) -> Cond:
@@ -291,12 +296,26 @@ _COMPARES: tuple[type[Cond], ...] = (LT, LE, EQ, NE)
 def _wrap(x: object) -> Expr | None:
     if isinstance(x, Expr):
         return x
-    if isinstance(x, bool):
+    if isinstance(x, bool) or not isinstance(x, SupportsIndex):
         return None
     try:
-        return Const(operator.index(x))  # type: ignore[arg-type]
+        return Const(operator.index(x))
     except TypeError:
         return None
+
+
+def as_binary(e: Expr) -> BinaryExpr:
+    """``e`` as a binary node: every Expr that is neither a Const nor a Var is one."""
+    if not isinstance(e, BinaryExpr):
+        raise TypeError(f"unknown expression node {e!r}")
+    return e
+
+
+def as_compare(c: Cond) -> Compare:
+    """``c`` as a comparison: every Cond that is not BoolConst/Not/And/Or is one."""
+    if not isinstance(c, Compare):
+        raise TypeError(f"unknown condition node {c!r}")
+    return c
 
 
 def as_expr(x: Expr | int) -> Expr:
@@ -366,9 +385,9 @@ def free_vars(e: Expr | Cond) -> frozenset[str]:
             out.add(node.name)
         elif isinstance(node, Not):
             stack.append(node.a)
-        elif isinstance(node, (*_BINARY_EXPRS, *_COMPARES, And, Or)):
-            stack.append(node.a)  # type: ignore[attr-defined]
-            stack.append(node.b)  # type: ignore[attr-defined]
+        elif isinstance(node, BinaryExpr | Compare | And | Or):
+            stack.append(node.a)
+            stack.append(node.b)
     return frozenset(out)
 
 
@@ -387,7 +406,7 @@ def _subst(e: Expr, table: Mapping[str, Expr], cache: dict[Expr, Expr]) -> Expr:
     hit = cache.get(e)
     if hit is not None:
         return hit
-    node: BinaryExpr = e  # type: ignore[assignment]
+    node = as_binary(e)
     a = _subst(node.a, table, cache)
     b = _subst(node.b, table, cache)
     out = e if (a is node.a and b is node.b) else type(node)(a, b)
@@ -407,7 +426,7 @@ def substitute_cond(c: Cond, mapping: Mapping[str, Expr | int]) -> Cond:
             return Not(go(node.a))
         if isinstance(node, (And, Or)):
             return type(node)(go(node.a), go(node.b))
-        cmp: Compare = node  # type: ignore[assignment]
+        cmp = as_compare(node)
         return type(cmp)(_subst(cmp.a, table, cache), _subst(cmp.b, table, cache))
 
     return go(c)
@@ -436,7 +455,7 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
         if e.name not in env:
             raise KeyError(f"variable {e.name!r} has no value")
         return operator.index(env[e.name])
-    node: BinaryExpr = e  # type: ignore[assignment]
+    node = as_binary(e)
     return _INT_OPS[type(node)](evaluate(node.a, env), evaluate(node.b, env))
 
 
@@ -458,7 +477,7 @@ def evaluate_cond(c: Cond, env: Mapping[str, int]) -> bool:
         return evaluate_cond(c.a, env) and evaluate_cond(c.b, env)
     if isinstance(c, Or):
         return evaluate_cond(c.a, env) or evaluate_cond(c.b, env)
-    cmp: Compare = c  # type: ignore[assignment]
+    cmp = as_compare(c)
     return _CMP_OPS[type(cmp)](evaluate(cmp.a, env), evaluate(cmp.b, env))
 
 
@@ -503,7 +522,7 @@ def _format_expr(e: Expr) -> str:
     if isinstance(e, Min | Max):
         fname = "min" if isinstance(e, Min) else "max"
         return f"{fname}({_format_expr(e.a)}, {_format_expr(e.b)})"
-    node: BinaryExpr = e  # type: ignore[assignment]
+    node = as_binary(e)
     if _is_negation(node):
         return "-" + _paren(node.b, _prec(node.b) < _P_UNARY)
     symbol, prec = _BIN_SYMBOL[type(node)]
@@ -544,7 +563,7 @@ def _format_cond(c: Cond) -> str:
         left = _cparen(c.a, _cond_prec(c.a) < prec)
         right = _cparen(c.b, _cond_prec(c.b) <= prec)
         return f"{left} {word} {right}"
-    cmp: Compare = c  # type: ignore[assignment]
+    cmp = as_compare(c)
     return f"{_format_expr(cmp.a)} {_CMP_SYMBOL[type(cmp)]} {_format_expr(cmp.b)}"
 
 
@@ -554,7 +573,7 @@ def _format_cond(c: Cond) -> str:
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = frozenset({"min", "max", "True", "False", "None"})
-_AST_BINOPS: dict[type[ast.operator], type[Expr]] = {
+_AST_BINOPS: dict[type[ast.operator], Callable[[Expr, Expr], BinaryExpr]] = {
     ast.Add: Add,
     ast.Sub: Sub,
     ast.Mult: Mul,

@@ -49,6 +49,7 @@ from compiler.arith.expr import (
     Mul,
     Sub,
     Var,
+    as_binary,
     as_expr,
     evaluate,
 )
@@ -254,13 +255,14 @@ class _SetEvaluator:
             return IntSet.point(e)
         if isinstance(e, Var):
             return self.dom.get(e.name, IntSet.point(e))
-        a = self.eval(e.a)  # type: ignore[attr-defined]
-        b = self.eval(e.b)  # type: ignore[attr-defined]
+        node = as_binary(e)
+        a = self.eval(node.a)
+        b = self.eval(node.b)
         if a.empty_set or b.empty_set:
             return IntSet.empty()
         pa, pb = self.point_of(a), self.point_of(b)
         if pa is not None and pb is not None:
-            return IntSet.point(self.an.simplify(type(e)(pa, pb)))  # type: ignore[call-arg]
+            return IntSet.point(self.an.simplify(type(node)(pa, pb)))
         if isinstance(e, Add):
             return self.make(_add(a.lo, b.lo), _add(a.hi, b.hi))
         if isinstance(e, Sub):

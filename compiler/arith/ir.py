@@ -69,6 +69,8 @@ from compiler.arith.expr import (
     Or,
     Sub,
     Var,
+    as_binary,
+    as_compare,
 )
 from compiler.arith.simplify import Analyzer, BoundsArg
 
@@ -78,7 +80,7 @@ LeafFn = Callable[[SSAValue], Expr | None]
 InsertFn = Callable[[Operation], None]
 VarValueFn = Callable[[str], SSAValue]
 
-_BINARY: dict[type[Operation], type[Expr]] = {
+_BINARY: dict[type[Operation], Callable[[Expr, Expr], Expr]] = {
     arith.AddiOp: Add,
     arith.SubiOp: Sub,
     arith.MuliOp: Mul,
@@ -152,7 +154,7 @@ class _Reader:
             return None
         ctor = _BINARY.get(type(op))
         if ctor is not None:
-            return ctor(args[0], args[1])  # type: ignore[call-arg]
+            return ctor(args[0], args[1])
         return self._special(op, args)
 
     def _special(self, op: Operation, args: list[Expr]) -> Expr | None:
@@ -166,13 +168,13 @@ class _Reader:
             return self._signed_divrem(isinstance(op, arith.DivSIOp), args[0], args[1])
         if isinstance(op, arith.DivUIOp | arith.RemUIOp):
             if self._nonneg(args[0]) and self.analyzer.prove_ge(args[1], 1):
-                ctor = FloorDiv if isinstance(op, arith.DivUIOp) else FloorMod
-                return ctor(args[0], args[1])
+                divmod_ctor = FloorDiv if isinstance(op, arith.DivUIOp) else FloorMod
+                return divmod_ctor(args[0], args[1])
             return None
         if isinstance(op, arith.MinUIOp | arith.MaxUIOp):
             if self._nonneg(args[0]) and self._nonneg(args[1]):
-                ctor = Min if isinstance(op, arith.MinUIOp) else Max
-                return ctor(args[0], args[1])
+                minmax_ctor = Min if isinstance(op, arith.MinUIOp) else Max
+                return minmax_ctor(args[0], args[1])
             return None
         return None
 
@@ -244,7 +246,7 @@ class _Emitter:
             a, b = self.expr(e.a), self.expr(e.b)
             q = self.expr(FloorDiv(e.a, e.b))
             return self._add(arith.SubiOp(a, self._add(arith.MuliOp(q, b))))
-        node: Add | Sub | Mul | FloorDiv | Min | Max = e  # type: ignore[assignment]
+        node = as_binary(e)
         a, b = self.expr(node.a), self.expr(node.b)
         return self._add(_EMIT_BINARY[type(node)](a, b))
 
@@ -271,7 +273,7 @@ class _Emitter:
         if isinstance(c, And | Or):
             a, b = self.cond(c.a), self.cond(c.b)
             return self._add(arith.AndIOp(a, b) if isinstance(c, And) else arith.OrIOp(a, b))
-        cmp: LT | LE | EQ | NE = c  # type: ignore[assignment]
+        cmp = as_compare(c)
         a, b = self.expr(cmp.a), self.expr(cmp.b)
         return self._add(arith.CmpiOp(a, b, _PREDICATES[type(cmp)]))
 
@@ -332,8 +334,8 @@ def cond_from_value(
         pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
         if pred not in _CMP_READ:
             return None
-        a, b = expr_from_value(op.lhs, leaf, bounds), expr_from_value(op.rhs, leaf, bounds)
-        return None if a is None or b is None else _CMP_READ[pred](a, b)
+        lhs, rhs = expr_from_value(op.lhs, leaf, bounds), expr_from_value(op.rhs, leaf, bounds)
+        return None if lhs is None or rhs is None else _CMP_READ[pred](lhs, rhs)
     if isinstance(op, arith.AndIOp | arith.OrIOp):
         a, b = cond_from_value(op.lhs, leaf, bounds), cond_from_value(op.rhs, leaf, bounds)
         if a is None or b is None:

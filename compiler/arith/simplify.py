@@ -775,9 +775,9 @@ class Analyzer:
                 if xlo is not None and xhi is not None and xlo // c == xhi // c:
                     base = c * (xlo // c)
                     return (xlo - base, xhi - base)
-                hi = c - 1
+                hi: int | None = c - 1
                 if xlo is not None and xlo >= 0 and xhi is not None:
-                    hi = min(hi, xhi)
+                    hi = min(c - 1, xhi)
                 return (0, hi)
             if c < 0:
                 return (c + 1, 0)

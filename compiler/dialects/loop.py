@@ -47,6 +47,7 @@ from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import (
     Attribute,
     Block,
+    BlockArgument,
     Dialect,
     Operation,
     ParametrizedAttribute,
@@ -56,6 +57,7 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -70,9 +72,9 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
-from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from compiler.diagnostics import VerifyError
 from compiler.dialects.shape import (
     Dim,
     DimAttr,
@@ -82,6 +84,7 @@ from compiler.dialects.shape import (
     print_dims,
     verify_dims,
 )
+from compiler.errors import IRError
 
 # ---------------------------------------------------------------------------
 # Types and attributes
@@ -148,7 +151,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         if (strides := self.get_strides()) is not None:
             verify_dims(strides, "!loop.buffer strides")
             if len(strides) != self.rank:
-                raise VerifyException(
+                raise VerifyError(
                     f"!loop.buffer: {len(strides)} strides for a rank-{self.rank} buffer"
                 )
 
@@ -156,11 +159,16 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 def element_bytes(t: Attribute) -> int:
     """The size in bytes of one element of a buffer (i1 takes a byte)."""
     if isinstance(t, IntegerType):
-        return max(1, t.width.data // 8)
-    for cls, size in ((Float16Type, 2), (Float32Type, 4), (Float64Type, 8)):
+        return max(1, t.bitwidth // 8)
+    float_sizes: tuple[tuple[type[Attribute], int], ...] = (
+        (Float16Type, 2),
+        (Float32Type, 4),
+        (Float64Type, 8),
+    )
+    for cls, size in float_sizes:
         if isinstance(t, cls):
             return size
-    raise ValueError(f"unsupported element type {t}")
+    raise IRError(f"unsupported element type {t}")
 
 
 class LoopKind(StrEnum):
@@ -213,9 +221,9 @@ class FuncOp(IRDLOperation):
 
     def verify_(self) -> None:
         if self.function_type.outputs.data:
-            raise VerifyException("loop.func returns nothing: outputs are buffer arguments")
+            raise VerifyError("loop.func returns nothing: outputs are buffer arguments")
         if self.function_type.inputs.data != tuple(self.body.block.arg_types):
-            raise VerifyException("loop.func block arguments must match the function input types")
+            raise VerifyError("loop.func block arguments must match the function input types")
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
@@ -299,7 +307,7 @@ class ForOp(IRDLOperation):
         )
 
     @property
-    def induction_var(self) -> SSAValue:
+    def induction_var(self) -> BlockArgument:
         return self.body.block.args[0]
 
     @property
@@ -308,12 +316,12 @@ class ForOp(IRDLOperation):
 
     def verify_(self) -> None:
         if self.kind.data not in set(LoopKind):
-            raise VerifyException(f"unknown loop kind '{self.kind.data}'")
+            raise VerifyError(f"unknown loop kind '{self.kind.data}'")
         if self.step.value.data < 1:
-            raise VerifyException(f"loop.for step must be positive, got {self.step.value.data}")
+            raise VerifyError(f"loop.for step must be positive, got {self.step.value.data}")
         args = self.body.block.args
         if len(args) != 1 or not isinstance(args[0].type, IndexType):
-            raise VerifyException("loop.for body must have exactly one index argument")
+            raise VerifyError("loop.for body must have exactly one index argument")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -400,7 +408,7 @@ class AllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         if len(self.mins) != self.buffer_type.rank:
-            raise VerifyException(
+            raise VerifyError(
                 f"loop.alloc \"{self.buffer_name.data}\" needs one min per dimension: "
                 f"{self.buffer_type.rank} expected, {len(self.mins)} given"
             )
@@ -465,7 +473,7 @@ class ViewOp(IRDLOperation):
         try:
             parse_expr(self.offset.data)
         except ValueError as err:
-            raise VerifyException(f"loop.view \"{self.buffer_name.data}\": bad offset: {err}") from None
+            raise VerifyError(f"loop.view \"{self.buffer_name.data}\": bad offset: {err}") from None
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -520,7 +528,7 @@ def _parse_access(parser: Parser) -> tuple[SSAValue, list[SSAValue], dict[str, A
     t = parser.parse_type()
     if not isinstance(t, BufferType):
         parser.raise_error(f"expected a !loop.buffer type, got {t}")
-    resolved = [parser.resolve_operand(i, IndexType()) for i in indices]
+    resolved: list[SSAValue] = [parser.resolve_operand(i, IndexType()) for i in indices]
     return parser.resolve_operand(buffer, t), resolved, attrs
 
 
@@ -528,7 +536,7 @@ def _verify_access(op: str, buffer: SSAValue, indices: Sequence[SSAValue]) -> Bu
     t = buffer.type
     assert isinstance(t, BufferType)
     if len(indices) != t.rank:
-        raise VerifyException(f"{op} of a rank-{t.rank} buffer takes {t.rank} indices, got {len(indices)}")
+        raise VerifyError(f"{op} of a rank-{t.rank} buffer takes {t.rank} indices, got {len(indices)}")
     return t
 
 
@@ -549,7 +557,7 @@ class LoadOp(IRDLOperation):
     def verify_(self) -> None:
         t = _verify_access("loop.load", self.buffer, self.indices)
         if self.result.type != t.element_type:
-            raise VerifyException(f"loop.load result {self.result.type} is not {t.element_type}")
+            raise VerifyError(f"loop.load result {self.result.type} is not {t.element_type}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -586,7 +594,7 @@ class StoreOp(IRDLOperation):
     def verify_(self) -> None:
         t = _verify_access("loop.store", self.buffer, self.indices)
         if self.value.type != t.element_type:
-            raise VerifyException(
+            raise VerifyError(
                 f"loop.store of a {self.value.type} value into a buffer of {t.element_type}"
             )
 
@@ -692,7 +700,7 @@ class AssertOp(IRDLOperation):
     name = "loop.assert"
     cond = operand_def(IntegerType(1))
     message = prop_def(StringAttr)
-    values = var_operand_def(IntegerType | IndexType)
+    values = var_operand_def(base(IntegerType) | base(IndexType))
     error = opt_prop_def(StringAttr)
     assembly_format = (
         "$cond `,` $message (` ` `(` $values^ `:` type($values) `)`)? (`raises` $error^)? attr-dict"
@@ -720,11 +728,11 @@ class AssertOp(IRDLOperation):
 
     def verify_(self) -> None:
         if len(self.values) > MAX_ASSERT_VALUES:
-            raise VerifyException(
+            raise VerifyError(
                 f"loop.assert reports at most {MAX_ASSERT_VALUES} values, got {len(self.values)}"
             )
         if self.error_name not in ASSERT_ERRORS:
-            raise VerifyException(
+            raise VerifyError(
                 f"loop.assert raises one of {', '.join(ASSERT_ERRORS)}, not '{self.error_name}'"
             )
 

@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    base,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -41,7 +42,8 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
+
+from compiler.diagnostics import VerifyError
 
 ERROR_VALUES_ATTR = "packed.error_values"
 """Unit attribute on the argument of a packed function where failing asserts store their values."""
@@ -107,7 +109,7 @@ class DLTensorGetOp(IRDLOperation):
     tensor = operand_def(IndexType)
     field = prop_def(StringAttr)
     axis = opt_prop_def(IntAttr)
-    result = result_def(IntegerType | IndexType)
+    result = result_def(base(IntegerType) | base(IndexType))
     traits = traits_def(Pure())
 
     def __init__(
@@ -129,13 +131,13 @@ class DLTensorGetOp(IRDLOperation):
     def verify_(self) -> None:
         field = self.field.data
         if field not in DLTENSOR_FIELDS:
-            raise VerifyException(
+            raise VerifyError(
                 f"packed.dltensor_get: unknown field '{field}', expected one of {', '.join(DLTENSOR_FIELDS)}"
             )
         if self.axis is not None and field not in ("shape", "strides"):
-            raise VerifyException(f"packed.dltensor_get: field '{field}' takes no index")
+            raise VerifyError(f"packed.dltensor_get: field '{field}' takes no index")
         if self.result.type != DLTENSOR_FIELDS[field]:
-            raise VerifyException(
+            raise VerifyError(
                 f"packed.dltensor_get: field '{field}' is read as {DLTENSOR_FIELDS[field]}, not {self.result.type}"
             )
 
@@ -205,7 +207,7 @@ class CallOp(IRDLOperation):
 
     def verify_(self) -> None:
         if len(self.var_names.data) != len(self.vars):
-            raise VerifyException("packed.call needs one name per variable operand")
+            raise VerifyError("packed.call needs one name per variable operand")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -213,15 +215,14 @@ class CallOp(IRDLOperation):
         with printer.in_parens():
             printer.print_list(self.buffers, printer.print_operand)
         printer.print_string(" ")
+
+        def print_var(name_value: tuple[StringAttr, SSAValue]) -> None:
+            printer.print_string_literal(name_value[0].data)
+            printer.print_string(" = ")
+            printer.print_operand(name_value[1])
+
         with printer.in_square_brackets():
-            printer.print_list(
-                zip(self.var_names.data, self.vars, strict=True),
-                lambda nv: (
-                    printer.print_string_literal(nv[0].data),
-                    printer.print_string(" = "),
-                    printer.print_operand(nv[1]),
-                ),
-            )
+            printer.print_list(zip(self.var_names.data, self.vars, strict=True), print_var)
         printer.print_op_attributes(self.attributes)
 
     @classmethod

@@ -25,9 +25,10 @@ attachment cycles, inlining a reduction or an output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from typing import Self
 
-from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import (
     Attribute,
     Block,
@@ -52,8 +53,8 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator, SymbolTable
-from xdsl.utils.exceptions import VerifyException
 
+from compiler.diagnostics import VerifyError
 from compiler.dialects import te
 
 
@@ -102,7 +103,7 @@ def _print_iters(printer: Printer, values: Sequence[SSAValue]) -> None:
 def _same_stage(op: str, values: Sequence[SSAValue]) -> None:
     stages = {_stage_of(v) for v in values}
     if len(stages) > 1:
-        raise VerifyException(f"{op} mixes axes of stages {', '.join(sorted(stages))}")
+        raise VerifyError(f"{op} mixes axes of stages {', '.join(sorted(stages))}")
 
 
 @irdl_op_definition
@@ -132,7 +133,7 @@ class AxisOp(IRDLOperation):
 
     def verify_(self) -> None:
         if _stage_of(self.result) != self.stage.data:
-            raise VerifyException("sched.axis result type must name its stage")
+            raise VerifyError("sched.axis result type must name its stage")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -172,10 +173,10 @@ class SplitOp(IRDLOperation):
 
     def verify_(self) -> None:
         if (self.factor is None) == (self.nparts is None):
-            raise VerifyException("sched.split takes exactly one of a factor or nparts")
+            raise VerifyError("sched.split takes exactly one of a factor or nparts")
         value = (self.factor if self.factor is not None else self.nparts).data  # type: ignore[union-attr]
         if value < 1:
-            raise VerifyException(f"sched.split needs a positive factor or nparts, got {value}")
+            raise VerifyError(f"sched.split needs a positive factor or nparts, got {value}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -217,7 +218,7 @@ class SingletonOp(IRDLOperation):
 
     def verify_(self) -> None:
         if _stage_of(self.result) != self.stage.data:
-            raise VerifyException("sched.singleton result type must name its stage")
+            raise VerifyError("sched.singleton result type must name its stage")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -267,7 +268,7 @@ class ReorderOp(IRDLOperation):
     def verify_(self) -> None:
         _same_stage("sched.reorder", self.axes)
         if len(set(self.axes)) != len(self.axes):
-            raise VerifyException("sched.reorder names an axis twice")
+            raise VerifyError("sched.reorder names an axis twice")
 
     def print(self, printer: Printer) -> None:
         _print_iters(printer, self.axes)
@@ -290,7 +291,7 @@ def _annotation_op(op_name: str, doc: str) -> type[IRDLOperation]:
             _print_iters(printer, [self.axis])
 
         @classmethod
-        def parse(cls, parser: Parser) -> IRDLOperation:
+        def parse(cls, parser: Parser) -> Self:
             values, _ = _parse_iters(parser)
             if len(values) != 1:
                 parser.raise_error(f"{op_name} takes one axis")
@@ -361,6 +362,54 @@ class ComputeAtOp(IRDLOperation):
         return cls(stage, values[0])
 
 
+@irdl_op_definition
+class RfactorOp(IRDLOperation):
+    """`sched.rfactor %ki as "B.rf" factor_axis 0 : !sched.iter<"B">` (TVM's
+    `s.rfactor(B, ki, factor_axis)`): splits reduction B into a new stage "B.rf"
+    that reduces over every reduce axis but %ki and keeps %ki as a data axis
+    (inserted before data axis `factor_axis`, 0 when omitted), and a stage B that
+    reduces "B.rf" over that axis. Axes of B made before are retired: B starts
+    over with fresh axes (`sched.axis "B" ...` after this op)."""
+
+    name = "sched.rfactor"
+    axis = operand_def(IterType)
+    factor_stage = prop_def(StringAttr)
+    factor_axis = prop_def(IntAttr)
+
+    def __init__(self, axis: SSAValue, factor_stage: str, factor_axis: int = 0):
+        super().__init__(
+            operands=[axis],
+            properties={"factor_stage": StringAttr(factor_stage), "factor_axis": IntAttr(factor_axis)},
+        )
+
+    def verify_(self) -> None:
+        if self.factor_stage.data == _stage_of(self.axis):
+            raise VerifyError(f"sched.rfactor: the new stage needs a name other than \"{self.factor_stage.data}\"")
+        if self.factor_axis.data < 0:
+            raise VerifyError(f"sched.rfactor: factor_axis must be >= 0, got {self.factor_axis.data}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.axis)
+        printer.print_string(" as ")
+        printer.print_string_literal(self.factor_stage.data)
+        if self.factor_axis.data != 0:
+            printer.print_string(f" factor_axis {self.factor_axis.data}")
+        printer.print_string(" : ")
+        printer.print_attribute(self.axis.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RfactorOp:
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_keyword("as", " (sched.rfactor %axis as \"Name\")")
+        name = parser.parse_str_literal(" (the name of the new stage)")
+        factor_axis = 0
+        if parser.parse_optional_keyword("factor_axis") is not None:
+            factor_axis = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        return cls(parser.resolve_operand(unresolved, parser.parse_type()), name, factor_axis)
+
+
 def _stage_op(op_name: str, doc: str) -> type[IRDLOperation]:
     class StageOp(IRDLOperation):
         name = op_name
@@ -377,6 +426,114 @@ def _stage_op(op_name: str, doc: str) -> type[IRDLOperation]:
 
 ComputeRootOp = _stage_op("sched.compute_root", '`sched.compute_root "C"`: C at the function root (default).')
 ComputeInlineOp = _stage_op("sched.compute_inline", '`sched.compute_inline "C"`: C is substituted into its consumers.')
+
+
+CACHE_SCOPES = ("global", "local", "shared")
+"""Storage scopes of cache stages. No GPU: each only means a buffer of its own."""
+
+
+def cache_stage_name(tensor: str, scope: str, taken: Collection[str]) -> str:
+    """The name of the stage `sched.cache_read`/`cache_write` creates: `<tensor>.<scope>`
+    (TVM's), suffixed `C.local1`, `C.local2`, ... when a stage or argument has it."""
+    base = name = f"{tensor}.{scope}"
+    k = 1
+    while name in taken:
+        name = f"{base}{k}"
+        k += 1
+    return name
+
+
+def _verify_scope(op_name: str, scope: str) -> None:
+    if scope not in CACHE_SCOPES:
+        raise VerifyError(f"{op_name}: unknown storage scope \"{scope}\" (expected one of {', '.join(CACHE_SCOPES)})")
+
+
+@irdl_op_definition
+class CacheReadOp(IRDLOperation):
+    """`sched.cache_read "A", "local" readers ["B", "C"]`: a new stage `A.local`
+    (`A.local[i] = A[i]`) computed before B and C, which read it instead of A
+    (TVM's `cache_read`). A is a stage or an argument of the function."""
+
+    name = "sched.cache_read"
+    tensor = prop_def(StringAttr)
+    scope = prop_def(StringAttr)
+    readers = prop_def(ArrayAttr[StringAttr])
+    assembly_format = "$tensor `,` $scope `readers` $readers attr-dict"
+
+    def __init__(self, tensor: str, scope: str, readers: Sequence[str]):
+        super().__init__(
+            properties={
+                "tensor": StringAttr(tensor),
+                "scope": StringAttr(scope),
+                "readers": ArrayAttr([StringAttr(r) for r in readers]),
+            }
+        )
+
+    def verify_(self) -> None:
+        _verify_scope(self.name, self.scope.data)
+        names = [r.data for r in self.readers.data]
+        if not names:
+            raise VerifyError("sched.cache_read needs at least one reader")
+        if len(set(names)) != len(names):
+            raise VerifyError("sched.cache_read names a reader twice")
+
+
+@irdl_op_definition
+class CacheWriteOp(IRDLOperation):
+    """`sched.cache_write "C", "local"`: C's computation moves to a new stage
+    `C.local` (its axes, reduce axes and body) and C becomes the copy
+    `C[i] = C.local[i]` (TVM's `cache_write`). Splits, fuses and reorders of C
+    made before it define the cache's layout (one dimension per data-parallel
+    loop of C, TVM's relayout) and are then undone: C's loops start afresh."""
+
+    name = "sched.cache_write"
+    stage = prop_def(StringAttr)
+    scope = prop_def(StringAttr)
+    assembly_format = "$stage `,` $scope attr-dict"
+
+    def __init__(self, stage: str, scope: str):
+        super().__init__(properties={"stage": StringAttr(stage), "scope": StringAttr(scope)})
+
+    def verify_(self) -> None:
+        _verify_scope(self.name, self.scope.data)
+
+
+@irdl_op_definition
+class StorageAlignOp(IRDLOperation):
+    """`sched.storage_align %i factor 16 offset 1 : !sched.iter<"B">`: the stride of
+    B's buffer dimension %i (a root axis) is padded so that `stride % 16 == 1`
+    (TVM's `storage_align`)."""
+
+    name = "sched.storage_align"
+    axis = operand_def(IterType)
+    factor = prop_def(IntAttr)
+    offset = prop_def(IntAttr)
+
+    def __init__(self, axis: SSAValue, factor: int, offset: int):
+        super().__init__(operands=[axis], properties={"factor": IntAttr(factor), "offset": IntAttr(offset)})
+
+    def verify_(self) -> None:
+        factor, offset = self.factor.data, self.offset.data
+        if factor < 1:
+            raise VerifyError(f"sched.storage_align needs a positive factor, got {factor}")
+        if not 0 <= offset < factor:
+            raise VerifyError(f"sched.storage_align needs 0 <= offset < factor, got offset {offset} for factor {factor}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.axis)
+        printer.print_string(f" factor {self.factor.data} offset {self.offset.data} : ")
+        printer.print_attribute(self.axis.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StorageAlignOp:
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_keyword("factor", " (sched.storage_align %axis factor F offset O)")
+        factor = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("offset", " (sched.storage_align %axis factor F offset O)")
+        offset = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        return cls(parser.resolve_operand(unresolved, parser.parse_type()), factor, offset)
 
 
 @irdl_op_definition
@@ -412,12 +569,12 @@ class ScheduleOp(IRDLOperation):
     def verify_(self) -> None:
         module = self.parent_op()
         if not isinstance(module, ModuleOp):
-            raise VerifyException("sched.schedule must be at the top level of a module")
+            raise VerifyError("sched.schedule must be at the top level of a module")
         func = SymbolTable.lookup_symbol(module, self.func)
         if func is None:
-            raise VerifyException(f"sched.schedule names no function {self.func}")
+            raise VerifyError(f"sched.schedule names no function {self.func}")
         if not isinstance(func, te.FuncOp):
-            raise VerifyException(f"sched.schedule must name a te.func, {self.func} is not one")
+            raise VerifyError(f"sched.schedule must name a te.func, {self.func} is not one")
         for check in _SCHEDULE_CHECKERS:
             check(func, self)
 
@@ -454,6 +611,10 @@ SCHED = Dialect(
         ComputeAtOp,
         ComputeRootOp,
         ComputeInlineOp,
+        RfactorOp,
+        CacheReadOp,
+        CacheWriteOp,
+        StorageAlignOp,
     ],
     [IterType],
 )

@@ -29,6 +29,7 @@ from enum import auto
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     DictionaryAttr,
     FloatAttr,
@@ -52,6 +53,7 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
@@ -72,9 +74,9 @@ from xdsl.traits import (
     Pure,
     SymbolOpInterface,
 )
-from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from compiler.diagnostics import VerifyError
 from compiler.dialects.shape import (
     Dim,
     DimAttr,
@@ -183,15 +185,15 @@ class FuncOp(IRDLOperation):
     def verify_(self) -> None:
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
-                raise VerifyException(f"te.func argument {i} must be a !te.tensor, got {t}")
+                raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
         if self.function_type.inputs.data != tuple(self.body.block.arg_types):
-            raise VerifyException("te.func block arguments must match the function input types")
+            raise VerifyError("te.func block arguments must match the function input types")
         ret = self.body.block.last_op
         if not isinstance(ret, ReturnOp):
-            raise VerifyException("te.func body must end with te.return")
+            raise VerifyError("te.func body must end with te.return")
         returned = tuple(v.type for v in ret.values)
         if returned != self.function_type.outputs.data:
-            raise VerifyException(
+            raise VerifyError(
                 f"te.return types {list(map(str, returned))} do not match the function results "
                 f"{list(map(str, self.function_type.outputs.data))}"
             )
@@ -263,7 +265,7 @@ class VarOp(IRDLOperation):
             if isinstance(t, TensorType):
                 known.update(shape_var_names(t.get_shape()))
         if self.var_name.data not in known:
-            raise VerifyException(
+            raise VerifyError(
                 f"symbolic variable '{self.var_name.data}' appears in no argument or result shape "
                 f"of @{func.sym_name.data}, so nothing can bind it"
             )
@@ -292,7 +294,7 @@ def _parse_index_args(parser: Parser) -> list[Parser.Argument]:
 def _yielded(block: Block) -> YieldOp:
     last = block.last_op
     if not isinstance(last, YieldOp) or len(last.values) != 1:
-        raise VerifyException("the body must end with a te.yield of exactly one value")
+        raise VerifyError("the body must end with a te.yield of exactly one value")
     return last
 
 
@@ -339,19 +341,19 @@ class ComputeOp(IRDLOperation):
         t = self.tensor_type
         args = self.body.block.args
         if len(args) != t.rank:
-            raise VerifyException(
+            raise VerifyError(
                 f"te.compute \"{self.stage.data}\" has {len(args)} index arguments for a "
                 f"rank-{t.rank} result"
             )
         value = _yielded(self.body.block).values[0]
         if value.type != t.element_type:
-            raise VerifyException(
+            raise VerifyError(
                 f"te.compute \"{self.stage.data}\" yields {value.type}, expected the element type "
                 f"{t.element_type}"
             )
         reductions = [op for op in self.body.walk() if isinstance(op, ReduceOp)]
         if reductions and (len(reductions) > 1 or value.owner is not reductions[0]):
-            raise VerifyException(
+            raise VerifyError(
                 f"te.compute \"{self.stage.data}\": a te.reduce must be the value the stage yields"
             )
 
@@ -399,11 +401,11 @@ class ReadOp(IRDLOperation):
         t = self.tensor.type
         assert isinstance(t, TensorType)
         if len(self.indices) != t.rank:
-            raise VerifyException(
+            raise VerifyError(
                 f"te.read of a rank-{t.rank} tensor takes {t.rank} indices, got {len(self.indices)}"
             )
         if self.result.type != t.element_type:
-            raise VerifyException(
+            raise VerifyError(
                 f"te.read result type {self.result.type} is not the element type {t.element_type}"
             )
 
@@ -437,20 +439,21 @@ class ReadOp(IRDLOperation):
 
 def default_init(kind: ReduceKind, element_type: Attribute) -> FloatAttr | IntegerAttr:
     """The identity of a reduction: 0, 1, -inf/min, +inf/max."""
-    is_float = not isinstance(element_type, IntegerType)
-    if kind == ReduceKind.SUM:
-        value: float | int = 0
-    elif kind == ReduceKind.PROD:
-        value = 1
-    elif is_float:
-        value = float("-inf") if kind == ReduceKind.MAX else float("inf")
-    else:
-        assert isinstance(element_type, IntegerType)
+    if isinstance(element_type, IntegerType):
+        if kind == ReduceKind.SUM:
+            return IntegerAttr(0, element_type)
+        if kind == ReduceKind.PROD:
+            return IntegerAttr(1, element_type)
         bits = element_type.width.data
-        value = -(2 ** (bits - 1)) if kind == ReduceKind.MAX else 2 ** (bits - 1) - 1
-    if is_float:
-        return FloatAttr(float(value), element_type)  # type: ignore[arg-type]
-    return IntegerAttr(int(value), element_type)  # type: ignore[arg-type]
+        extreme = -(2 ** (bits - 1)) if kind == ReduceKind.MAX else 2 ** (bits - 1) - 1
+        return IntegerAttr(extreme, element_type)
+    if not isinstance(element_type, AnyFloat):
+        raise VerifyError(f"a reduction has no identity for element type {element_type}")
+    if kind == ReduceKind.SUM:
+        return FloatAttr(0.0, element_type)
+    if kind == ReduceKind.PROD:
+        return FloatAttr(1.0, element_type)
+    return FloatAttr(float("-inf") if kind == ReduceKind.MAX else float("inf"), element_type)
 
 
 @irdl_op_definition
@@ -470,7 +473,7 @@ class ReduceOp(IRDLOperation):
     name = "te.reduce"
     kind = prop_def(StringAttr)
     extents = prop_def(ArrayAttr[DimAttr])
-    init = opt_prop_def(FloatAttr | IntegerAttr)
+    init = opt_prop_def(base(FloatAttr) | base(IntegerAttr))
     result = result_def()
     body = region_def("single_block")
     traits = lazy_traits_def(lambda: (HasParent(ComputeOp), Pure()))
@@ -509,21 +512,21 @@ class ReduceOp(IRDLOperation):
 
     def verify_(self) -> None:
         if self.kind.data not in set(ReduceKind):
-            raise VerifyException(
+            raise VerifyError(
                 f"unknown reduction '{self.kind.data}': expected one of {', '.join(ReduceKind)}"
             )
         verify_dims(self.get_extents(), "te.reduce extents")
         if len(self.axes) != len(self.extents.data):
-            raise VerifyException(
+            raise VerifyError(
                 f"te.reduce has {len(self.axes)} axes but {len(self.extents.data)} extents"
             )
         value = _yielded(self.body.block).values[0]
         if value.type != self.result.type:
-            raise VerifyException(
+            raise VerifyError(
                 f"te.reduce yields {value.type} but its result type is {self.result.type}"
             )
         if self.init is not None and self.init.type != self.result.type:
-            raise VerifyException(
+            raise VerifyError(
                 f"te.reduce init value has type {self.init.type}, expected {self.result.type}"
             )
 
@@ -552,12 +555,13 @@ class ReduceOp(IRDLOperation):
         args = _parse_index_args(parser)
         parser.parse_keyword("in")
         extents = parse_dims(parser, "te.reduce extents")
-        init = None
+        init: FloatAttr | IntegerAttr | None = None
         if parser.parse_optional_keyword("init") is not None:
             with parser.in_parens():
-                init = parser.parse_attribute()
-            if not isinstance(init, FloatAttr | IntegerAttr):
-                parser.raise_error(f"expected an integer or float init value, got {init}")
+                value = parser.parse_attribute()
+            if not isinstance(value, FloatAttr | IntegerAttr):
+                parser.raise_error(f"expected an integer or float init value, got {value}")
+            init = value
         parser.parse_punctuation(":")
         result_type = parser.parse_type()
         attrs = parser.parse_optional_attr_dict_with_keyword()
@@ -565,6 +569,32 @@ class ReduceOp(IRDLOperation):
         if attrs is not None:
             op.attributes |= attrs.data
         return op
+
+
+@irdl_op_definition
+class WhereOp(IRDLOperation):
+    """The predicate of a reduction (TVM's `te.sum(..., where=cond)`): in a
+    `te.reduce` body, the ops after `te.where %c` and the combination of the
+    element happen only where `%c` holds, so reads after it are lazy. Several
+    `te.where` are a conjunction (rfactor adds the bound check of a split).
+
+    ```mlir
+    %acc = te.reduce sum (%k) in ["n"] : f32 {
+      %ok = arith.cmpi sgt, %i, %c1 : index
+      te.where %ok
+      %v = te.read %a[%k] : !te.tensor<["n"], f32>
+      te.yield %v : f32
+    }
+    ```
+    """
+
+    name = "te.where"
+    cond = operand_def(IntegerType(1))
+    traits = lazy_traits_def(lambda: (HasParent(ReduceOp),))
+    assembly_format = "$cond attr-dict"
+
+    def __init__(self, cond: SSAValue | Operation):
+        super().__init__(operands=[cond])
 
 
 @irdl_op_definition
@@ -582,6 +612,6 @@ class YieldOp(IRDLOperation):
 
 TE = Dialect(
     "te",
-    [FuncOp, ReturnOp, VarOp, ComputeOp, ReadOp, ReduceOp, YieldOp],
+    [FuncOp, ReturnOp, VarOp, ComputeOp, ReadOp, ReduceOp, WhereOp, YieldOp],
     [TensorType],
 )
