@@ -44,6 +44,44 @@ def _convert_gep(op: L.GEPOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) ->
 _convert_op._convert_getelementptr = _convert_gep  # type: ignore[attr-defined]  # looked up at call time
 
 
+def _scope_list(module: ir.Module, names: L.Attribute) -> Any:
+    """`!{!scope...}` for an ArrayAttr of scope names "function/group": a scope is
+    `!{!"function/group", !domain}`, the domain `!{!"function"}` (uniqued by their
+    strings, so every access of a group shares one node)."""
+    scopes = []
+    for name in names.data:  # type: ignore[attr-defined]
+        text = name.data
+        domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
+        scopes.append(module.add_metadata([ir.MetaDataString(module, text), domain]))
+    return module.add_metadata(scopes)
+
+
+def _add_alias_metadata(op: L.LoadOp | L.StoreOp, instr: Any, module: ir.Module) -> None:
+    """aliasing.py's groups as scoped-noalias metadata."""
+    for attr, kind in (("alias_scopes", "alias.scope"), ("noalias_scopes", "noalias")):
+        if (names := op.attributes.get(attr)) is not None and names.data:  # type: ignore[attr-defined]
+            instr.set_metadata(kind, _scope_list(module, names))
+
+
+def _convert_load(op: L.LoadOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
+    instr = builder.load(val_map[op.ptr], typ=convert_type(op.dereferenced_value.type))
+    if op.alignment:
+        instr.align = op.alignment.value.data
+    _add_alias_metadata(op, instr, builder.module)
+    val_map[op.dereferenced_value] = instr
+
+
+def _convert_store(op: L.StoreOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
+    instr = builder.store(val_map[op.value], val_map[op.ptr])
+    if op.alignment:
+        instr.align = op.alignment.value.data
+    _add_alias_metadata(op, instr, builder.module)
+
+
+_convert_op._convert_load = _convert_load  # type: ignore[attr-defined]
+_convert_op._convert_store = _convert_store  # type: ignore[attr-defined]
+
+
 @cache
 def _initialize() -> None:
     llvm.initialize_native_target()

@@ -38,6 +38,7 @@ from xdsl.utils.exceptions import PassFailedException
 from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.ir import emit_expr
 from compiler.dialects import loop, packed
+from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 
 PTR = llvm.LLVMPointerType()
 ALLOC_ALIGN = 64
@@ -107,13 +108,24 @@ def lower_var(op: loop.VarOp, state: FunctionState) -> None:
 def lower_load(op: loop.LoadOp) -> None:
     idx = _flat_index(op.indices, "loop.load")
     ptr = _gep(op.buffer, idx, op.result.type, op)
-    Rewriter.replace_op(op, llvm.LoadOp(ptr, op.result.type))
+    new = llvm.LoadOp(ptr, op.result.type)
+    _keep_alias_scopes(op, new)
+    Rewriter.replace_op(op, new)
 
 
 def lower_store(op: loop.StoreOp) -> None:
     idx = _flat_index(op.indices, "loop.store")
     ptr = _gep(op.buffer, idx, op.value.type, op)
-    Rewriter.replace_op(op, llvm.StoreOp(op.value, ptr))
+    new = llvm.StoreOp(op.value, ptr)
+    _keep_alias_scopes(op, new)
+    Rewriter.replace_op(op, new)
+
+
+def _keep_alias_scopes(old: Operation, new: Operation) -> None:
+    """The alias groups of aliasing.py, for jit.py's `!alias.scope`/`!noalias` metadata."""
+    for name in (ALIAS_SCOPES, NOALIAS_SCOPES):
+        if name in old.attributes:
+            new.attributes[name] = old.attributes[name]
 
 
 def _flat_index(indices: Sequence[SSAValue], what: str) -> SSAValue:

@@ -22,9 +22,11 @@ Known limits: a parallel loop that holds an intermediate buffer of its own (a
 stage computed at it with compute_at) runs serially, since that buffer lives
 at one place of the arena and would be shared by the threads; nested
 parallel loops run the inner one serially, and so does a loop with checks
-(`loop.assert`, e.g. bound checks: a failing one returns from the function);
-captured pointers lose their
-`noalias` (LLVM vectorizes the body with a runtime alias check). Without
+(`loop.assert`, e.g. bound checks: a failing one returns from the function).
+The captured pointers are reloaded from the context array, which loses the
+compute function's `noalias`: the loads and stores keep the alias groups
+aliasing.py gave them in the parent function instead (scoped-noalias metadata),
+so LLVM still keeps accumulators in registers and vectorizes the body. Without
 libgomp on the machine, parallel loops run serially.
 """
 

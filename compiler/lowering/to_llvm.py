@@ -59,6 +59,7 @@ from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
 from compiler.analysis.arg_binder import symbolic_variables
 from compiler.dialects import loop, packed
+from compiler.lowering.aliasing import annotate_alias_scopes
 from compiler.lowering.control_flow import add_returns, lower_asserts, lower_for, lower_if
 from compiler.lowering.memory import (
     FunctionState,
@@ -93,6 +94,8 @@ class LowerToLLVMPass(ModulePass):
 
 
 def lower_module(ctx: Context, module: ModuleOp) -> None:
+    for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
+        annotate_alias_scopes(f)  # before outlining: the groups are the parent's
     outline_parallel_loops(module)
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     abi = ModuleABI(

@@ -19,9 +19,9 @@ loop.func @copy(%a: !loop.buffer<["n"], f32>, %b: !loop.buffer<["n"], f32> {loop
 // CHECK-NEXT:    llvm.cond_br %[[CMP]], ^[[BODY:.*]], ^[[EXIT:.*]]
 // CHECK-NEXT:  ^[[BODY]]:
 // CHECK-NEXT:    %[[PA:.*]] = llvm.getelementptr inbounds %a[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    %v = llvm.load %[[PA]] : !llvm.ptr -> f32
+// CHECK-NEXT:    %v = llvm.load %[[PA]] {alias_scopes = ["copy/a"], noalias_scopes = ["copy/b"]} : !llvm.ptr -> f32
 // CHECK-NEXT:    %[[PB:.*]] = llvm.getelementptr inbounds %b[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.store %v, %[[PB]] : f32, !llvm.ptr
+// CHECK-NEXT:    llvm.store %v, %[[PB]] {alias_scopes = ["copy/b"], noalias_scopes = ["copy/a"]} : f32, !llvm.ptr
 // CHECK:       ^[[EXIT]]:
 // CHECK-NEXT:    %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.return %[[OK]] : i32

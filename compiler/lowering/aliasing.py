@@ -1,0 +1,161 @@
+"""lower-to-llvm, step 0 (aliasing): which accesses of a function can't touch the same bytes.
+
+LLVM only vectorizes a loop, keeps an accumulator in a register or reorders a
+load past a store when it can tell the pointers apart. Two facts it can't see
+on its own:
+
+  * intermediate buffers are views of one arena (`storage-rewrite`): every
+    access is `arena + offset + index`, and with a variable index LLVM can't
+    prove that two views don't overlap;
+  * a parallel loop's outlined body (parallel.py) reloads its buffer pointers
+    from a context array, so the `noalias` of the compute function's
+    arguments is lost there.
+
+Before anything else is lowered, `annotate_alias_scopes` gives every
+`loop.load`/`loop.store` of a function two discardable attributes naming
+*alias groups*: `alias_scopes = ["f/G"]` (the group of the buffer it accesses)
+and `noalias_scopes` (every other group of the function). They survive the
+outlining of parallel bodies (ops are cloned with their attributes) and are
+copied onto the `llvm.load`/`llvm.store` (memory.py); jit.py turns them into
+LLVM's scoped-noalias metadata (`!alias.scope`/`!noalias`, one domain per
+function). This is the same fact LLVM derives itself when it inlines a call
+with `noalias` arguments.
+
+Groups, and why they are sound (accesses in two groups never touch the same byte):
+
+  * each buffer argument of a function is a group: the compute function
+    already declares its buffer arguments `noalias`;
+  * each allocation (`aligned_alloc`, `alloca`) is a group: fresh memory;
+  * the views of one arena are grouped by byte overlap: two views are in one
+    group when their byte ranges `[offset, offset + size)` may intersect (a
+    buffer reused in place, or a later buffer at the bytes of a dead one:
+    storage-rewrite reuses memory over time, so overlapping views must not be
+    told apart). Disjointness is proven with the symbolic sizes (every shape
+    variable >= 0); what can't be proven overlaps. An access to the arena
+    itself joins all its views into one group.
+
+An access whose buffer is none of these (none exist after storage-rewrite)
+gets no attributes, so LLVM assumes it may alias anything.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from compiler.arith.expr import Const, Expr, free_vars, parse_expr
+from compiler.arith.simplify import Analyzer
+from compiler.dialects import loop
+
+ALIAS_SCOPES = "alias_scopes"
+NOALIAS_SCOPES = "noalias_scopes"
+
+
+def buffer_bytes(t: loop.BufferType) -> Expr:
+    """The byte size of a (flat) buffer type as an expression."""
+    size: Expr = Const(loop.element_bytes(t.element_type))
+    for d in t.get_shape():
+        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
+    return size
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def find(self, x: int) -> int:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _may_overlap(a: loop.ViewOp, b: loop.ViewOp, analyzer: Analyzer) -> bool:
+    """Whether the byte ranges of two views of one arena may intersect."""
+    oa, ob = parse_expr(a.offset.data), parse_expr(b.offset.data)
+    sa, sb = buffer_bytes(a.result.type), buffer_bytes(b.result.type)  # type: ignore[arg-type]
+    return not (analyzer.prove_le(oa + sa, ob) or analyzer.prove_le(ob + sb, oa))
+
+
+def _view_groups(views: list[loop.ViewOp]) -> dict[int, int]:
+    """View index -> the index of its group's representative (overlap components)."""
+    names: set[str] = set()
+    for v in views:
+        names |= free_vars(parse_expr(v.offset.data)) | free_vars(buffer_bytes(v.result.type))  # type: ignore[arg-type]
+    analyzer = Analyzer({n: (0, None) for n in names})
+    uf = _UnionFind()
+    for i, a in enumerate(views):
+        uf.find(i)
+        for j in range(i):
+            if _may_overlap(a, views[j], analyzer):
+                uf.union(i, j)
+    return {i: uf.find(i) for i in range(len(views))}
+
+
+def alias_groups(f: loop.FuncOp) -> dict[SSAValue, str]:
+    """Every buffer value of `f` that is a root (argument, allocation, view) -> its group name."""
+    groups: dict[SSAValue, str] = {}
+    taken: set[str] = set()
+
+    def unique(name: str) -> str:  # an argument and an allocation may share a name
+        k, candidate = 1, name
+        while candidate in taken:
+            k, candidate = k + 1, f"{name}#{k}"
+        taken.add(candidate)
+        return candidate
+
+    for k, arg in enumerate(f.body.block.args):
+        if isinstance(arg.type, loop.BufferType):
+            groups[arg] = unique(arg.name_hint or f"arg{k}")
+    views_of: dict[SSAValue, list[loop.ViewOp]] = {}
+    for op in f.walk():
+        if isinstance(op, loop.AllocOp):
+            groups[op.result] = unique(op.buffer_name.data)
+        elif isinstance(op, loop.ViewOp):
+            views_of.setdefault(op.arena, []).append(op)
+    accessed = {op.buffer for op in f.walk() if isinstance(op, loop.LoadOp | loop.StoreOp)}
+    for arena, views in views_of.items():
+        arena_name = groups.get(arena, "arena")
+        if arena in accessed:  # the arena itself is read or written: one group for all
+            for v in views:
+                groups[v.result] = arena_name
+            continue
+        representative = _view_groups(views)
+        names = {r: unique(f"{arena_name}.{views[r].buffer_name.data}") for r in sorted(set(representative.values()))}
+        for i, v in enumerate(views):
+            groups[v.result] = names[representative[i]]
+    return groups
+
+
+def _root(buffer: SSAValue) -> SSAValue | None:
+    """The argument, allocation or view a buffer value is (None: unknown)."""
+    owner = buffer.owner
+    if isinstance(buffer, BlockArgument):
+        assert isinstance(owner, Block)
+        parent = owner.parent_op()
+        return buffer if isinstance(parent, loop.FuncOp) else None
+    if isinstance(owner, loop.AllocOp | loop.ViewOp):
+        return buffer
+    return None
+
+
+def annotate_alias_scopes(f: loop.FuncOp) -> None:
+    """Mark every load and store of `f` with its group and the groups it doesn't alias."""
+    groups = alias_groups(f)
+    accesses: list[tuple[Operation, str]] = []
+    for op in f.walk():
+        if isinstance(op, loop.LoadOp | loop.StoreOp):
+            root = _root(op.buffer)
+            if root is not None and root in groups:
+                accesses.append((op, groups[root]))
+    used = sorted({g for _, g in accesses})
+    if len(used) < 2:  # nothing to tell apart
+        return
+    prefix = f.sym_name.data
+    for op, group in accesses:
+        op.attributes[ALIAS_SCOPES] = ArrayAttr([StringAttr(f"{prefix}/{group}")])
+        op.attributes[NOALIAS_SCOPES] = ArrayAttr([StringAttr(f"{prefix}/{g}") for g in used if g != group])

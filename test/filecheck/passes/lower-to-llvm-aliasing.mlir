@@ -1,0 +1,87 @@
+// RUN: compiler-opt %s --split-input-file -p lower-to-llvm | filecheck %s
+
+// Views of one arena are alias groups by byte overlap: x [0, 64) and y [64, 128)
+// are disjoint; z overwrites x in place ([0, 64)), so x and z form one group that
+// is not told apart. Every load and store names its group and the others.
+loop.func @arena(%in: !loop.buffer<[16], f32>, %out: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<[128], i8>
+  %x = loop.view "x" %arena at "0" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  %y = loop.view "y" %arena at "64" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  %z = loop.view "z" %arena at "0" inplace "x" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  loop.for %i = %c0 extent %c16 {
+    %a = loop.load %in[%i] : !loop.buffer<[16], f32>
+    loop.store %a, %x[%i] : !loop.buffer<[16], f32>
+    %b = loop.load %x[%i] : !loop.buffer<[16], f32>
+    loop.store %b, %y[%i] : !loop.buffer<[16], f32>
+    %c = loop.load %y[%i] : !loop.buffer<[16], f32>
+    loop.store %c, %z[%i] : !loop.buffer<[16], f32>
+    %d = loop.load %z[%i] : !loop.buffer<[16], f32>
+    loop.store %d, %out[%i] : !loop.buffer<[16], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @arena(
+// CHECK:         %a = llvm.load %{{.*}} {alias_scopes = ["arena/in"], noalias_scopes = ["arena/arena.x", "arena/arena.y", "arena/out"]}
+// CHECK:         llvm.store %a, %{{.*}} {alias_scopes = ["arena/arena.x"], noalias_scopes = ["arena/arena.y", "arena/in", "arena/out"]}
+// CHECK:         %b = llvm.load %{{.*}} {alias_scopes = ["arena/arena.x"], noalias_scopes = ["arena/arena.y", "arena/in", "arena/out"]}
+// CHECK:         llvm.store %b, %{{.*}} {alias_scopes = ["arena/arena.y"], noalias_scopes = ["arena/arena.x", "arena/in", "arena/out"]}
+// CHECK:         %c = llvm.load %{{.*}} {alias_scopes = ["arena/arena.y"], noalias_scopes = ["arena/arena.x", "arena/in", "arena/out"]}
+// CHECK:         llvm.store %c, %{{.*}} {alias_scopes = ["arena/arena.x"], noalias_scopes = ["arena/arena.y", "arena/in", "arena/out"]}
+// CHECK:         %d = llvm.load %{{.*}} {alias_scopes = ["arena/arena.x"], noalias_scopes = ["arena/arena.y", "arena/in", "arena/out"]}
+// CHECK:         llvm.store %d, %{{.*}} {alias_scopes = ["arena/out"], noalias_scopes = ["arena/arena.x", "arena/arena.y", "arena/in"]}
+
+// -----
+
+// Symbolic sizes: u [0, 4n) and v [4n, 8n) are disjoint for every n >= 0; w at
+// [2n, ...) may overlap both (and so joins them: one group for the three).
+loop.func @symbolic(%out: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c0 = arith.constant 0 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<["n * 8"], i8>
+  %u = loop.view "u" %arena at "0" : !loop.buffer<["n * 8"], i8> -> !loop.buffer<["n"], f32>
+  %v = loop.view "v" %arena at "n * 4" : !loop.buffer<["n * 8"], i8> -> !loop.buffer<["n"], f32>
+  loop.for %i = %c0 extent %n {
+    %a = loop.load %u[%i] : !loop.buffer<["n"], f32>
+    loop.store %a, %v[%i] : !loop.buffer<["n"], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @symbolic(
+// CHECK:         %a = llvm.load %{{.*}} {alias_scopes = ["symbolic/arena.u"], noalias_scopes = ["symbolic/arena.v"]}
+// CHECK:         llvm.store %a, %{{.*}} {alias_scopes = ["symbolic/arena.v"], noalias_scopes = ["symbolic/arena.u"]}
+
+// -----
+
+loop.func @symbolic_overlap(%out: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c0 = arith.constant 0 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<["n * 8"], i8>
+  %u = loop.view "u" %arena at "0" : !loop.buffer<["n * 8"], i8> -> !loop.buffer<["n"], f32>
+  %w = loop.view "w" %arena at "n * 2" : !loop.buffer<["n * 8"], i8> -> !loop.buffer<["n"], f32>
+  loop.for %i = %c0 extent %n {
+    %a = loop.load %u[%i] : !loop.buffer<["n"], f32>
+    loop.store %a, %w[%i] : !loop.buffer<["n"], f32>
+    loop.store %a, %out[%i] : !loop.buffer<["n"], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @symbolic_overlap(
+// CHECK:         %a = llvm.load %{{.*}} {alias_scopes = ["symbolic_overlap/arena.u"], noalias_scopes = ["symbolic_overlap/out"]}
+// CHECK:         llvm.store %a, %{{.*}} {alias_scopes = ["symbolic_overlap/arena.u"], noalias_scopes = ["symbolic_overlap/out"]}
+
+// -----
+
+// A parallel loop's outlined body reloads its pointers from the context array:
+// its accesses keep the groups of the function they came from.
+loop.func @par(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  loop.for %i = %c0 extent %c64 parallel {
+    %v = loop.load %a[%i] : !loop.buffer<[64], f32>
+    loop.store %v, %b[%i] : !loop.buffer<[64], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @par(
+// CHECK:         llvm.call @GOMP_parallel
+// CHECK-LABEL: llvm.func @par_parallel0(%ctx: !llvm.ptr)
+// CHECK:         %v = llvm.load %{{.*}} {alias_scopes = ["par/a"], noalias_scopes = ["par/b"]}
+// CHECK:         llvm.store %v, %{{.*}} {alias_scopes = ["par/b"], noalias_scopes = ["par/a"]}
