@@ -1,0 +1,262 @@
+"""rfactor: factoring a reduction over one of its reduce axes (TVM's `Schedule::rfactor`).
+
+`sched.rfactor %ki as "B.rf" factor_axis f` on a reduction B whose reduce
+axis k was split into (ko, ki) builds two stages, as TVM does
+(src/te/schedule/schedule_dataflow_rewrite.cc):
+
+    B.rf[.., ki, ..] = reduce over (untouched root reduce axes, ko) of body[k := ko * 4 + ki]
+                       where ko * 4 + ki < extent(k)        (only if not provably true)
+    B[..]            = reduce over ki.v of B.rf[.., ki.v, ..]
+
+* touched axes: the reduce axes connected to %ki by splits and fuses (TVM's
+  PassUpBitMaskOr/PassDownBitMaskOr); their extents are passed down from
+  the root extents as TVM's PassDownDomain does (a split by nparts gives the
+  outer axis nparts iterations, so a factored outer axis has a constant
+  extent), their values passed up from the touched leaves (PassUpIndex);
+* B.rf's data axes are B's with %ki inserted before data axis f; its reduce
+  axes are the untouched root reduce axes, then the touched leaves other than
+  %ki, in leaf order; its start value is the reduction's identity;
+* B keeps its name, result, start value and attachment, with fresh axes and
+  one reduce axis of %ki's extent; the primitives applied to B before are
+  dropped (TVM resets the stage).
+
+`rfactor_ops` builds the two `te.compute` ops detached; the schedule model
+(`schedule_model._Replay.rfactor`) calls it while replaying, so later
+primitives can name "B.rf" and the new axes of B. `apply_rfactors` (the
+`apply-rfactor` pass, and every analysis that rewrites the function) puts
+them into the function and removes the `sched.rfactor` ops with the
+primitives of B that preceded them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import IndexType, ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars, parse_expr
+from compiler.arith.ir import emit_cond, emit_expr
+from compiler.arith.simplify import Analyzer, const_value, simplify
+from compiler.dialects import sched, te
+from compiler.dialects.shape import Dim
+
+
+@dataclass(eq=False)
+class RfactorRecord:
+    """One replayed `sched.rfactor`: the stage op it replaced and the two it made."""
+
+    op: sched.RfactorOp
+    old: te.ComputeOp
+    factor: te.ComputeOp
+    repl: te.ComputeOp
+
+
+def _dim(e: Expr) -> Dim:
+    e = simplify(e)
+    c = const_value(e)
+    return c if c is not None else str(e)
+
+
+def _dim_expr(d: Dim) -> Expr:
+    return Const(d) if isinstance(d, int) else parse_expr(d)
+
+
+def touched_axes(relations: list, axis: object) -> set[object]:
+    """The axes connected to `axis` through splits and fuses."""
+    from compiler.analysis.schedule_model import Fuse, Split
+
+    touched = {axis}
+    changed = True
+    while changed:
+        changed = False
+        for rel in relations:
+            if isinstance(rel, Split):
+                group = [rel.parent, rel.outer, rel.inner]
+            elif isinstance(rel, Fuse):
+                group = [rel.outer, rel.inner, rel.fused]
+            else:
+                continue
+            if any(iv in touched for iv in group) and not all(iv in touched for iv in group):
+                touched.update(group)
+                changed = True
+    return touched
+
+
+def _hint(name: str, stage: str) -> str:
+    prefix = "".join(ch if ch.isalnum() else "_" for ch in stage) + "_"
+    return name.removeprefix(prefix)
+
+
+class _Factoring:
+    """The index algebra of one rfactor: extents, values and bound checks of touched axes."""
+
+    def __init__(self, stage, axis) -> None:  # type: ignore[no-untyped-def]
+        from compiler.analysis.schedule_model import Fuse, Split
+
+        reduction = stage.op.reduction()
+        assert reduction is not None
+        self.touched = touched_axes(stage.relations, axis)
+        self.extent: dict[str, Expr] = {
+            iv.name: _dim_expr(d)
+            for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True)
+            if iv in self.touched
+        }
+        for rel in stage.relations:  # PassDownDomain
+            if isinstance(rel, Split) and rel.parent in self.touched:
+                e = self.extent[rel.parent.name]
+                if rel.factor is not None:
+                    inner, outer = Const(rel.factor), (e + rel.factor - 1) // rel.factor
+                else:
+                    assert rel.nparts is not None
+                    inner, outer = (e + rel.nparts - 1) // rel.nparts, Const(rel.nparts)
+                self.extent[rel.inner.name], self.extent[rel.outer.name] = simplify(inner), simplify(outer)
+            elif isinstance(rel, Fuse) and rel.outer in self.touched:
+                self.extent[rel.fused.name] = simplify(self.extent[rel.outer.name] * self.extent[rel.inner.name])
+        self.leaves = [iv for iv in stage.leaves if iv in self.touched]
+        self.value: dict[str, Expr] = {
+            iv.name: Const(0) if const_value(self.extent[iv.name]) == 1 else Var(iv.name) for iv in self.leaves
+        }
+        for rel in reversed(stage.relations):  # PassUpIndex
+            if isinstance(rel, Split) and rel.parent in self.touched:
+                inner = self.extent[rel.inner.name]
+                self.value[rel.parent.name] = self.value[rel.outer.name] * inner + self.value[rel.inner.name]
+            elif isinstance(rel, Fuse) and rel.outer in self.touched:
+                inner = self.extent[rel.inner.name]
+                self.value[rel.outer.name] = self.value[rel.fused.name] // inner
+                self.value[rel.inner.name] = self.value[rel.fused.name] % inner
+        bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
+        for e in self.extent.values():
+            bounds.update({name: (0, None) for name in free_vars(e)})
+        bounds.update({iv.name: (0, simplify(self.extent[iv.name] - 1)) for iv in self.leaves})
+        az = Analyzer(bounds)
+        self.roots = [iv for iv in stage.reduce_axes if iv in self.touched]
+        self.checks: list[Cond] = []
+        for iv in self.roots:
+            value = az.simplify(self.value[iv.name])
+            self.value[iv.name] = value
+            if not az.prove_lt(value, self.extent[iv.name]):
+                self.checks.append(LT(value, self.extent[iv.name]))
+
+
+def rfactor_ops(stage, axis, factor_axis: int, name: str) -> tuple[te.ComputeOp, te.ComputeOp]:  # type: ignore[no-untyped-def]
+    """The factor stage and the new reduction of `stage`, detached (see the module docstring)."""
+    f = _Factoring(stage, axis)
+    old = stage.op
+    reduction = old.reduction()
+    assert reduction is not None
+    for iv in stage.axes:
+        if iv in f.touched:
+            raise VerifyException(f"sched.rfactor: the factored axis {axis.name} is connected to the data axis {iv.name}")
+    shape = list(old.tensor_type.get_shape())
+    shape.insert(factor_axis, _dim(f.extent[axis.name]))
+    factor_type = te.TensorType(shape, old.tensor_type.element_type)
+
+    clone = old.clone()
+    block = clone.body.block
+    data_arg = block.insert_arg(IndexType(), factor_axis)
+    data_arg.name_hint = _hint(axis.name, stage.name)
+    red = clone.reduction()
+    assert red is not None
+    red_block = red.body.block
+    root_args = dict(zip(stage.reduce_axes, red_block.args, strict=True))
+    leaf_values: dict[str, SSAValue] = {axis.name: data_arg}
+    new_extents: list[Dim] = [d for iv, d in zip(stage.reduce_axes, red.get_extents(), strict=True) if iv not in f.touched]
+    for iv in f.leaves:
+        if iv is axis:
+            continue
+        arg = red_block.insert_arg(IndexType(), len(red_block.args))
+        arg.name_hint = _hint(iv.name, stage.name)
+        leaf_values[iv.name] = arg
+        new_extents.append(_dim(f.extent[iv.name]))
+
+    ops: list[Operation] = []
+
+    def var(v: str) -> SSAValue:
+        if v in leaf_values:
+            return leaf_values[v]
+        op = te.VarOp(v)
+        ops.append(op)
+        return op.result
+
+    cache: dict = {}
+    for iv in f.roots:
+        value = emit_expr(f.value[iv.name], ops.append, var, cache)
+        root_args[iv].replace_all_uses_with(value)
+    for check in f.checks:
+        ops.append(te.WhereOp(emit_cond(check, ops.append, var, cache)))
+    if red_block.first_op is not None:
+        red_block.insert_ops_before(ops, red_block.first_op)
+    else:
+        red_block.add_ops(ops)
+    for iv in f.roots:
+        red_block.erase_arg(root_args[iv])
+    red.properties["extents"] = te.dims_to_attr(new_extents)
+    red.properties.pop("init", None)  # the identity: the start value is applied once, in B
+    factor = te.ComputeOp(name, factor_type, clone.detach_region(clone.body))
+    factor.result.name_hint = "".join(ch if ch.isalnum() else "_" for ch in name)
+    clone.erase()
+    return factor, _reduction_of_factor(old, reduction, factor, factor_axis, _dim(f.extent[axis.name]), _hint(axis.name, stage.name))
+
+
+def _reduction_of_factor(
+    old: te.ComputeOp, reduction: te.ReduceOp, factor: te.ComputeOp, factor_axis: int, extent: Dim, hint: str
+) -> te.ComputeOp:
+    """B[..] = reduce over v of B.rf[.., v, ..], with B's kind and start value."""
+    block = Block(arg_types=[IndexType()] * len(old.axes))
+    for new, previous in zip(block.args, old.axes, strict=True):
+        new.name_hint = previous.name_hint
+    red_block = Block(arg_types=[IndexType()])
+    red_block.args[0].name_hint = f"{hint}_v"
+    indices: list[SSAValue] = list(block.args)
+    indices.insert(factor_axis, red_block.args[0])
+    read = te.ReadOp(factor.result, indices)
+    red_block.add_ops([read, te.YieldOp(read.result)])
+    red = te.ReduceOp(reduction.kind.data, [extent], reduction.result.type, Region(red_block), reduction.init)
+    block.add_ops([red, te.YieldOp(red.result)])
+    repl = te.ComputeOp(old.stage.data, old.tensor_type, Region(block))
+    repl.result.name_hint = old.result.name_hint
+    return repl
+
+
+def discard(records: list[RfactorRecord]) -> None:
+    """Drop the detached ops of a replay that only verified the schedule."""
+    for rec in reversed(records):
+        if rec.repl.parent is None:
+            rec.repl.erase()
+        if rec.factor.parent is None:
+            rec.factor.erase()
+
+
+def apply_rfactors(module: ModuleOp, func: te.FuncOp) -> None:
+    """Put the stages of every `sched.rfactor` into `func` and drop those ops from the schedule."""
+    from compiler.analysis.schedule_model import ScheduleModel, schedule_of
+
+    schedule = schedule_of(module, func)
+    if schedule is None or not any(isinstance(op, sched.RfactorOp) for op in schedule.body.ops):
+        return
+    model = ScheduleModel.build(func, schedule)
+    for rec in model.rfactors:
+        Rewriter.insert_op(rec.factor, InsertPoint.before(rec.old))
+        Rewriter.insert_op(rec.repl, InsertPoint.before(rec.old))
+        rec.old.result.replace_all_uses_with(rec.repl.result)
+        Rewriter.erase_op(rec.old)
+    ops = list(schedule.body.ops)
+    erased: set[Operation] = set()
+    for k, op in enumerate(ops):
+        if not isinstance(op, sched.RfactorOp):
+            continue
+        stage_type = op.axis.type
+        Rewriter.erase_op(op)
+        erased.add(op)
+        for earlier in reversed(ops[:k]):
+            if earlier in erased:
+                continue
+            values = [*earlier.operands, *earlier.results]
+            if any(v.type == stage_type for v in values):
+                Rewriter.erase_op(earlier)
+                erased.add(earlier)
+    if schedule.body.block.first_op is None:
+        Rewriter.erase_op(schedule)  # nothing left to schedule
