@@ -31,12 +31,13 @@ from pathlib import Path
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from compiler.errors import LinkError
 from compiler.lowering.jit import JitModule, target_description, target_machine, uses_openmp
 from compiler.lowering.object_cache import DISTRIBUTION, versions
 from compiler.runtime.module import METADATA_SYMBOL, ModuleMetadata
 
 
-class LinkerNotFoundError(RuntimeError):
+class LinkerNotFoundError(LinkError):
     """No C compiler to link a shared library with."""
 
 
@@ -66,7 +67,8 @@ def metadata_object(metadata: ModuleMetadata) -> bytes:
     symbol = ir.GlobalVariable(module, array, METADATA_SYMBOL)
     symbol.global_constant = True
     symbol.initializer = ir.Constant(array, data)
-    return tm.emit_object(llvm.parse_assembly(str(module)))
+    obj: bytes = tm.emit_object(llvm.parse_assembly(str(module)))  # llvmlite is untyped
+    return obj
 
 
 def export_library(
@@ -98,7 +100,7 @@ def export_library(
             ]  # fmt: skip
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
-                raise RuntimeError(
+                raise LinkError(
                     f"export_library: linking {target.name} failed (status {done.returncode}):\n"
                     f"$ {shlex.join(command)}\n{done.stderr.strip()}"
                 )

@@ -23,8 +23,8 @@ from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, i8, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
+from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
 from compiler.lowering.memory import PTR
 
@@ -128,10 +128,10 @@ def lower_packed_op(
 def _lower_call(op: packed.CallOp, abi: ModuleABI, error_values: SSAValue | None) -> None:
     callee = op.callee.root_reference.data
     if callee not in abi.variables:
-        raise PassFailedException(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func")
+        raise PassError(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func")
     bindings = op.bindings
     if missing := [n for n in abi.variables[callee] if n not in bindings]:
-        raise PassFailedException(
+        raise PassError(
             f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the packed.call does not bind"
         )
     ops: list[Operation] = []
@@ -139,17 +139,19 @@ def _lower_call(op: packed.CallOp, abi: ModuleABI, error_values: SSAValue | None
     report: list[SSAValue] = []
     if callee in abi.reporters:  # the callee stores its values where the caller's go
         if error_values is None:
-            null = llvm.ZeroOp(PTR)
+            null = llvm.ZeroOp(result_types=[PTR])
             ops.append(null)
             error_values = null.res
         report = [error_values]
     variables = [bindings[n] for n in abi.variables[callee]]
     call = llvm.CallOp(callee, *pointers, *variables, *report, return_type=i32)
     ops.append(call)
+    status = call.returned
+    assert status is not None  # return_type=i32: the call has a result
     if abi.tables[callee]:  # forward a failure of the callee (see control_flow.lower_asserts)
         zero = arith.ConstantOp(IntegerAttr(0, i32))
-        ok = arith.CmpiOp(call.returned, zero, "eq")
-        forward = loop.AssertOp(ok, f"a check of @{callee} failed", [call.returned])
+        ok = arith.CmpiOp(status, zero, "eq")
+        forward = loop.AssertOp(ok, f"a check of @{callee} failed", [status])
         forward.attributes[FORWARD_ATTR] = StringAttr(callee)
         ops.extend([zero, ok, forward])
     Rewriter.insert_op(ops, InsertPoint.before(op))

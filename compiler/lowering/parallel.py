@@ -36,8 +36,16 @@ import ctypes.util
 from functools import cache
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, i32, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.dialects import loop
@@ -98,12 +106,12 @@ def _captured(for_op: loop.ForOp) -> list[SSAValue]:
     return found
 
 
-def _slot_type(value: SSAValue) -> object:
+def _slot_type(value: SSAValue) -> Attribute:
     return PTR if isinstance(value.type, loop.BufferType) else value.type
 
 
-def _const(value: int, t: object = i64) -> llvm.ConstantOp:
-    return llvm.ConstantOp(IntegerAttr(value, t), t)  # type: ignore[arg-type]
+def _const(value: int, t: IntegerType = i64) -> llvm.ConstantOp:
+    return llvm.ConstantOp(IntegerAttr(value, t), t)
 
 
 def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
@@ -127,7 +135,7 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     mapping: dict[SSAValue, SSAValue] = {}
     for k, value in enumerate(captured):
         slot = llvm.GEPOp.from_mixed_indices(body.args[0], [k], i64, inbounds=True)
-        reload = llvm.LoadOp(slot.result, _slot_type(value))  # type: ignore[arg-type]
+        reload = llvm.LoadOp(slot.result, _slot_type(value))
         body.add_op(slot)
         body.add_op(reload)
         reload.results[0].name_hint = value.name_hint
@@ -184,7 +192,11 @@ def outline_parallel_loops(module: ModuleOp) -> None:
                 continue
             outlined = _outline(for_op, f"{func.sym_name.data}_parallel{k}", func.body.block)
             module.body.block.add_op(outlined)
-    used = {op.callee.root_reference.data for op in module.walk() if isinstance(op, llvm.CallOp)}
+    used = {
+        op.callee.root_reference.data
+        for op in module.walk()
+        if isinstance(op, llvm.CallOp) and op.callee is not None  # not an indirect call
+    }
     for name, ftype in RUNTIME.items():
         if name in used:
             module.body.block.add_op(llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external")))

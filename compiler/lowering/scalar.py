@@ -13,6 +13,8 @@ LLVM intrinsics; `arith.floordivsi` is expanded from sdiv/srem.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from xdsl.dialects import arith, cf, func, llvm, math
 from xdsl.dialects.builtin import (
     Float16Type,
@@ -23,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -33,25 +36,58 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import Rewriter
-from xdsl.utils.exceptions import PassFailedException
+
+from compiler.diagnostics import PassError
 
 NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
 
 
-def lower_scalar_ops(module: ModuleOp) -> None:
+def lower_scalar_ops(module: ModuleOp, *, fast_math: bool = False) -> None:
     """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func."""
     PatternRewriteWalker(
-        GreedyRewritePatternApplier([_ReplaceIdentityCast(), LowerScalarOps()], dce_enabled=False)
+        GreedyRewritePatternApplier([_ReplaceIdentityCast(), LowerScalarOps(fast_math)], dce_enabled=False)
     ).rewrite_module(module)
     _index_to_i64(module)
     for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         Rewriter.replace_op(f, _lower_func(f))
 
 
-_INT_BINARY: dict[type[Operation], type[Operation]] = {
+class _BinaryCtor(Protocol):
+    """An llvm op class built from two operands (`llvm.AddOp(lhs, rhs)`)."""
+
+    def __call__(self, lhs: SSAValue, rhs: SSAValue, /) -> Operation: ...
+
+
+class _OverflowBinaryCtor(Protocol):
+    """An llvm op class with overflow flags (`llvm.AddOp(lhs, rhs, overflow=NSW)`)."""
+
+    def __call__(
+        self, lhs: SSAValue, rhs: SSAValue, /, *, overflow: llvm.OverflowAttr = ...
+    ) -> Operation: ...
+
+
+class _FloatBinaryCtor(Protocol):
+    """An llvm float op class (`llvm.FAddOp(lhs, rhs, fast_math=...)`)."""
+
+    def __call__(
+        self, lhs: SSAValue, rhs: SSAValue, /, fast_math: llvm.FastMathAttr | None = None
+    ) -> Operation: ...
+
+
+class _CastCtor(Protocol):
+    """An llvm cast class built from its operand and result type."""
+
+    def __call__(self, arg: SSAValue, res_type: Attribute, /) -> Operation: ...
+
+
+# Index arithmetic can not overflow (sizes are checked at the call boundary), so it
+# carries `nsw`, which lets LLVM widen and vectorize loop counters.
+_NSW_BINARY: dict[type[Operation], _OverflowBinaryCtor] = {
     arith.AddiOp: llvm.AddOp,
     arith.SubiOp: llvm.SubOp,
     arith.MuliOp: llvm.MulOp,
+}
+_INT_BINARY: dict[type[Operation], _BinaryCtor] = {
     arith.DivSIOp: llvm.SDivOp,
     arith.DivUIOp: llvm.UDivOp,
     arith.RemSIOp: llvm.SRemOp,
@@ -60,14 +96,13 @@ _INT_BINARY: dict[type[Operation], type[Operation]] = {
     arith.OrIOp: llvm.OrOp,
     arith.XOrIOp: llvm.XOrOp,
 }
-_NSW_OPS = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
-_FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
+_FLOAT_BINARY: dict[type[Operation], _FloatBinaryCtor] = {
     arith.AddfOp: llvm.FAddOp,
     arith.SubfOp: llvm.FSubOp,
     arith.MulfOp: llvm.FMulOp,
     arith.DivfOp: llvm.FDivOp,
 }
-_CAST: dict[type[Operation], type[Operation]] = {
+_CAST: dict[type[Operation], _CastCtor] = {
     arith.ExtSIOp: llvm.SExtOp,
     arith.ExtUIOp: llvm.ZExtOp,
     arith.TruncIOp: llvm.TruncOp,
@@ -106,20 +141,34 @@ _INT_MINMAX: dict[type[Operation], str] = {
 }
 
 
+_FLOAT_SUFFIX: dict[type[Attribute], str] = {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}
+
+
 def _type_suffix(t: Attribute) -> str:
+    if isinstance(t, VectorType):  # llvm.fabs.v8f32
+        return f"v{t.get_shape()[0]}{_type_suffix(t.element_type)}"
     if isinstance(t, IndexType):
         return "i64"
     if isinstance(t, IntegerType):
         return f"i{t.width.data}"
-    return {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}[type(t)]  # type: ignore[index]
+    return _FLOAT_SUFFIX[type(t)]
 
 
 def _llvm_type(t: Attribute) -> Attribute:
     return i64 if isinstance(t, IndexType) else t
 
 
+FAST_MATH = llvm.FastMathAttr(["reassoc", "contract"])
+"""With `fast_math`: the float adds, subtractions and products may be reassociated
+(a reduction vectorizes) and contracted (a*b+c into one FMA, rounded once)."""
+_FAST_MATH_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
+
+
 class LowerScalarOps(RewritePattern):
     """arith, math, cf and func.return to llvm, one op at a time."""
+
+    def __init__(self, fast_math: bool = False):
+        self.fast_math = fast_math
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         new = self.lower(op, rewriter)
@@ -127,19 +176,26 @@ class LowerScalarOps(RewritePattern):
             rewriter.replace(op, new)
 
     def lower(self, op: Operation, rewriter: PatternRewriter) -> Operation | list[Operation] | None:
-        if (cls := _INT_BINARY.get(type(op))) is not None:
-            if isinstance(op, _NSW_OPS) and isinstance(op.results[0].type, IndexType):
-                return cls(op.operands[0], op.operands[1], overflow=NSW)  # type: ignore[call-arg]
-            return cls(op.operands[0], op.operands[1])  # type: ignore[call-arg]
-        if (cls := _FLOAT_BINARY.get(type(op))) is not None:
-            return cls(op.operands[0], op.operands[1])  # type: ignore[call-arg]
-        if (cls := _CAST.get(type(op))) is not None:
-            return cls(op.operands[0], op.results[0].type)  # type: ignore[call-arg]
-        t = op.results[0].type if op.results else None
+        if (nsw_ctor := _NSW_BINARY.get(type(op))) is not None:
+            if isinstance(op.results[0].type, IndexType):
+                return nsw_ctor(op.operands[0], op.operands[1], overflow=NSW)
+            return nsw_ctor(op.operands[0], op.operands[1])
+        if (ctor := _INT_BINARY.get(type(op))) is not None:
+            return ctor(op.operands[0], op.operands[1])
+        if (float_ctor := _FLOAT_BINARY.get(type(op))) is not None:
+            if self.fast_math and isinstance(op, _FAST_MATH_OPS):
+                return float_ctor(op.operands[0], op.operands[1], fast_math=FAST_MATH)
+            return float_ctor(op.operands[0], op.operands[1])
+        if (cast := _CAST.get(type(op))) is not None:
+            return cast(op.operands[0], op.results[0].type)
         if (name := _FLOAT_INTRINSIC.get(type(op))) is not None:
-            return llvm.CallIntrinsicOp(f"llvm.{name}.{_type_suffix(t)}", op.operands, [t])  # type: ignore[arg-type]
+            t = op.results[0].type
+            return llvm.CallIntrinsicOp(f"llvm.{name}.{_type_suffix(t)}", op.operands, [t])
         if (name := _INT_MINMAX.get(type(op))) is not None:
-            return llvm.CallIntrinsicOp(f"llvm.{name}.{_type_suffix(t)}", op.operands, [_llvm_type(t)])  # type: ignore[arg-type]
+            t = op.results[0].type
+            return llvm.CallIntrinsicOp(
+                f"llvm.{name}.{_type_suffix(t)}", op.operands, [_llvm_type(t)]
+            )
         match op:
             case arith.ConstantOp():
                 return _lower_constant(op)
@@ -154,11 +210,14 @@ class LowerScalarOps(RewritePattern):
             case arith.NegfOp():
                 return llvm.FNegOp(op.operand)
             case math.AbsIOp():
-                return llvm.CallIntrinsicOp(
+                # The i1 flag says whether abs(INT_MIN) is poison: no, it wraps.
+                int_min_is_poison = llvm.ConstantOp(IntegerAttr(0, 1), IntegerType(1))
+                call = llvm.CallIntrinsicOp(
                     f"llvm.abs.{_type_suffix(op.result.type)}",
-                    [op.operand, llvm.ConstantOp(IntegerAttr(0, 1), IntegerType(1))],
+                    [op.operand, int_min_is_poison.result],
                     [_llvm_type(op.result.type)],
                 )
+                return [int_min_is_poison, call]
             case arith.IndexCastOp():
                 return _int_cast(op.input, op.result.type, signed=True)
             case arith.FPToSIOp():
@@ -186,7 +245,7 @@ def _lower_constant(op: arith.ConstantOp) -> Operation:
         return llvm.ConstantOp(IntegerAttr(value.value.data, i64), i64)
     if isinstance(value, IntegerAttr | FloatAttr):
         return llvm.ConstantOp(value, t)
-    raise PassFailedException(f"lower-to-llvm: unsupported constant {value}")
+    raise PassError(f"lower-to-llvm: unsupported constant {value}")
 
 
 def _int_cast(value: SSAValue, to: Attribute, *, signed: bool) -> Operation | list[Operation]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compiler import te
+from compiler.errors import ExprValueError
 from compiler.ops.shape import pad
 from compiler.ops.util import padding4, pair, static
 from compiler.te import Dim, Expr, Tensor
@@ -17,27 +18,30 @@ from compiler.te import Dim, Expr, Tensor
 
 def conv_out_dim(size: Dim, kernel: int, stride: int, pad_total: int, dilation: int) -> Dim:
     out = (size + pad_total - ((kernel - 1) * dilation + 1)) // stride + 1
-    return out if isinstance(out, int) else (static(out) if static(out) is not None else out)
+    if isinstance(out, int):
+        return out
+    known = static(out)
+    return known if known is not None else out
 
 
 def _kernel(w: Tensor, axes: tuple[int, int], name: str) -> tuple[int, int]:
     r, s = w.shape[axes[0]], w.shape[axes[1]]
     if not isinstance(r, int) or not isinstance(s, int):
-        raise ValueError(f"{name}: the kernel size must be static, got {w.shape}")
+        raise ExprValueError(f"{name}: the kernel size must be static, got {w.shape}")
     return r, s
 
 
 def _groups(c: Dim, k: Dim, wc: Dim, groups: int, name: str) -> tuple[int, int]:
     """(input channels, output channels) per group."""
     if groups < 1:
-        raise ValueError(f"{name}: groups must be positive, got {groups}")
+        raise ExprValueError(f"{name}: groups must be positive, got {groups}")
     if groups == 1:
         return 0, 0
     kk, cc, wcc = static(k), static(c), static(wc)
     if kk is None or wcc is None:
-        raise ValueError(f"{name}: a grouped convolution needs static channel counts")
+        raise ExprValueError(f"{name}: a grouped convolution needs static channel counts")
     if kk % groups or (cc is not None and cc != wcc * groups):
-        raise ValueError(f"{name}: {c} input and {k} output channels do not split into {groups} groups of {wc}")
+        raise ExprValueError(f"{name}: {c} input and {k} output channels do not split into {groups} groups of {wc}")
     return wcc, kk // groups
 
 
@@ -120,5 +124,5 @@ def depthwise_conv2d_nchw(
     """x: [N, C, H, W], w: [C * M, 1, R, S]: a convolution with one group per input channel."""
     c = static(x.shape[1])
     if c is None:
-        raise ValueError(f"{name}: a depthwise convolution needs a static channel count")
+        raise ExprValueError(f"{name}: a depthwise convolution needs a static channel count")
     return conv2d_nchw(x, w, stride, padding, dilation, groups=c, name=name, out_dtype=out_dtype)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compiler import te
+from compiler.errors import ExprValueError
 from compiler.ops.util import ceil_div, count_expr, index_max, index_min, lowest, pair, static
 from compiler.te import Dim, Expr, IterVar, Tensor
+from compiler.te.expr import INDEX, as_expr
 
 
 def _spatial(layout: str, name: str) -> tuple[int, int]:
@@ -21,7 +23,7 @@ def _spatial(layout: str, name: str) -> tuple[int, int]:
         return 2, 3
     if layout == "NHWC":
         return 1, 2
-    raise ValueError(f"{name}: layout must be NCHW or NHWC, got {layout!r}")
+    raise ExprValueError(f"{name}: layout must be NCHW or NHWC, got {layout!r}")
 
 
 def pool_out_dim(size: Dim, kernel: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> Dim:
@@ -56,7 +58,7 @@ def _windows(
     guards = []
     for d, k, s, p, dl in zip((hi, wi), kernel, stride, padding, dilation, strict=True):
         if 2 * p > k:
-            raise ValueError(f"{name}: padding {p} is more than half the kernel size {k}")
+            raise ExprValueError(f"{name}: padding {p} is more than half the kernel size {k}")
         out = pool_out_dim(x.shape[d], k, s, p, dl, ceil_mode)
         guards.append(_needs_guard(x.shape[d], out, k, s, p, dl) if (p or ceil_mode) else False)
         shape[d] = out
@@ -147,7 +149,7 @@ def avg_pool2d(
             if count_include_pad:
                 count = end - start
             else:
-                count = index_min(end, x.shape[d]) - index_max(start, 0)
+                count = as_expr(index_min(end, x.shape[d]) - index_max(start, 0), INDEX)
             total = count if total is None else total * count
         assert total is not None
         return total.astype(acc)

@@ -126,6 +126,19 @@ def test_math_and_integer_dtypes() -> None:
     np.testing.assert_array_equal(j, ii * 3 + np.arange(33) % 4)
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_abs(dtype: str) -> None:
+    # math.absi lowers to llvm.abs with an i1 flag constant that must be emitted too
+    # (found by mypy: the constant was passed as an operand but never inserted).
+    A = te.placeholder((9,), dtype=dtype, name="A")
+    B = te.compute((9,), lambda i: te.abs(A[i]), name="B")
+    f = compiler.build([A, B])
+    a = np.array([np.iinfo(dtype).min + 1, -7, -1, 0, 1, 5, -3, 2, 100], dtype=dtype)
+    b = np.zeros(9, dtype)
+    f(a, b)
+    np.testing.assert_array_equal(b, np.abs(a))
+
+
 def test_argument_order_mixes_inputs_and_outputs() -> None:
     A = te.placeholder((4,), name="A")
     B = te.compute((4,), lambda i: A[i] * 2.0, name="B")

@@ -155,3 +155,24 @@ loop.func @par(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.ou
 // CHECK:         llvm.call @omp_get_thread_num() : () -> i32
 // CHECK:         llvm.call @omp_get_num_threads() : () -> i32
 // CHECK:       llvm.func @GOMP_parallel(!llvm.ptr, !llvm.ptr, i32, i32)
+
+// -----
+
+// A callee whose checks report values gets a trailing error-values pointer; a
+// caller without {packed.error_values} of its own passes NULL to it.
+loop.func @caller(%args: !llvm.ptr, %num_args: i32) {
+  %t = packed.arg %args[0]
+  %c4 = arith.constant 4 : index
+  packed.call @reporter(%t) ["n" = %c4]
+}
+loop.func @reporter(%a: !loop.buffer<["n"], f32>) {
+  %n = loop.var "n" : index
+  %c8 = arith.constant 8 : index
+  %ok = arith.cmpi slt, %n, %c8 : index
+  loop.assert %ok, "n is {0}" (%n : index)
+}
+// CHECK-LABEL: llvm.func @caller(%args: !llvm.ptr, %num_args: i32) -> i32 {
+// CHECK:         %[[A:.*]] = llvm.inttoptr %t : i64 to !llvm.ptr
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    %{{.*}} = llvm.call @reporter(%[[A]], %c4, %[[NULL]]) : (!llvm.ptr, i64, !llvm.ptr) -> i32
+// CHECK:       llvm.func @reporter(%a: !llvm.ptr {llvm.noalias}, %n: i64, %error_values: !llvm.ptr) -> i32 {
