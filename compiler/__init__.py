@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from compiler.runtime.module import load_module
     from compiler.torch import from_torch
 
-__all__ = ["Function", "build", "from_torch", "load_module", "lower", "ops", "te"]
+__all__ = ["Function", "TuneResult", "build", "from_torch", "load_module", "lower", "ops", "te", "tune"]
 
 DISTRIBUTION = "xdsl-tensor-compiler"
 """The name this package is installed under (`pip install xdsl-tensor-compiler`)."""
@@ -62,6 +62,10 @@ def __getattr__(name: str) -> Any:
         from compiler.build import Function, build, lower
 
         value = {"Function": Function, "build": build, "lower": lower}[name]
+    elif name in ("tune", "TuneResult"):  # empirical tuning (compiler.tune)
+        from compiler.tune import TuneResult, tune
+
+        value = {"tune": tune, "TuneResult": TuneResult}[name]
     elif name == "te":
         import compiler.te
 
@@ -92,7 +96,7 @@ class _Package(types.ModuleType):
     attribute `build`) must not hide the function."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "build" and isinstance(value, types.ModuleType):
+        if name in ("build", "tune") and isinstance(value, types.ModuleType):
             return
         super().__setattr__(name, value)
 

@@ -23,7 +23,7 @@ from compiler import te as T
 from compiler.dialects import loop, te
 from compiler.pipeline import Stage, default_pipeline, stage_passes
 from compiler.te.schedule import Schedule
-from compiler.te.to_ir import build_module, mlir_type
+from compiler.te.to_ir import FunctionSignature, build_module, mlir_type
 
 if TYPE_CHECKING:
     from compiler.passes.memory_report import MemorySummary
@@ -203,6 +203,7 @@ def compile_module(
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
     cache: bool | None = None,
+    auto_schedule: bool = False,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
@@ -212,7 +213,8 @@ def compile_module(
     such as `a[:, ::2]` runs without a copy); `check_bounds` checks every load and
     store against its buffer's region (an IndexError instead of a wrong access).
     `cache=False` compiles without the on-disk object cache (`COMPILER_CACHE=0`: the
-    whole process; `compiler.lowering.object_cache`).
+    whole process; `compiler.lowering.object_cache`). `auto_schedule` runs
+    `auto-schedule` first (the stages no `sched` op names get a schedule for the host).
     """
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
@@ -221,7 +223,8 @@ def compile_module(
     start = time.perf_counter()
     ctx = make_context()
     if any(isinstance(op, te.FuncOp) for op in module.ops):
-        for p in default_pipeline("loop", tighten_pad_regions=tighten_pad_regions, check_bounds=check_bounds):
+        options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
+        for p in default_pipeline("loop", **options, auto_schedule=auto_schedule):
             p.apply(ctx, module)
     elif check_bounds:  # a loop.func given directly
         from compiler.passes.insert_bound_checks import InsertBoundChecksPass
@@ -269,25 +272,51 @@ def build(
     name: str = "main",
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
+    auto_schedule: bool | None = None,
+    tuning_log: str | os.PathLike[str] | None = None,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable.
 
     `build([A, B, C])`, or with a schedule `build(s, [A, B, C])`; `check_bounds=True`
     checks every load and store, intermediates included, against its buffer's region:
     an access outside raises IndexError naming the buffer, the index and the region.
+
+    Without a schedule, the program is scheduled automatically: the schedule recorded
+    for it in the tuning log (`tuning_log=`, else the file named by COMPILER_TUNING_LOG;
+    `compiler.tune` writes it) if there is one, else the `auto-schedule` pass's for the
+    host. `auto_schedule=False` compiles the unscheduled program (TVM's default
+    schedule); `auto_schedule=True` also extends a partial schedule to the stages it
+    does not name.
     """
+    from compiler.tuning_log import apply_logged_schedule
+
     start = time.perf_counter()
     schedule, tensors = _split_args(schedule_or_args, args)
     module, sig = build_module(tensors, name, schedule)
+    automatic = schedule is None if auto_schedule is None else auto_schedule
+    if schedule is None and automatic:
+        apply_logged_schedule(module, name, tuning_log)
+    fn = compile_built(
+        module,
+        sig,
+        name,
+        tighten_pad_regions=tighten_pad_regions,
+        check_bounds=check_bounds,
+        auto_schedule=automatic,
+    )
+    fn.stats.seconds["total"] = time.perf_counter() - start
+    return fn
+
+
+def compile_built(module: ModuleOp, sig: FunctionSignature, name: str, **options: Any) -> Function:
+    """Compile a module made by `build_module` (arguments in the order of `sig.args`);
+    `options` are those of `compile_module`."""
     abi = sig.inputs + sig.outputs
     abi_index = {t.uid: i for i, t in enumerate(abi)}
-    fn = compile_module(
+    return compile_module(
         module,
         name,
         [abi_index[t.uid] for t in sig.args],
         strided_args=[t.name for t in sig.inputs if t.strided],
-        tighten_pad_regions=tighten_pad_regions,
-        check_bounds=check_bounds,
+        **options,
     )
-    fn.stats.seconds["total"] = time.perf_counter() - start
-    return fn

@@ -6,7 +6,7 @@
 | stage  | after the passes                    | the module holds     |
 |--------|-------------------------------------|----------------------|
 | `te`   | none                                | te.func              |
-| `loop` | compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
+| `loop` | (auto-schedule,) compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
 | `flat` | make-packed-api, storage-flatten, storage-rewrite, unroll-loops | packed + loop.func, 1-D, one arena |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
@@ -32,12 +32,19 @@ STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
 
 
 def default_pipeline(
-    until: Stage = "llvm", *, tighten_pad_regions: bool = True, check_bounds: bool = False
+    until: Stage = "llvm",
+    *,
+    tighten_pad_regions: bool = True,
+    check_bounds: bool = False,
+    auto_schedule: bool = False,
 ) -> list[ModulePass]:
     """The passes from te to llvm; `tighten_pad_regions=False` leaves pad guards out of
     bound inference (TVM's behaviour, for comparison); `check_bounds=True` checks every
-    load and store against its buffer's region at run time."""
+    load and store against its buffer's region at run time; `auto_schedule=True` first
+    schedules every stage no `sched` op names (`auto-schedule`, for the host; `build()`
+    does this when it is given no schedule)."""
     from compiler.lowering.to_llvm import LowerToLLVMPass
+    from compiler.passes.auto_schedule import AutoSchedulePass
     from compiler.passes.compute_inline import ComputeInlinePass
     from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.insert_bound_checks import InsertBoundChecksPass
@@ -54,6 +61,7 @@ def default_pipeline(
         (
             "loop",
             [
+                *([AutoSchedulePass()] if auto_schedule else []),
                 ComputeInlinePass(),
                 *([TightenPadRegionsPass()] if tighten_pad_regions else []),
                 InferBoundPass(),
@@ -73,10 +81,12 @@ def default_pipeline(
     return passes
 
 
-def stage_passes(stage: Stage, *, tighten_pad_regions: bool = True, check_bounds: bool = False) -> list[ModulePass]:
+def stage_passes(
+    stage: Stage, *, tighten_pad_regions: bool = True, check_bounds: bool = False, auto_schedule: bool = False
+) -> list[ModulePass]:
     """The passes that lead from the stage before `stage` to `stage`."""
     previous = STAGES[STAGES.index(stage) - 1]
-    options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
+    options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds, "auto_schedule": auto_schedule}
     everything = default_pipeline(stage, **options)
     before = default_pipeline(previous, **options) if stage != "te" else []
     return everything[len(before) :]
@@ -100,12 +110,17 @@ class DefaultPipelinePass(ModulePass):
     check_bounds: bool = False
     """Check every load and store against its buffer's region at run time."""
 
+    auto_schedule: bool = False
+    """First schedule the stages no `sched` op names, for the host (what `build()` does
+    without a schedule; `auto-schedule` with options pins the target)."""
+
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
         return default_pipeline(
             self.until,  # type: ignore[arg-type]
             tighten_pad_regions=self.tighten_pad_regions,
             check_bounds=self.check_bounds,
+            auto_schedule=self.auto_schedule,
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

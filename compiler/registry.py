@@ -36,6 +36,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    def auto_schedule() -> type[ModulePass]:
+        from compiler.passes.auto_schedule import AutoSchedulePass
+
+        return AutoSchedulePass
+
     def default_pipeline() -> type[ModulePass]:
         from compiler.pipeline import DefaultPipelinePass
 
@@ -102,6 +107,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return StorageFlattenPass
 
     return {
+        "auto-schedule": auto_schedule,
         "compute-inline": compute_inline,
         "default-pipeline": default_pipeline,
         "infer-bound": infer_bound,

@@ -358,6 +358,7 @@ class Case:
     symbolic: bool
     sizes: list[dict[str, int]]  # one build, called at each (one entry when static)
     schedule: list[str] = field(default_factory=list)
+    auto_schedule: bool = False  # build(..., auto_schedule=True): the rest scheduled automatically
 
     def program(self) -> Program:
         return make_program(self.kind, self.params)
@@ -382,7 +383,8 @@ class Case:
             "import compiler\nfrom compiler import te\n"
             "from test_schedule_properties import expect_value_error\n"
             + self.source()
-            + f"f = compiler.build(s, args{', check_bounds=True' if has_check_bounds() else ''})\n"
+            + f"f = compiler.build(s, args{', check_bounds=True' if has_check_bounds() else ''}"
+            + f"{', auto_schedule=True' if self.auto_schedule else ''})\n"
             + f"# called with sizes {self.sizes}\n"
         )
 
@@ -435,6 +437,8 @@ def run_case(case: Case, check_bounds: bool | None = None) -> None:
     if check_bounds is None:
         check_bounds = has_check_bounds()
     options = {"check_bounds": True} if check_bounds else {}
+    if case.auto_schedule:
+        options["auto_schedule"] = True
     f = compiler.build(namespace["s"], namespace["args"], **options)
     rng = np.random.default_rng(len(case.schedule))
     for sizes in case.sizes:
@@ -501,7 +505,7 @@ def check(case: Case) -> None:
         if case.symbolic and MEMORY_PLAN_BUG in text:
             event("known bug: symbolic memory plan rejected; run at static sizes")
             for sizes in case.sizes:
-                run(Case(case.kind, case.params, False, [sizes], case.schedule))
+                run(Case(case.kind, case.params, False, [sizes], case.schedule, case.auto_schedule))
         elif "IndexError: main: load from" in text and attached_stages_with_fused_axes(case):
             event("known bug: attached stage read out of bounds; run without bound checks")
             run(case, False)

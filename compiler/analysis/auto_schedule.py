@@ -1,0 +1,500 @@
+"""The automatic scheduler: a schedule for every stage the user left unscheduled.
+
+`plan_function(func, schedule, target)` chooses, stage by stage, from a small
+analytical cost model of the host (`Target`: vector width, vector registers,
+cache sizes, cores); `emit_plans` writes the choices as `sched` ops (the
+`auto-schedule` pass runs both; `compiler.tune` varies the plans and measures).
+
+For each stage:
+
+* injective stages that are not results are inlined into their consumers,
+  except a guarded stage (a pad: its body holds a lazy `scf.if`) read by a
+  reduction, which stays a stage of its own (inlined, its guard would run in
+  the reduction's innermost loop);
+* the vector axis is the innermost data axis when some read walks it
+  contiguously (its last index uses it) or no read uses it (a broadcast);
+  otherwise nothing is vectorized (a row sum would gather);
+* a reduction gets a register tile: `unroll` rows of an axis that the
+  vector-contiguous read does not use (so each vector load feeds `unroll`
+  FMAs: `i` of a matmul, the output channel of a conv) times `vector` lanes,
+  chosen to minimize loads per FMA with the accumulators in the vector
+  registers; its reduce loops run outside the tile (the pattern of the hand
+  schedules in bench/suite.py) and a short innermost reduce loop is unrolled;
+  a long reduction whose panel (reduce extent x vector tile) overflows half of
+  L1 is split and its outer part runs outside the row tiles (GEMM blocking);
+* leading outer data loops are fused until they give each core a few
+  iterations, and run in parallel.
+
+A stage the user already scheduled (any `sched` op names it) is kept as it is;
+the rest are scheduled around it. Splits prefer factors that divide the
+extent, so the common shapes need no tail guard; where none does (a prime
+extent, symbolic sizes) the split's tail is bounded by infer-bound as for any
+schedule, so a plan never changes results.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import Block, Operation, SSAValue
+
+from compiler.analysis.schedule_model import ScheduleModel, Stage
+from compiler.arith.expr import Expr, free_vars
+from compiler.arith.ir import expr_from_value
+from compiler.dialects import sched, te
+from compiler.dialects.shape import Dim
+
+# ---------------------------------------------------------------------------
+# The target
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the cost model knows of the machine."""
+
+    vector_bits: int = 256
+    registers: int = 16  # vector registers
+    l1_bytes: int = 32 * 1024
+    l2_bytes: int = 512 * 1024
+    cores: int = 1
+    cpu: str = "generic"
+
+    def lanes(self, element_bits: int) -> int:
+        return max(1, self.vector_bits // element_bits)
+
+    def key(self) -> str:
+        """Identifies the target in a tuning log."""
+        return f"{self.cpu}/v{self.vector_bits}/r{self.registers}/c{self.cores}"
+
+
+def _cache_size(level: int, kind: str, default: int) -> int:
+    """A cache's bytes from sysfs (index*/level, type, size), else os.sysconf, else `default`."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in sorted(os.listdir(base)):
+            path = os.path.join(base, entry)
+            if not entry.startswith("index"):
+                continue
+            with open(os.path.join(path, "level")) as f:
+                if int(f.read()) != level:
+                    continue
+            with open(os.path.join(path, "type")) as f:
+                if f.read().strip() not in (kind, "Unified"):
+                    continue
+            with open(os.path.join(path, "size")) as f:
+                text = f.read().strip().upper()
+            scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+            return int(text.rstrip("KM")) * scale
+    except (OSError, ValueError):
+        pass
+    name = {1: "SC_LEVEL1_DCACHE_SIZE", 2: "SC_LEVEL2_CACHE_SIZE"}.get(level)
+    try:
+        value = os.sysconf(name) if name else 0
+    except (ValueError, OSError):
+        value = 0
+    return value if value > 0 else default
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@cache
+def host_target() -> Target:
+    """The host: vector width and registers from llvmlite's CPU features (avx512f: 512
+    bits and 32 registers, avx/avx2: 256 bits, otherwise 128), caches, usable cores."""
+    bits, registers, cpu = 128, 16, "generic"
+    try:
+        import llvmlite.binding as llvm
+
+        features = llvm.get_host_cpu_features()
+        cpu = llvm.get_host_cpu_name()
+        if features.get("avx512f"):
+            bits, registers = 512, 32
+        elif features.get("avx2") or features.get("avx"):
+            bits = 256
+    except Exception:  # no llvmlite or no feature list: the portable 128-bit default
+        pass
+    return Target(bits, registers, _cache_size(1, "Data", 32 * 1024), _cache_size(2, "Unified", 512 * 1024), _cores(), cpu)
+
+
+# ---------------------------------------------------------------------------
+# Plans: the choices for one stage
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """The schedule of one stage. Axis numbers are root axes (data or reduce)."""
+
+    stage: str
+    action: str = "root"  # root | inline | keep (scheduled by the user)
+    vector_axis: int | None = None
+    vector_factor: int | None = None  # None: the whole axis is the vector loop
+    unroll_axis: int | None = None
+    unroll_factor: int = 1
+    reduce_split: int | None = None  # split the first reduce axis by this, outer part outside the row tiles
+    unroll_reduce: bool = False  # unroll the innermost reduce loop
+    vector_first: bool = False  # the vector axis' outer loop outermost (a matmul's column panel)
+    parallel: bool = True
+    min_parallel: int = 4  # fuse leading loops until this many iterations per core
+
+    def describe(self) -> str:
+        if self.action != "root":
+            return f"{self.stage}: {self.action}"
+        parts = [f"{self.stage}:"]
+        if self.vector_axis is not None:
+            parts.append(f"vector axis {self.vector_axis} by {self.vector_factor or 'all'}")
+        if self.unroll_axis is not None:
+            parts.append(f"unroll axis {self.unroll_axis} by {self.unroll_factor}")
+        if self.reduce_split:
+            parts.append(f"reduce split {self.reduce_split}")
+        parts.append("parallel" if self.parallel else "serial")
+        return " ".join(parts)
+
+
+@dataclass
+class StageInfo:
+    """What the cost model reads of a stage."""
+
+    name: str
+    extents: list[int | None]  # data axes; None when symbolic
+    reduce_extents: list[int | None]
+    element_bits: int
+    guarded: bool  # the body holds a lazy scf.if (a pad, a stencil's edge)
+    is_output: bool
+    reads: list[list[frozenset[str]]]  # per read: the axis names each index uses
+    axis_names: list[str]
+    reduce_names: list[str]
+    consumers: list[str] = field(default_factory=list)
+    reads_reduction: bool = False
+
+
+def _extent(d: Dim) -> int | None:
+    return d if isinstance(d, int) else None
+
+
+def _element_bits(t: te.TensorType) -> int:
+    e = t.element_type
+    if isinstance(e, IntegerType):
+        return e.width.data
+    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(e), 32)
+
+
+def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
+    op = stage.op
+    reduction = op.reduction()
+    leaf = stage.index_leaf()
+    names = {iv.name for iv in stage.root_vars}
+    reads: list[list[frozenset[str]]] = []
+    for inner in op.body.walk():
+        if isinstance(inner, te.ReadOp):
+            uses = []
+            for index in inner.indices:
+                e: Expr | None = expr_from_value(index, leaf)
+                uses.append(names if e is None else free_vars(e) & names)
+            reads.append([frozenset(u) for u in uses])
+    guarded = any(isinstance(inner, scf.IfOp) for inner in op.body.walk())
+    return StageInfo(
+        stage.name,
+        [_extent(d) for d in op.tensor_type.get_shape()],
+        [_extent(d) for d in reduction.get_extents()] if reduction is not None else [],
+        _element_bits(op.tensor_type),
+        guarded,
+        stage.is_output,
+        reads,
+        [iv.name for iv in stage.axes],
+        [iv.name for iv in stage.reduce_axes],
+    )
+
+
+# ---------------------------------------------------------------------------
+# The cost model
+# ---------------------------------------------------------------------------
+
+
+def _divisors(n: int, candidates: Sequence[int]) -> list[int]:
+    return [c for c in candidates if c <= n and n % c == 0]
+
+
+def vector_axis(info: StageInfo) -> int | None:
+    """The innermost data axis, if vector lanes along it load contiguously (some read's
+    last index uses it) or broadcast (no read uses it)."""
+    if not info.axis_names:
+        return None
+    v = len(info.axis_names) - 1
+    name = info.axis_names[v]
+    used = [r for r in info.reads if any(name in u for u in r)]
+    if not used or any(r and name in r[-1] for r in used):
+        return v
+    return None
+
+
+def unroll_axis(info: StageInfo, v: int) -> int | None:
+    """A data axis the vector-contiguous reads don't use: each vector loaded along `v`
+    then serves every unrolled row. The longest such axis (known extents first)."""
+    vname = info.axis_names[v]
+    contiguous = [r for r in info.reads if r and vname in r[-1]]
+    best: tuple[int, int] | None = None
+    for a, name in enumerate(info.axis_names):
+        if a == v or any(any(name in u for u in r) for r in contiguous):
+            continue
+        extent = info.extents[a]
+        if extent is not None and extent < 2:
+            continue
+        score = extent if extent is not None else 1 << 20
+        if best is None or score > best[0]:
+            best = (score, a)
+    return None if best is None else best[1]
+
+
+def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tuple[int | None, int]:
+    """(vector factor, unroll factor): the fewest loads per FMA, (u + nv) / (u * nv) for
+    u rows of nv vectors, with u * nv accumulators in the registers (4 kept for the
+    loaded operands). Factors that divide the extents come first."""
+    lanes = target.lanes(info.element_bits)
+    extent = info.extents[v]
+    if extent is None:
+        vector_options: list[int | None] = [lanes]
+    elif extent <= lanes:
+        return None, _unroll_only(info, u, target, 1)
+    else:
+        vector_options = list(_divisors(extent, [lanes * k for k in (1, 2, 3, 4)]))
+        if not vector_options:  # no multiple of the lanes divides: a tail
+            vector_options = [None] if extent <= 4 * lanes else [lanes]
+    budget = max(1, target.registers - 4)
+    best: tuple[float, int | None, int] | None = None
+    for vf in vector_options:
+        nv = -(-(extent if vf is None else vf) // lanes)  # type: ignore[operator]
+        for uf in _unroll_options(info, u):
+            if uf * nv > budget:
+                continue
+            cost = (uf + nv) / (uf * nv)
+            if best is None or cost < best[0] - 1e-9:
+                best = (cost, vf, uf)
+    if best is None:
+        return vector_options[0], 1
+    return best[1], best[2]
+
+
+def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
+    if u is None or not info.reduce_extents:
+        return [1]
+    extent = info.extents[u]
+    if extent is None:  # a split of a symbolic extent guards every unrolled row
+        return [1]
+    return [1, *_divisors(extent, [2, 3, 4, 6, 8, 12])]
+
+
+def _unroll_only(info: StageInfo, u: int | None, target: Target, nv: int) -> int:
+    options = _unroll_options(info, u)
+    fitting = [uf for uf in options if uf * nv <= max(1, target.registers - 4)]
+    return max(fitting) if fitting else 1
+
+
+def _panel_only(info: StageInfo, v: int) -> bool:
+    """The vector-contiguous reads use no data axis but `v` (a matmul's B[k, j], not a
+    conv's input row, which moves with the output row too)."""
+    vname = info.axis_names[v]
+    others = set(info.axis_names) - {vname}
+    contiguous = [r for r in info.reads if r and vname in r[-1]]
+    return bool(contiguous) and all(not (u & others) for r in contiguous for u in r)
+
+
+def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
+    plan = StagePlan(info.name, parallel=target.cores > 1)
+    v = vector_axis(info)
+    if v is None:
+        return plan
+    u = unroll_axis(info, v)
+    vf, uf = register_tile(info, v, u, target)
+    plan = replace(plan, vector_axis=v, vector_factor=vf)
+    if u is not None and uf > 1:
+        plan = replace(plan, unroll_axis=u, unroll_factor=uf)
+    last = info.reduce_extents[-1] if info.reduce_extents else None
+    plan = replace(plan, unroll_reduce=last is not None and 1 < last <= 7)
+    if vf is not None:
+        # a column panel (the vector tile's columns over the whole reduction) shared by
+        # every row tile: its outer loop goes outside the row tiles, and a long
+        # reduction is blocked so the panel stays in half of L1
+        plan = replace(plan, vector_first=plan.unroll_axis is not None and _panel_only(info, v))
+        k = info.reduce_extents[0] if info.reduce_extents else None
+        panel = (k or 0) * vf * info.element_bits // 8
+        if plan.vector_first and k is not None and len(info.reduce_extents) == 1 and panel > target.l1_bytes // 2:
+            fitting = [c for c in (512, 256, 128, 64) if c < k and k % c == 0 and c * vf * info.element_bits // 8 <= target.l1_bytes // 2]
+            if fitting:
+                plan = replace(plan, reduce_split=fitting[0])
+    return plan
+
+
+def plan_injective(info: StageInfo, target: Target) -> StagePlan:
+    plan = StagePlan(info.name, parallel=target.cores > 1)
+    v = vector_axis(info)
+    if v is None:
+        return plan
+    lanes = target.lanes(info.element_bits)
+    extent = info.extents[v]
+    if extent is not None and extent <= 8 * lanes:
+        return replace(plan, vector_axis=v, vector_factor=None)
+    factors = _divisors(extent, [8 * lanes, 4 * lanes, 2 * lanes, lanes]) if extent is not None else []
+    return replace(plan, vector_axis=v, vector_factor=factors[0] if factors else lanes)
+
+
+def scheduled_stages(schedule: sched.ScheduleOp | None) -> set[str]:
+    """Stages a schedule names (an axis, an attachment, inline or root)."""
+    if schedule is None:
+        return set()
+    found: set[str] = set()
+    for op in schedule.body.ops:
+        stage = op.properties.get("stage")
+        if stage is not None:
+            found.add(stage.data)  # type: ignore[attr-defined]
+        for operand in op.operands:
+            if isinstance(operand.type, sched.IterType):
+                found.add(operand.type.stage.data)
+    return found
+
+
+def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Target) -> list[StagePlan]:
+    """A plan for each stage of `func`, producers first (`keep` for the user's stages)."""
+    model = ScheduleModel.build(func, schedule)
+    user = scheduled_stages(schedule)
+    infos = {name: stage_info(model, s) for name, s in model.stages.items()}
+    for name, s in model.stages.items():
+        for src in s.inputs:
+            infos[src].consumers.append(name)
+    attach_targets = {s.attach_stage.name for s in model.stages.values() if s.attach_stage is not None}
+    plans: list[StagePlan] = []
+    for name, info in infos.items():
+        if name in user:
+            plans.append(StagePlan(name, action="keep"))
+            continue
+        if info.reduce_extents:
+            plans.append(plan_reduction(info, target))
+            continue
+        read_by_reduction = any(infos[c].reduce_extents for c in info.consumers)
+        if not info.is_output and name not in attach_targets and not (info.guarded and read_by_reduction):
+            plans.append(StagePlan(name, action="inline"))
+            continue
+        plans.append(plan_injective(info, target))
+    return plans
+
+
+# ---------------------------------------------------------------------------
+# Emission: plans as sched ops
+# ---------------------------------------------------------------------------
+
+
+class _Builder:
+    def __init__(self, block: Block):
+        self.block = block
+        self.leaves: list[SSAValue] = []  # the current stage's leaves, in loop order
+
+    def add(self, op: Operation, *hints: str) -> Operation:
+        self.block.add_op(op)
+        for result, hint in zip(op.results, hints, strict=False):
+            result.name_hint = hint
+        return op
+
+    def axis(self, stage: str, index: int, hint: str, reduce: bool = False) -> SSAValue:
+        return self.add(sched.AxisOp(stage, index, reduce=reduce), hint).results[0]
+
+    def split(self, value: SSAValue, factor: int) -> tuple[SSAValue, SSAValue]:
+        hint = value.name_hint or "ax"
+        op = self.add(sched.SplitOp(value, factor=factor), f"{hint}_o", f"{hint}_i")
+        position = self.leaves.index(value)
+        self.leaves[position : position + 1] = list(op.results)
+        return op.results[0], op.results[1]
+
+
+def _product(extents: Sequence[int | None]) -> int | None:
+    total = 1
+    for e in extents:
+        if e is None:
+            return None
+        total *= e
+    return total
+
+
+def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) -> None:
+    """The sched ops of one stage's plan."""
+    if plan.action == "inline":
+        b.add(sched.ComputeInlineOp(plan.stage))
+        return
+    if plan.action != "root" or not info.axis_names:
+        return
+    stage = plan.stage
+    data = [b.axis(stage, k, n) for k, n in enumerate(info.axis_names)]
+    reduce = [b.axis(stage, k, n, reduce=True) for k, n in enumerate(info.reduce_names)]
+    b.leaves = [*data, *reduce]
+    # outer loops (with their trip counts, for the parallel fuse) and the tile inside
+    outer: list[tuple[SSAValue, int | None]] = [(d, e) for d, e in zip(data, info.extents, strict=True)]
+    inner: list[SSAValue] = []
+    vo: tuple[SSAValue, int | None] | None = None
+    if plan.unroll_axis is not None and plan.unroll_factor > 1:
+        u, ue = outer[plan.unroll_axis]
+        uo, ui = b.split(u, plan.unroll_factor)
+        outer[plan.unroll_axis] = (uo, None if ue is None else -(-ue // plan.unroll_factor))
+        inner.append(ui)
+    if plan.vector_axis is not None:
+        v, ve = outer[plan.vector_axis]
+        if plan.vector_factor is not None and (ve is None or plan.vector_factor < ve):
+            vo_value, vi = b.split(v, plan.vector_factor)
+            vo = (vo_value, None if ve is None else -(-ve // plan.vector_factor))
+            outer[plan.vector_axis] = vo
+        else:
+            vi = v
+            outer.pop(plan.vector_axis)
+        inner.append(vi)
+    if vo is not None and plan.vector_first:
+        outer.remove(vo)
+        outer.insert(0, vo)
+    reduce_outer: list[SSAValue] = []
+    if plan.reduce_split and reduce:
+        ko, ki = b.split(reduce[0], plan.reduce_split)
+        reduce_outer, reduce = [ko], [ki, *reduce[1:]]
+    # leading loops fused for the cores; a split reduction's outer loop right after them
+    if outer:
+        groups, trips = 1, outer[0][1]
+        while groups < len(outer) and trips is not None and trips < target.cores * plan.min_parallel:
+            nxt = outer[groups][1]
+            trips = None if nxt is None else trips * nxt
+            groups += 1
+    else:
+        groups = 0
+    if reduce_outer and not plan.vector_first:
+        groups = len(outer)
+    order = [v for v, _ in outer[:groups]] + reduce_outer + [v for v, _ in outer[groups:]] + reduce + inner
+    if order != b.leaves:
+        b.add(sched.ReorderOp(order))
+    if plan.unroll_reduce and reduce:
+        b.add(sched.UnrollOp(reduce[-1]))
+    for ui in inner[:-1] if plan.vector_axis is not None else inner:
+        b.add(sched.UnrollOp(ui))
+    if plan.vector_axis is not None:
+        b.add(sched.VectorizeOp(inner[-1]))
+    if plan.parallel and target.cores > 1 and groups:
+        fused = outer[0][0]
+        for v, _ in outer[1:groups]:
+            fused = b.add(sched.FuseOp(fused, v), f"{stage}_par").results[0]
+        b.add(sched.ParallelOp(fused))
+
+
+def emit_plans(
+    func: te.FuncOp, schedule: sched.ScheduleOp, plans: Sequence[StagePlan], target: Target
+) -> None:
+    """Appends the sched ops of `plans` to `schedule` (the user's ops stay first)."""
+    model = ScheduleModel.build(func)
+    b = _Builder(schedule.body.block)
+    for plan in plans:
+        if plan.stage in model.stages:
+            emit_stage(b, stage_info(model, model.stages[plan.stage]), plan, target)

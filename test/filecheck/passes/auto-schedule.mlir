@@ -1,0 +1,85 @@
+// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768}' | filecheck %s
+
+// A matmul: a register tile of 4 rows x 2 vectors of 8 (8 accumulators, 6 loads per
+// 8 FMAs), k outside the tile, the column panel (k x 16 floats: 32 KiB) blocked to
+// 256 rows of k (half of L1) and its loop outside the row tiles, the column tiles in
+// parallel (32 of them: enough for 2 cores without a fuse).
+te.func @matmul(%a: !te.tensor<[512, 512], f32>, %b: !te.tensor<[512, 512], f32>) -> !te.tensor<[512, 512], f32> {
+  %c = te.compute "C" (%i, %j) : !te.tensor<[512, 512], f32> {
+    %r = te.reduce sum (%k) in [512] : f32 {
+      %x = te.read %a[%i, %k] : !te.tensor<[512, 512], f32>
+      %y = te.read %b[%k, %j] : !te.tensor<[512, 512], f32>
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %c : !te.tensor<[512, 512], f32>
+}
+// CHECK-LABEL: sched.schedule @matmul {
+// CHECK-NEXT:    %C_i = sched.axis "C" 0
+// CHECK-NEXT:    %C_j = sched.axis "C" 1
+// CHECK-NEXT:    %C_k = sched.axis "C" reduce 0
+// CHECK-NEXT:    %C_i_o, %C_i_i = sched.split %C_i by 4 : !sched.iter<"C">
+// CHECK-NEXT:    %C_j_o, %C_j_i = sched.split %C_j by 16 : !sched.iter<"C">
+// CHECK-NEXT:    %C_k_o, %C_k_i = sched.split %C_k by 256 : !sched.iter<"C">
+// CHECK-NEXT:    sched.reorder %C_j_o, %C_k_o, %C_i_o, %C_k_i, %C_i_i, %C_j_i : !sched.iter<"C">
+// CHECK-NEXT:    sched.unroll %C_i_i : !sched.iter<"C">
+// CHECK-NEXT:    sched.vectorize %C_j_i : !sched.iter<"C">
+// CHECK-NEXT:    sched.parallel %C_j_o : !sched.iter<"C">
+// CHECK-NEXT:  }
+
+// -----
+
+// An elementwise chain: B is inlined into C; C's 4096 elements as 64 loops of 64
+// (8 vectors), the outer one parallel.
+te.func @chain(%a: !te.tensor<[4096], f32>) -> !te.tensor<[4096], f32> {
+  %b = te.compute "B" (%i) : !te.tensor<[4096], f32> {
+    %v = te.read %a[%i] : !te.tensor<[4096], f32>
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %v, %two : f32
+    te.yield %m : f32
+  }
+  %c = te.compute "C" (%i) : !te.tensor<[4096], f32> {
+    %v = te.read %b[%i] : !te.tensor<[4096], f32>
+    %zero = arith.constant 0.0 : f32
+    %m = arith.maximumf %v, %zero : f32
+    te.yield %m : f32
+  }
+  te.return %c : !te.tensor<[4096], f32>
+}
+// CHECK-LABEL: sched.schedule @chain {
+// CHECK-NEXT:    sched.compute_inline "B"
+// CHECK-NEXT:    %C_i = sched.axis "C" 0
+// CHECK-NEXT:    %C_i_o, %C_i_i = sched.split %C_i by 64 : !sched.iter<"C">
+// CHECK-NEXT:    sched.vectorize %C_i_i : !sched.iter<"C">
+// CHECK-NEXT:    sched.parallel %C_i_o : !sched.iter<"C">
+// CHECK-NEXT:  }
+
+// -----
+
+// A user's schedule of B is kept (B is not inlined, its split stays); C is scheduled
+// around it.
+te.func @partial(%a: !te.tensor<[64, 48], f32>) -> !te.tensor<[64, 48], f32> {
+  %b = te.compute "B" (%i, %j) : !te.tensor<[64, 48], f32> {
+    %v = te.read %a[%i, %j] : !te.tensor<[64, 48], f32>
+    te.yield %v : f32
+  }
+  %c = te.compute "C" (%i, %j) : !te.tensor<[64, 48], f32> {
+    %v = te.read %b[%i, %j] : !te.tensor<[64, 48], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[64, 48], f32>
+}
+sched.schedule @partial {
+  %bi = sched.axis "B" 0
+  %bo, %bn = sched.split %bi by 5 : !sched.iter<"B">
+}
+// CHECK-LABEL: sched.schedule @partial {
+// CHECK-NEXT:    %bi = sched.axis "B" 0
+// CHECK-NEXT:    %bo, %bn = sched.split %bi by 5 : !sched.iter<"B">
+// CHECK-NEXT:    %C_i = sched.axis "C" 0
+// CHECK-NEXT:    %C_j = sched.axis "C" 1
+// CHECK-NEXT:    sched.vectorize %C_j : !sched.iter<"C">
+// CHECK-NEXT:    sched.parallel %C_i : !sched.iter<"C">
+// CHECK-NEXT:  }

@@ -1,0 +1,178 @@
+"""The automatic scheduler (`auto-schedule`, `build()` without a schedule).
+
+* properties: the random programs of test_schedule_properties (elementwise
+  chains, matmul-like reductions, padded strided convs, two consumers, guarded
+  stencils; static and symbolic sizes) built without a schedule, and with a
+  random partial schedule that the auto-scheduler extends, keep their results
+  and stay in bounds (check_bounds, guard memory around every argument);
+* the choices on known shapes, for a pinned target (AVX2-like: 8 floats,
+  16 registers, 2 cores): the register tile, the reduce loops outside it, the
+  parallel loop, inlined producers, pads kept, partial schedules kept;
+* the host target (vector width from the CPU features, caches, cores).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_schedule_properties import PROGRAM_KINDS, SETTINGS, Case, check, draw_case, program_cases
+
+import compiler
+from compiler import ops, te
+from compiler.analysis.auto_schedule import Target, host_target, plan_function
+from compiler.analysis.schedule_model import schedule_of
+from compiler.context import make_context
+from compiler.passes.auto_schedule import AutoSchedulePass
+from compiler.te.to_ir import build_module
+
+AVX2 = Target(vector_bits=256, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024, cores=2, cpu="test")
+
+
+@pytest.mark.parametrize("kind", PROGRAM_KINDS)
+@SETTINGS
+@given(data=st.data())
+def test_auto_scheduled_programs_keep_results_and_bounds(kind: str, data: st.DataObject) -> None:
+    case = data.draw(program_cases(kind), label="program")
+    check(Case(case.kind, case.params, case.symbolic, case.sizes, [], auto_schedule=True))
+
+
+@pytest.mark.parametrize("kind", PROGRAM_KINDS)
+@SETTINGS
+@given(data=st.data())
+def test_partial_schedules_extended_keep_results_and_bounds(kind: str, data: st.DataObject) -> None:
+    case = draw_case(data, kind)
+    case.auto_schedule = True
+    check(case)
+
+
+def sched_text(tensors: list[te.Tensor], schedule: te.Schedule | None = None, **options: object) -> str:
+    module, _ = build_module(tensors, "main", schedule)
+    AutoSchedulePass(vector_bits=256, registers=16, cores=2, l1_bytes=32 * 1024, **options).apply(make_context(), module)  # type: ignore[arg-type]
+    return str(schedule_of(module, module.ops.first))  # type: ignore[arg-type]
+
+
+def test_matmul_register_tile_reduce_outside_parallel_columns() -> None:
+    A, B = te.placeholder((512, 512), name="A"), te.placeholder((512, 512), name="B")
+    text = sched_text([A, B, ops.matmul(A, B, name="C")])
+    # 4 rows x 2 vectors of 8 (8 accumulators, 6 loads per 8 FMAs), the column panel
+    # (k x 16 floats = 32 KiB) blocked to 256 rows of k, so half of L1
+    assert "sched.split %C_i by 4" in text
+    assert "sched.split %C_j by 16" in text
+    assert "sched.split %C_k by 256" in text
+    assert "sched.reorder %C_j_o, %C_k_o, %C_i_o, %C_k_i, %C_i_i, %C_j_i" in text
+    assert "sched.unroll %C_i_i" in text
+    assert "sched.vectorize %C_j_i" in text
+    assert "sched.parallel %C_j_o" in text
+
+
+def test_matmul_1000_tiles_divide() -> None:
+    A, B = te.placeholder((1000, 1000), name="A"), te.placeholder((1000, 1000), name="B")
+    text = sched_text([A, B, ops.matmul(A, B, name="C")])
+    # 1000 = 8 * 125: 8 columns (one vector) and 8 rows; no tail
+    assert "sched.split %C_j by 8" in text
+    assert "sched.split %C_i by 8" in text
+
+
+def test_conv_pad_kept_channels_unrolled_rows_vectorized() -> None:
+    x = te.placeholder((1, 64, 56, 56), name="x")
+    w = te.placeholder((64, 64, 3, 3), name="w")
+    y = ops.conv2d_nchw(x, w, padding=1, name="y")
+    out = ops.relu(y, name="r")
+    text = sched_text([x, w, out])
+    assert 'compute_inline' not in text.split("sched.axis")[0]  # the pad is not inlined
+    assert "sched.vectorize %y_xx_i" in text or "sched.vectorize %y_xx" in text
+    assert "sched.unroll %y_ff_i" in text
+    assert "sched.unroll %y_rx" in text  # the 3-tap loop
+    reorder = next(line for line in text.splitlines() if "sched.reorder %y_nn" in line)
+    assert reorder.index("%y_rc") < reorder.index("%y_ff_i") < reorder.index("%y_xx_i")
+    assert reorder.index("%y_ff_o") < reorder.index("%y_yy") < reorder.index("%y_xx_o")  # rows stay in order
+    assert "sched.parallel" in text
+
+
+def test_elementwise_producers_inlined_output_vectorized() -> None:
+    a = te.placeholder((1 << 16,), name="a")
+    b = ops.multiply(a, 2.0, name="b")
+    c = ops.relu(b, name="c")
+    text = sched_text([a, c])
+    assert 'sched.compute_inline "b"' in text
+    assert "sched.split %c_i by 64" in text or "sched.split %c_ax0 by 64" in text
+    assert "sched.vectorize" in text
+    assert "sched.parallel" in text
+
+
+def test_user_stages_are_kept() -> None:
+    A, B = te.placeholder((64, 64), name="A"), te.placeholder((64, 64), name="B")
+    C = ops.matmul(A, B, name="C")
+    D = ops.relu(C, name="D")
+    s = te.create_schedule(D.op)
+    s[C].split(C.op.axis[0], factor=5)
+    text = sched_text([A, B, D], s)
+    c_lines = [line for line in text.splitlines() if '"C"' in line or "!sched.iter<\"C\">" in line]
+    assert len(c_lines) == 2, text  # the user's axis and split; nothing added to C
+    assert "sched.vectorize %D_" in text
+
+
+def test_options_serial_and_no_inline() -> None:
+    a = te.placeholder((256,), name="a")
+    c = ops.relu(ops.multiply(a, 2.0, name="b"), name="c")
+    text = sched_text([a, c], parallel=False, inline=False)
+    assert "parallel" not in text
+    assert "compute_inline" not in text
+
+
+def test_row_sum_is_not_vectorized_across_rows() -> None:
+    A = te.placeholder((64, 128), name="A")
+    k = te.reduce_axis((0, 128), name="k")
+    S = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="S")
+    module, _ = build_module([A, S], "main")
+    (plan,) = plan_function(module.ops.first, None, AVX2)  # type: ignore[arg-type]
+    assert plan.vector_axis is None  # lanes over rows would gather
+
+
+def test_compiler_opt_prints_the_chosen_schedule(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    src = tmp_path / "m.mlir"
+    src.write_text(
+        'te.func @f(%a: !te.tensor<[64], f32>) -> !te.tensor<[64], f32> {\n'
+        '  %b = te.compute "B" (%i) : !te.tensor<[64], f32> {\n'
+        "    %v = te.read %a[%i] : !te.tensor<[64], f32>\n"
+        "    te.yield %v : f32\n  }\n  te.return %b : !te.tensor<[64], f32>\n}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "compiler.tools.compiler_opt", str(src), "-p", "auto-schedule{vector_bits=256 cores=1}"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "sched.schedule @f" in done.stdout
+    assert "sched.vectorize" in done.stdout
+
+
+def test_build_without_schedule_matches_numpy() -> None:
+    A, B = te.placeholder((67, 45), name="A"), te.placeholder((45, 101), name="B")
+    C = ops.matmul(A, B, name="C")
+    f = compiler.build([A, B, C], check_bounds=True)
+    assert "parallel" in f.loop_ir or host_target().cores == 1
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((67, 45), np.float32), rng.standard_normal((45, 101), np.float32)
+    c = np.zeros((67, 101), np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_build_auto_schedule_false_is_the_default_schedule() -> None:
+    A = te.placeholder((64,), name="A")
+    B = ops.relu(A, name="B")
+    assert "vectorized" not in compiler.build([A, B], auto_schedule=False).loop_ir
+
+
+def test_host_target() -> None:
+    t = host_target()
+    assert t.vector_bits in (128, 256, 512)
+    assert t.registers in (16, 32)
+    assert t.cores >= 1
+    assert t.l1_bytes >= 4096
+    assert t.lanes(32) == t.vector_bits // 32
