@@ -11,15 +11,21 @@ Runs on flat `loop.func`s (after storage-flatten). Algorithm:
      executes after a write of O to the same bytes (in a parallel loop: in any
      other iteration, since they run in any order). `inplace_conflicts` builds
      that set exactly with islpy (loop domains, program order, byte
-     addresses) and must find it empty. Elementwise stages qualify; a 2x2
-     stride-2 pool (with its accumulator in a register) qualifies; a 3x3
-     convolution never does.
-  3. Packing: in-place pairs are merged; with static sizes, buffers are placed
-     greedy-by-size (largest first, at the lowest offset free during their
-     lifetime: a best fit that beats first-fit by time); with symbolic sizes,
-     a buffer reuses a dead buffer's slot only when its size is proven to fit
+     addresses) and must find it empty. With symbolic strides (`i * (w // 2)
+     * 64`: not Presburger, islpy rejects it) the same question is answered by
+     `_symbolic_disjoint`: in each case of "the read runs later", the read's
+     bytes are proven wholly above or below the written ones, a polynomial
+     proof (compiler.analysis.size_proof). Elementwise stages qualify; a 2x2
+     stride-2 pool (with its accumulator in a register) qualifies, for static
+     and symbolic h and w; a 3x3 convolution never does.
+  3. Packing: in-place pairs are merged; buffers are placed greedy-by-size
+     (largest first, at the lowest offset free during their lifetime: a best
+     fit that beats first-fit by time). With symbolic sizes the candidate
+     offsets are 0 and the ends of the buffers live at the same time (sums of
+     sizes); a candidate is taken when it is proven disjoint from each of them
      (`h // 2 * (w // 2) * 64 * 4 <= h * w * 64 * 4` for h, w >= 0), and the
-     arena size is an expression evaluated at call time.
+     arena size is an expression evaluated at call time (seed 001 at 256x256:
+     the static plan's size, the liveness lower bound).
   4. Rewrite: one `loop.alloc "arena"` of i8 and a `loop.view` per buffer at
      its byte offset (`inplace` names the buffer it overwrites).
 
@@ -52,6 +58,7 @@ from compiler.analysis.liveness import (
     shape_params,
     size_analyzer,
 )
+from compiler.analysis.size_proof import SizeProver, prove_nonnegative
 from compiler.arith.expr import (
     Add,
     Const,
@@ -63,10 +70,14 @@ from compiler.arith.expr import (
     Mul,
     Sub,
     Var,
+    evaluate,
+    free_vars,
+    substitute,
 )
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
+from compiler.errors import InternalError
 
 # ---------------------------------------------------------------------------
 # In-place: exact dependence test with islpy
@@ -135,7 +146,7 @@ def _isl(e: Expr, rename: dict[str, str]) -> str:
             return f"min({_isl(a, rename)}, {_isl(b, rename)})"
         case Max(a=a, b=b):
             return f"max({_isl(a, rename)}, {_isl(b, rename)})"
-    raise ValueError(f"no isl form for {e}")
+    raise InternalError(f"no isl form for {e}")
 
 
 def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: _Names) -> tuple[list[str], list[str], dict[str, str]]:
@@ -159,11 +170,14 @@ def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: _Names) -> tup
     return variables, constraints, rename
 
 
-def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, params: Sequence[str]) -> str | None:
+def inplace_conflicts(
+    stmt: Operation, source: SSAValue, target: SSAValue, params: Sequence[str], az: Analyzer | None = None
+) -> str | None:
     """Why writing `target` over `source` in `stmt` is unsafe, or None when it is safe:
     no read of `source` runs after a write of `target` to the same bytes."""
     import islpy as isl
 
+    az = az or Analyzer({n: (0, None) for n in params})
     names = _Names()
     accesses = statement_accesses(stmt, {source, target}, names)
     writes = [a for a in accesses if a.is_write and a.buffer is target]
@@ -178,7 +192,8 @@ def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, param
                 common += 1
             wv, wc, wren = _loop_domain(w.loops, "w", names)
             rv, rc, rren = _loop_domain(r.loops, "r", names)
-            if any(lp.loop_kind == loop.LoopKind.PARALLEL for lp in (*w.loops, *r.loops)):
+            parallel = any(lp.loop_kind == loop.LoopKind.PARALLEL for lp in (*w.loops, *r.loops))
+            if parallel:
                 # iterations of a parallel loop run in any order: any other iteration may come later
                 later = [f"r{k} < w{k} or r{k} > w{k}" for k in range(common)]
             else:
@@ -198,12 +213,70 @@ def inplace_conflicts(stmt: Operation, source: SSAValue, target: SSAValue, param
             try:
                 conflict = isl.Set(text)
             except isl.Error:
+                # symbolic strides (products of variables): not Presburger, prove it polynomially
                 if _same_element(w, r, common) and read_bytes == write_bytes:
                     continue
-                return "the accesses have symbolic strides that the exact (affine) test cannot handle"
+                if _symbolic_disjoint(w, r, common, parallel, names, (write_bytes, read_bytes), az):
+                    continue
+                return (
+                    "the accesses have symbolic strides, and no read of the input provably "
+                    "stays clear of the bytes written before it"
+                )
             if not conflict.is_empty():
                 return "a read of the input follows a write of the output to the same bytes"
     return None
+
+
+def _box(for_op: loop.ForOp, names: _Names, rename: dict[str, str]) -> tuple[Expr, Expr]:
+    """A loop counter's inclusive range (a step > 1 is ignored: a superset)."""
+    lo = expr_from_value(for_op.min, names.leaf)
+    ext = expr_from_value(for_op.extent, names.leaf)
+    assert lo is not None
+    assert ext is not None
+    return substitute(lo, rename), substitute(lo + ext - 1, rename)
+
+
+def _symbolic_disjoint(
+    w: Access,
+    r: Access,
+    common: int,
+    parallel: bool,
+    names: _Names,
+    sizes: tuple[int, int],
+    az: Analyzer,
+) -> bool:
+    """The exact test's question with symbolic strides, answered by a polynomial proof
+    (compiler.analysis.size_proof): in every case of "the read runs after the write"
+    (a later iteration of common loop k, or any other one when a loop is parallel;
+    the same iteration when the read follows in the body), the read's bytes lie
+    wholly above, or wholly below, the written bytes."""
+    write_bytes, read_bytes = sizes
+    wren = {names.leaf(lp.induction_var).name: f"w{k}" for k, lp in enumerate(w.loops)}  # type: ignore[union-attr]
+    rren = {names.leaf(lp.induction_var).name: f"r{k}" for k, lp in enumerate(r.loops)}  # type: ignore[union-attr]
+    boxes = {f"w{k}": _box(lp, names, {n: Var(v) for n, v in wren.items()}) for k, lp in enumerate(w.loops)}
+    boxes |= {f"r{k}": _box(lp, names, {n: Var(v) for n, v in rren.items()}) for k, lp in enumerate(r.loops)}
+    wa = substitute(w.address, {n: Var(v) for n, v in wren.items()}) * write_bytes
+    ra = substitute(r.address, {n: Var(v) for n, v in rren.items()}) * read_bytes
+    cases: list[dict[str, Expr]] = []  # read counters fixed by the case
+    gap = Var("d't")  # >= 0
+    for k in range(common):
+        lo, hi = boxes[f"w{k}"]
+        if prove_nonnegative(lo - hi, az):
+            continue  # one iteration: no later (or other) one
+        same = {} if parallel else {f"r{j}": Var(f"w{j}") for j in range(k)}
+        cases.append(same | {f"r{k}": Var(f"w{k}") + 1 + gap})
+        if parallel:
+            cases.append({f"r{k}": Var(f"w{k}") - 1 - gap})
+    if r.position > w.position:
+        cases.append({f"r{j}": Var(f"w{j}") for j in range(common)})
+    for fixed in cases:
+        case_boxes = {v: b for v, b in boxes.items() if v not in fixed}
+        read = substitute(ra, fixed)
+        above = read - wa - write_bytes
+        below = wa - read - read_bytes
+        if not (prove_nonnegative(above, az, case_boxes) or prove_nonnegative(below, az, case_boxes)):
+            return False
+    return True
 
 
 def _same_element(w: Access, r: Access, common: int) -> bool:
@@ -250,6 +323,7 @@ class Plan:
 
 def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True) -> Plan:
     az = size_analyzer(func)
+    prover = SizeProver(az)
     lifetimes = liveness(func)
     statements = list(func.body.block.ops)
     params = shape_params(func)
@@ -264,9 +338,10 @@ def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True
                 if source is t or source.last != t.first or source.name in inplace_of.values():
                     continue
                 slot = slots[source.name]
-                if not az.prove_le(aligned(t.size), slot.size):
+                # the slot is its first member's size, aligned: aligned() is monotone
+                if not prover.prove_le(t.size, slot.members[0].size) and not prover.prove_le(aligned(t.size), slot.size):
                     continue
-                why = inplace_conflicts(statements[t.first], source.value, t.value, params)
+                why = inplace_conflicts(statements[t.first], source.value, t.value, params, az)
                 if why is None:
                     inplace_of[t.name] = source.name
                     slot.members.append(t)
@@ -284,22 +359,23 @@ def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True
         arena = _pack_static(unique)
     else:
         arena = _pack_symbolic(unique, az, reasons)
-    _explain_static(unique, reasons)
+    _explain(unique, reasons)
     return Plan({t.name: slots[t.name].offset for t in lifetimes}, arena, inplace_of, reasons)
 
 
-def _explain_static(slots: list[Slot], reasons: dict[str, str]) -> None:
-    """For each buffer on bytes no earlier buffer used, say why no dead buffer's were taken."""
+def _explain(slots: list[Slot], reasons: dict[str, str]) -> None:
+    """For each buffer on bytes no earlier buffer used, say why no dead buffer's were
+    taken (symbolic offsets and sizes are compared with every variable 256: this only
+    words the report, the plan is proven elsewhere)."""
+
+    def at(e: Expr) -> int:
+        value = const_value(e)
+        return value if value is not None else _samples(e)[0]
+
     for s in slots:
-        lo, size = const_value(s.offset), const_value(s.size)
-        if lo is None or size is None:
-            continue
+        lo, size = at(s.offset), at(s.size)
         earlier = [o for o in slots if o is not s and o.last < s.first]
-        reused = [
-            o
-            for o in earlier
-            if (olo := const_value(o.offset)) is not None and lo < olo + (const_value(o.size) or 0) and olo < lo + size
-        ]
+        reused = [o for o in earlier if lo < at(o.offset) + at(o.size) and at(o.offset) < lo + size]
         head = s.members[0]
         if reused:
             reasons.pop(head.name, None)
@@ -334,41 +410,45 @@ def _pack_static(slots: list[Slot]) -> Expr:
 
 
 def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> Expr:
-    """Greedy by size with symbolic sizes: provably larger slots first; each takes the
-    smallest region whose occupants are never live at the same time and whose size
-    is proven to be enough, or a new region at the end of the arena."""
-    ordered: list[Slot] = []
-    for s in sorted(slots, key=lambda s: s.first):
-        k = 0
-        while k < len(ordered) and not _provably_larger(s, ordered[k], az):
-            k += 1
-        ordered.insert(k, s)
-    regions: list[tuple[Expr, Expr, list[Slot]]] = []  # offset, size, occupants
-    end: Expr = Const(0)
-    for s in ordered:
-        free = [r for r in regions if not any(o.first <= s.last and s.first <= o.last for o in r[2])]
-        fitting = [r for r in free if az.prove_le(s.size, r[1])]
-        if fitting:
-            region = min(fitting, key=lambda r: const_value(r[1]) or 0)
-            region[2].append(s)
-            s.offset = region[0]
-            continue
-        head = s.members[0].name
-        if free:
-            sizes = ", ".join(str(r[1]) for r in free)
-            reasons.setdefault(head, f"size {s.size} is not provably <= a free region's ({sizes})")
-        elif regions:
-            reasons.setdefault(head, "every region is in use during its lifetime")
+    """Greedy by size with symbolic sizes, as `_pack_static`: the largest slot first
+    (sizes compared at sample points: only the order depends on them), at the lowest
+    candidate offset (0, or the end of a slot live at the same time) whose bytes are
+    proven disjoint from every slot live at the same time. Offsets are sums of sizes,
+    so the proofs are polynomial (compiler.analysis.size_proof); the sum of all sizes
+    placed so far is always a valid offset. The arena is the largest end, or the max
+    of the ends no other is proven to cover."""
+    prover = SizeProver(az)
+    placed: list[Slot] = []
+    top: Expr = Const(0)
+    for s in sorted(slots, key=lambda s: (_samples(s.size), -s.first), reverse=True):
+        live = [o for o in placed if o.first <= s.last and s.first <= o.last]
+        candidates = sorted([Const(0), *(az.simplify(o.offset + o.size) for o in live)], key=_samples)
+        for at in candidates:
+            end = az.simplify(at + s.size)
+            if all(prover.prove_le(end, o.offset) or prover.prove_le(o.offset + o.size, at) for o in live):
+                s.offset = at
+                break
         else:
-            reasons.setdefault(head, "no buffer is dead yet")
-        s.offset = end
-        regions.append((end, s.size, [s]))
-        end = az.simplify(end + s.size)
-    return end
+            s.offset = top
+            head = s.members[0].name
+            reasons.setdefault(head, "no offset below the other buffers live with it is proven free")
+        placed.append(s)
+        top = az.simplify(top + s.size)
+    ends: list[Expr] = []
+    for e in sorted((az.simplify(s.offset + s.size) for s in placed), key=_samples, reverse=True):
+        if not any(prover.prove_le(e, kept) for kept in ends):
+            ends = [kept for kept in ends if not prover.prove_le(kept, e)] + [e]
+    if not ends:
+        return Const(0)
+    arena = ends[0]
+    for e in ends[1:]:
+        arena = Max(arena, e)
+    return arena
 
 
-def _provably_larger(a: Slot, b: Slot, az: Analyzer) -> bool:
-    return az.prove_le(b.size, a.size) and not az.prove_le(a.size, b.size)
+def _samples(e: Expr) -> tuple[int, int]:
+    """A size at two sample points (every variable 256, then 17): the packing order."""
+    return tuple(evaluate(e, {n: v for n in free_vars(e)}) for v in (256, 17))  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------

@@ -4,21 +4,29 @@ symbolic sizes, and random stage graphs whose plans must verify and compute righ
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import compiler
 from compiler import ops, te
+from compiler.analysis.size_proof import SizeProver, prove_nonnegative
 from compiler.arith.expr import evaluate, parse_expr
+from compiler.arith.simplify import Analyzer
 
 RNG = np.random.default_rng(5)
+
+
+def build(args: list[te.Tensor]) -> compiler.Function:
+    """TVM's default schedule (no auto-schedule): one buffer per stage, the plans below."""
+    return compiler.build(args, auto_schedule=False)
 
 
 def test_conv_relu_pool_plan_meets_the_lower_bound() -> None:
     x = te.placeholder((1, 8, 8, 4), name="x")
     w = te.placeholder((3, 3, 4, 4), name="w")
     p = ops.avg_pool2d(ops.relu(ops.conv2d_nhwc(x, w, padding=1, name="conv"), name="act"), 2, 2, layout="NHWC", name="pool")
-    f = compiler.build([x, w, p])
+    f = build([x, w, p])
     m = f.memory
     assert m is not None
     by_name = {b.name: b for b in m.buffers}
@@ -45,7 +53,7 @@ def test_symbolic_sizes_give_an_arena_expression() -> None:
     b = te.compute((h // 2, w // 2), lambda i, j: a[2 * i, 2 * j] + a[2 * i + 1, 2 * j + 1], name="b")
     c = te.compute((h // 2, w // 2), lambda i, j: b[i, j] * 3.0, name="c")
     d = te.compute((h // 2, w // 2), lambda i, j: c[i, j] + b[i, j], name="d")
-    f = compiler.build([x, d])
+    f = build([x, d])
     assert f.memory is not None
     arena = parse_expr(f.memory.arena)
     # b and c live together; a dies at b; c reuses a's memory, proven to fit
@@ -87,7 +95,108 @@ def test_random_stage_graphs(edges: list[tuple[int, int]]) -> None:
         for s in srcs[1:]:
             ref = ref + refs[s] * 0.5
         refs.append(ref.astype(np.float32))
-    f = compiler.build([A, stages[-1]])
+    f = build([A, stages[-1]])
     out = np.zeros(n, np.float32)
     f(a, out)
     np.testing.assert_allclose(out, refs[-1], rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Symbolic sizes: the polynomial prover, in-place with symbolic strides
+# ---------------------------------------------------------------------------
+
+HW = {"h": (0, None), "w": (0, None), "n": (0, None)}
+
+
+@pytest.mark.parametrize(
+    ("smaller", "larger"),
+    [
+        # the sizes of two MobileNet blocks (was a strict xfail of the interval prover)
+        ("(h + 1) // 2 * ((w + 1) // 2) * 4 + (h + 1) // 2 * 2", "h * w * 2 + h * 2 + w * 2 + 4"),
+        ("n * 4", "(n * 4 + 63) // 64 * 64"),  # alignment
+        ("n * 4", "(n * 4 + 55) // 64 * 64 + (n * 4 + 63) // 64 * 64"),  # sizes n and n - 2
+        ("h * w * 128", "(h // 2 + 1) * (w // 2 + 1) * 512"),  # seed 001: conv vs pad of the 2nd conv
+        ("(h * w * 6 + h * 12 + w * 12 + 24 + 63) // 64 * 64", "(h // 2 + 1) * (w // 2 + 1) * 512"),
+        ("h // 2 * (w // 2) * 512", "h * w * 128"),
+    ],
+)
+def test_size_prover_proves(smaller: str, larger: str) -> None:
+    prover = SizeProver(Analyzer(HW))
+    assert prover.prove_le(parse_expr(smaller), parse_expr(larger))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "counterexample"),
+    [
+        ("h * w * 128", "h // 2 * (w // 2) * 512", {"h": 3, "w": 2}),
+        ("n * 4", "(n * 4 + 55) // 64 * 64", {"n": 1}),
+        ("h * w", "h * w - 1", {"h": 0, "w": 0}),
+        ("h * w * 4", "h // 2 * (w // 2) * 16 + h * 2", {"h": 3, "w": 9}),
+        ("(h + 1) // 2 * 2", "h", {"h": 1}),
+    ],
+)
+def test_size_prover_rejects_false_claims(a: str, b: str, counterexample: dict[str, int]) -> None:
+    """Each claim is false (the counter-example shows it): no proof may be found, with or
+    without the numeric pre-check."""
+    ea, eb = parse_expr(a), parse_expr(b)
+    assert evaluate(ea, counterexample) > evaluate(eb, counterexample)
+    assert not SizeProver(Analyzer(HW)).prove_le(ea, eb)
+    assert not prove_nonnegative(eb - ea, Analyzer(HW))
+
+
+def flat_plan(args: list[te.Tensor]) -> dict[str, object]:
+    from compiler.dialects import loop
+    from compiler.passes.memory_report import memory_summary
+
+    module = compiler.lower(args, until="flat")
+    plans = [memory_summary(f) for f in module.ops if isinstance(f, loop.FuncOp)]
+    return {b.name: b for p in plans for b in p.buffers}
+
+
+def test_symbolic_pool_writes_in_place_of_the_activation() -> None:
+    """Seed 001's question with symbolic h and w: the 2x2 pool's writes (row stride
+    w // 2 * 64) lag behind its reads (row stride 2 * (w // 2) * 64), proven for all
+    h, w; a 3x3 convolution over its padded input still is not in place."""
+    h, w = te.var("h"), te.var("w")
+    x = te.placeholder((1, h, w, 8), name="x", dtype="float16")
+    k = te.placeholder((3, 3, 8, 8), name="k", dtype="float16")
+    act = ops.leaky_relu(ops.conv2d_nhwc(x, k, padding=1, name="conv"), name="act")
+    pool = ops.avg_pool2d(act, 2, 2, layout="NHWC", name="pool")
+    by_name = flat_plan([x, k, pool])
+    assert by_name["pool_sum"].inplace_of == "act"  # type: ignore[attr-defined]
+    assert by_name["act"].inplace_of == "conv"  # type: ignore[attr-defined]
+    assert by_name["conv"].inplace_of is None  # type: ignore[attr-defined]
+    assert "symbolic strides" in (by_name["conv"].reason or "")  # type: ignore[attr-defined]
+
+
+def test_symbolic_reversed_rows_are_not_in_place() -> None:
+    """B[i, j] = A[h - 1 - i, j] * 2 with a symbolic row stride: writing B over A would
+    overwrite rows read later, so the plan keeps them apart, and the result is right."""
+    h, w = te.var("h"), te.var("w")
+    x = te.placeholder((h, w), name="x")
+    a = te.compute((h, w), lambda i, j: x[i, j] + 1.0, name="a")
+    b = te.compute((h, w), lambda i, j: a[h - 1 - i, j] * 2.0, name="b")
+    c = te.compute((h, w), lambda i, j: b[i, j] - 1.0, name="c")
+    by_name = flat_plan([x, c])
+    assert by_name["b"].inplace_of is None  # type: ignore[attr-defined]
+    f = build([x, c])
+    xs = RNG.standard_normal((5, 7)).astype(np.float32)
+    out = np.zeros_like(xs)
+    f(xs, out)
+    np.testing.assert_allclose(out, (xs + 1.0)[::-1] * 2.0 - 1.0, rtol=1e-6)
+
+
+def test_symbolic_pool_in_place_computes_right() -> None:
+    h, w = te.var("h"), te.var("w")
+    x = te.placeholder((1, h, w, 4), name="x")
+    act = ops.relu(te.compute((1, h, w, 4), lambda n, i, j, c: x[n, i, j, c] * 2.0, name="scale"), name="act")
+    f = build([x, ops.avg_pool2d(act, 2, 2, layout="NHWC", name="pool")])
+    assert f.memory is not None
+    assert {b.name: b for b in f.memory.buffers}["pool_sum"].inplace_of == "act"
+    for size in [(8, 6), (7, 9)]:
+        xs = RNG.standard_normal((1, *size, 4)).astype(np.float32)
+        out = np.zeros((1, size[0] // 2, size[1] // 2, 4), np.float32)
+        f(xs, out)
+        a = np.maximum(xs * 2.0, 0)[:, : 2 * out.shape[1], : 2 * out.shape[2]]
+        expected = a.reshape(1, out.shape[1], 2, out.shape[2], 2, 4).mean(axis=(2, 4))
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)

@@ -66,8 +66,9 @@ LOG_DIR = os.environ.get("COMPILER_PROPERTY_LOG", "")
 #  * symbolic programs whose intermediates have different symbolic sizes (n and
 #    n - 2, or an attached region min(...)) fail verify-memory-plan ("internal error:
 #    unsound memory plan") although the plan is sound: its prover can't show
-#    x <= (x + 63) // 64 * 64 + y (test_memory_plan_of_symbolic_sizes_n_and_n_minus_2);
-#    such a case is run at static sizes instead.
+#    x <= (x + 63) // 64 * 64 + y (fixed by compiler.analysis.size_proof: n and n - 2
+#    pass, test_memory_plan_of_symbolic_sizes_n_and_n_minus_2); a case still rejected
+#    is run at static sizes instead.
 #  * with check_bounds, a stage computed at a consumer's loop that runs past the
 #    consumer's domain (a split by 8 whose inner loop is split by 7, ...) reads its
 #    inputs out of bounds when its own axes are fused
@@ -926,13 +927,6 @@ def test_primitives_on_an_inlined_stage(form: str) -> None:
     np.testing.assert_allclose(_guarded_run(f, [a], (8,)), a * 2.0 + 1.0, rtol=1e-6)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="verify-memory-plan can't prove a sound plan of intermediates of symbolic sizes n and "
-    "n - 2 ('internal error: unsound memory plan: B ends at byte n * 4, past the arena': it needs "
-    "(4n + 63) // 64 * 64 >= 4n), so build fails",
-)
 def test_memory_plan_of_symbolic_sizes_n_and_n_minus_2() -> None:
     n = te.var("n")
     A = te.placeholder((n,), name="A")

@@ -51,3 +51,50 @@ loop.func @past_end(%out: !loop.buffer<[16], f32> {loop.output}) {
   loop.store %z, %a[%c0] : !loop.buffer<[16], f32>
 }
 // CHECK: verify-memory-plan: @past_end: a ends at byte 96, past the arena
+
+// -----
+
+// Symbolic sizes: b starts at a's end rounded up to 64 bytes, and the arena ends
+// exactly at b's end (the proofs are polynomial: (h * w * 4 + 63) // 64 * 64 >= h * w * 4).
+loop.func @symbolic_disjoint(%x: !loop.buffer<["h * w"], f32>, %out: !loop.buffer<["h * w"], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<["(h * w * 4 + 63) // 64 * 64 + h * w * 4"], i8>
+  %a = loop.view "a" %arena at "0" : !loop.buffer<["(h * w * 4 + 63) // 64 * 64 + h * w * 4"], i8> -> !loop.buffer<["h * w"], f32>
+  %b = loop.view "b" %arena at "(h * w * 4 + 63) // 64 * 64" : !loop.buffer<["(h * w * 4 + 63) // 64 * 64 + h * w * 4"], i8> -> !loop.buffer<["h * w"], f32>
+  %one = arith.constant 1.0 : f32
+  loop.store %one, %a[%c0] : !loop.buffer<["h * w"], f32>
+  loop.store %one, %b[%c0] : !loop.buffer<["h * w"], f32>
+  %y = loop.load %a[%c0] : !loop.buffer<["h * w"], f32>
+  %z = loop.load %b[%c0] : !loop.buffer<["h * w"], f32>
+}
+// CHECK-LABEL: loop.func @symbolic_disjoint
+// CHECK: %b = loop.view "b" %arena at "(h * w * 4 + 63) // 64 * 64"
+
+// -----
+
+// b at 2 * (h // 2) * 2 * (w // 2) * 4 bytes: a's size when h and w are even, less
+// when either is odd (h = 3: 8 * w // 2 * 2 < 12 * w), so b may overlap a: rejected.
+loop.func @symbolic_overlap_when_odd(%x: !loop.buffer<["h * w"], f32>, %out: !loop.buffer<["h * w"], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<["h * w * 8"], i8>
+  %a = loop.view "a" %arena at "0" : !loop.buffer<["h * w * 8"], i8> -> !loop.buffer<["h * w"], f32>
+  %b = loop.view "b" %arena at "h // 2 * (w // 2) * 16" : !loop.buffer<["h * w * 8"], i8> -> !loop.buffer<["h // 2 * (w // 2)"], f32>
+  %one = arith.constant 1.0 : f32
+  loop.store %one, %a[%c0] : !loop.buffer<["h * w"], f32>
+  loop.store %one, %b[%c0] : !loop.buffer<["h // 2 * (w // 2)"], f32>
+  %y = loop.load %a[%c0] : !loop.buffer<["h * w"], f32>
+  %z = loop.load %b[%c0] : !loop.buffer<["h // 2 * (w // 2)"], f32>
+}
+// CHECK: verify-memory-plan: @symbolic_overlap_when_odd: a (statements 5-7, bytes 0..+h * w * 4) and b (statements 6-8, bytes h // 2 * (w // 2) * 16..+h // 2 * (w // 2) * 4) are live at once and may share bytes
+
+// -----
+
+// A symbolic arena one element short of b's end is rejected.
+loop.func @symbolic_past_end(%x: !loop.buffer<["h * w"], f32>, %out: !loop.buffer<["h * w"], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<["h * w * 8 - 4"], i8>
+  %b = loop.view "b" %arena at "h * w * 4" : !loop.buffer<["h * w * 8 - 4"], i8> -> !loop.buffer<["h * w"], f32>
+  %one = arith.constant 1.0 : f32
+  loop.store %one, %b[%c0] : !loop.buffer<["h * w"], f32>
+}
+// CHECK: verify-memory-plan: @symbolic_past_end: b ends at byte h * w * 8, past the arena

@@ -1,0 +1,326 @@
+"""Proofs that an integer expression is >= 0 when its variables multiply each other.
+
+Memory plans with symbolic shapes compare sums of sizes such as
+`(h + 1) // 2 * ((w + 1) // 2) * 4 + (h * w * 6 + 63) // 64 * 64`, and the in-place
+test compares addresses such as `(i * (w // 2) + j) * 128` with `((2 * i + ry) * (w // 2)
+* 2 + 2 * j + rx) * 64`. Presburger tools (islpy) reject products of variables, and
+the interval prover of compiler.arith reasons about each factor alone. This module
+finds a certificate of non-negativity instead:
+
+  1. every `min`/`max` is replaced by each of its operands in turn (it equals one of
+     them at every point), and each case is proven;
+  2. a variable `x` with a constant lower bound `L` becomes `L + s` with `s >= 0`;
+     a loop counter with symbolic bounds `[lo, hi]` becomes `lo + t` or `hi - t`
+     (`t >= 0`), whichever side its coefficient favours at a sample point;
+  3. a floor division or modulo by a constant `c` is either an opaque atom (shifted
+     by its constant lower bound) or expanded exactly: `x // c = (x - r) / c` and
+     `x % c = r` with one `r` in `[0, c - 1]` per `x` (rational coefficients);
+  4. the polynomial is grouped by its monomials in unbounded variables (all >= 0):
+     each group's coefficient is a polynomial in bounded ones (`0 <= r <= c - 1`)
+     whose minimum is bounded below term by term. All groups >= 0 is a proof.
+
+A proof is sound; a failure proves nothing (the caller falls back to a safe choice).
+Several expansions are tried (every subset of the atoms when there are at most four),
+because opaque atoms keep integrality (`w // 2 >= 0`) and expansion relates an
+atom to its argument (`(x + 63) // 64 * 64 >= x`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from compiler.arith.expr import (
+    Add,
+    Const,
+    Expr,
+    FloorDiv,
+    FloorMod,
+    Max,
+    Min,
+    Mul,
+    Sub,
+    Var,
+    evaluate,
+    free_vars,
+    substitute,
+)
+from compiler.arith.simplify import Analyzer
+
+Mono = tuple[str, ...]
+Poly = dict[Mono, Fraction]
+
+_MAX_SPLITS = 6  # min/max operands tried: at most 2**6 cases
+_MAX_SUBSETS = 4  # up to 2**4 choices of which floor divisions to expand
+_SAMPLE = 64  # value of every shape variable when choosing a loop counter's anchor
+
+
+def _padd(p: Poly, q: Poly, k: Fraction | int = 1) -> Poly:
+    out = dict(p)
+    for m, c in q.items():
+        v = out.get(m, Fraction(0)) + c * k
+        if v:
+            out[m] = v
+        else:
+            out.pop(m, None)
+    return out
+
+
+def _pmul(p: Poly, q: Poly) -> Poly:
+    out: Poly = {}
+    for m1, c1 in p.items():
+        for m2, c2 in q.items():
+            m = tuple(sorted(m1 + m2))
+            v = out.get(m, Fraction(0)) + c1 * c2
+            if v:
+                out[m] = v
+            else:
+                out.pop(m, None)
+    return out
+
+
+def _pconst(c: Fraction | int) -> Poly:
+    return {(): Fraction(c)} if c else {}
+
+
+@dataclass
+class _Builder:
+    """Turns an expression into a polynomial over shifted variables (all >= 0);
+    `upper` holds the bounded ones (their maximum after the shift)."""
+
+    az: Analyzer
+    expand: frozenset[str]  # the floor divisions/modulos (by text) to expand
+
+    def __post_init__(self) -> None:
+        self.upper: dict[str, Fraction] = {}
+        self.names: dict[str, Poly] = {}  # variable or atom key -> its shifted polynomial
+        self.remainders: dict[tuple[str, int], str] = {}
+
+    def _shifted(self, key: str, lo: int, hi: int | None) -> Poly:
+        if key not in self.names:
+            s = f"s{len(self.names)}"
+            if hi is not None:
+                self.upper[s] = Fraction(hi - lo)
+            self.names[key] = _padd(_pconst(lo), {(s,): Fraction(1)})
+        return self.names[key]
+
+    def _atom(self, e: Expr) -> Poly | None:
+        lo, hi = self.az.const_bounds(e)
+        if lo is None:
+            return None
+        return self._shifted(f"atom:{e}", lo, hi)
+
+    def _remainder(self, a: Expr, c: int) -> Poly:
+        key = (str(a), c)
+        if key not in self.remainders:
+            self.remainders[key] = f"r{len(self.remainders)}"
+            self.upper[self.remainders[key]] = Fraction(c - 1)
+        return {(self.remainders[key],): Fraction(1)}
+
+    def _expands(self, e: FloorDiv | FloorMod) -> bool:
+        return str(e) in self.expand
+
+    def poly(self, e: Expr) -> Poly | None:
+        match e:
+            case Const(value=v):
+                return _pconst(v)
+            case Var(name=n):
+                lo, hi = self.az.const_bounds(e)
+                if lo is None:
+                    return None
+                return self._shifted(f"var:{n}", lo, hi)
+            case Add(a=a, b=b) | Sub(a=a, b=b) | Mul(a=a, b=b):
+                pa, pb = self.poly(a), self.poly(b)
+                if pa is None or pb is None:
+                    return None
+                if isinstance(e, Mul):
+                    return _pmul(pa, pb)
+                return _padd(pa, pb, -1 if isinstance(e, Sub) else 1)
+            case FloorDiv(a=a, b=Const(value=c)) | FloorMod(a=a, b=Const(value=c)) if c > 0:
+                assert isinstance(e, FloorDiv | FloorMod)
+                if not self._expands(e):
+                    return self._atom(e)
+                pa = self.poly(a)
+                if pa is None:
+                    return None
+                r = self._remainder(a, c)
+                if isinstance(e, FloorMod):
+                    return r
+                return {m: k / c for m, k in _padd(pa, r, -1).items()}
+        return self._atom(e)
+
+
+def _nodes(e: Expr) -> list[Expr]:
+    out, stack = [], [e]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, Const | Var):
+            stack.extend((node.a, node.b))  # type: ignore[attr-defined]
+    return out
+
+
+def _certified(p: Poly, upper: Mapping[str, Fraction]) -> bool:
+    """Every variable is >= 0, those in `upper` at most that: each monomial group in
+    unbounded variables must have a coefficient (a polynomial in the bounded ones)
+    >= 0 over their box: checked at every vertex when it is multilinear (a multilinear
+    polynomial takes its minimum at a vertex), else term by term."""
+    groups: dict[Mono, Poly] = {}
+    for mono, k in p.items():
+        free = tuple(v for v in mono if v not in upper)
+        bounded = tuple(v for v in mono if v in upper)
+        groups.setdefault(free, {})[bounded] = k
+    return all(_box_minimum(q, upper) >= 0 for q in groups.values())
+
+
+def _box_minimum(q: Poly, upper: Mapping[str, Fraction]) -> Fraction:
+    names = sorted({v for m in q for v in m})
+    multilinear = all(len(set(m)) == len(m) for m in q)
+    if multilinear and len(names) <= 10:
+        least: Fraction | None = None
+        for corner in range(1 << len(names)):
+            at = {v: upper[v] if corner >> i & 1 else Fraction(0) for i, v in enumerate(names)}
+            value = Fraction(0)
+            for m, k in q.items():
+                term = k
+                for v in m:
+                    term *= at[v]
+                value += term
+            least = value if least is None else min(least, value)
+        return least if least is not None else Fraction(0)
+    total = Fraction(0)
+    for m, k in q.items():
+        top = Fraction(1)
+        for v in m:
+            top *= upper[v]
+        total += min(Fraction(0), k * top) if m else k
+    return total
+
+
+def _replace(e: Expr, target: Expr, by: Expr) -> Expr:
+    if e == target:
+        return by
+    if isinstance(e, Const | Var):
+        return e
+    a = _replace(e.a, target, by)  # type: ignore[attr-defined]
+    b = _replace(e.b, target, by)  # type: ignore[attr-defined]
+    return type(e)(a, b)  # type: ignore[call-arg]
+
+
+def _first_minmax(e: Expr) -> Min | Max | None:
+    for node in _nodes(e):
+        if isinstance(node, Min | Max):
+            return node
+    return None
+
+
+def _anchor(e: Expr, boxes: Mapping[str, tuple[Expr, Expr]], az: Analyzer) -> Expr:
+    """Replace each loop counter by `lo + t` or `hi - t` (`t >= 0`, an unbounded
+    superset of its range): the side where its coefficient, at a sample point, says
+    the expression is smallest."""
+    for _ in range(len(boxes) + 1):
+        present = [v for v in boxes if v in free_vars(e)]
+        if not present:
+            return e
+        point: dict[str, int] = {}
+        for v, (lo, hi) in boxes.items():
+            point[v] = (_at(lo, point, boxes) + _at(hi, point, boxes)) // 2
+        mapping: dict[str, Expr] = {}
+        for v in present:
+            lo, hi = boxes[v]
+            slope = _at(e, point | {v: point[v] + 1}, boxes) - _at(e, point, boxes)
+            t = Var(f"{v}'t")
+            mapping[v] = lo + t if slope >= 0 else hi - t
+        e = substitute(e, mapping)
+    return e
+
+
+def _at(e: Expr, point: Mapping[str, int], boxes: Mapping[str, object]) -> int:
+    """`e` at a sample point: shape variables `_SAMPLE`, loop counters from `point` (0 if unset)."""
+    env = {n: point.get(n, 0) if n in boxes or n.endswith("'t") else _SAMPLE for n in free_vars(e)}
+    try:
+        return evaluate(e, env)
+    except ZeroDivisionError:
+        return 0
+
+
+def prove_nonnegative(
+    e: Expr,
+    az: Analyzer,
+    boxes: Mapping[str, tuple[Expr, Expr]] | None = None,
+) -> bool:
+    """True only if `e >= 0` for all values of its variables: shape variables within
+    `az`'s bounds, loop counters `v` within the inclusive `boxes[v] = (lo, hi)`,
+    and fresh variables named with a trailing `'t` (introduced here) `>= 0`."""
+    e = _anchor(e, boxes or {}, az)
+    fresh = {n: (0, None) for n in free_vars(e) if n.endswith("'t")}
+    if fresh:
+        az = Analyzer({**az.bounds, **fresh})
+    return _prove_cases(e, az, _MAX_SPLITS)
+
+
+def _prove_cases(e: Expr, az: Analyzer, splits: int) -> bool:
+    node = _first_minmax(e)
+    if node is not None:
+        if splits == 0:
+            return False
+        return all(_prove_cases(_replace(e, node, side), az, splits - 1) for side in (node.a, node.b))
+    if az.prove_ge(e, 0):
+        return True
+    for expand in _expansions(e):
+        builder = _Builder(az, expand)
+        p = builder.poly(e)
+        if p is not None and _certified(p, builder.upper):
+            return True
+    return False
+
+
+def _expansions(e: Expr) -> list[frozenset[str]]:
+    """Which floor divisions/modulos by constants to expand: every subset when there
+    are few (none first, all second), else none, all, and the outermost only."""
+    atoms = sorted({str(n) for n in _nodes(e) if isinstance(n, FloorDiv | FloorMod) and isinstance(n.b, Const)})
+    everything = frozenset(atoms)
+    if len(atoms) <= _MAX_SUBSETS:
+        subsets = [frozenset(a for i, a in enumerate(atoms) if k >> i & 1) for k in range(1 << len(atoms))]
+        return sorted(subsets, key=lambda x: (x != frozenset(), x != everything))
+    outer = frozenset(
+        str(n) for n in _nodes(e)
+        if isinstance(n, FloorDiv | FloorMod) and any(isinstance(m, FloorDiv | FloorMod) for m in _nodes(n.a))
+    )
+    return [frozenset(), everything, outer]
+
+
+class SizeProver:
+    """`prove_le(a, b)` over an analyzer's bounds, memoised, with a numeric
+    counter-example check first (most failed queries are simply false)."""
+
+    def __init__(self, az: Analyzer, samples: tuple[int, ...] = (1, 7, 61, 256)) -> None:
+        self.az = az
+        self.samples = samples
+        self.memo: dict[tuple[str, str], bool] = {}
+
+    def _refuted(self, e: Expr) -> bool:
+        for value in self.samples:
+            env = {}
+            for n in free_vars(e):
+                lo, hi = self.az.bounds.get(n, (None, None))
+                v = value
+                if isinstance(lo, Const):
+                    v = max(v, lo.value)
+                if isinstance(hi, Const):
+                    v = min(v, hi.value)
+                env[n] = v
+            try:
+                if evaluate(e, env) < 0:
+                    return True
+            except ZeroDivisionError:
+                continue
+        return False
+
+    def prove_le(self, a: Expr, b: Expr) -> bool:
+        key = (str(a), str(b))
+        if key not in self.memo:
+            diff = b - a
+            self.memo[key] = not self._refuted(diff) and prove_nonnegative(diff, self.az)
+        return self.memo[key]
