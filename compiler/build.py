@@ -108,6 +108,7 @@ class Function:
         stats: CompileStats,
         *,
         cache: bool | None = None,
+        fast_math: bool = False,
     ):
         from compiler.context import make_context
         from compiler.lowering.jit import jit_compile
@@ -124,7 +125,7 @@ class Function:
         self._errors = errors
         self._llvm_dialect_ir: str | None = None
         start = time.perf_counter()
-        passes = stage_passes("llvm")
+        passes = stage_passes("llvm", fast_math=fast_math)
 
         def lower_to_llvm() -> ModuleOp:  # not run when the object code is in the cache
             ctx = make_context()
@@ -204,6 +205,7 @@ def compile_module(
     check_bounds: bool = False,
     cache: bool | None = None,
     auto_schedule: bool = False,
+    fast_math: bool = False,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
@@ -244,7 +246,7 @@ def compile_module(
     module.verify()
     memory = _memory_plan(module)
     stats.seconds["passes"] = time.perf_counter() - start
-    fn = Function(name, module, specs, stats, cache=cache)
+    fn = Function(name, module, specs, stats, cache=cache, fast_math=fast_math)
     fn.loop_ir = loop_ir
     fn.memory = memory
     return fn
@@ -274,6 +276,7 @@ def build(
     check_bounds: bool = False,
     auto_schedule: bool | None = None,
     tuning_log: str | os.PathLike[str] | None = None,
+    fast_math: bool = False,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable.
 
@@ -286,7 +289,9 @@ def build(
     `compiler.tune` writes it) if there is one, else the `auto-schedule` pass's for the
     host. `auto_schedule=False` compiles the unscheduled program (TVM's default
     schedule); `auto_schedule=True` also extends a partial schedule to the stages it
-    does not name.
+    does not name. `fast_math=True` lets LLVM reassociate and contract float math
+    (reductions vectorize, a*b+c becomes one FMA): faster, and no longer bit-exact;
+    off (the default), every float operation rounds as written.
     """
     from compiler.tuning_log import apply_logged_schedule
 
@@ -303,6 +308,7 @@ def build(
         tighten_pad_regions=tighten_pad_regions,
         check_bounds=check_bounds,
         auto_schedule=automatic,
+        fast_math=fast_math,
     )
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn

@@ -37,8 +37,11 @@ def default_pipeline(
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
     auto_schedule: bool = False,
+    fast_math: bool = False,
 ) -> list[ModulePass]:
-    """The passes from te to llvm; `tighten_pad_regions=False` leaves pad guards out of
+    """The passes from te to llvm; `fast_math=True` lets LLVM reassociate and contract
+    float math (`lower-to-llvm{fast-math=true}`: reductions vectorize, FMAs; results
+    may differ from the IEEE-exact default in the last bits); `tighten_pad_regions=False` leaves pad guards out of
     bound inference (TVM's behaviour, for comparison); `check_bounds=True` checks every
     load and store against its buffer's region at run time; `auto_schedule=True` first
     schedules every stage no `sched` op names (`auto-schedule`, for the host; `build()`
@@ -71,7 +74,7 @@ def default_pipeline(
         ),
         # make-packed-api needs the N-D argument types, which storage-flatten drops
         ("flat", [MakePackedAPIPass(), StorageFlattenPass(), StorageRewritePass(), UnrollLoopsPass()]),
-        ("llvm", [LowerToLLVMPass()]),
+        ("llvm", [LowerToLLVMPass(fast_math=fast_math)]),
     ]
     passes: list[ModulePass] = []
     for stage, stage_passes in stages:
@@ -82,11 +85,21 @@ def default_pipeline(
 
 
 def stage_passes(
-    stage: Stage, *, tighten_pad_regions: bool = True, check_bounds: bool = False, auto_schedule: bool = False
+    stage: Stage,
+    *,
+    tighten_pad_regions: bool = True,
+    check_bounds: bool = False,
+    auto_schedule: bool = False,
+    fast_math: bool = False,
 ) -> list[ModulePass]:
     """The passes that lead from the stage before `stage` to `stage`."""
     previous = STAGES[STAGES.index(stage) - 1]
-    options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds, "auto_schedule": auto_schedule}
+    options = {
+        "tighten_pad_regions": tighten_pad_regions,
+        "check_bounds": check_bounds,
+        "auto_schedule": auto_schedule,
+        "fast_math": fast_math,
+    }
     everything = default_pipeline(stage, **options)
     before = default_pipeline(previous, **options) if stage != "te" else []
     return everything[len(before) :]
@@ -114,6 +127,9 @@ class DefaultPipelinePass(ModulePass):
     """First schedule the stages no `sched` op names, for the host (what `build()` does
     without a schedule; `auto-schedule` with options pins the target)."""
 
+    fast_math: bool = False
+    """Let LLVM reassociate and contract float math (`lower-to-llvm{fast-math=true}`)."""
+
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
         return default_pipeline(
@@ -121,6 +137,7 @@ class DefaultPipelinePass(ModulePass):
             tighten_pad_regions=self.tighten_pad_regions,
             check_bounds=self.check_bounds,
             auto_schedule=self.auto_schedule,
+            fast_math=self.fast_math,
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -158,7 +158,7 @@ def _llvm_type(t: Attribute) -> Attribute:
     return i64 if isinstance(t, IndexType) else t
 
 
-FAST_MATH = llvm.FastMathAttr(["reassoc", "contract"])
+FAST_MATH = llvm.FastMathAttr([llvm.FastMathFlag.REASSOC, llvm.FastMathFlag.ALLOW_CONTRACT])
 """With `fast_math`: the float adds, subtractions and products may be reassociated
 (a reduction vectorizes) and contracted (a*b+c into one FMA, rounded once)."""
 _FAST_MATH_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp)

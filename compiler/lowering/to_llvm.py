@@ -79,6 +79,7 @@ from compiler.lowering.packed_abi import (
 )
 from compiler.lowering.parallel import outline_parallel_loops
 from compiler.lowering.scalar import lower_scalar_ops
+from compiler.lowering.vectorize import vectorize_loops
 
 __all__ = ["LowerToLLVMPass", "assert_table", "lower_module"]
 
@@ -89,11 +90,31 @@ class LowerToLLVMPass(ModulePass):
 
     name = "lower-to-llvm"
 
+    vector_bits: int = 0
+    """The width of the vectors `vectorized` loops use (0: the host CPU's, `host_vector_bits`)."""
+
+    fast_math: bool = False
+    """Let LLVM reassociate and contract float math (`reassoc contract` on fadd/fsub/fmul:
+    reductions vectorize, a*b+c becomes an FMA); off, results are IEEE-exact."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_module(ctx, op)
+        lower_module(ctx, op, vector_bits=self.vector_bits or host_vector_bits(), fast_math=self.fast_math)
 
 
-def lower_module(ctx: Context, module: ModuleOp) -> None:
+def host_vector_bits() -> int:
+    """The host CPU's vector register width, from LLVM's view of its features
+    (AVX-512: 512, AVX/AVX2: 256, otherwise SSE/NEON: 128)."""
+    import llvmlite.binding as llvm_binding
+
+    features = llvm_binding.get_host_cpu_features()
+    if features.get("avx512f", False):
+        return 512
+    if features.get("avx", False):
+        return 256
+    return 128
+
+
+def lower_module(ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False) -> None:
     for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
         annotate_alias_scopes(f)  # before outlining: the groups are the parent's
     outline_parallel_loops(module)
@@ -108,12 +129,13 @@ def lower_module(ctx: Context, module: ModuleOp) -> None:
         name = f.sym_name.data
         state = convert_signature(f, abi.variables[name], report=name in abi.reporters)
         _lower_loop_ops(state, abi)
+        vectorize_loops(state.func, vector_bits)
         add_returns(state)
         states.append(state)
     ConvertScfToCf().apply(ctx, module)
     for state in states:
         lower_asserts(state, abi)
-    lower_scalar_ops(module)
+    lower_scalar_ops(module, fast_math=fast_math)
     declare_runtime(module)
 
 

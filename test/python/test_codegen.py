@@ -1,0 +1,189 @@
+"""Code generation of schedules: explicit vectors, tails, gathers, parallel bodies,
+alias groups (lower-to-llvm's aliasing.py, vectorize.py, parallel.py), checked on the
+numbers and on the optimized LLVM IR."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import compiler
+from compiler import ops, te
+from compiler.lowering.parallel import openmp_library
+from compiler.lowering.to_llvm import host_vector_bits
+
+LANES = host_vector_bits() // 32  # float32 lanes of the host's vectors
+
+
+def _rand(*shape: int) -> np.ndarray:
+    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+
+def _function_body(ir: str, name: str) -> str:
+    match = re.search(rf"define [^@]*@{name}\(.*?\n}}\n", ir, re.S)
+    assert match is not None, f"no function @{name} in the optimized IR"
+    return match.group(0)
+
+
+def _relu_chain(n: int | te.Var) -> tuple[te.Tensor, te.Tensor, te.Tensor]:
+    x = te.placeholder((n,), name="x")
+    y = te.compute((n,), lambda i: x[i] * 2.0 + 1.0, name="y")
+    out = ops.relu(y, name="out")
+    return x, y, out
+
+
+@pytest.mark.parametrize("n", [LANES * 4, LANES * 4 + 3, 3])
+def test_vectorized_loop_with_a_static_tail(n: int) -> None:
+    x, y, out = _relu_chain(n)
+    s = te.create_schedule(out.op)
+    s[y].compute_inline()
+    s[out].vectorize(out.op.axis[0])
+    f = compiler.build(s, [x, out])
+    a, b = _rand(n), np.zeros(n, np.float32)
+    f(a, b)
+    np.testing.assert_array_equal(b, np.maximum(a * np.float32(2) + np.float32(1), 0))
+    width = LANES
+    while width > n:
+        width //= 2
+    assert f"vector<{width}xf32>" in f.llvm_dialect_ir
+    if n % width:  # the scalar tail: a loop of scalar loads after the vector loop
+        assert re.search(r"llvm.load %\S+ .*: !llvm.ptr -> f32", f.llvm_dialect_ir)
+
+
+def test_vectorized_loop_over_a_symbolic_extent() -> None:
+    n = te.var("n")
+    x, _, out = _relu_chain(n)
+    s = te.create_schedule(out.op)
+    s[out].vectorize(out.op.axis[0])
+    f = compiler.build(s, [x, out])
+    assert f"vector<{LANES}xf32>" in f.llvm_dialect_ir
+    for size in (0, 1, LANES - 1, LANES, 2 * LANES + 5):
+        a, b = _rand(size), np.zeros(size, np.float32)
+        f(a, b)
+        np.testing.assert_array_equal(b, np.maximum(a * np.float32(2) + np.float32(1), 0))
+
+
+def test_vectorized_transpose_gathers() -> None:
+    """B[i, j] = A[j, i] vectorized over j: stride-n loads, gathered into vectors."""
+    n = 2 * LANES + 3
+    A = te.placeholder((n, n), name="A")
+    B = te.compute((n, n), lambda i, j: A[j, i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    s[B].vectorize(B.op.axis[1])
+    f = compiler.build(s, [A, B])
+    a, b = _rand(n, n), np.zeros((n, n), np.float32)
+    f(a, b)
+    np.testing.assert_array_equal(b, a.T + np.float32(1))
+    assert f"vector<{LANES}xf32>" in f.llvm_dialect_ir
+    assert "llvm.insertelement" in f.llvm_dialect_ir
+
+
+def _matmul(n: int, *, parallel: bool) -> tuple[compiler.Function, np.ndarray, np.ndarray]:
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    C = ops.matmul(A, B, name="C")
+    s = te.create_schedule(C.op)
+    i, j = C.op.axis
+    (k,) = C.op.reduce_axis
+    io, ii = s[C].split(i, factor=4)
+    jo, ji = s[C].split(j, factor=LANES)
+    s[C].reorder(jo, io, k, ii, ji)
+    s[C].unroll(ii)
+    s[C].vectorize(ji)
+    if parallel:
+        s[C].parallel(jo)
+    return compiler.build(s, [A, B, C]), _rand(n, n), _rand(n, n) + 1
+
+
+def test_vectorized_matmul_tile_is_vector_fmul_fadd_in_registers() -> None:
+    f, a, b = _matmul(4 * LANES, parallel=False)
+    c = np.zeros_like(a)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
+    body = _function_body(f.llvm_ir, "main_compute")
+    assert f"fadd <{LANES} x float>" in body
+    assert f"fmul <{LANES} x float>" in body
+    # the accumulators stay in registers across k: phis of vectors, not loads per k
+    assert re.search(rf"phi <{LANES} x float>", body)
+
+
+@pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
+def test_parallel_body_keeps_alias_facts_and_vectors() -> None:
+    """The outlined body reloads its pointers from a context array; the alias groups
+    keep LLVM from scalarizing it (it did: matmul 512 ran 10x slower with `parallel`)."""
+    f, a, b = _matmul(8 * LANES, parallel=True)
+    c = np.zeros_like(a)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
+    ir = f.llvm_ir
+    bodies = re.findall(r"define [^@]*@main_compute_parallel\d+\(.*?\n}\n", ir, re.S)
+    hot = [body for body in bodies if "fmul" in body]
+    assert len(hot) == 1
+    assert f"fadd <{LANES} x float>" in hot[0]
+    assert re.search(rf"phi <{LANES} x float>", hot[0])
+    assert "!noalias" in hot[0]
+
+
+def test_arena_views_get_distinct_alias_scopes() -> None:
+    """Two intermediates in one arena, disjoint: LLVM is told their accesses don't alias."""
+    n = 64
+    x = te.placeholder((n,), name="x")
+    y1 = te.compute((n,), lambda i: x[i] + 1.0, name="y1")
+    y2 = te.compute((n,), lambda i: y1[i] * 2.0, name="y2")
+    y3 = te.compute((n,), lambda i: y2[i] + y1[i], name="y3")
+    s = te.create_schedule(y3.op)
+    f = compiler.build(s, [x, y3])
+    a, b = _rand(n), np.zeros(n, np.float32)
+    f(a, b)
+    np.testing.assert_allclose(b, (a + 1) * 2 + (a + 1), rtol=1e-6)
+    scopes = set(re.findall(r'alias_scopes = \["main_compute/([^"]+)"\]', f.llvm_dialect_ir))
+    assert {"x", "y3"} <= scopes
+    assert len([g for g in scopes if g.startswith("arena")]) == 2  # y1 and y2 apart
+
+
+def _row_sums(fast_math: bool) -> tuple[compiler.Function, np.ndarray, np.ndarray]:
+    n = 16 * LANES + 3
+    A = te.placeholder((4, n), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    S = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="S")
+    f = compiler.build(te.create_schedule(S.op), [A, S], fast_math=fast_math)
+    a, out = _rand(4, n) * np.float32(1e3), np.zeros(4, np.float32)
+    f(a, out)
+    return f, a, out
+
+
+def test_float_reductions_stay_sequential_without_fast_math() -> None:
+    f, a, out = _row_sums(fast_math=False)
+    expected = np.zeros(4, np.float32)
+    for j in range(a.shape[1]):  # the sum in program order, rounded at every step
+        expected += a[:, j]
+    np.testing.assert_array_equal(out, expected)
+    assert "reassoc" not in f.llvm_ir
+    assert not re.search(r"fadd <\d+ x float>", _function_body(f.llvm_ir, "main_compute"))
+
+
+def test_fast_math_reassociates_reductions_into_vectors() -> None:
+    f, a, out = _row_sums(fast_math=True)
+    np.testing.assert_allclose(out, a.astype(np.float64).sum(axis=1), rtol=1e-4, atol=1e-2)
+    body = _function_body(f.llvm_ir, "main_compute")
+    assert re.search(r"fadd reassoc contract <\d+ x float>", body)
+
+
+def test_fast_math_contracts_into_fma() -> None:
+    A = te.placeholder((8, 8 * LANES), name="A")
+    B = te.placeholder((8, 8 * LANES), name="B")
+    C = te.compute(A.shape, lambda i, j: A[i, j] * B[i, j] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    s[C].vectorize(C.op.axis[1])
+    exact = compiler.build(s, [A, B, C])
+    fast = compiler.build(s, [A, B, C], fast_math=True)
+    a, b = _rand(8, 8 * LANES), _rand(8, 8 * LANES)
+    c1, c2 = np.zeros_like(a), np.zeros_like(a)
+    exact(a, b, c1)
+    fast(a, b, c2)
+    np.testing.assert_array_equal(c1, a * b + np.float32(1))  # rounded twice, as written
+    np.testing.assert_allclose(c2, a * b + np.float32(1), rtol=1e-6, atol=1e-6)
+    assert "fmul contract" not in exact.llvm_ir
+    assert f"fmul reassoc contract <{LANES} x float>" in fast.llvm_ir
