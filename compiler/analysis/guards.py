@@ -9,7 +9,7 @@ inference uses them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
@@ -92,8 +92,16 @@ def split_usable(conds: list[Cond | str]) -> tuple[list[Cond], list[str]]:
     return usable, unused
 
 
+_KIND: dict[type[Cond], str] = {
+    Or: "a disjunction",
+    Not: "a negation",
+    EQ: "an equality",
+    NE: "a disequality",
+}
+
+
 def _kind(c: Cond) -> str:
-    return {Or: "a disjunction", Not: "a negation", EQ: "an equality", NE: "a disequality"}.get(type(c), "not affine")  # type: ignore[arg-type]
+    return _KIND.get(type(c), "not affine")
 
 
 # ---------------------------------------------------------------------------
@@ -130,7 +138,9 @@ def _bound_of(cond: LT | LE, var: str, az: Analyzer) -> IntSet | None:
     return IntSet(None, az.simplify(rest // (-c)))  # v <= floor(rest / -c)
 
 
-def tighten_domain(dom: Mapping[str, IntSet], guard: list[Cond], bounds: BoundsArg) -> Tightening:
+def tighten_domain(
+    dom: Mapping[str, IntSet], guard: Sequence[Cond], bounds: BoundsArg
+) -> Tightening:
     """Intersect the sets of the variables each conjunct bounds on its own."""
     az = Analyzer(bounds)
     result = Tightening(dict(dom))

@@ -25,6 +25,7 @@ attachment cycles, inlining a reduction or an output.
 
 from __future__ import annotations
 
+from abc import ABC
 from collections.abc import Callable, Collection, Sequence
 from typing import Self
 
@@ -279,23 +280,28 @@ class ReorderOp(IRDLOperation):
         return cls(values)
 
 
-def _annotation_op(op_name: str, doc: str) -> type[IRDLOperation]:
-    class AnnotationOp(IRDLOperation):
+class AxisAnnotationOp(IRDLOperation, ABC):
+    """The shape of the annotation ops (`sched.parallel`, `vectorize`, `unroll`): one axis."""
+
+    axis = operand_def(IterType)
+
+    def __init__(self, axis: SSAValue):
+        super().__init__(operands=[axis])
+
+    def print(self, printer: Printer) -> None:
+        _print_iters(printer, [self.axis])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        values, _ = _parse_iters(parser)
+        if len(values) != 1:
+            parser.raise_error(f"{cls.name} takes one axis")
+        return cls(values[0])
+
+
+def _annotation_op(op_name: str, doc: str) -> type[AxisAnnotationOp]:
+    class AnnotationOp(AxisAnnotationOp):
         name = op_name
-        axis = operand_def(IterType)
-
-        def __init__(self, axis: SSAValue):
-            super().__init__(operands=[axis])
-
-        def print(self, printer: Printer) -> None:
-            _print_iters(printer, [self.axis])
-
-        @classmethod
-        def parse(cls, parser: Parser) -> Self:
-            values, _ = _parse_iters(parser)
-            if len(values) != 1:
-                parser.raise_error(f"{op_name} takes one axis")
-            return cls(values[0])
 
     AnnotationOp.__doc__ = doc
     AnnotationOp.__name__ = op_name.split(".")[1].title() + "Op"
@@ -410,14 +416,19 @@ class RfactorOp(IRDLOperation):
         return cls(parser.resolve_operand(unresolved, parser.parse_type()), name, factor_axis)
 
 
-def _stage_op(op_name: str, doc: str) -> type[IRDLOperation]:
-    class StageOp(IRDLOperation):
-        name = op_name
-        stage = prop_def(StringAttr)
-        assembly_format = "$stage attr-dict"
+class StageDirectiveOp(IRDLOperation, ABC):
+    """The shape of `sched.compute_root` and `sched.compute_inline`: a stage name."""
 
-        def __init__(self, stage: str):
-            super().__init__(properties={"stage": StringAttr(stage)})
+    stage = prop_def(StringAttr)
+    assembly_format = "$stage attr-dict"
+
+    def __init__(self, stage: str):
+        super().__init__(properties={"stage": StringAttr(stage)})
+
+
+def _stage_op(op_name: str, doc: str) -> type[StageDirectiveOp]:
+    class StageOp(StageDirectiveOp):
+        name = op_name
 
     StageOp.__doc__ = doc
     StageOp.__name__ = op_name.split(".")[1].title().replace("_", "") + "Op"

@@ -55,7 +55,7 @@ class _Names:
         self.of: dict[SSAValue, str] = {}
         self.values: dict[str, SSAValue] = {}
 
-    def leaf(self, value: SSAValue) -> Expr | None:
+    def leaf(self, value: SSAValue) -> Var:
         if isinstance(value.owner, loop.VarOp):
             name = value.owner.var_name.data
             self.values.setdefault(name, value)
@@ -68,7 +68,7 @@ class _Names:
 
     def expr(self, value: SSAValue) -> Expr:
         e = expr_from_value(value, self.leaf)
-        return e if e is not None else Var(self.leaf(value).name)  # type: ignore[union-attr]
+        return e if e is not None else self.leaf(value)
 
 
 class FunctionChecks:
@@ -97,20 +97,21 @@ class FunctionChecks:
         """Ranges of the loops around `op`, narrowed by the conditions of the branches
         it is in (a pad's guard keeps its reads inside); shape variables are >= 0."""
         found: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
+        loops: dict[str, tuple[Expr, Expr]] = {}
         guards: list[Cond] = []
         child, parent = op, op.parent_op()
         while parent is not None and parent is not self.func:
             if isinstance(parent, loop.ForOp):
                 lo = self.names.expr(parent.min)
                 hi = self.names.expr(parent.extent) + lo - 1
-                found[self.names.expr(parent.induction_var).name] = (lo, hi)  # type: ignore[attr-defined]
+                loops[self.names.leaf(parent.induction_var).name] = (lo, hi)
+                found.update(loops)
             elif isinstance(parent, scf.IfOp | loop.IfOp):
                 cond = cond_from_value(parent.cond, self.names.leaf)
                 if cond is not None:
                     taken = child.parent_region() is parent.regions[0]
                     guards += conjuncts(cond if taken else Not(cond))
             child, parent = parent, parent.parent_op()
-        loops = dict(found)
         for name, value in self.names.values.items():
             if isinstance(value.owner, loop.VarOp):
                 found.setdefault(name, (0, None))

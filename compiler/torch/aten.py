@@ -14,7 +14,7 @@ input type, as TVM's TOPI does with `out_dtype` left to the input's.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -46,8 +46,13 @@ IGNORED_OPS = (
 """Checks torch.export adds; they compute nothing."""
 
 
-def aten(*names: str) -> Callable[[Converter_], Converter_]:
-    def register(fn: Converter_) -> Converter_:
+_ConverterT = TypeVar("_ConverterT", bound=Converter_)
+
+
+def aten(*names: str) -> Callable[[_ConverterT], _ConverterT]:
+    """Register a converter under ATen op names; the function keeps its own signature."""
+
+    def register(fn: _ConverterT) -> _ConverterT:
         for n in names:
             OPS[f"aten.{n}"] = fn
         return fn
@@ -93,7 +98,12 @@ def conv2d_stage(
             padding = 0
         else:  # "same" (stride 1): the extra element of an odd total goes after, as PyTorch does
             dil = _ints(dilation)
-            totals = [d * (int(k) - 1) for d, k in zip(dil, w.shape[2:], strict=True)]
+            totals = []
+            for d, k in zip(dil, w.shape[2:], strict=True):
+                size = static(k)
+                if size is None:
+                    raise unsupported(cx, f"padding='same' needs a static kernel size, got {k}")
+                totals.append(d * (size - 1))
             padding = (totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2)
     pads = padding if isinstance(padding, tuple) and len(padding) == 4 else _ints(padding)
     y = ops.conv2d_nchw(x, w, _ints(stride), pads, _ints(dilation), int(groups), name=cx.name)
@@ -127,8 +137,8 @@ def scale_shift_constants(
         b = cx.param(torch.from_numpy(shift).to(dtype), f"{cx.name}_shift")
         return ops.scale_shift(x, s, b, axis=1, name=cx.name)
     g = cx.tensor(gamma, "weight") if gamma is not None else None
-    b = cx.tensor(beta, "bias") if beta is not None else None
-    return ops.batch_norm(x, cx.tensor(mean, "running_mean"), cx.tensor(var, "running_var"), g, b, eps, 1, cx.name)
+    beta_t = cx.tensor(beta, "bias") if beta is not None else None
+    return ops.batch_norm(x, cx.tensor(mean, "running_mean"), cx.tensor(var, "running_var"), g, beta_t, eps, 1, cx.name)
 
 
 def fold_batch_norm(
@@ -351,7 +361,7 @@ def pow_scalar(cx: Converter, x: Any, exponent: float) -> Value:
 
 
 def _binary(fn: Callable[..., Tensor], *, alpha: bool = False, reverse: bool = False) -> Converter_:
-    def convert(cx: Converter, a: Any, b: Any, alpha_value: float = 1, **kwargs: Any) -> Tensor:
+    def convert(cx: Converter, a: Any, b: Any, alpha_value: float = 1, **kwargs: Any) -> Value:
         alpha_value = kwargs.pop("alpha", alpha_value)
         if kwargs.get("rounding_mode") is not None:
             raise unsupported(cx, f"division with rounding_mode={kwargs['rounding_mode']!r} is not supported")
@@ -390,7 +400,7 @@ def to_copy(cx: Converter, x: Any, dtype: torch.dtype | None = None, **kwargs: A
 
 
 @aten("to.dtype")
-def to_dtype(cx: Converter, x: Any, dtype: torch.dtype, *args: Any, **kwargs: Any) -> Tensor:
+def to_dtype(cx: Converter, x: Any, dtype: torch.dtype, *args: Any, **kwargs: Any) -> Value:
     return to_copy(cx, x, dtype)
 
 
