@@ -550,6 +550,7 @@ WORKLOADS: dict[str, Callable[[bool], Workload]] = {
     "seed001": seed001,
     "matmul512": matmul(512),
     "matmul1024": matmul(1024),
+    "matmul1000": matmul(1000),  # a size no power-of-two tile divides
     "resnet_block": resnet_block,
     "maxpool": max_pool,
     "elementwise": elementwise,
@@ -598,11 +599,20 @@ def memory_of(fn: compiler.Function, env: dict[str, int]) -> dict[str, Any]:
     return {"arena": arena, "lower_bound": bound, "buffers": len(plan.buffers), "arena_expr": plan.arena}
 
 
-def ours(w: Workload, variant: str) -> Contender:
+def ours(w: Workload, variant: str, tuning_log: str | None = None) -> Contender:
+    """`none`: build() without a schedule (the auto-scheduler), `off`: without a schedule
+    and without the auto-scheduler (TVM's default), `tuned`: the tuning log's schedule,
+    `best`: the hand schedule."""
     name = f"ours {variant}"
     try:
         if variant == "none":
-            fn = compiler.build(w.args, name=w.key)
+            fn = compiler.build(w.args, name=w.key, tuning_log=os.devnull)
+        elif variant == "off":
+            fn = compiler.build(w.args, name=w.key, auto_schedule=False)
+        elif variant == "tuned":
+            if tuning_log is None:
+                return Contender(name, None, status="n/a (no --tuning-log)")
+            fn = compiler.build(w.args, name=w.key, tuning_log=tuning_log)
         else:
             fn = compiler.build(w.best(), w.args, name=w.key)
     except Exception as e:  # reported in the table, the run goes on
@@ -657,6 +667,16 @@ def numpy_contender(w: Workload) -> Contender:
         return last[0]
 
     return Contender("NumPy", timed, lambda: np.asarray(last[0]))
+
+
+def tune_workload(w: Workload, args: argparse.Namespace) -> float:
+    """Tunes `w` into the tuning log; the seconds it took."""
+    start = time.perf_counter()
+    result = compiler.tune(w.args, trials=args.tune_trials, timeout=args.tune_seconds, log=args.tuning_log,
+                           sizes=w.env, name=w.key)
+    seconds = time.perf_counter() - start
+    print(f"  tuned {w.key}: {result.trials} trials in {seconds:.0f} s, auto {result.baseline_ms} ms -> {result.best_ms} ms")
+    return seconds
 
 
 def _first_line(e: BaseException) -> str:
@@ -832,6 +852,23 @@ def print_summary(results: list[dict[str, Any]], names: list[str]) -> None:
         ratios = "".join(f"{v:>12.2f}x" if v else f"{'-':>13}"
                          for v in (best.get("ratio_to_torch2"), best.get("ratio_to_torch1")))
         print(f"  {res['label']:<14}" + "".join(cells) + ratios)
+    print("\nWithout a schedule (none: auto-scheduled, tuned: the tuning log's): our time over PyTorch 2t's"
+          " (x/torch2, below 1: faster) and TVM none's time over ours (TVM/x: our speed-up); tuning seconds")
+    print(f"  {'workload':<14}{'none/torch2':>13}{'TVM/none':>10}{'tuned/torch2':>14}{'TVM/tuned':>11}{'tuning s':>10}")
+    for res in results:
+        by = {r["contender"]: r for r in res["rows"]}
+
+        def ms(name: str, by: dict[str, Any] = by) -> float | None:
+            r = by.get(name)
+            return r.get("median_ms") if r else None
+
+        def ratio(a: float | None, b: float | None) -> str:
+            return f"{a / b:.2f}x" if a and b else "-"
+
+        none, tuned, torch2, tvm = ms("ours none"), ms("ours tuned"), ms("torch 2t"), ms("TVM none")
+        tune_s = res.get("tune_seconds")
+        print(f"  {res['label']:<14}{ratio(none, torch2):>13}{ratio(tvm, none):>10}{ratio(tuned, torch2):>14}"
+              f"{ratio(tvm, tuned):>11}{'-' if tune_s is None else f'{tune_s:.0f}':>10}")
 
 
 def environment(torch: Any, tvm_peer: Any) -> dict[str, Any]:
@@ -880,8 +917,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7, quick 3)")
     parser.add_argument("--round-seconds", type=float, default=None, help="time per contender and round (default 0.1, quick 0.03)")
     parser.add_argument("--only", default="", help=f"comma-separated workloads: {','.join(WORKLOADS)}")
+    parser.add_argument("--tuning-log", default=None, help="the `ours tuned` contender builds with this tuning log")
+    parser.add_argument("--tune-trials", type=int, default=0,
+                        help="first tune each workload (compiler.tune, this many trials) into --tuning-log")
+    parser.add_argument("--tune-seconds", type=float, default=300.0, help="the tuning time limit per workload")
     parser.add_argument("--json", default=None, help="where to write the results (default bench/results/<date>-<host>.json)")
     args = parser.parse_args(argv)
+    if args.tune_trials and not args.tuning_log:
+        parser.error("--tune-trials needs --tuning-log")
     rounds = args.rounds or (3 if args.quick else 7)
     round_seconds = args.round_seconds or (0.03 if args.quick else 0.1)
     keys = [k.strip() for k in args.only.split(",") if k.strip()] or list(WORKLOADS)
@@ -899,11 +942,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     start = time.perf_counter()
     results = []
-    names = ["ours none", "ours best", "torch 2t", "torch 1t", "TVM none", "NumPy"]
+    names = ["ours off", "ours none", "ours tuned", "ours best", "torch 2t", "torch 1t", "TVM none", "NumPy"]
     for key in keys:
         w = WORKLOADS[key](args.quick)
+        tune_seconds = tune_workload(w, args) if args.tune_trials else None
         contenders = [
+            ours(w, "off"),
             ours(w, "none"),
+            ours(w, "tuned", args.tuning_log),
             ours(w, "best"),
             torch_contender(w, torch, 2),
             torch_contender(w, torch, 1),
@@ -918,7 +964,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = workload_rows(w, contenders)
         print_workload(w, rows)
         results.append({"key": w.key, "label": w.label or w.key, "title": w.title, "gflop": w.flops / 1e9, "note": w.note, "env": w.env,
-                        "rows": rows})
+                        "rows": rows, "tune_seconds": tune_seconds})
         sys.stdout.flush()
     print_summary(results, names)
     elapsed = time.perf_counter() - start
@@ -940,7 +986,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         json.dump(document, f, indent=1)
     print(f"\n{elapsed:.0f} s; results written to {os.path.relpath(path)}")
     failed = [(res["key"], r["contender"], r["status"]) for res in results for r in res["rows"]
-              if r["contender"].startswith("ours") and r["status"] != "ok"]
+              if r["contender"].startswith("ours") and r["status"] != "ok" and not r["status"].startswith("n/a")]
     for key, who, status in failed:
         print(f"  {key}: {who}: {status}")
     return 1 if failed else 0

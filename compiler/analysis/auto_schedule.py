@@ -330,7 +330,9 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
         k = info.reduce_extents[0] if info.reduce_extents else None
         panel = (k or 0) * vf * info.element_bits // 8
         if plan.vector_first and k is not None and len(info.reduce_extents) == 1 and panel > target.l1_bytes // 2:
-            fitting = [c for c in (512, 256, 128, 64) if c < k and k % c == 0 and c * vf * info.element_bits // 8 <= target.l1_bytes // 2]
+            # the longest block that divides k (no tail) and fits
+            fitting = [c for c in range(min(k - 1, 1024), 31, -1)
+                       if k % c == 0 and c * vf * info.element_bits // 8 <= target.l1_bytes // 2]
             if fitting:
                 plan = replace(plan, reduce_split=fitting[0])
     return plan

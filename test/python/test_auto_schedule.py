@@ -70,9 +70,10 @@ def test_matmul_register_tile_reduce_outside_parallel_columns() -> None:
 def test_matmul_1000_tiles_divide() -> None:
     A, B = te.placeholder((1000, 1000), name="A"), te.placeholder((1000, 1000), name="B")
     text = sched_text([A, B, ops.matmul(A, B, name="C")])
-    # 1000 = 8 * 125: 8 columns (one vector) and 8 rows; no tail
+    # 1000 = 8 * 125: 8 columns (one vector) and 8 rows, k blocked by a divisor; no tail
     assert "sched.split %C_j by 8" in text
     assert "sched.split %C_i by 8" in text
+    assert "sched.split %C_k by 500" in text  # 500 x 8 floats: 16 KiB, half of L1
 
 
 def test_conv_pad_kept_channels_unrolled_rows_vectorized() -> None:
