@@ -6,8 +6,8 @@
 | stage  | after the passes                    | the module holds     |
 |--------|-------------------------------------|----------------------|
 | `te`   | none                                | te.func              |
-| `loop` | (auto-schedule,) compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
-| `flat` | make-packed-api, storage-flatten, storage-rewrite, unroll-loops | packed + loop.func, 1-D, one arena |
+| `loop` | apply-cache-stages, apply-rfactor, (auto-schedule,) compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
+| `flat` | loop-partition, make-packed-api, storage-flatten, storage-rewrite, unroll-loops | packed + loop.func, 1-D, one arena |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
 `compiler-opt -p 'default-pipeline{until=loop}'` runs the same list: the
@@ -27,6 +27,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from compiler.errors import OptionError
+
 Stage = Literal["te", "loop", "flat", "llvm"]
 STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
 
@@ -37,6 +39,7 @@ def default_pipeline(
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
     auto_schedule: bool = False,
+    loop_partition: bool = True,
     fast_math: bool = False,
 ) -> list[ModulePass]:
     """The passes from te to llvm; `fast_math=True` lets LLVM reassociate and contract
@@ -45,12 +48,16 @@ def default_pipeline(
     bound inference (TVM's behaviour, for comparison); `check_bounds=True` checks every
     load and store against its buffer's region at run time; `auto_schedule=True` first
     schedules every stage no `sched` op names (`auto-schedule`, for the host; `build()`
-    does this when it is given no schedule)."""
+    does this when it is given no schedule); `loop_partition=False` keeps the loops'
+    likely guards instead of splitting the loops at them (`loop-partition`)."""
     from compiler.lowering.to_llvm import LowerToLLVMPass
+    from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
+    from compiler.passes.apply_rfactor import ApplyRfactorPass
     from compiler.passes.auto_schedule import AutoSchedulePass
     from compiler.passes.compute_inline import ComputeInlinePass
     from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.insert_bound_checks import InsertBoundChecksPass
+    from compiler.passes.loop_partition import LoopPartitionPass
     from compiler.passes.make_packed_api import MakePackedAPIPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.passes.storage_flatten import StorageFlattenPass
@@ -59,11 +66,13 @@ def default_pipeline(
     from compiler.passes.unroll_loops import UnrollLoopsPass
 
     if until not in STAGES:
-        raise ValueError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
+        raise OptionError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
     stages: list[tuple[Stage, list[ModulePass]]] = [
         (
             "loop",
             [
+                ApplyCacheStagesPass(),
+                ApplyRfactorPass(),
                 *([AutoSchedulePass()] if auto_schedule else []),
                 ComputeInlinePass(),
                 *([TightenPadRegionsPass()] if tighten_pad_regions else []),
@@ -73,7 +82,16 @@ def default_pipeline(
             ],
         ),
         # make-packed-api needs the N-D argument types, which storage-flatten drops
-        ("flat", [MakePackedAPIPass(), StorageFlattenPass(), StorageRewritePass(), UnrollLoopsPass()]),
+        (
+            "flat",
+            [
+                *([LoopPartitionPass()] if loop_partition else []),
+                MakePackedAPIPass(),
+                StorageFlattenPass(),
+                StorageRewritePass(),
+                UnrollLoopsPass(),
+            ],
+        ),
         ("llvm", [LowerToLLVMPass(fast_math=fast_math)]),
     ]
     passes: list[ModulePass] = []
@@ -90,6 +108,7 @@ def stage_passes(
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
     auto_schedule: bool = False,
+    loop_partition: bool = True,
     fast_math: bool = False,
 ) -> list[ModulePass]:
     """The passes that lead from the stage before `stage` to `stage`."""
@@ -98,6 +117,7 @@ def stage_passes(
         "tighten_pad_regions": tighten_pad_regions,
         "check_bounds": check_bounds,
         "auto_schedule": auto_schedule,
+        "loop_partition": loop_partition,
         "fast_math": fast_math,
     }
     everything = default_pipeline(stage, **options)
@@ -127,6 +147,9 @@ class DefaultPipelinePass(ModulePass):
     """First schedule the stages no `sched` op names, for the host (what `build()` does
     without a schedule; `auto-schedule` with options pins the target)."""
 
+    loop_partition: bool = True
+    """Split loops at their likely guards (`loop-partition`); off keeps the guards."""
+
     fast_math: bool = False
     """Let LLVM reassociate and contract float math (`lower-to-llvm{fast-math=true}`)."""
 
@@ -137,6 +160,7 @@ class DefaultPipelinePass(ModulePass):
             tighten_pad_regions=self.tighten_pad_regions,
             check_bounds=self.check_bounds,
             auto_schedule=self.auto_schedule,
+            loop_partition=self.loop_partition,
             fast_math=self.fast_math,
         )
 

@@ -46,6 +46,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return DefaultPipelinePass
 
+    def apply_rfactor() -> type[ModulePass]:
+        from compiler.passes.apply_rfactor import ApplyRfactorPass
+
+        return ApplyRfactorPass
+
+    def apply_cache_stages() -> type[ModulePass]:
+        from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
+
+        return ApplyCacheStagesPass
+
     def compute_inline() -> type[ModulePass]:
         from compiler.passes.compute_inline import ComputeInlinePass
 
@@ -70,6 +80,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         from compiler.lowering.to_llvm import LowerToLLVMPass
 
         return LowerToLLVMPass
+
+    def loop_partition() -> type[ModulePass]:
+        from compiler.passes.loop_partition import LoopPartitionPass
+
+        return LoopPartitionPass
 
     def make_packed_api() -> type[ModulePass]:
         from compiler.passes.make_packed_api import MakePackedAPIPass
@@ -107,11 +122,14 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return StorageFlattenPass
 
     return {
+        "apply-rfactor": apply_rfactor,
         "auto-schedule": auto_schedule,
+        "apply-cache-stages": apply_cache_stages,
         "compute-inline": compute_inline,
         "default-pipeline": default_pipeline,
         "infer-bound": infer_bound,
         "insert-bound-checks": insert_bound_checks,
+        "loop-partition": loop_partition,
         "lower-to-llvm": lower_to_llvm,
         "make-packed-api": make_packed_api,
         "memory-report": memory_report,

@@ -9,9 +9,10 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
-from compiler.analysis.schedule_model import ScheduleModel, schedule_of
+from compiler.analysis.rfactor import apply_rfactors
+from compiler.analysis.schedule_model import ScheduleModel, apply_dataflow_rewrites, schedule_of
+from compiler.diagnostics import PassError
 from compiler.dialects import sched, te
 
 
@@ -19,20 +20,23 @@ def inline_stage(producer: te.ComputeOp) -> None:
     """Replace every `te.read` of `producer` by a copy of its body, then erase it."""
     yielded = producer.body.block.last_op
     assert isinstance(yielded, te.YieldOp)
-    for use in list(producer.result.uses):
+    uses = [(use, k) for k, result in enumerate(producer.outputs) for use in list(result.uses)]
+    for use, k in uses:  # a multi-output stage: a read of its k-th tensor is its k-th value
         read = use.operation
         if not isinstance(read, te.ReadOp):
-            raise PassFailedException(f"compute-inline: stage \"{producer.stage.data}\" is used by {read.name}")
+            raise PassError(f"compute-inline: stage \"{producer.stage.data}\" is used by {read.name}")
         mapping: dict[SSAValue, SSAValue] = dict(zip(producer.axes, read.indices, strict=True))
         for op in producer.body.block.ops:
             if op is yielded:
                 break
             Rewriter.insert_op(op.clone(mapping), InsertPoint.before(read))
-        Rewriter.replace_op(read, [], [mapping.get(yielded.values[0], yielded.values[0])])
+        Rewriter.replace_op(read, [], [mapping.get(yielded.values[k], yielded.values[k])])
     Rewriter.erase_op(producer)
 
 
 def inline_function(module: ModuleOp, func: te.FuncOp) -> None:
+    apply_dataflow_rewrites(module, func)  # cache stages: a no-op after apply-cache-stages
+    apply_rfactors(module, func)  # a no-op when apply-rfactor already ran
     schedule = schedule_of(module, func)
     if schedule is None:
         return

@@ -152,7 +152,7 @@ def rfactor_ops(stage, axis, factor_axis: int, name: str) -> tuple[te.ComputeOp,
             raise VerifyException(f"sched.rfactor: the factored axis {axis.name} is connected to the data axis {iv.name}")
     shape = list(old.tensor_type.get_shape())
     shape.insert(factor_axis, _dim(f.extent[axis.name]))
-    factor_type = te.TensorType(shape, old.tensor_type.element_type)
+    factor_types = [te.TensorType(shape, t.element_type) for t in old.tensor_types]
 
     clone = old.clone()
     block = clone.body.block
@@ -194,8 +194,9 @@ def rfactor_ops(stage, axis, factor_axis: int, name: str) -> tuple[te.ComputeOp,
     for iv in f.roots:
         red_block.erase_arg(root_args[iv])
     red.properties["extents"] = te.dims_to_attr(new_extents)
-    red.properties.pop("init", None)  # the identity: the start value is applied once, in B
-    factor = te.ComputeOp(name, factor_type, clone.detach_region(clone.body))
+    if not red.is_custom:  # the identity: the start value is applied once, in B
+        red.properties.pop("init", None)
+    factor = te.ComputeOp(name, factor_types, clone.detach_region(clone.body))
     factor.result.name_hint = "".join(ch if ch.isalnum() else "_" for ch in name)
     clone.erase()
     return factor, _reduction_of_factor(old, reduction, factor, factor_axis, _dim(f.extent[axis.name]), _hint(axis.name, stage.name))
@@ -204,7 +205,7 @@ def rfactor_ops(stage, axis, factor_axis: int, name: str) -> tuple[te.ComputeOp,
 def _reduction_of_factor(
     old: te.ComputeOp, reduction: te.ReduceOp, factor: te.ComputeOp, factor_axis: int, extent: Dim, hint: str
 ) -> te.ComputeOp:
-    """B[..] = reduce over v of B.rf[.., v, ..], with B's kind and start value."""
+    """B[..] = reduce over v of B.rf[.., v, ..], with B's kind (or combiner) and start value."""
     block = Block(arg_types=[IndexType()] * len(old.axes))
     for new, previous in zip(block.args, old.axes, strict=True):
         new.name_hint = previous.name_hint
@@ -212,11 +213,14 @@ def _reduction_of_factor(
     red_block.args[0].name_hint = f"{hint}_v"
     indices: list[SSAValue] = list(block.args)
     indices.insert(factor_axis, red_block.args[0])
-    read = te.ReadOp(factor.result, indices)
-    red_block.add_ops([read, te.YieldOp(read.result)])
-    red = te.ReduceOp(reduction.kind.data, [extent], reduction.result.type, Region(red_block), reduction.init)
-    block.add_ops([red, te.YieldOp(red.result)])
-    repl = te.ComputeOp(old.stage.data, old.tensor_type, Region(block))
+    reads = [te.ReadOp(result, indices) for result in factor.outputs]
+    red_block.add_ops([*reads, te.YieldOp(*[r.result for r in reads])])
+    combiner = None if reduction.combiner is None else reduction.combiner.clone()
+    init = reduction.init_values() if combiner is not None else reduction.init
+    types = list(reduction.outputs.types)
+    red = te.ReduceOp(reduction.kind.data, [extent], types, Region(red_block), init, combiner)
+    block.add_ops([red, te.YieldOp(*red.outputs)])
+    repl = te.ComputeOp(old.stage.data, old.tensor_types, Region(block))
     repl.result.name_hint = old.result.name_hint
     return repl
 
@@ -241,7 +245,8 @@ def apply_rfactors(module: ModuleOp, func: te.FuncOp) -> None:
     for rec in model.rfactors:
         Rewriter.insert_op(rec.factor, InsertPoint.before(rec.old))
         Rewriter.insert_op(rec.repl, InsertPoint.before(rec.old))
-        rec.old.result.replace_all_uses_with(rec.repl.result)
+        for before, after in zip(rec.old.outputs, rec.repl.outputs, strict=True):
+            before.replace_all_uses_with(after)
         Rewriter.erase_op(rec.old)
     ops = list(schedule.body.ops)
     erased: set[Operation] = set()

@@ -59,11 +59,13 @@ from xdsl.irdl import (
     lazy_traits_def,
     operand_def,
     opt_prop_def,
+    opt_region_def,
     prop_def,
     region_def,
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -291,11 +293,22 @@ def _parse_index_args(parser: Parser) -> list[Parser.Argument]:
     return parser.parse_comma_separated_list(parser.Delimiter.PAREN, arg)
 
 
-def _yielded(block: Block) -> YieldOp:
+def _yielded(block: Block, count: int = 1) -> YieldOp:
     last = block.last_op
-    if not isinstance(last, YieldOp) or len(last.values) != 1:
-        raise VerifyError("the body must end with a te.yield of exactly one value")
+    if not isinstance(last, YieldOp) or len(last.values) != count:
+        what = "exactly one value" if count == 1 else f"{count} values"
+        raise VerifyError(f"the body must end with a te.yield of {what}")
     return last
+
+
+def _parse_typed_args(parser: Parser, types: Sequence[Attribute]) -> list[Parser.Argument]:
+    """`(%a, %b)` whose types are given (the combiner's accumulators and elements)."""
+    unresolved = parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+    )
+    if len(unresolved) != len(types):
+        parser.raise_error(f"expected {len(types)} combiner arguments, got {len(unresolved)}")
+    return [a.resolve(t) for a, t in zip(unresolved, types, strict=True)]
 
 
 @irdl_op_definition
@@ -309,18 +322,25 @@ class ComputeOp(IRDLOperation):
     }
     ```
     A `te.reduce`, if any, must be the value the body yields (as in TVM).
+    A stage may compute several tensors of one shape in one loop nest (TVM's
+    multi-output compute): it yields one element per result, and a reduction
+    with several results (argmax) yields all of them, in order.
     """
 
     name = "te.compute"
     stage = prop_def(StringAttr)
-    result = result_def(TensorType)
+    outputs = var_result_def(TensorType)
     body = region_def("single_block")
     traits = traits_def(Pure())
 
-    def __init__(self, stage: str, result_type: TensorType, body: Region):
-        super().__init__(
-            properties={"stage": StringAttr(stage)}, result_types=[result_type], regions=[body]
-        )
+    def __init__(self, stage: str, result_type: TensorType | Sequence[TensorType], body: Region):
+        types = [result_type] if isinstance(result_type, TensorType) else list(result_type)
+        super().__init__(properties={"stage": StringAttr(stage)}, result_types=[types], regions=[body])
+
+    @property
+    def result(self) -> SSAValue:
+        """The first (usually only) tensor the stage computes."""
+        return self.outputs[0]
 
     @property
     def tensor_type(self) -> TensorType:
@@ -329,11 +349,15 @@ class ComputeOp(IRDLOperation):
         return t
 
     @property
+    def tensor_types(self) -> list[TensorType]:
+        return [t for t in self.outputs.types if isinstance(t, TensorType)]
+
+    @property
     def axes(self) -> tuple[SSAValue, ...]:
         return self.body.block.args
 
     def reduction(self) -> ReduceOp | None:
-        value = _yielded(self.body.block).values[0]
+        value = _yielded(self.body.block, len(self.outputs)).values[0]
         owner = value.owner
         return owner if isinstance(owner, ReduceOp) else None
 
@@ -345,16 +369,26 @@ class ComputeOp(IRDLOperation):
                 f"te.compute \"{self.stage.data}\" has {len(args)} index arguments for a "
                 f"rank-{t.rank} result"
             )
-        value = _yielded(self.body.block).values[0]
-        if value.type != t.element_type:
-            raise VerifyError(
-                f"te.compute \"{self.stage.data}\" yields {value.type}, expected the element type "
-                f"{t.element_type}"
-            )
+        if len(self.outputs) == 0:
+            raise VerifyError(f"te.compute \"{self.stage.data}\" computes no tensor")
+        for other in self.tensor_types[1:]:
+            if other.get_shape() != t.get_shape():
+                raise VerifyError(
+                    f"te.compute \"{self.stage.data}\": every result has the shape of the first, "
+                    f"{list(t.get_shape())}, got {list(other.get_shape())}"
+                )
+        values = _yielded(self.body.block, len(self.outputs)).values
+        for value, rt in zip(values, self.tensor_types, strict=True):
+            if value.type != rt.element_type:
+                raise VerifyError(
+                    f"te.compute \"{self.stage.data}\" yields {value.type}, expected the element type "
+                    f"{rt.element_type}"
+                )
         reductions = [op for op in self.body.walk() if isinstance(op, ReduceOp)]
-        if reductions and (len(reductions) > 1 or value.owner is not reductions[0]):
+        if reductions and (len(reductions) > 1 or tuple(values) != tuple(reductions[0].outputs)):
             raise VerifyError(
-                f"te.compute \"{self.stage.data}\": a te.reduce must be the value the stage yields"
+                f"te.compute \"{self.stage.data}\": a te.reduce must be the value the stage yields "
+                "(all of its results, in order)"
             )
 
     def print(self, printer: Printer) -> None:
@@ -362,7 +396,7 @@ class ComputeOp(IRDLOperation):
         printer.print_string_literal(self.stage.data)
         _print_index_args(printer, self.body.block)
         printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        printer.print_list(self.outputs.types, printer.print_attribute)
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
@@ -372,11 +406,13 @@ class ComputeOp(IRDLOperation):
         stage = parser.parse_str_literal(" (the stage name)")
         args = _parse_index_args(parser)
         parser.parse_punctuation(":")
-        result_type = parser.parse_type()
-        if not isinstance(result_type, TensorType):
-            parser.raise_error(f"expected a !te.tensor result type, got {result_type}")
+        result_types: list[TensorType] = []
+        for t in parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type):
+            if not isinstance(t, TensorType):
+                parser.raise_error(f"expected a !te.tensor result type, got {t}")
+            result_types.append(t)
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(stage, result_type, parser.parse_region(args))
+        op = cls(stage, result_types, parser.parse_region(args))
         if attrs is not None:
             op.attributes |= attrs.data
         return op
@@ -468,33 +504,69 @@ class ReduceOp(IRDLOperation):
     ```
     An explicit start value may follow the extents: `init(1.0 : f32)`; the
     default is the identity of the kind (0, 1, -inf, +inf).
+
+    A user reducer (TVM's `te.comm_reducer`) names itself and brings its
+    combiner, a region from (accumulators..., elements...) to the new
+    accumulators, and one start value per result; with several results
+    (argmax over (index, value) pairs) the body yields one element per result:
+
+    ```mlir
+    %i, %v = te.reduce argmax (%k) in ["n"] init(-1 : i32, -3.40282347e+38 : f32) : i32, f32 {
+      ...
+      te.yield %ki, %x : i32, f32
+    } combiner (%ai, %av, %bi, %bv) {
+      %ge = arith.cmpf oge, %av, %bv : f32
+      %ri = arith.select %ge, %ai, %bi : i32
+      %rv = arith.select %ge, %av, %bv : f32
+      te.yield %ri, %rv : i32, f32
+    }
+    ```
     """
 
     name = "te.reduce"
     kind = prop_def(StringAttr)
     extents = prop_def(ArrayAttr[DimAttr])
     init = opt_prop_def(base(FloatAttr) | base(IntegerAttr))
-    result = result_def()
+    inits = opt_prop_def(ArrayAttr)  # the start values of a reduction with several results
+    outputs = var_result_def()
     body = region_def("single_block")
+    combiner = opt_region_def("single_block")
     traits = lazy_traits_def(lambda: (HasParent(ComputeOp), Pure()))
 
     def __init__(
         self,
         kind: ReduceKind | str,
         extents: Sequence[Dim],
-        result_type: Attribute,
+        result_type: Attribute | Sequence[Attribute],
         body: Region,
-        init: FloatAttr | IntegerAttr | None = None,
+        init: FloatAttr | IntegerAttr | Sequence[FloatAttr | IntegerAttr] | None = None,
+        combiner: Region | None = None,
     ):
+        types = list(result_type) if isinstance(result_type, Sequence) else [result_type]
+        inits = None if init is None or isinstance(init, FloatAttr | IntegerAttr) else list(init)
+        single = init if isinstance(init, FloatAttr | IntegerAttr) else None
+        if inits is not None and len(inits) == 1:
+            single, inits = inits[0], None
         super().__init__(
             properties={
-                "kind": StringAttr(str(ReduceKind(kind))),
+                "kind": StringAttr(kind if combiner is not None else str(ReduceKind(kind))),
                 "extents": dims_to_attr(extents),
-                "init": init,
+                "init": single,
+                "inits": None if inits is None else ArrayAttr(inits),
             },
-            result_types=[result_type],
-            regions=[body],
+            result_types=[types],
+            regions=[body, [] if combiner is None else combiner],
         )
+
+    @property
+    def result(self) -> SSAValue:
+        """The first (usually only) result."""
+        return self.outputs[0]
+
+    @property
+    def is_custom(self) -> bool:
+        """A user reducer: combined by its combiner region, not by its kind."""
+        return self.combiner is not None
 
     @property
     def reduce_kind(self) -> ReduceKind:
@@ -508,64 +580,116 @@ class ReduceOp(IRDLOperation):
         return attr_to_dims(self.extents)
 
     def init_value(self) -> FloatAttr | IntegerAttr:
-        return self.init if self.init is not None else default_init(self.reduce_kind, self.result.type)
+        return self.init_values()[0]
+
+    def init_values(self) -> list[FloatAttr | IntegerAttr]:
+        """One start value per result."""
+        if self.inits is not None:
+            return [a for a in self.inits.data if isinstance(a, FloatAttr | IntegerAttr)]
+        if self.init is not None:
+            return [self.init]
+        return [default_init(self.reduce_kind, self.result.type)]
 
     def verify_(self) -> None:
-        if self.kind.data not in set(ReduceKind):
-            raise VerifyError(
-                f"unknown reduction '{self.kind.data}': expected one of {', '.join(ReduceKind)}"
-            )
+        n = len(self.outputs)
+        if not self.is_custom:
+            if self.kind.data not in set(ReduceKind):
+                raise VerifyError(
+                    f"unknown reduction '{self.kind.data}': expected one of {', '.join(ReduceKind)}, "
+                    "or a combiner region"
+                )
+            if n != 1:
+                raise VerifyError(f"te.reduce {self.kind.data} has one result, got {n}: several need a combiner")
         verify_dims(self.get_extents(), "te.reduce extents")
         if len(self.axes) != len(self.extents.data):
             raise VerifyError(
                 f"te.reduce has {len(self.axes)} axes but {len(self.extents.data)} extents"
             )
-        value = _yielded(self.body.block).values[0]
-        if value.type != self.result.type:
+        types = list(self.outputs.types)
+        values = _yielded(self.body.block, n).values
+        if list(values.types) != types:
             raise VerifyError(
-                f"te.reduce yields {value.type} but its result type is {self.result.type}"
+                f"te.reduce yields {', '.join(map(str, values.types))} but its result types are "
+                f"{', '.join(map(str, types))}"
             )
-        if self.init is not None and self.init.type != self.result.type:
+        if self.is_custom:
+            self._verify_combiner(types)
+        elif self.init is not None and self.init.type != self.result.type:
             raise VerifyError(
                 f"te.reduce init value has type {self.init.type}, expected {self.result.type}"
             )
+
+    def _verify_combiner(self, types: list[Attribute]) -> None:
+        if self.inits is None and self.init is None:
+            raise VerifyError(f"te.reduce {self.kind.data}: a reducer with a combiner needs its start values, init(...)")
+        inits = self.init_values()
+        if len(inits) != len(types) or any(a.type != t for a, t in zip(inits, types, strict=True)):
+            got = ", ".join(str(a.type) for a in inits)
+            raise VerifyError(
+                f"te.reduce {self.kind.data}: start values of types {got}, expected {', '.join(map(str, types))}"
+            )
+        assert self.combiner is not None
+        block = self.combiner.block
+        if list(block.arg_types) != types + types:
+            raise VerifyError(
+                f"te.reduce {self.kind.data}: the combiner takes the accumulators then the elements "
+                f"({', '.join(map(str, types + types))})"
+            )
+        last = block.last_op
+        if not isinstance(last, YieldOp) or list(last.values.types) != types:
+            raise VerifyError(
+                f"te.reduce {self.kind.data}: the combiner must yield the new accumulators "
+                f"({', '.join(map(str, types))})"
+            )
+        for op in block.ops:
+            if isinstance(op, ReadOp | ReduceOp | WhereOp):
+                raise VerifyError(f"te.reduce {self.kind.data}: the combiner can't hold {op.name}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data}")
         _print_index_args(printer, self.body.block)
         printer.print_string(" in ")
         print_dims(printer, self.get_extents())
-        if self.init is not None:
+        if self.init is not None or self.inits is not None:
             printer.print_string(" init(")
-            printer.print_attribute(self.init)
+            printer.print_list(self.init_values(), printer.print_attribute)
             printer.print_string(")")
         printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        printer.print_list(self.outputs.types, printer.print_attribute)
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+        if self.combiner is not None:
+            printer.print_string(" combiner")
+            _print_index_args(printer, self.combiner.block)
+            printer.print_string(" ")
+            printer.print_region(self.combiner, print_entry_block_args=False)
 
     @classmethod
     def parse(cls, parser: Parser) -> ReduceOp:
         kinds = ", ".join(ReduceKind)
         pos = parser.pos
-        kind = parser.parse_identifier(f" (the reduction: one of {kinds})")
-        if kind not in set(ReduceKind):
-            parser.raise_error(f"unknown reduction '{kind}': expected one of {kinds}", pos, parser.pos)
+        kind = parser.parse_identifier(f" (the reduction: one of {kinds}, or a reducer's name)")
+        end = parser.pos
         args = _parse_index_args(parser)
         parser.parse_keyword("in")
         extents = parse_dims(parser, "te.reduce extents")
-        init: FloatAttr | IntegerAttr | None = None
+        inits: list[FloatAttr | IntegerAttr] = []
         if parser.parse_optional_keyword("init") is not None:
-            with parser.in_parens():
-                value = parser.parse_attribute()
-            if not isinstance(value, FloatAttr | IntegerAttr):
-                parser.raise_error(f"expected an integer or float init value, got {value}")
-            init = value
+            for value in parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_attribute):
+                if not isinstance(value, FloatAttr | IntegerAttr):
+                    parser.raise_error(f"expected an integer or float init value, got {value}")
+                inits.append(value)
         parser.parse_punctuation(":")
-        result_type = parser.parse_type()
+        result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(kind, attr_to_dims(extents), result_type, parser.parse_region(args), init)
+        body = parser.parse_region(args)
+        combiner = None
+        if parser.parse_optional_keyword("combiner") is not None:
+            combiner = parser.parse_region(_parse_typed_args(parser, result_types + result_types))
+        elif kind not in set(ReduceKind):
+            parser.raise_error(f"unknown reduction '{kind}': expected one of {kinds}, or a combiner region", pos, end)
+        op = cls(kind, attr_to_dims(extents), result_types, body, inits or None, combiner)
         if attrs is not None:
             op.attributes |= attrs.data
         return op

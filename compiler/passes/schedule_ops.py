@@ -18,7 +18,9 @@ itself when they are missing). For every `te.func`:
      and the yielded value is stored;
   5. a reduction stores its init value before its outermost reduce loop
      (or in a separate nest over the data-parallel loops when a reduce loop
-     was reordered outside a data-parallel one) and accumulates innermost.
+     was reordered outside a data-parallel one) and accumulates innermost;
+     a `te.where` in its body makes the rest of the body and the update a
+     `loop.if` on the predicate.
 """
 
 from __future__ import annotations
@@ -43,9 +45,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
+from compiler.analysis.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_value
+from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, shape_var_names
 
@@ -120,16 +124,16 @@ class FunctionLowering:
             if plan.attach is not None:
                 self.attached.setdefault(plan.attach, []).append(op)
         arg_types: list[Attribute] = [buffer_type_of(t) for t in func.function_type.inputs.data]  # type: ignore[arg-type]
-        self.outputs: list[te.ComputeOp] = []
+        self.outputs: list[SSAValue] = []  # the returned tensors, each once
         returned = func.body.block.last_op
         assert isinstance(returned, te.ReturnOp)
         for value in returned.values:
             stage = value.owner
             if not isinstance(stage, te.ComputeOp):
-                raise ValueError(f"@{func.sym_name.data} returns an argument, not a computed tensor")
-            if stage not in self.outputs:
-                self.outputs.append(stage)
-                arg_types.append(buffer_type_of(stage.tensor_type))
+                raise PassError(f"@{func.sym_name.data} returns an argument, not a computed tensor")
+            if value not in self.outputs:
+                self.outputs.append(value)
+                arg_types.append(buffer_type_of(value.type))  # type: ignore[arg-type]
         self.result = loop.FuncOp(func.sym_name.data, arg_types)
         n_in = len(func.args)
         self.result.arg_attrs = ArrayAttr(
@@ -139,9 +143,9 @@ class FunctionLowering:
         for te_arg, buf in zip(func.args, self.block.args[:n_in], strict=True):
             self.values[te_arg] = buf
             buf.name_hint = te_arg.name_hint
-        for stage, buf in zip(self.outputs, self.block.args[n_in:], strict=True):
-            self.values[stage.result] = buf
-            buf.name_hint = stage.stage.data
+        for value, buf in zip(self.outputs, self.block.args[n_in:], strict=True):
+            self.values[value] = buf
+            buf.name_hint = result_name(value)
 
     # -- small emitters -------------------------------------------------
 
@@ -185,19 +189,21 @@ class FunctionLowering:
 
     def emit_stage(self, stage: te.ComputeOp, block: Block) -> None:
         plan = self.plans[stage]
-        out = self.values.get(stage.result)
-        if out is None:
-            mins = [self.expr(m, block) for m in plan.realize_mins]
-            alloc = loop.AllocOp(stage.stage.data, mins, loop.BufferType(plan.alloc_shape, stage.tensor_type.element_type))
-            alloc.result.name_hint = stage.stage.data
-            block.add_op(alloc)
-            out = self.values[stage.result] = alloc.result
+        out: list[SSAValue] = []  # one buffer per result of the stage
+        for k, result in enumerate(stage.outputs):
+            if result not in self.values:
+                mins = [self.expr(m, block) for m in plan.realize_mins]
+                alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, plan.alloc_shape, k))
+                alloc.result.name_hint = result_name(result)
+                block.add_op(alloc)
+                self.values[result] = alloc.result
+            out.append(self.values[result])
         reduction = stage.reduction()
         first_reduce = next((k for k, lp in enumerate(plan.loops) if lp.is_reduce), len(plan.loops))
         init_inline = all(lp.is_reduce for lp in plan.loops[first_reduce:])
         if reduction is not None and not init_inline:
             self.emit_init_nest(stage, plan, out, block)  # a reduce loop encloses a data loop
-        accumulator: tuple[SSAValue, Block] | None = None
+        accumulator: tuple[list[SSAValue], Block] | None = None
         current = block
         for k, lp in enumerate(plan.loops):
             if reduction is not None and init_inline and k == first_reduce:
@@ -221,30 +227,37 @@ class FunctionLowering:
         for lp in plan.loops:
             self.env.pop(lp.name, None)
 
-    def emit_accumulator(self, stage: te.ComputeOp, block: Block) -> SSAValue:
-        """A register accumulator for a reduction whose reduce loops are innermost:
-        initialised here, stored to the output once after the reduce loops."""
+    def emit_accumulator(self, stage: te.ComputeOp, block: Block) -> list[SSAValue]:
+        """Register accumulators (one per result) for a reduction whose reduce loops are
+        innermost: initialised here, stored to the outputs once after the reduce loops."""
         reduction = stage.reduction()
         assert reduction is not None
-        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-        acc = loop.AllocOp(f"{stage.stage.data}.acc", [zero], loop.BufferType([1], reduction.result.type), local=True)
-        acc.result.name_hint = f"{stage.stage.data}_acc"
-        init = arith.ConstantOp(reduction.init_value())
-        for op in (zero, acc, init, loop.StoreOp(init, acc, [zero])):
-            block.add_op(op)
-        return acc.result
+        accs: list[SSAValue] = []
+        for k, (value, t) in enumerate(zip(reduction.init_values(), reduction.outputs.types, strict=True)):
+            suffix = "" if len(reduction.outputs) == 1 else f"{k}"
+            zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+            acc = loop.AllocOp(f"{stage.stage.data}.acc{suffix}", [zero], loop.BufferType([1], t), local=True)
+            acc.result.name_hint = f"{stage.stage.data}_acc{suffix}"
+            init = arith.ConstantOp(value)
+            for op in (zero, acc, init, loop.StoreOp(init, acc, [zero])):
+                block.add_op(op)
+            accs.append(acc.result)
+        return accs
 
-    def emit_result(self, stage: te.ComputeOp, plan: StagePlan, out: SSAValue, accumulator: tuple[SSAValue, Block]) -> None:
-        acc, block = accumulator
+    def emit_result(
+        self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], accumulator: tuple[list[SSAValue], Block]
+    ) -> None:
+        accs, block = accumulator
         bound = set(self.env) | self.shape_names()
         reduce_names = {lp.name for lp in plan.loops if lp.is_reduce}
         guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
         body = self.guarded(guards, block)
         index = [self.expr(v, body) for v in plan.axis_values[: len(stage.axes)]]
         zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-        value = loop.LoadOp(acc, [zero])
-        for op in (zero, value, loop.StoreOp(value, out, index)):
-            body.add_op(op)
+        body.add_op(zero)
+        for acc, buf in zip(accs, out, strict=True):
+            value = loop.LoadOp(acc, [zero])
+            body.add_ops([value, loop.StoreOp(value, buf, index)])
 
     def guarded(self, guards: Sequence[Cond], block: Block) -> Block:
         if not guards:
@@ -268,7 +281,7 @@ class FunctionLowering:
             names.update(shape_var_names(t.get_shape()))  # type: ignore[attr-defined]
         return names
 
-    def emit_init(self, stage: te.ComputeOp, plan: StagePlan, out: SSAValue, block: Block) -> None:
+    def emit_init(self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block) -> None:
         reduction = stage.reduction()
         assert reduction is not None
         bound = set(self.env) | self.shape_names()
@@ -276,11 +289,11 @@ class FunctionLowering:
         body = self.guarded(guards, block)
         data_values = plan.axis_values[: len(stage.axes)]
         index = [self.expr(v, body) for v in data_values]
-        init = arith.ConstantOp(reduction.init_value())
-        body.add_op(init)
-        body.add_op(loop.StoreOp(init, out, index))
+        for value, buf in zip(reduction.init_values(), out, strict=True):
+            init = arith.ConstantOp(value)
+            body.add_ops([init, loop.StoreOp(init, buf, index)])
 
-    def emit_init_nest(self, stage: te.ComputeOp, plan: StagePlan, out: SSAValue, block: Block) -> None:
+    def emit_init_nest(self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block) -> None:
         """Initialise the whole realized region before the nest (reduce loop outside a data loop)."""
         current = block
         for lp in plan.loops:
@@ -296,7 +309,9 @@ class FunctionLowering:
             if not lp.is_reduce:
                 self.env.pop(lp.name, None)
 
-    def emit_body(self, stage: te.ComputeOp, out: SSAValue, block: Block, acc: SSAValue | None = None) -> None:
+    def emit_body(
+        self, stage: te.ComputeOp, out: list[SSAValue], block: Block, accs: list[SSAValue] | None = None
+    ) -> None:
         index = [self.values[a] for a in stage.axes]
         yielded = stage.body.block.last_op
         assert isinstance(yielded, te.YieldOp)
@@ -306,19 +321,45 @@ class FunctionLowering:
                 continue
             self.clone_into(op, block)
         if reduction is None:
-            block.add_op(loop.StoreOp(self.values[yielded.values[0]], out, index))
+            for value, buf in zip(yielded.values, out, strict=True):
+                block.add_op(loop.StoreOp(self.values[value], buf, index))
             return
         red_yield = reduction.body.block.last_op
         assert isinstance(red_yield, te.YieldOp)
         for op in reduction.body.block.ops:
-            if op is not red_yield:
+            if isinstance(op, te.WhereOp):
+                # the rest of the body and the update happen only where the predicate holds
+                predicated = loop.IfOp(self.values.get(op.cond, op.cond))
+                block.add_op(predicated)
+                block = predicated.then_region.block
+            elif op is not red_yield:
                 self.clone_into(op, block)
-        target, where = (out, index) if acc is None else (acc, [self.expr(Const(0), block)])
-        current = loop.LoadOp(target, where)
-        block.add_op(current)
-        combined = combine(reduction.reduce_kind, current.result, self.values[red_yield.values[0]])
-        block.add_op(combined)
-        block.add_op(loop.StoreOp(combined, target, where))
+        targets, where = (out, index) if accs is None else (accs, [self.expr(Const(0), block)])
+        current = [loop.LoadOp(t, where) for t in targets]
+        block.add_ops(current)
+        elements = [self.values[v] for v in red_yield.values]
+        if reduction.is_custom:
+            combined = self.emit_combiner(reduction, [c.result for c in current], elements, block)
+        else:
+            op = combine(reduction.reduce_kind, current[0].result, elements[0])
+            block.add_op(op)
+            combined = [op.results[0]]
+        for value, t in zip(combined, targets, strict=True):
+            block.add_op(loop.StoreOp(value, t, where))
+
+    def emit_combiner(
+        self, reduction: te.ReduceOp, accs: list[SSAValue], elements: list[SSAValue], block: Block
+    ) -> list[SSAValue]:
+        """The user's combiner on (accumulators, elements): its ops cloned here."""
+        assert reduction.combiner is not None
+        combiner = reduction.combiner.block
+        mapping: dict[SSAValue, SSAValue] = dict(zip(combiner.args, [*accs, *elements], strict=True))
+        yielded = combiner.last_op
+        assert isinstance(yielded, te.YieldOp)
+        for op in combiner.ops:
+            if op is not yielded:
+                block.add_op(op.clone(mapping))
+        return [mapping.get(v, v) for v in yielded.values]
 
     def clone_into(self, op: Operation, block: Block) -> None:
         """Clone a scalar op, then turn the te ops it (or its regions) holds into loop ops."""
@@ -340,6 +381,29 @@ class FunctionLowering:
                 Rewriter.replace_op(inner, load)
             elif isinstance(inner, te.VarOp):
                 Rewriter.replace_op(inner, [], [self.var(inner.var_name.data)])
+
+
+def result_name(value: SSAValue) -> str:
+    """The buffer name of a stage's result: the stage's name, `T.v0`, `T.v1`, ... when it
+    computes several tensors (TVM's names)."""
+    stage = value.owner
+    assert isinstance(stage, te.ComputeOp)
+    if len(stage.outputs) == 1:
+        return stage.stage.data
+    return f"{stage.stage.data}.v{list(stage.outputs).index(value)}"
+
+
+def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loop.BufferType:
+    """The buffer of an intermediate stage: compact, or with the strides its
+    `sched.storage_align` asks for (`te.storage_align`)."""
+    element = stage.tensor_types[index].element_type
+    attr = stage.attributes.get(STORAGE_ALIGN_ATTR)
+    if attr is None:
+        return loop.BufferType(shape, element)
+    extents = [Const(d) if isinstance(d, int) else parse_expr(d) for d in shape]
+    strides = aligned_strides(extents, dict(parse_align(attr)))
+    dims: list[Dim] = [c if (c := const_value(e)) is not None else str(e) for e in strides]
+    return loop.BufferType(shape, element, dims)
 
 
 def combine(kind: te.ReduceKind, acc: SSAValue, value: SSAValue) -> Operation:

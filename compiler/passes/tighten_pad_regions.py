@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, path_conditions, split_usable
+from compiler.analysis.rfactor import apply_rfactors
 from compiler.analysis.schedule_model import ScheduleModel, schedule_of
 from compiler.dialects import te
 
@@ -49,6 +50,7 @@ from compiler.dialects import te
 
 
 def annotate_function(module: ModuleOp, func: te.FuncOp) -> None:
+    apply_rfactors(module, func)  # a no-op when apply-rfactor already ran
     model = ScheduleModel.build(func, schedule_of(module, func))
     for stage in model.stages.values():
         for op in stage.op.body.walk():

@@ -17,9 +17,11 @@ from __future__ import annotations
 import builtins
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Union
+
+from compiler.errors import ExprIndexError, ExprTypeError, ExprValueError
 
 ExprLike = Union["Expr", int, float, bool]
 
@@ -99,7 +101,7 @@ class Expr:
         return compare("ne", self, other)  # type: ignore[arg-type]
 
     def __bool__(self) -> bool:
-        raise TypeError(
+        raise ExprTypeError(
             "a tensor expression has no truth value; use te.all/te.any and te.if_then_else"
         )
 
@@ -151,6 +153,10 @@ class IterVar(Expr):
     @property
     def var(self) -> IterVar:
         return self
+
+    def __repr__(self) -> str:
+        domain = "" if self.extent is None else f", [0, {dim_repr(self.extent)})"
+        return f"IterVar({self.name}{domain}{', reduce' if self.is_reduce else ''})"
 
 
 @dataclass(eq=False)
@@ -222,10 +228,111 @@ class Reduce(Expr):
     body: Expr
     axes: tuple[IterVar, ...]
     init: Expr | None = None
+    where: Expr | None = None  # only iterations where it holds are combined (TVM's condition)
+    combiner: _Combiner | None = None  # a user reducer (te.comm_reducer); `kind` is its name
+    sources: tuple[Expr, ...] = ()  # a tuple reducer's elements: `body` is sources[value_index]
+    value_index: int = 0
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.body.dtype
+
+
+@dataclass(eq=False)
+class CombinerArg(IterVar):
+    """An argument of a user reducer's combiner (an accumulator or an element)."""
+
+
+@dataclass(eq=False)
+class CommReducer:
+    """`te.comm_reducer(fcombine, fidentity, name)`: a commutative reducer of one value or a
+    tuple of values. Calling it reduces over axes, as `te.sum` does; a tuple of elements
+    gives a tuple of reductions, the outputs of one multi-output `te.compute`."""
+
+    fcombine: Callable[..., object]
+    fidentity: Callable[..., object]
+    name: str = "reduce"
+
+    def __call__(
+        self,
+        expr: ExprLike | Sequence[ExprLike],
+        axis: IterVar | Sequence[IterVar],
+        where: ExprLike | None = None,
+        init: ExprLike | Sequence[ExprLike] | None = None,
+    ) -> Expr | tuple[Expr, ...]:
+        is_tuple = isinstance(expr, list | tuple)
+        exprs = tuple(as_expr(e, "float32") for e in (expr if is_tuple else (expr,)))  # type: ignore[union-attr]
+        axes = (axis,) if isinstance(axis, IterVar) else tuple(axis)
+        if not axes or not builtins.all(isinstance(a, IterVar) and a.is_reduce for a in axes):
+            raise ExprTypeError(f"reducer {self.name}: axis must be one or more te.reduce_axis")
+        dtypes = [e.dtype for e in exprs]
+        lhs = tuple(CombinerArg(f"x{k}", dtype=d) for k, d in enumerate(dtypes))
+        rhs = tuple(CombinerArg(f"y{k}", dtype=d) for k, d in enumerate(dtypes))
+        combined = self.fcombine(lhs, rhs) if is_tuple else self.fcombine(lhs[0], rhs[0])
+        results = _tuple_of(combined, len(exprs), f"reducer {self.name}: the combiner")
+        if init is not None:
+            # rfactor starts every partial reduction from the identity: a start value
+            # other than it would be counted once per part
+            raise ExprValueError(f"reducer {self.name}: init= is not supported; make it the identity")
+        starts = self.fidentity(*dtypes)
+        identities = _tuple_of(starts, len(exprs), f"reducer {self.name}: the identity")
+        spec = _Combiner(self, lhs, rhs, tuple(r.astype(d) for r, d in zip(results, dtypes, strict=True)))
+        cond = None if where is None else _bool_args(f"reducer {self.name}(where=)", [where], "needs a condition")[0]
+        reductions = tuple(
+            Reduce(self.name, e, axes, i.astype(e.dtype), cond, spec, exprs, k)  # type: ignore[arg-type]
+            for k, (e, i) in enumerate(zip(exprs, identities, strict=True))
+        )
+        return reductions if is_tuple else reductions[0]
+
+
+class _Combiner:
+    """A reducer applied to element types: its arguments and combined values."""
+
+    def __init__(
+        self, reducer: CommReducer, lhs: tuple[CombinerArg, ...], rhs: tuple[CombinerArg, ...], results: tuple[Expr, ...]
+    ):
+        self.name = reducer.name
+        self.lhs, self.rhs, self.results = lhs, rhs, results
+
+
+def _tuple_of(value: object, n: int, what: str) -> tuple[Expr, ...]:
+    items = tuple(value) if isinstance(value, list | tuple) else (value,)
+    if len(items) != n:
+        raise ExprValueError(f"{what} gives {len(items)} values, expected {n}")
+    return tuple(as_expr(v, "float32") for v in items)  # type: ignore[arg-type]
+
+
+def comm_reducer(
+    fcombine: Callable[..., object], fidentity: Callable[..., object], name: str = "reduce"
+) -> CommReducer:
+    """A user reducer (TVM's `te.comm_reducer`): `fcombine(x, y)` combines an accumulator
+    and an element (tuples of them for a tuple reducer), `fidentity(*dtypes)` is the start
+    value(s); `name` must be an identifier."""
+    if not name.isidentifier():
+        raise ExprValueError(f"comm_reducer: the name must be an identifier, got {name!r}")
+    return CommReducer(fcombine, fidentity, name)
+
+
+_FLOAT_LIMITS = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
+
+def _int_limits(dtype: str) -> tuple[int, int]:
+    if dtype == "uint8":
+        return 0, 255
+    bits = int(dtype.removeprefix("int"))
+    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+
+def min_value(dtype: str) -> Const:
+    """The smallest finite value of a dtype (TVM's `te.min_value`)."""
+    _check_dtype(dtype)
+    return Const(-_FLOAT_LIMITS[dtype] if _is_float(dtype) else _int_limits(dtype)[0], dtype)
+
+
+def max_value(dtype: str) -> Const:
+    """The largest finite value of a dtype (TVM's `te.max_value`)."""
+    _check_dtype(dtype)
+    return Const(_FLOAT_LIMITS[dtype] if _is_float(dtype) else _int_limits(dtype)[1], dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -243,6 +350,29 @@ class Operation:
     axis: tuple[IterVar, ...] = ()
     body: Expr | None = None
     output_tensor: Tensor | None = field(default=None, repr=False)
+    bodies: tuple[Expr, ...] = ()  # a multi-output compute: one body per output (body is the first)
+    outputs: tuple[Tensor, ...] = field(default=(), repr=False)
+
+    @property
+    def num_outputs(self) -> int:
+        return builtins.max(len(self.outputs), 1)
+
+    def output(self, k: int) -> Tensor:
+        """TVM's `op.output(k)`."""
+        if self.outputs:
+            return self.outputs[k]
+        if k != 0 or self.output_tensor is None:
+            raise ExprIndexError(f"{self.name} has {self.num_outputs} output(s), no output {k}")
+        return self.output_tensor
+
+    def all_bodies(self) -> tuple[Expr, ...]:
+        return self.bodies or (() if self.body is None else (self.body,))
+
+    def __repr__(self) -> str:
+        if self.body is None:
+            return f"PlaceholderOp({self.name})"
+        reduce = f", reduce_axis=[{', '.join(iv.name for iv in self.reduce_axis)}]" if self.reduce_axis else ""
+        return f"ComputeOp({self.name}, axis=[{', '.join(iv.name for iv in self.axis)}]{reduce})"
 
     @property
     def reduce_axis(self) -> tuple[IterVar, ...]:
@@ -255,7 +385,8 @@ class Tensor:
     dtype: str
     op: Operation
     uid: int = field(default_factory=lambda: next(_ids))
-    strided: bool = False  # a placeholder that accepts any strides (views, zero-copy)
+    strided: bool = False  # as an argument of build, it accepts any strides (views, zero-copy)
+    value_index: int = 0  # which output of its op (a multi-output compute)
 
     __hash__ = object.__hash__
 
@@ -275,22 +406,47 @@ class Tensor:
         if not isinstance(indices, tuple):
             indices = (indices,)
         if len(indices) != self.ndim:
-            raise IndexError(
+            raise ExprIndexError(
                 f"tensor {self.name} has {self.ndim} dimensions, indexed with {len(indices)}"
             )
         converted = tuple(as_expr(i, INDEX) for i in indices)
         for i, e in enumerate(converted):
             if _is_float(e.dtype):
-                raise TypeError(f"index {i} of {self.name} is a {e.dtype} expression")
+                raise ExprTypeError(f"index {i} of {self.name} is a {e.dtype} expression")
         return Read(self, converted)
 
     def __repr__(self) -> str:
-        return f"Tensor({self.name}, shape={self.shape}, dtype={self.dtype})"
+        shape = ", ".join(map(dim_repr, self.shape)) + ("," if self.ndim == 1 else "")
+        strided = ", strided=True" if self.strided else ""
+        return f"Tensor({self.name}, shape=({shape}), dtype={self.dtype}{strided})"
+
+
+_REPR_OPS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "floormod": "%"}
+
+
+def dim_repr(d: Expr | int | None) -> str:
+    """A dimension or index expression as reprs show it: `4`, `n`, `n + 2`."""
+    text = _dim_text(d)
+    return text[1:-1] if text.startswith("(") and text.endswith(")") else text
+
+
+def _dim_text(d: Expr | int | None) -> str:
+    match d:
+        case int() | Const():
+            return str(d if isinstance(d, int) else d.value)
+        case Var(name=n) | IterVar(name=n):
+            return n
+        case Binary(op=op, a=a, b=b) if op in _REPR_OPS:
+            return f"({_dim_text(a)} {_REPR_OPS[op]} {_dim_text(b)})"
+        case Call(func="maximum" | "minimum", args=(a, b)):
+            return f"{d.func[:3]}({dim_repr(a)}, {dim_repr(b)})"
+        case _:
+            return type(d).__name__
 
 
 def _check_dtype(dtype: str) -> str:
     if dtype not in _FLOAT_DTYPES + _INT_DTYPES:
-        raise ValueError(f"unsupported dtype '{dtype}': expected one of {_FLOAT_DTYPES + _INT_DTYPES}")
+        raise ExprValueError(f"unsupported dtype '{dtype}': expected one of {_FLOAT_DTYPES + _INT_DTYPES}")
     return dtype
 
 
@@ -298,18 +454,18 @@ def _check_shape(shape: Sequence[Dim] | Dim, what: str) -> tuple[Dim, ...]:
     dims = tuple(shape) if isinstance(shape, list | tuple) else (shape,)
     for i, d in enumerate(dims):
         if isinstance(d, bool) or not isinstance(d, int | Expr):
-            raise TypeError(f"{what}: dimension {i} must be an int or a te.var expression, got {d!r}")
+            raise ExprTypeError(f"{what}: dimension {i} must be an int or a te.var expression, got {d!r}")
         if isinstance(d, int) and d < 0:
-            raise ValueError(f"{what}: dimension {i} is negative ({d})")
+            raise ExprValueError(f"{what}: dimension {i} is negative ({d})")
         if isinstance(d, Expr) and d.dtype != INDEX:
-            raise TypeError(f"{what}: dimension {i} is a {d.dtype} expression")
+            raise ExprTypeError(f"{what}: dimension {i} is a {d.dtype} expression")
     return dims
 
 
 def var(name: str = "n", dtype: str = INDEX) -> Var:
     """A symbolic shape variable."""
     if dtype not in ("int32", INDEX):
-        raise ValueError("te.var is a shape variable: its dtype must be int32 or int64")
+        raise ExprValueError("te.var is a shape variable: its dtype must be int32 or int64")
     return Var(name)
 
 
@@ -339,25 +495,72 @@ def compute(
     fcompute: Callable[..., ExprLike],
     name: str = "compute",
     dtype: str | None = None,
+    *,
+    strided: bool = False,
 ) -> Tensor:
-    """`te.compute(shape, lambda i, j: ..., name=...)`."""
+    """`te.compute(shape, lambda i, j: ..., name=...)`. A body that is a tuple makes a
+    multi-output compute: a tuple of tensors of one shape, computed in one loop nest
+    (TVM's; elementwise values, or the reductions of one tuple reducer).
+
+    `strided=True`: passed to `build` as an output, the tensor may be any strided view
+    (a column slice, a transpose...: its strides are bound at call time, as for
+    `te.placeholder(..., strided=True)`); it must still not overlap another argument.
+
+    >>> n = te.var("n")
+    >>> A = te.placeholder((n, 4), name="A")
+    >>> B = te.compute((n, 4), lambda i, j: A[i, j] * 2.0, name="B")
+    >>> B
+    Tensor(B, shape=(n, 4), dtype=float32)
+    """
     dims = _check_shape(shape, f"compute {name}")
     axes = tuple(IterVar(n, d) for n, d in zip(_axis_names(fcompute, len(dims)), dims, strict=True))
-    body = as_expr(fcompute(*axes), dtype or "float32")
+    value = fcompute(*axes)
+    if isinstance(value, list | tuple):
+        return _multi_output(name, dims, axes, value, dtype)  # type: ignore[return-value]
+    body = as_expr(value, dtype or "float32")
     if dtype is not None:
         body = body.astype(dtype)
     _check_reduce_placement(body, name)
     op = Operation(name, axes, body)
-    tensor = Tensor(dims, _check_dtype(body.dtype), op)
+    tensor = Tensor(dims, _check_dtype(body.dtype), op, strided=strided)
     op.output_tensor = tensor
     return tensor
+
+
+def _multi_output(
+    name: str, dims: tuple[Dim, ...], axes: tuple[IterVar, ...], values: Sequence[ExprLike], dtype: str | None
+) -> tuple[Tensor, ...]:
+    bodies = tuple(as_expr(v, dtype or "float32") for v in values)
+    if not bodies:
+        raise ExprValueError(f"compute {name}: the body is an empty tuple")
+    reductions = [b for b in bodies if isinstance(b, Reduce)]
+    if reductions:
+        first = reductions[0]
+        same = len(reductions) == len(bodies) and first.combiner is not None
+        if not same or builtins.any(
+            b.combiner is not first.combiner or b.value_index != k for k, b in enumerate(reductions)
+        ):
+            raise ExprValueError(
+                f"compute {name}: the outputs of a multi-output reduction are the values of one "
+                "tuple reducer (te.comm_reducer), in order"
+            )
+        if len(bodies) != len(first.sources):
+            raise ExprValueError(f"compute {name}: the reducer gives {len(first.sources)} values, {len(bodies)} used")
+    for b in bodies:
+        _check_reduce_placement(b, name)
+    op = Operation(name, axes, bodies[0], bodies=bodies)
+    op.outputs = tuple(
+        Tensor(dims, _check_dtype(b.dtype), op, value_index=k) for k, b in enumerate(bodies)
+    )
+    op.output_tensor = op.outputs[0]
+    return op.outputs
 
 
 def _check_reduce_placement(body: Expr, name: str) -> None:
     inner = body.body if isinstance(body, Reduce) else body
     for node in walk(inner):
         if isinstance(node, Reduce):
-            raise ValueError(
+            raise ExprValueError(
                 f"compute {name}: a reduction (te.sum/te.max/...) must be the whole body of the "
                 "compute, as in TVM; compute it as its own stage and use that tensor"
             )
@@ -368,7 +571,7 @@ def reduce_axis(dom: tuple[Dim, Dim] | Dim, name: str = "rv") -> IterVar:
     if isinstance(dom, tuple):
         lo, extent = dom
         if not (isinstance(lo, int) and lo == 0):
-            raise ValueError(f"reduce_axis {name}: the domain must start at 0, got {lo!r}")
+            raise ExprValueError(f"reduce_axis {name}: the domain must start at 0, got {lo!r}")
     else:
         extent = dom
     _check_shape((extent,), f"reduce_axis {name}")
@@ -376,12 +579,18 @@ def reduce_axis(dom: tuple[Dim, Dim] | Dim, name: str = "rv") -> IterVar:
 
 
 def _reducer(kind: str) -> Callable[..., Expr]:
-    def reduce(expr: ExprLike, axis: IterVar | Sequence[IterVar], init: ExprLike | None = None) -> Expr:
+    def reduce(
+        expr: ExprLike,
+        axis: IterVar | Sequence[IterVar],
+        init: ExprLike | None = None,
+        where: ExprLike | None = None,
+    ) -> Expr:
         axes = (axis,) if isinstance(axis, IterVar) else tuple(axis)
         if not axes or not builtins.all(isinstance(a, IterVar) and a.is_reduce for a in axes):
-            raise TypeError(f"te.{kind}: axis must be one or more te.reduce_axis")
+            raise ExprTypeError(f"te.{kind}: axis must be one or more te.reduce_axis")
         body = as_expr(expr, "float32")
-        return Reduce(kind, body, axes, None if init is None else as_expr(init, body.dtype))
+        cond = None if where is None else _bool_args(f"te.{kind}(where=)", [where], "needs a condition")[0]
+        return Reduce(kind, body, axes, None if init is None else as_expr(init, body.dtype), cond)
 
     reduce.__name__ = kind
     return reduce
@@ -397,22 +606,28 @@ def _is_reduce_axes(axis: object) -> bool:
 
 
 def max(
-    expr: ExprLike, axis: IterVar | Sequence[IterVar] | ExprLike, init: ExprLike | None = None
+    expr: ExprLike,
+    axis: IterVar | Sequence[IterVar] | ExprLike,
+    init: ExprLike | None = None,
+    where: ExprLike | None = None,
 ) -> Expr:
     """`te.max(x, axis=k)` reduces over reduce axes; `te.max(a, b)` is the larger of two
     values (as in TVM), index expressions included."""
-    if not _is_reduce_axes(axis) and init is None:
+    if not _is_reduce_axes(axis) and init is None and where is None:
         return maximum(expr, axis)  # type: ignore[arg-type]
-    return _reducer("max")(expr, axis, init)
+    return _reducer("max")(expr, axis, init, where)
 
 
 def min(
-    expr: ExprLike, axis: IterVar | Sequence[IterVar] | ExprLike, init: ExprLike | None = None
+    expr: ExprLike,
+    axis: IterVar | Sequence[IterVar] | ExprLike,
+    init: ExprLike | None = None,
+    where: ExprLike | None = None,
 ) -> Expr:
     """`te.min(x, axis=k)` reduces over reduce axes; `te.min(a, b)` is the smaller of two values."""
-    if not _is_reduce_axes(axis) and init is None:
+    if not _is_reduce_axes(axis) and init is None and where is None:
         return minimum(expr, axis)  # type: ignore[arg-type]
-    return _reducer("min")(expr, axis, init)
+    return _reducer("min")(expr, axis, init, where)
 
 
 def const(value: int | float | bool, dtype: str | None = None) -> Const:
@@ -430,7 +645,7 @@ def as_expr(value: ExprLike, dtype_hint: str) -> Expr:
         return Const(value, dtype_hint if dtype_hint != "bool" else INDEX)
     if isinstance(value, float):
         return Const(value, dtype_hint if _is_float(dtype_hint) else "float32")
-    raise TypeError(f"cannot use {value!r} ({type(value).__name__}) in a tensor expression")
+    raise ExprTypeError(f"cannot use {value!r} ({type(value).__name__}) in a tensor expression")
 
 
 def _unify(a: ExprLike, b: ExprLike) -> tuple[Expr, Expr]:
@@ -446,7 +661,7 @@ def _unify(a: ExprLike, b: ExprLike) -> tuple[Expr, Expr]:
         elif isinstance(eb, Const) and not isinstance(eb.value, bool):
             eb = Const(eb.value, ea.dtype)
         else:
-            raise TypeError(
+            raise ExprTypeError(
                 f"operands of types {ea.dtype} and {eb.dtype}: convert one with .astype()"
             )
     return ea, eb
@@ -455,9 +670,9 @@ def _unify(a: ExprLike, b: ExprLike) -> tuple[Expr, Expr]:
 def binary(op: str, a: ExprLike, b: ExprLike) -> Expr:
     ea, eb = _unify(a, b)
     if op in ("floordiv", "floormod") and _is_float(ea.dtype):
-        raise TypeError(f"{op} needs integer operands, got {ea.dtype}")
+        raise ExprTypeError(f"{op} needs integer operands, got {ea.dtype}")
     if op == "div" and not _is_float(ea.dtype):
-        raise TypeError("'/' needs float operands; use '//' for integer division")
+        raise ExprTypeError("'/' needs float operands; use '//' for integer division")
     return Binary(op, ea, eb, ea.dtype)
 
 
@@ -471,7 +686,7 @@ def _bool_args(name: str, args: Sequence[ExprLike], requirement: str = "") -> tu
     for e in exprs:
         if e.dtype != "bool":
             what = f"{name} {requirement}" if requirement else f"te.{name} takes conditions"
-            raise TypeError(f"{what}, got a {e.dtype} expression")
+            raise ExprTypeError(f"{what}, got a {e.dtype} expression")
     return exprs
 
 
@@ -506,7 +721,7 @@ def _unary(name: str) -> Callable[[ExprLike], Expr]:
     def f(x: ExprLike) -> Expr:
         e = as_expr(x, "float32")
         if not _is_float(e.dtype) and name != "abs":
-            raise TypeError(f"te.{name} needs a float expression, got {e.dtype}")
+            raise ExprTypeError(f"te.{name} needs a float expression, got {e.dtype}")
         return Call(name, (e,), e.dtype)
 
     f.__name__ = name
@@ -567,10 +782,44 @@ def children(e: Expr) -> list[Expr]:
             return [c, t, f]
         case Read(indices=idx):
             return list(idx)
-        case Reduce(body=b, init=init):
-            return [b] if init is None else [b, init]
+        case Reduce(body=b, init=init, where=where, sources=sources):
+            return [*(sources or (b,)), *(e for e in (init, where) if e is not None)]
         case _:
             return []
+
+
+def substitute(e: Expr, mapping: dict[int, Expr]) -> Expr:
+    """`e` with the axes in `mapping` (by uid) replaced; unchanged subtrees are shared."""
+    if isinstance(e, IterVar):
+        return mapping.get(e.uid, e)
+    kids = children(e)
+    new = [substitute(k, mapping) for k in kids]
+    if builtins.all(a is b for a, b in zip(new, kids, strict=True)):
+        return e
+    match e:
+        case Binary() | Compare():
+            return replace(e, a=new[0], b=new[1])
+        case Logical() | Call():
+            return replace(e, args=tuple(new))
+        case Cast():
+            return replace(e, value=new[0])
+        case Select():
+            return replace(e, cond=new[0], then_value=new[1], else_value=new[2])
+        case Read():
+            return replace(e, indices=tuple(new))
+        case Reduce():
+            n = builtins.max(len(e.sources), 1)
+            sources, rest = new[:n], new[n:]
+            init = rest.pop(0) if e.init is not None else None
+            return replace(
+                e,
+                body=sources[e.value_index if e.sources else 0],
+                sources=tuple(sources) if e.sources else (),
+                init=init,
+                where=rest[0] if e.where is not None else None,
+            )
+        case _:
+            raise ExprTypeError(f"cannot substitute into {type(e).__name__}")
 
 
 def collect_stages(outputs: Sequence[Tensor]) -> list[Tensor]:
@@ -579,13 +828,14 @@ def collect_stages(outputs: Sequence[Tensor]) -> list[Tensor]:
     seen: set[int] = set()
 
     def visit(t: Tensor) -> None:
+        t = t.op.output(0) if t.op.outputs else t  # one stage per op: its first output
         if t.uid in seen or t.is_placeholder:
             return
         seen.add(t.uid)
-        assert t.op.body is not None
-        for node in walk(t.op.body):
-            if isinstance(node, Read):
-                visit(node.tensor)
+        for body in t.op.all_bodies():
+            for node in walk(body):
+                if isinstance(node, Read):
+                    visit(node.tensor)
         order.append(t)
 
     for t in outputs:

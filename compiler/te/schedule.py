@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from compiler.dialects.sched import CACHE_SCOPES
+from compiler.errors import ScheduleError, ScheduleTypeError
 from compiler.te import expr as T
 
 
@@ -39,28 +41,89 @@ class Primitive:
     nparts: int | None = None
     target: T.Tensor | None = None
     pragma: str | None = None
+    new_op: T.Operation | None = None  # rfactor: the stage's op from then on
+    scope: str | None = None  # cache_read / cache_write
+    readers: tuple[T.Tensor, ...] = ()  # cache_read
+    offset: int | None = None  # storage_align (with factor)
+
+    def __str__(self) -> str:
+        parts = [self.stage.name]
+        if self.target is not None:
+            parts.append(self.target.name)
+        parts += [iv.name for iv in self.axes]
+        parts += [f"{k}={v}" for k, v in (("factor", self.factor), ("nparts", self.nparts)) if v is not None]
+        parts += [f"{k}={v!r}" for k, v in (("pragma", self.pragma), ("scope", self.scope)) if v is not None]
+        return f"{self.kind}({', '.join(parts)})"
 
 
 class Stage:
-    """The schedule of one tensor: `s[T]`."""
+    """The schedule of one compute stage: `s[T]` (TVM's `Stage`).
+
+    Its methods record schedule primitives on the stage's loops: `leaves` are the
+    loops from outermost to innermost as the primitives so far left them (data axes,
+    then reduce axes, until `split`, `fuse` or `reorder` change them).
+
+    >>> A = te.placeholder((64, 64), name="A")
+    >>> B = te.compute((64, 64), lambda i, j: A[i, j] + 1.0, name="B")
+    >>> s = te.create_schedule(B.op)
+    >>> jo, ji = s[B].split(B.op.axis[1], factor=8)
+    >>> s[B]
+    Stage(B, leaf_axes=[i, j.outer, j.inner])
+    """
 
     def __init__(self, schedule: Schedule, tensor: T.Tensor):
         self.schedule = schedule
         self.tensor = tensor
         self.leaves: list[T.IterVar] = list(tensor.op.axis) + list(tensor.op.reduce_axis)
+        self._op = tensor.op  # a new op after rfactor, as TVM's stage
+        self.retired: list[T.IterVar] = []  # axes from before an rfactor
+        self.cached: list[T.IterVar] = []  # split/fused axes (and reduce axes) a cache_write replaced
 
     @property
     def op(self) -> T.Operation:
-        return self.tensor.op
+        """The stage's operation (after `rfactor`, the new reduction over the factored tensor)."""
+        return self._op
+
+    @property
+    def leaf_axes(self) -> list[T.IterVar]:
+        """The stage's loops, outermost first, as the primitives so far left them."""
+        return list(self.leaves)
+
+    def __repr__(self) -> str:
+        leaves = ", ".join(iv.name for iv in self.leaves)
+        return f"Stage({self.op.name}, leaf_axes=[{leaves}]{self._placement()})"
+
+    def _placement(self) -> str:
+        """Where the stage is computed, if a primitive said so."""
+        for p in reversed(self.schedule.primitives):
+            if p.stage is not self.tensor:
+                continue
+            if p.kind == "compute_inline":
+                return ", inline"
+            if p.kind == "compute_root":
+                return ", root"
+            if p.kind == "compute_at" and p.target is not None:
+                return f", attached at {p.target.name}.{p.axes[0].name}"
+        return ""
 
     def _leaf(self, iv: T.IterVar, what: str) -> T.IterVar:
         if not isinstance(iv, T.IterVar):
-            raise TypeError(f"{what}: expected an axis of {self.tensor.name}, got {iv!r}")
+            raise ScheduleTypeError(f"{what}: expected an axis of {self.tensor.name}, got {iv!r}")
+        if index_of(self.retired, iv) >= 0:
+            raise ScheduleError(
+                f"{what}: axis {iv.name} of {self.tensor.name} is from before its rfactor; "
+                f"use s[{self.tensor.name}].op.axis / .op.reduce_axis"
+            )
+        if index_of(self.cached, iv) >= 0 and index_of(self.leaves, iv) < 0:
+            raise ScheduleError(
+                f"{what}: axis {iv.name} of {self.tensor.name} is from before its cache_write, which undid its "
+                f"splits and fuses and moved its reduce axes to the cache stage"
+            )
         if index_of(self.leaves, iv) < 0:
             owner = self.schedule.owner_of(iv)
             if owner is not None and owner is not self:
-                raise ValueError(f"{what}: axis {iv.name} belongs to stage {owner.tensor.name}, not {self.tensor.name}")
-            raise ValueError(f"{what}: axis {iv.name} of {self.tensor.name} was already split or fused")
+                raise ScheduleError(f"{what}: axis {iv.name} belongs to stage {owner.tensor.name}, not {self.tensor.name}")
+            raise ScheduleError(f"{what}: axis {iv.name} of {self.tensor.name} was already split or fused")
         return iv
 
     def _record(self, p: Primitive) -> None:
@@ -69,12 +132,23 @@ class Stage:
     def split(
         self, parent: T.IterVar, factor: int | None = None, nparts: int | None = None
     ) -> tuple[T.IterVar, T.IterVar]:
+        """Split loop `parent` into `(outer, inner)`: `factor=` gives the inner extent,
+        `nparts=` the outer one; both cover the extent with ceil(extent / factor)
+        outer iterations, and a tail that the factor does not divide does no work
+        outside the extent.
+
+        >>> A = te.placeholder((100,), name="A")
+        >>> B = te.compute((100,), lambda i: A[i] * 2.0, name="B")
+        >>> s = te.create_schedule(B.op)
+        >>> s[B].split(B.op.axis[0], factor=32)
+        (IterVar(i.outer), IterVar(i.inner))
+        """
         self._leaf(parent, "split")
         if (factor is None) == (nparts is None):
-            raise ValueError("split takes exactly one of factor= or nparts=")
+            raise ScheduleError("split takes exactly one of factor= or nparts=")
         value = factor if factor is not None else nparts
         if not isinstance(value, int) or value < 1:
-            raise ValueError(f"split: the factor/nparts must be a positive int, got {value!r}")
+            raise ScheduleError(f"split: the factor/nparts must be a positive int, got {value!r}")
         outer = T.IterVar(f"{parent.name}.outer", is_reduce=parent.is_reduce)
         inner = T.IterVar(f"{parent.name}.inner", is_reduce=parent.is_reduce)
         position = index_of(self.leaves, parent)
@@ -99,20 +173,22 @@ class Stage:
         self._leaf(outer, "fuse")
         self._leaf(inner, "fuse")
         if outer.is_reduce != inner.is_reduce:
-            raise ValueError(f"fuse: can't fuse a data-parallel axis with a reduce axis ({outer.name}, {inner.name})")
+            raise ScheduleError(f"fuse: can't fuse a data-parallel axis with a reduce axis ({outer.name}, {inner.name})")
         position = index_of(self.leaves, outer)
         if position + 1 >= len(self.leaves) or self.leaves[position + 1] is not inner:
-            raise ValueError(f"fuse: {inner.name} must be the loop right inside {outer.name}")
+            raise ScheduleError(f"fuse: {inner.name} must be the loop right inside {outer.name}")
         fused = T.IterVar(f"{outer.name}.{inner.name}.fused", is_reduce=outer.is_reduce and inner.is_reduce)
         self.leaves[position : position + 2] = [fused]
         self._record(Primitive("fuse", self.tensor, (outer, inner), (fused,)))
         return fused
 
     def reorder(self, *axes: T.IterVar) -> None:
+        """Put the named loops in this order, in the positions they occupy together
+        (the other leaves stay where they are)."""
         for iv in axes:
             self._leaf(iv, "reorder")
         if len(set(map(id, axes))) != len(axes):
-            raise ValueError("reorder: an axis appears twice")
+            raise ScheduleError("reorder: an axis appears twice")
         positions = sorted(index_of(self.leaves, iv) for iv in axes)
         for position, iv in zip(positions, axes, strict=True):
             self.leaves[position] = iv
@@ -132,7 +208,7 @@ class Stage:
         primitives; other names (with their value, `name=value`) are kept on the loop
         (`loop.pragmas`) for later passes."""
         if not isinstance(name, str) or not name:
-            raise TypeError(f"pragma: the pragma is a name, got {name!r}")
+            raise ScheduleTypeError(f"pragma: the pragma is a name, got {name!r}")
         if name in ("unroll", "vectorize", "parallel") and value is None:
             getattr(self, name)(axis)
             return
@@ -141,45 +217,92 @@ class Stage:
         self._record(Primitive("pragma", self.tensor, (axis,), pragma=text))
 
     def compute_at(self, parent: Stage, axis: T.IterVar) -> None:
+        """Compute this stage inside loop `axis` of stage `parent`, only the region that
+        one iteration of `parent` reads (bound inference sizes it); an attach point
+        split or fused afterwards moves to the inner or fused loop."""
         if not isinstance(parent, Stage):
-            raise TypeError("compute_at: the first argument is a stage, s[T]")
+            raise ScheduleTypeError("compute_at: the first argument is a stage, s[T]")
         parent._leaf(axis, "compute_at")
         self._record(Primitive("compute_at", self.tensor, (axis,), target=parent.tensor))
 
     def compute_root(self) -> None:
+        """Compute the whole stage before its consumers, at the function's top level
+        (the default; undoes `compute_at` and `compute_inline`)."""
         self._record(Primitive("compute_root", self.tensor))
 
     def compute_inline(self) -> None:
+        """Substitute the stage's expression into its readers: no buffer, no loops of its own
+        (not for reductions or the function's outputs)."""
         self._record(Primitive("compute_inline", self.tensor))
 
     def parallel(self, axis: T.IterVar) -> None:
+        """Run the iterations of loop `axis` on several threads (OpenMP); not a reduce axis."""
         if axis.is_reduce:
-            raise ValueError(f"parallel: {axis.name} is a reduce axis and can't run in parallel")
+            raise ScheduleError(f"parallel: {axis.name} is a reduce axis and can't run in parallel")
         self._annotate("parallel", axis)
 
     def vectorize(self, axis: T.IterVar) -> None:
+        """Turn loop `axis` (innermost, ideally of a constant extent) into vector operations;
+        not a reduce axis."""
         if axis.is_reduce:
-            raise ValueError(f"vectorize: {axis.name} is a reduce axis; its lanes would update the same element")
+            raise ScheduleError(f"vectorize: {axis.name} is a reduce axis; its lanes would update the same element")
         self._annotate("vectorize", axis)
 
     def unroll(self, axis: T.IterVar) -> None:
+        """Unroll loop `axis` completely (it needs a constant extent to be unrolled)."""
         self._annotate("unroll", axis)
 
     def _annotate(self, kind: str, axis: T.IterVar) -> None:
         self._leaf(axis, kind)
         self._record(Primitive(kind, self.tensor, (axis,)))
 
+    def storage_align(self, axis: T.IterVar, factor: int, offset: int) -> None:
+        """Pad the stride of dimension `axis` (a root axis) of the stage's buffer so that
+        `stride % factor == offset` (TVM's `storage_align`)."""
+        if index_of(self.op.axis, axis) < 0:
+            raise ScheduleError(f"storage_align: {getattr(axis, 'name', axis)} is not a data-parallel axis of {self.tensor.name}.op.axis")
+        for what, value in (("factor", factor), ("offset", offset)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ScheduleTypeError(f"storage_align: the {what} is an int, got {value!r}")
+        if factor < 1 or not 0 <= offset < factor:
+            raise ScheduleError(f"storage_align: needs factor >= 1 and 0 <= offset < factor, got factor {factor}, offset {offset}")
+        self._record(Primitive("storage_align", self.tensor, (axis,), factor=factor, offset=offset))
+
 
 @dataclass
 class Schedule:
+    """The schedule of a program: `te.create_schedule(outputs)`, then `s[T]` is the
+    `Stage` of each computed tensor T and the primitives apply in the order called.
+
+    >>> A = te.placeholder((64,), name="A")
+    >>> B = te.compute((64,), lambda i: A[i] + 1.0, name="B")
+    >>> C = te.compute((64,), lambda i: B[i] * 2.0, name="C")
+    >>> s = te.create_schedule(C.op)
+    >>> s[B].compute_inline()
+    >>> s
+    Schedule(outputs=[C], stages=[B (inline), C], primitives=[compute_inline(B)])
+    """
+
     outputs: list[T.Tensor]
     stages: dict[int, Stage] = field(default_factory=dict)
     primitives: list[Primitive] = field(default_factory=list)
+    _redirected: set[tuple[int, int]] = field(default_factory=set)  # (reader, tensor) pairs cache_read moved
+
+    def __repr__(self) -> str:
+        stages = []
+        for t in self._reachable():
+            place = self[t]._placement() if t.uid in self.stages else ""
+            stages.append(t.name + (f" ({place[2:]})" if place else ""))
+        outputs = ", ".join(t.name for t in self.outputs)
+        primitives = ", ".join(map(str, self.primitives))
+        return f"Schedule(outputs=[{outputs}], stages=[{', '.join(stages)}], primitives=[{primitives}])"
 
     def __getitem__(self, key: T.Tensor | T.Operation) -> Stage:
+        """The `Stage` of a computed tensor (or of its op); KeyError for another schedule's."""
         tensor = self._tensor(key)
         if tensor.is_placeholder:
-            raise ValueError(f"{tensor.name} is a placeholder: it has no stage to schedule")
+            raise ScheduleError(f"{tensor.name} is a placeholder: it has no stage to schedule")
+        tensor = tensor.op.output(0) if tensor.op.outputs else tensor  # the outputs of an op share its stage
         if tensor.uid not in self.stages:
             self.stages[tensor.uid] = Stage(self, tensor)
         return self.stages[tensor.uid]
@@ -195,6 +318,154 @@ class Schedule:
     def _reachable(self) -> list[T.Tensor]:
         return T.collect_stages(self.outputs)
 
+    def rfactor(self, tensor: T.Tensor, axis: T.IterVar, factor_axis: int = 0) -> T.Tensor:
+        """Factor reduction `tensor` over its reduce axis `axis` (TVM's `rfactor`): returns
+        `tensor.rf`, whose data axes are the tensor's with `axis` inserted before data axis
+        `factor_axis` (negative counts from the end) and which reduces over the other
+        reduce axes; `s[tensor]` then reduces `tensor.rf` over that axis, with fresh axes
+        (`s[tensor].op.axis`, `s[tensor].op.reduce_axis`)."""
+        stage = self[tensor]
+        stage._leaf(axis, "rfactor")
+        op = stage.op
+        if not axis.is_reduce or not isinstance(op.body, T.Reduce):
+            raise ScheduleError(f"rfactor: {axis.name} is a data-parallel axis of {tensor.name}; only a reduce axis can be factored")
+        ndata = len(op.axis)
+        position = factor_axis if factor_axis >= 0 else ndata + 1 + factor_axis
+        if not 0 <= position <= ndata:
+            raise ScheduleError(f"rfactor: factor_axis {factor_axis} is out of range for the {ndata} axes of {tensor.name}")
+        f = _Rfactor(self, stage, axis)
+        reduce = op.body
+        data = [T.IterVar(iv.name, iv.extent) for iv in op.axis]
+        kept = [T.IterVar(iv.name, iv.extent, is_reduce=True) for iv in reduce.axes if id(iv) not in f.touched]
+        leaves = {id(iv): T.IterVar(iv.name, f.extent[id(iv)], is_reduce=True) for iv in f.leaves if iv is not axis}
+        factored = T.IterVar(axis.name, f.extent[id(axis)])
+        mapping: dict[int, T.Expr] = {old.uid: new for old, new in zip(op.axis, data, strict=True)}
+        mapping |= {old.uid: new for old, new in zip((iv for iv in reduce.axes if id(iv) not in f.touched), kept, strict=True)}
+        roots = f.values({**leaves, id(axis): factored})
+        mapping |= {iv.uid: roots[id(iv)] for iv in f.roots}
+        where = None if reduce.where is None else T.substitute(reduce.where, mapping)
+        for iv in f.roots:
+            if not (isinstance(iv.extent, int) and isinstance(f.extent[id(axis)], int) and _covers_exactly(f, iv)):
+                check = roots[id(iv)] < iv.extent  # type: ignore[operator]
+                where = check if where is None else where & check
+        data.insert(position, factored)
+        axes_rf = (*kept, *leaves.values())
+        bodies = [b for b in op.all_bodies() if isinstance(b, T.Reduce)]
+        sources = tuple(T.substitute(e, mapping) for e in reduce.sources)
+        factor_bodies = tuple(
+            T.Reduce(
+                b.kind,
+                sources[k] if sources else T.substitute(b.body, mapping),
+                axes_rf,
+                b.init if b.combiner is not None else None,  # a user reducer's start is its identity
+                where,
+                b.combiner,
+                sources,
+                k,
+            )
+            for k, b in enumerate(bodies)
+        )
+        factor_op = T.Operation(f"{tensor.name}.rf", tuple(data), factor_bodies[0], bodies=factor_bodies if sources else ())
+        shape = tuple(iv.extent for iv in data)
+        factors = tuple(T.Tensor(shape, b.dtype, factor_op, value_index=k) for k, b in enumerate(factor_bodies))  # type: ignore[arg-type]
+        factor_op.output_tensor = factors[0]
+        if sources:
+            factor_op.outputs = factors
+        axes = [T.IterVar(iv.name, iv.extent) for iv in op.axis]
+        v = T.IterVar(f"{axis.name}.v", f.extent[id(axis)], is_reduce=True)
+        index: list[T.Expr] = list(axes)
+        index.insert(position, v)
+        reads = tuple(T.Read(t, tuple(index)) for t in factors)
+        new_bodies = tuple(
+            T.Reduce(b.kind, reads[k], (v,), b.init, None, b.combiner, reads if sources else (), k)
+            for k, b in enumerate(bodies)
+        )
+        new_op = T.Operation(op.name, tuple(axes), new_bodies[0], bodies=new_bodies if sources else ())
+        new_op.output_tensor, new_op.outputs = op.output_tensor, op.outputs
+        self.primitives.append(
+            Primitive("rfactor", stage.tensor, (axis,), target=factors[0], factor=position, new_op=new_op)  # factor: factor_axis
+        )
+        stage.retired += [*op.axis, *reduce.axes, *stage.leaves]
+        stage._op = new_op
+        stage.leaves = [*axes, v]
+        self.stages[factors[0].uid] = Stage(self, factors[0])
+        return factors[0] if len(factors) == 1 else list(factors)  # type: ignore[return-value]
+
+    def cache_read(
+        self, tensor: T.Tensor, scope: str, readers: T.Tensor | T.Operation | Sequence[T.Tensor | T.Operation]
+    ) -> T.Tensor:
+        """A stage `<tensor>.<scope>` copying `tensor` (`AL[i] = A[i]`), read by `readers`
+        instead of `tensor` (TVM's `cache_read`). Scopes: global, local, shared (each only
+        means a buffer of its own: no GPU)."""
+        if not isinstance(tensor, T.Tensor):
+            raise ScheduleTypeError(f"cache_read: expected a tensor, got {tensor!r}")
+        _check_scope("cache_read", scope)
+        items = list(readers) if isinstance(readers, list | tuple) else [readers]
+        if not items:
+            raise ScheduleError(f"cache_read: no reader of {tensor.name} given")
+        stages = [self[r] for r in items]
+        for stage in stages:
+            key = (stage.tensor.uid, tensor.uid)
+            if key in self._redirected or not _reads(stage.op, tensor):
+                raise ScheduleError(f"cache_read: {stage.tensor.name} does not read {tensor.name}")
+            self._redirected.add(key)
+        axes = tuple(T.IterVar(f"ax{k}", d) for k, d in enumerate(tensor.shape))
+        op = T.Operation(f"{tensor.name}.{scope}", axes, T.Read(tensor, axes))
+        cache = T.Tensor(tensor.shape, tensor.dtype, op)
+        op.output_tensor = cache
+        self.stages[cache.uid] = Stage(self, cache)
+        self.primitives.append(
+            Primitive("cache_read", tensor, target=cache, scope=scope, readers=tuple(s.tensor for s in stages))
+        )
+        return cache
+
+    def cache_write(self, tensor: T.Tensor | Sequence[T.Tensor], scope: str) -> T.Tensor:
+        """Move the computation of `tensor` to a new stage `<tensor>.<scope>` (its axes,
+        reduce axes and body) and make `tensor` its copy (TVM's `cache_write`). Splits,
+        fuses and reorders of `tensor` made before lay the cache out by those loops and are
+        undone; compute_at, compute_inline and loop annotations must come after."""
+        if isinstance(tensor, list | tuple):
+            if len(tensor) != 1:
+                raise ScheduleError("cache_write: a list of tensors is for multi-output stages, which it does not support")
+            tensor = tensor[0]
+        if not isinstance(tensor, T.Tensor):
+            raise ScheduleTypeError(f"cache_write: expected a tensor, got {tensor!r}")
+        _check_scope("cache_write", scope)
+        stage = self[tensor]
+        self._check_cache_write(stage)
+        layout = _CacheLayout(self, stage)
+        op = T.Operation(f"{tensor.name}.{scope}", tuple(layout.axes), stage.op.body)
+        cache = T.Tensor(tuple(layout.extents), tensor.dtype, op)
+        op.output_tensor = cache
+        copy = T.Operation(stage.op.name, stage.op.axis, T.Read(cache, tuple(layout.indices)))
+        copy.output_tensor = tensor
+        stage.cached += [*stage.leaves, *stage.op.reduce_axis]
+        stage._op = copy
+        stage.leaves = list(copy.axis)
+        self.stages[cache.uid] = Stage(self, cache)
+        self.primitives.append(Primitive("cache_write", tensor, target=cache, scope=scope, new_op=copy))
+        return cache
+
+    def _check_cache_write(self, stage: Stage) -> None:
+        name = stage.tensor.name
+        for p in self.primitives:
+            if p.stage is stage.tensor and p.kind in ("compute_at", "compute_inline", "parallel", "vectorize", "unroll", "pragma"):
+                raise ScheduleError(
+                    f"cache_write: {name} already has a {p.kind}; cache_write replaces {name}'s stage, so it must "
+                    "come before compute_at, compute_inline and loop annotations"
+                )
+            if p.kind == "compute_at" and p.target is stage.tensor:
+                raise ScheduleError(
+                    f"cache_write: {p.stage.name} is computed at a loop of {name}, which cache_write replaces; "
+                    "attach it after the cache_write"
+                )
+        for iv in stage.leaves:
+            if iv.is_reduce and index_of(stage.op.reduce_axis, iv) < 0:
+                raise ScheduleError(
+                    f"cache_write: the reduce axis {iv.name} of {name} was split or fused; split the cache "
+                    "stage's reduce axes after the cache_write"
+                )
+
     def owner_of(self, iv: T.IterVar) -> Stage | None:
         """The stage an axis belongs to (a root axis of its op, or a leaf made by split/fuse)."""
         for stage in self.stages.values():
@@ -204,6 +475,128 @@ class Schedule:
             if max(index_of(t.op.axis, iv), index_of(t.op.reduce_axis, iv)) >= 0:
                 return self[t]
         return None
+
+
+def _ceil_div(a: T.Dim, b: T.Dim) -> T.Dim:
+    if isinstance(a, int) and isinstance(b, int):
+        return -(-a // b)
+    return (a + b - 1) // b  # type: ignore[operator]
+
+
+class _Rfactor:
+    """TVM's rfactor on the Python side: the shapes and axes users see (`BF.shape`,
+    `BF.op.reduce_axis`, `s[B].op.axis`). The IR rewrite is compiler.analysis.rfactor."""
+
+    def __init__(self, schedule: Schedule, stage: Stage, axis: T.IterVar):
+        relations = [p for p in schedule.primitives if p.stage is stage.tensor and p.kind in ("split", "fuse", "rfactor")]
+        while any(p.kind == "rfactor" for p in relations):
+            relations = relations[[p.kind for p in relations].index("rfactor") + 1 :]
+        self.touched = {id(axis)}
+        changed = True
+        while changed:
+            changed = False
+            for p in relations:
+                group = [*p.axes, *p.results]
+                if any(id(iv) in self.touched for iv in group) and not all(id(iv) in self.touched for iv in group):
+                    self.touched.update(id(iv) for iv in group)
+                    changed = True
+        reduce = stage.op.body
+        assert isinstance(reduce, T.Reduce)
+        self.extent: dict[int, T.Dim] = {id(iv): iv.extent for iv in reduce.axes if id(iv) in self.touched}  # type: ignore[misc]
+        for p in relations:
+            if id(p.axes[0]) not in self.touched:
+                continue
+            if p.kind == "split":
+                e = self.extent[id(p.axes[0])]
+                outer, inner = p.results
+                if p.factor is not None:
+                    self.extent[id(outer)], self.extent[id(inner)] = _ceil_div(e, p.factor), p.factor
+                else:
+                    assert p.nparts is not None
+                    self.extent[id(outer)], self.extent[id(inner)] = p.nparts, _ceil_div(e, p.nparts)
+            else:
+                a, b = (self.extent[id(iv)] for iv in p.axes)
+                self.extent[id(p.results[0])] = a * b  # type: ignore[operator]
+        self.leaves = [iv for iv in stage.leaves if id(iv) in self.touched]
+        self.relations = relations
+        self.roots = [iv for iv in reduce.axes if id(iv) in self.touched]
+
+    def values(self, leaf_value: dict[int, T.Expr]) -> dict[int, T.Expr]:
+        """The touched root axes as expressions of the new leaf axes (PassUpIndex)."""
+        value: dict[int, T.ExprLike] = {
+            id(iv): 0 if _is_one(self.extent[id(iv)]) else leaf_value[id(iv)] for iv in self.leaves
+        }
+        for p in reversed(self.relations):
+            if id(p.axes[0]) not in self.touched:
+                continue
+            if p.kind == "split":
+                outer, inner = p.results
+                value[id(p.axes[0])] = value[id(outer)] * self.extent[id(inner)] + value[id(inner)]  # type: ignore[operator]
+            else:
+                outer, inner = p.axes
+                fused = value[id(p.results[0])]
+                value[id(outer)] = fused // self.extent[id(inner)]  # type: ignore[operator]
+                value[id(inner)] = fused % self.extent[id(inner)]  # type: ignore[operator]
+        return {id(iv): T.as_expr(value[id(iv)], T.INDEX) for iv in self.roots}
+
+
+def _is_one(d: T.Dim) -> bool:
+    return isinstance(d, int) and d == 1
+
+
+def _covers_exactly(f: _Rfactor, root: T.IterVar) -> bool:
+    """Whether the leaves of a static root axis cover exactly its extent (no bound check)."""
+    extents = [f.extent[id(iv)] for iv in f.leaves]
+    if not all(isinstance(e, int) for e in extents):
+        return False
+    product = 1
+    for e in extents:
+        product *= e  # type: ignore[operator]
+    return len(f.roots) == 1 and product == root.extent
+
+
+def _check_scope(what: str, scope: object) -> None:
+    if scope not in CACHE_SCOPES:
+        raise ScheduleError(f"{what}: unknown storage scope {scope!r} (expected one of {', '.join(CACHE_SCOPES)})")
+
+
+def _reads(op: T.Operation, tensor: T.Tensor) -> bool:
+    return op.body is not None and any(isinstance(n, T.Read) and n.tensor is tensor for n in T.walk(op.body))
+
+
+class _CacheLayout:
+    """The cache of `cache_write` as users see it (`CL.op.axis`, `CL.shape`): one axis per
+    data-parallel leaf of the stage, and each leaf as a function of the stage's axes
+    (TVM's relayout; the IR rewrite is compiler.analysis.cache_stages)."""
+
+    def __init__(self, schedule: Schedule, stage: Stage):
+        extent: dict[int, T.Dim] = {iv.uid: iv.extent for iv in stage.op.axis}  # type: ignore[misc]
+        index: dict[int, T.Expr] = {iv.uid: iv for iv in stage.op.axis}
+        for p in _since_reset(schedule, stage.tensor):
+            if p.kind == "split" and p.axes[0].uid in extent:
+                e, (outer, inner) = extent[p.axes[0].uid], p.results
+                f = p.factor if p.factor is not None else _ceil_div(e, p.nparts)  # type: ignore[arg-type]
+                extent[outer.uid], extent[inner.uid] = _ceil_div(e, f), f
+                index[outer.uid], index[inner.uid] = index[p.axes[0].uid] // f, index[p.axes[0].uid] % f
+            elif p.kind == "fuse" and p.axes[0].uid in extent:
+                (a, b), fused = p.axes, p.results[0]
+                extent[fused.uid] = extent[a.uid] * extent[b.uid]  # type: ignore[operator]
+                index[fused.uid] = index[a.uid] * extent[b.uid] + index[b.uid]
+            elif p.kind == "singleton":
+                extent[p.results[0].uid], index[p.results[0].uid] = 1, T.const(0)
+        leaves = [iv for iv in stage.leaves if not iv.is_reduce]
+        self.axes = [T.IterVar(f"{iv.name}.c", extent[iv.uid]) for iv in leaves]
+        self.extents = [extent[iv.uid] for iv in leaves]
+        self.indices = [index[iv.uid] for iv in leaves]
+
+
+def _since_reset(schedule: Schedule, tensor: T.Tensor) -> list[Primitive]:
+    """The primitives of a stage since its op last changed (cache_write, rfactor)."""
+    found: list[Primitive] = []
+    for p in schedule.primitives:
+        if p.stage is tensor:
+            found = [] if p.kind in ("cache_write", "rfactor") else [*found, p]
+    return found
 
 
 def create_schedule(ops: T.Operation | T.Tensor | Sequence[T.Operation | T.Tensor]) -> Schedule:
@@ -217,9 +610,9 @@ def create_schedule(ops: T.Operation | T.Tensor | Sequence[T.Operation | T.Tenso
         elif isinstance(item, T.Operation):
             tensor = item.output_tensor
             if tensor is None:
-                raise ValueError(f"create_schedule: {item.name} is not a compute op")
+                raise ScheduleError(f"create_schedule: {item.name} is not a compute op")
             tensors.append(tensor)
         else:
-            raise TypeError(f"create_schedule takes ops or tensors, got {item!r}")
+            raise ScheduleTypeError(f"create_schedule takes ops or tensors, got {item!r}")
     schedule.outputs = tensors
     return schedule

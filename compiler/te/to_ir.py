@@ -8,11 +8,12 @@ becomes one `te.compute`, in a topological order of the stage graph.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -32,9 +33,10 @@ from xdsl.utils.exceptions import VerifyException
 
 import compiler.analysis.schedule_model  # noqa: F401  (installs the sched.schedule verifier)
 from compiler.dialects import sched, te
+from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.te import expr as T
 from compiler.te.expr import collect_stages
-from compiler.te.schedule import Schedule, index_of
+from compiler.te.schedule import Primitive, Schedule, index_of
 
 _TYPES: dict[str, Attribute] = {
     "float16": f16,
@@ -72,10 +74,10 @@ def _index_text(e: T.Expr) -> str:
         case T.Binary(op=op, a=a, b=b) if op in _INDEX_OPS:
             return f"({_index_text(a)} {_INDEX_OPS[op]} {_index_text(b)})"
         case T.Call(func="maximum" | "minimum", args=(a, b)):
-            fn = "max" if e.func == "maximum" else "min"  # type: ignore[attr-defined]
+            fn = "max" if e.func == "maximum" else "min"
             return f"{fn}({_index_text(a)}, {_index_text(b)})"
         case _:
-            raise TypeError(f"cannot use {e} in a shape: only + - * // % min max of vars and ints")
+            raise ExprTypeError(f"cannot use {e} in a shape: only + - * // % min max of vars and ints")
 
 
 _INDEX_OPS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "floormod": "%"}
@@ -101,10 +103,10 @@ def tensor_type(t: T.Tensor) -> te.TensorType:
 def used_placeholders(stages: Sequence[T.Tensor]) -> list[T.Tensor]:
     found: dict[int, T.Tensor] = {}
     for s in stages:
-        assert s.op.body is not None
-        for node in T.walk(s.op.body):
-            if isinstance(node, T.Read) and node.tensor.is_placeholder:
-                found.setdefault(node.tensor.uid, node.tensor)
+        for body in s.op.all_bodies():
+            for node in T.walk(body):
+                if isinstance(node, T.Read) and node.tensor.is_placeholder:
+                    found.setdefault(node.tensor.uid, node.tensor)
     return list(found.values())
 
 
@@ -121,17 +123,17 @@ def signature(args: Sequence[T.Tensor], name: str) -> FunctionSignature:
     seen: set[int] = set()
     for a in args:
         if not isinstance(a, T.Tensor):
-            raise TypeError(f"{name}: arguments must be tensors, got {a!r}")
+            raise ExprTypeError(f"{name}: arguments must be tensors, got {a!r}")
         if a.uid in seen:
-            raise ValueError(f"{name}: tensor {a.name} appears twice in the argument list")
+            raise ExprValueError(f"{name}: tensor {a.name} appears twice in the argument list")
         seen.add(a.uid)
     inputs = [a for a in args if a.is_placeholder]
     outputs = [a for a in args if not a.is_placeholder]
     if not outputs:
-        raise ValueError(f"{name}: the argument list has no computed tensor to produce")
+        raise ExprValueError(f"{name}: the argument list has no computed tensor to produce")
     missing = [p.name for p in used_placeholders(collect_stages(outputs)) if p.uid not in seen]
     if missing:
-        raise ValueError(
+        raise ExprValueError(
             f"{name}: placeholder(s) {', '.join(missing)} are read but not in the argument list"
         )
     return FunctionSignature(list(args), inputs, outputs)
@@ -176,7 +178,7 @@ class _BodyEmitter:
                 return self.add(te.VarOp(n))
             case T.IterVar():
                 if e.uid not in self.axes:
-                    raise ValueError(f"axis {e.name} is used outside the compute that owns it")
+                    raise ExprValueError(f"axis {e.name} is used outside the compute that owns it")
                 return self.axes[e.uid]
             case T.Read(tensor=t, indices=idx):
                 return self.add(te.ReadOp(self.tensors[t.uid], [self.emit(i) for i in idx]))
@@ -193,12 +195,12 @@ class _BodyEmitter:
             case T.Select():
                 return self._select(e)
             case _:
-                raise TypeError(f"cannot emit {type(e).__name__} here")
+                raise ExprTypeError(f"cannot emit {type(e).__name__} here")
 
     def _binary(self, e: T.Binary) -> SSAValue:
         a, b = self.emit(e.a), self.emit(e.b)
         is_float = T._is_float(e.dtype)
-        ops: dict[str, type[Operation]] = (
+        ops: dict[str, Callable[[SSAValue, SSAValue], Operation]] = (
             {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
             if is_float
             else {
@@ -211,7 +213,7 @@ class _BodyEmitter:
         )
         if e.op == "floormod":
             return self._floormod(a, b)
-        return self.add(ops[e.op](a, b))  # type: ignore[call-arg]
+        return self.add(ops[e.op](a, b))
 
     def _floormod(self, a: SSAValue, b: SSAValue) -> SSAValue:
         q = self.add(arith.FloorDivSIOp(a, b))
@@ -255,7 +257,7 @@ class _BodyEmitter:
             "maximum": arith.MaximumfOp if is_float else arith.MaxSIOp,
             "minimum": arith.MinimumfOp if is_float else arith.MinSIOp,
         }
-        return self.add(table[e.func](*args))  # type: ignore[call-arg]
+        return self.add(table[e.func](*args))
 
     def _cast(self, e: T.Cast) -> SSAValue:
         value = self.emit(e.value)
@@ -265,11 +267,13 @@ class _BodyEmitter:
             bits = {"float16": 16, "float32": 32, "float64": 64}
             cls = arith.ExtFOp if bits[dst] > bits[src] else arith.TruncFOp
             return self.add(cls(value, to))
-        if T._is_float(dst):
+        if isinstance(to, AnyFloat):
             if isinstance(value.type, IndexType):  # sitofp takes a sized integer
                 value = self.add(arith.IndexCastOp(value, IntegerType(64)))
             return self.add(arith.SIToFPOp(value, to))
         if T._is_float(src):
+            if not isinstance(to, IntegerType):
+                raise ExprTypeError(f"cannot cast {src} to {dst}")
             return self.add(arith.FPToSIOp(value, to))
         return self.add(arith.IndexCastOp(value, to)) if IndexType() in (value.type, to) else self._int_resize(value, to)
 
@@ -305,7 +309,9 @@ def _const_attr(value: int | float | bool, dtype: str) -> IntegerAttr | FloatAtt
         return FloatAttr(float(value), t)
     if dtype == "int64":
         return IntegerAttr(int(value), IndexType())
-    return IntegerAttr(int(value), t)  # type: ignore[arg-type]
+    if not isinstance(t, IntegerType):
+        raise ExprTypeError(f"no constant of dtype {dtype}")
+    return IntegerAttr(int(value), t)
 
 
 def _emit_stage(t: T.Tensor, tensors: dict[int, SSAValue], stage_name: str) -> te.ComputeOp:
@@ -317,14 +323,17 @@ def _emit_stage(t: T.Tensor, tensors: dict[int, SSAValue], stage_name: str) -> t
         arg.name_hint = iv.name
         axes[iv.uid] = arg
     emitter = _BodyEmitter(tensors, axes)
-    element = mlir_type(t.dtype, element=True)
+    outputs = [t.op.output(k) for k in range(t.op.num_outputs)]
+    elements = [mlir_type(o.dtype, element=True) for o in outputs]
     if isinstance(body_expr, T.Reduce):
-        value = _emit_reduce(body_expr, emitter, block, element)
+        inits = [b.init if isinstance(b, T.Reduce) else None for b in t.op.all_bodies()]
+        values = _emit_reduce(body_expr, emitter, block, elements, inits)
     else:
-        value = emitter.in_block(block, body_expr)
-        value = _element_value(value, element, block)
-    block.add_op(te.YieldOp(value))
-    return te.ComputeOp(stage_name, tensor_type(t), Region(block))
+        values = []
+        for expr, element in zip(t.op.all_bodies(), elements, strict=True):
+            values.append(_element_value(emitter.in_block(block, expr), element, block))
+    block.add_op(te.YieldOp(*values))
+    return te.ComputeOp(stage_name, [tensor_type(o) for o in outputs], Region(block))
 
 
 def _element_value(value: SSAValue, element: Attribute, block: Block) -> SSAValue:
@@ -336,23 +345,58 @@ def _element_value(value: SSAValue, element: Attribute, block: Block) -> SSAValu
     return value
 
 
-def _emit_reduce(r: T.Reduce, emitter: _BodyEmitter, outer: Block, element: Attribute) -> SSAValue:
+def _emit_reduce(
+    r: T.Reduce, emitter: _BodyEmitter, outer: Block, elements: list[Attribute], inits: list[T.Expr | None]
+) -> list[SSAValue]:
+    """One `te.reduce` with a result per element (several for a tuple reducer, whose
+    outputs' `Reduce`s each carry one start value in `inits`)."""
     block = Block(arg_types=[IndexType()] * len(r.axes))
     for arg, iv in zip(block.args, r.axes, strict=True):
         arg.name_hint = iv.name
         emitter.axes[iv.uid] = arg
-    value = emitter.in_block(block, r.body)
-    value = _element_value(value, element, block)
-    block.add_op(te.YieldOp(value))
-    init = None
-    if r.init is not None:
-        if not isinstance(r.init, T.Const):
-            raise TypeError("a reduction's init must be a constant")
-        init = _const_attr(r.init.value, r.dtype)
+    if r.where is not None:
+        block.add_op(te.WhereOp(emitter.in_block(block, r.where)))
+    values = [
+        _element_value(emitter.in_block(block, source), element, block)
+        for source, element in zip(r.sources or (r.body,), elements, strict=True)
+    ]
+    block.add_op(te.YieldOp(*values))
     extents = [canonical_dim(iv.extent) for iv in r.axes]  # type: ignore[arg-type]
-    op = te.ReduceOp(r.kind, extents, element, Region(block), init)
+    if r.combiner is not None:
+        starts = [_init_attr(e, element) for e, element in zip(inits, elements, strict=True)]
+        combiner = _emit_combiner(r.combiner, elements)
+        op = te.ReduceOp(r.kind, extents, elements, Region(block), starts, combiner)
+    else:
+        init = None if r.init is None else _init_attr(r.init, elements[0])
+        op = te.ReduceOp(r.kind, extents, elements[0], Region(block), init)
     outer.add_op(op)
-    return op.result
+    return list(op.outputs)
+
+
+def _init_attr(e: T.Expr | None, element: Attribute) -> IntegerAttr | FloatAttr:
+    value = e.value if isinstance(e, T.Cast) else e
+    if not isinstance(value, T.Const):
+        raise ExprTypeError(f"a reduction's start value must be a constant, got {e}")
+    if isinstance(element, Float16Type | Float32Type | Float64Type):
+        return FloatAttr(float(value.value), element)
+    if not isinstance(element, IntegerType | IndexType):
+        raise ExprTypeError(f"a reduction over {element} has no integer start value")
+    return IntegerAttr(int(value.value), element)
+
+
+def _emit_combiner(spec: T._Combiner, elements: list[Attribute]) -> Region:
+    block = Block(arg_types=[*elements, *elements])
+    args: dict[int, SSAValue] = {}
+    for arg, param in zip(block.args, [*spec.lhs, *spec.rhs], strict=True):
+        arg.name_hint = param.name
+        args[param.uid] = arg
+    emitter = _BodyEmitter({}, args)
+    values = [
+        _element_value(emitter.in_block(block, e), element, block)
+        for e, element in zip(spec.results, elements, strict=True)
+    ]
+    block.add_op(te.YieldOp(*values))
+    return Region(block)
 
 
 def unique_names(tensors: Sequence[T.Tensor], used: set[str] | None = None) -> dict[int, str]:
@@ -371,32 +415,54 @@ def unique_names(tensors: Sequence[T.Tensor], used: set[str] | None = None) -> d
     return names
 
 
-def emit_schedule(schedule: Schedule, func_name: str, names: dict[int, str]) -> sched.ScheduleOp:
-    """The primitives of a Python schedule as a `sched.schedule` op."""
+def emit_schedule(
+    schedule: Schedule, func_name: str, names: dict[int, str], inputs: dict[int, str] | None = None
+) -> sched.ScheduleOp:
+    """The primitives of a Python schedule as a `sched.schedule` op (`inputs`: the
+    argument names, which cache_read may name)."""
     block = Block()
     values: dict[int, SSAValue] = {}
+    ops: dict[int, T.Operation] = {}  # each stage's op so far (rfactor replaces it)
 
     def stage_name(t: T.Tensor) -> str:
         if t.uid not in names:
-            raise ValueError(f"schedule: {t.name} is not a stage of the function being built")
+            raise ScheduleError(f"schedule: {t.name} is not a stage of the function being built")
         return names[t.uid]
 
     def axis(t: T.Tensor, iv: T.IterVar) -> SSAValue:
         if iv.uid not in values:
-            if (k := index_of(t.op.axis, iv)) >= 0:
+            current = ops.get(t.uid, t.op)
+            if (k := index_of(current.axis, iv)) >= 0:
                 op = sched.AxisOp(stage_name(t), k)
-            elif (k := index_of(t.op.reduce_axis, iv)) >= 0:
+            elif (k := index_of(current.reduce_axis, iv)) >= 0:
                 op = sched.AxisOp(stage_name(t), k, reduce=True)
             else:
-                raise ValueError(f"schedule: {iv.name} is not an axis of {t.name}")
+                raise ScheduleError(f"schedule: {iv.name} is not an axis of {t.name}")
             block.add_op(op)
             op.result.name_hint = iv.name.replace(".", "_")
             values[iv.uid] = op.result
         return values[iv.uid]
 
+    def cache(p: Primitive) -> Operation:
+        """cache_read/cache_write; the cache stage's name is the one the IR gives it."""
+        assert p.target is not None
+        assert p.scope is not None
+        source = (inputs or {}).get(p.stage.uid) or stage_name(p.stage)
+        names[p.target.uid] = sched.cache_stage_name(source, p.scope, {*names.values(), *(inputs or {}).values()})
+        if p.kind == "cache_read":
+            return sched.CacheReadOp(source, p.scope, [stage_name(r) for r in p.readers])
+        assert p.new_op is not None
+        for iv in [*ops.get(p.stage.uid, p.stage.op).reduce_axis, *p.target.op.axis]:
+            values.pop(iv.uid, None)  # the reduce axes are the cache stage's from now on
+        ops[p.stage.uid] = p.new_op
+        return sched.CacheWriteOp(source, p.scope)
+
     for p in schedule.primitives:
+        if p.kind in ("cache_read", "cache_write"):
+            block.add_op(cache(p))
+            continue
         name = stage_name(p.stage)
-        operands = [axis(p.target or p.stage, iv) for iv in p.axes]
+        operands = [axis(p.stage if p.kind == "rfactor" else p.target or p.stage, iv) for iv in p.axes]
         if p.kind == "split":
             op: Operation = sched.SplitOp(operands[0], factor=p.factor, nparts=p.nparts)
         elif p.kind == "fuse":
@@ -410,6 +476,15 @@ def emit_schedule(schedule: Schedule, func_name: str, names: dict[int, str]) -> 
             op = sched.ReorderOp(operands)
         elif p.kind == "compute_at":
             op = sched.ComputeAtOp(name, operands[0])
+        elif p.kind == "rfactor":
+            assert p.target is not None
+            assert p.new_op is not None
+            op = sched.RfactorOp(operands[0], stage_name(p.target), p.factor or 0)
+            ops[p.stage.uid], ops[p.target.uid] = p.new_op, p.target.op
+        elif p.kind == "storage_align":
+            assert p.factor is not None
+            assert p.offset is not None
+            op = sched.StorageAlignOp(operands[0], p.factor, p.offset)
         elif p.kind == "compute_root":
             op = sched.ComputeRootOp(name)
         elif p.kind == "compute_inline":
@@ -445,13 +520,17 @@ def build_module(
         op = _emit_stage(t, tensors, names[t.uid])
         op.result.name_hint = names[t.uid]
         block.add_op(op)
-        tensors[t.uid] = op.result
+        for k, result in enumerate(op.outputs):
+            tensors[t.op.output(k).uid] = result
     block.add_op(te.ReturnOp(*[tensors[t.uid] for t in sig.outputs]))
     module = ModuleOp([func])
     if schedule is not None:
-        module.body.block.add_op(emit_schedule(schedule, name, names))
+        factors = [p.target for p in schedule.primitives if p.kind == "rfactor" and p.target is not None]
+        names |= unique_names(factors, used)
+        module.body.block.add_op(emit_schedule(schedule, name, names, input_names))
     try:
         module.verify()
-    except VerifyException as err:
-        raise ValueError(f"{name}: invalid schedule or program: {err}") from None
+    except VerifyException as err:  # a ScheduleError when a schedule primitive is to blame
+        error = ScheduleError if isinstance(err, ScheduleError) else IRError
+        raise error(f"{name}: invalid schedule or program: {err}") from None
     return module, sig

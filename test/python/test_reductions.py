@@ -236,3 +236,122 @@ def test_factor_axis_out_of_range() -> None:
     s = te.create_schedule(B.op)
     with pytest.raises(ValueError, match="factor_axis 3 is out of range"):
         s.rfactor(B, k, factor_axis=3)
+
+
+# -- te.comm_reducer, tuple reducers, multi-output compute --------------------------------
+
+
+def _argmax_reducer() -> te.CommReducer:
+    def combine(x: tuple, y: tuple) -> tuple:
+        # ties keep the accumulator: the first index wins, as in TVM and NumPy
+        keep = x[1] >= y[1]
+        return te.if_then_else(keep, x[0], y[0]), te.if_then_else(keep, x[1], y[1])
+
+    return te.comm_reducer(combine, lambda ti, tv: (te.const(-1, ti), te.min_value(tv)), name="argmax")
+
+
+def _argmin_reducer() -> te.CommReducer:
+    def combine(x: tuple, y: tuple) -> tuple:
+        keep = x[1] <= y[1]
+        return te.if_then_else(keep, x[0], y[0]), te.if_then_else(keep, x[1], y[1])
+
+    return te.comm_reducer(combine, lambda ti, tv: (te.const(-1, ti), te.max_value(tv)), name="argmin")
+
+
+def _arg_reduce(reducer: te.CommReducer) -> tuple[te.Tensor, te.Tensor, te.Tensor, te.IterVar]:
+    m, n = te.var("m"), te.var("n")
+    A = te.placeholder((m, n), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    idx, val = te.compute((m,), lambda i: reducer((k.var.astype("int32"), A[i, k]), axis=k), name="T")
+    return A, idx, val, k
+
+
+def test_argmax_with_ties_picks_the_first_index() -> None:
+    A, idx, val, _ = _arg_reduce(_argmax_reducer())
+    s = te.create_schedule(idx.op)
+    assert s[idx] is s[val]  # the outputs of one op share its stage
+    a = RNG.integers(0, 3, (6, 9)).astype(np.float32)  # many ties
+    i, v = np.zeros(6, np.int32), np.zeros(6, np.float32)
+    compiler.build(s, [A, idx, val])(a, i, v)
+    np.testing.assert_array_equal(i, np.argmax(a, axis=1))
+    np.testing.assert_array_equal(v, a.max(axis=1))
+
+
+def test_argmin_scheduled_and_rfactored() -> None:
+    A, idx, val, k = _arg_reduce(_argmin_reducer())
+    s = te.create_schedule(idx.op)
+    _, ki = s[idx].split(k, factor=4)
+    factors = s.rfactor(idx, ki)
+    assert isinstance(factors, list)
+    assert len(factors) == 2
+    assert factors[0].shape[0] == 4
+    s[factors[0]].parallel(factors[0].op.axis[1])
+    a = RNG.integers(0, 4, (5, 11)).astype(np.float32)
+    i, v = np.zeros(5, np.int32), np.zeros(5, np.float32)
+    compiler.build(s, [A, idx, val], check_bounds=True)(a, i, v)
+    np.testing.assert_array_equal(v, a.min(axis=1))
+    # per part, then across parts, each keeps the first minimum of what it sees: the
+    # overall index is a minimum's (not always the first: parts are interleaved)
+    np.testing.assert_array_equal(a[np.arange(5), i], a.min(axis=1))
+
+
+def test_comm_reducer_product_and_where() -> None:
+    mul = te.comm_reducer(lambda x, y: x * y, lambda t: te.const(1.0, t), name="mul")
+    A = te.placeholder((4, 7), name="A")
+    k = te.reduce_axis((0, 7), name="k")
+    P = te.compute((4,), lambda i: mul(A[i, k], axis=k, where=k != 3), name="P")
+    s = te.create_schedule(P.op)
+    _, ki = s[P].split(k, factor=2)
+    s.rfactor(P, ki)
+    a = _rand(4, 7) + 1.5
+    p = np.zeros(4, np.float32)
+    compiler.build(s, [A, P])(a, p)
+    np.testing.assert_allclose(p, np.delete(a, 3, axis=1).prod(axis=1), rtol=1e-5)
+
+
+def test_comm_reducer_text_and_errors() -> None:
+    A, idx, val, _ = _arg_reduce(_argmax_reducer())
+    text = str(compiler.lower([A, idx, val], until="te"))
+    assert "te.reduce argmax (%k) in [\"n\"] init(-1 : i32, -3.40282347e+38 : f32) : i32, f32 {" in text
+    assert "} combiner (%x0, %x1, %y0, %y1) {" in text
+    mul = te.comm_reducer(lambda x, y: x * y, lambda t: te.const(1.0, t), name="mul")
+    k = te.reduce_axis((0, 4), name="k")
+    B = te.placeholder((4,), name="B")
+    with pytest.raises(ValueError, match="init= is not supported"):
+        mul(B[k], axis=k, init=2.0)
+    with pytest.raises(ValueError, match="gives 1 values, expected 2"):
+        te.comm_reducer(lambda x, y: x[0], lambda a, b: (0, 0))((B[k], B[k]), axis=k)
+    with pytest.raises(ValueError, match="name must be an identifier"):
+        te.comm_reducer(lambda x, y: x, lambda t: 0, name="my reducer")
+
+
+def test_min_max_value() -> None:
+    assert te.min_value("float32").value == -np.finfo(np.float32).max
+    assert te.max_value("int8").value == 127
+    assert te.min_value("int32").value == -(2**31)
+
+
+def test_multi_output_elementwise_and_bounds_union() -> None:
+    # two outputs of one stage, read at different offsets: the region is the union
+    A = te.placeholder((12,), name="A")
+    P, Q = te.compute((12,), lambda i: (A[i] + 1.0, A[i] * 2.0), name="PQ")
+    C = te.compute((10,), lambda i: P[i] + Q[i + 2], name="C")
+    s = te.create_schedule(C.op)
+    assert s[P] is s[Q]
+    xo, _ = s[C].split(C.op.axis[0], factor=4)
+    s[P].compute_at(s[C], xo)
+    allocs = _allocs(str(compiler.lower(s, [A, C], until="loop")))
+    # per iteration of xo: P read at [4 xo, 4 xo + 3], Q at [4 xo + 2, 4 xo + 5]: 6 elements each
+    assert allocs["PQ.v0"] == "[6], f32"
+    assert allocs["PQ.v1"] == "[6], f32"
+    a = _rand(12)
+    c = np.zeros(10, np.float32)
+    compiler.build(s, [A, C], check_bounds=True)(a, c)
+    np.testing.assert_allclose(c, (a[:10] + 1.0) + a[2:] * 2.0, rtol=1e-6)
+
+
+def test_multi_output_mixing_reductions_is_rejected() -> None:
+    A = te.placeholder((4, 5), name="A")
+    k = te.reduce_axis((0, 5), name="k")
+    with pytest.raises(ValueError, match=r"one\s+tuple reducer"):
+        te.compute((4,), lambda i: (te.sum(A[i, k], axis=k), A[i, 0]), name="T")

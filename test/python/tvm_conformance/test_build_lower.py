@@ -8,7 +8,6 @@ import compiler
 from compiler import te
 
 
-@xfail_missing("Schedule.rfactor is missing")
 def test_lower_rfactor() -> None:
     # TVM binds xo, xi and B's reduce axis to GPU threads (blockIdx.x, threadIdx.y,
     # threadIdx.x); those binds are left out: the rest of the schedule runs on the CPU

@@ -209,7 +209,6 @@ def test_pragma() -> None:
     t.check(a)
 
 
-@xfail_missing("Schedule.rfactor is missing")
 def test_rfactor() -> None:
     n = te.var("n")
     k1 = te.reduce_axis((0, n), name="k1")

@@ -166,7 +166,7 @@ def test_bound_fusesplit2() -> None:
     assert allocs(loop_ir(s, [A, A2]))["A1"] == (1, 3)
 
 
-@xfail_missing("te.scan and Schedule.cache_read are missing")
+@xfail_missing("te.scan is missing")
 def test_bound_scan() -> None:
     m, n = te.var("m"), te.var("n")
     X = te.compute((m, n), lambda i, j: te.const(1.0, "float32"), name="x")
@@ -219,7 +219,6 @@ def test_bound_blur() -> None:
     b.check(5)
 
 
-@xfail_missing("Schedule.rfactor and te.sum(..., where=) are missing")
 def test_bound_rfactor() -> None:
     n = te.var("n")
     A = te.placeholder((n,), name="A")

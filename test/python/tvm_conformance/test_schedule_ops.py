@@ -23,10 +23,8 @@ from conformance_helpers import (
 import compiler
 from compiler import te
 
-CACHE = "Schedule.cache_read and Schedule.cache_write are missing"
-CACHE_WRITE = "Schedule.cache_write is missing"
 SCAN = "te.scan is missing"
-MULTI_OUTPUT = "a te.compute returning a tuple (multi-output op) is missing"
+MULTI_OUTPUT_CACHE = "cache_write of a multi-output stage is missing"
 
 
 def test_const() -> None:
@@ -96,9 +94,6 @@ def test_schedule_scan() -> None:
     r.check(np.arange(1, 6, dtype=np.float32)[:, None])
 
 
-@xfail_missing(
-    "te.comm_reducer, te.min_value and a te.compute returning a tuple (multi-output op) are missing"
-)
 def test_inline_multi_reduce() -> None:
     def argmax_comp(x: tuple, y: tuple) -> tuple:
         idx = te.if_then_else(x[1] >= y[1], x[0], y[0])
@@ -272,7 +267,6 @@ def _run_mul(s: object, args: list, out: te.Tensor, shape: tuple[int, int] = (6,
 
 
 # TVM's test uses the GPU scope "shared"; "local" is its CPU counterpart
-@xfail_missing(CACHE)
 def test_schedule_cache() -> None:
     A, B, C = _mul_mn()
     s = te.create_schedule(C.op)
@@ -282,7 +276,6 @@ def test_schedule_cache() -> None:
     _run_mul(s, [A, B, C], C)
 
 
-@xfail_missing(CACHE)
 def test_schedule_middle_cache() -> None:
     A, B, C = _mul_mn()
     m, n = A.shape
@@ -295,7 +288,6 @@ def test_schedule_middle_cache() -> None:
     _run_mul(s, [A, B, D], D)
 
 
-@xfail_missing(CACHE_WRITE)
 def test_schedule_cache_relayout1() -> None:
     A, B, C = _mul_mn()
     s = te.create_schedule(C.op)
@@ -313,7 +305,6 @@ def _mul_4m() -> tuple[te.Tensor, te.Tensor]:
     return A, B
 
 
-@xfail_missing(CACHE_WRITE)
 def test_schedule_cache_relayout2() -> None:
     A, B = _mul_4m()
     C = te.compute(A.shape, lambda i, j: A[i, j] * B[i, j], name="C")
@@ -325,7 +316,6 @@ def test_schedule_cache_relayout2() -> None:
     _run_mul(s, [A, B, C], C, (12, 5))
 
 
-@xfail_missing(CACHE_WRITE)
 def test_schedule_cache_relayout3() -> None:
     A, B = _mul_4m()
     k = te.reduce_axis((0, A.shape[1]), "k")
@@ -339,7 +329,7 @@ def test_schedule_cache_relayout3() -> None:
     c.check((a * b).sum(axis=1))
 
 
-@xfail_missing(MULTI_OUTPUT + "; Schedule.cache_write is missing")
+@xfail_missing(MULTI_OUTPUT_CACHE)
 def test_schedule_cache_relayout4() -> None:
     A, B = _mul_4m()
 
@@ -373,8 +363,7 @@ def test_loop_dep_reduce() -> None:
 
 
 @xfail_missing(
-    "te.comm_reducer, te.max(a, b), Schedule.cache_write and a reduce_axis whose extent "
-    "is an outer axis are missing"
+    "a reduce_axis whose extent is an outer axis, and a comm_reducer identity that depends on it, are missing"
 )
 def test_loop_dep_reduce_cache_write() -> None:
     X = te.placeholder(shape=(10,), name="x")
@@ -430,7 +419,7 @@ def test_reduction_and_dummy_fuse_split() -> None:
     y.check(n)
 
 
-@xfail_missing(MULTI_OUTPUT + "; " + CACHE)
+@xfail_missing(MULTI_OUTPUT_CACHE)
 def test_schedule_compute_inline() -> None:
     shape = [10, 32]
     A = te.placeholder(shape, name="A")

@@ -404,3 +404,374 @@ sched.schedule @f {
   sched.vectorize %rk : !sched.iter<"R">
 }
 // CHECK: invalid.mlir:404:3: error: sched.vectorize: R_rk is a reduce axis; its iterations update the same elements and can't run as vector lanes
+
+// -----
+
+// rfactor factors a reduce axis, not a data-parallel one.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %ri = sched.axis "R" 0
+  sched.rfactor %ri as "R.rf" : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:423:3: error: sched.rfactor: R_ri is a data-parallel axis of "R"; only a reduce axis can be factored
+
+// -----
+
+// rfactor replaces the loops of R: a stage computed at one of them must be attached after it.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %c[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %ri = sched.axis "R" 0
+  %rk = sched.axis "R" reduce 0
+  sched.compute_at "C", %ri : !sched.iter<"R">
+  sched.rfactor %rk as "R.rf" : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:448:3: error: sched.rfactor: stage(s) C are computed at loops of "R", which rfactor replaces; attach them after the rfactor
+
+// -----
+
+// After rfactor, R has fresh axes: its axes from before are retired.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %ri = sched.axis "R" 0
+  %rk = sched.axis "R" reduce 0
+  %ko, %ki = sched.split %rk by 2 : !sched.iter<"R">
+  sched.rfactor %ki as "R.rf" : !sched.iter<"R">
+  sched.parallel %ri : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:470:3: error: sched.parallel: axis R_ri of stage "R" was retired by the sched.rfactor of R_rk_i; use sched.axis "R" for the axes of the new stage
+
+// -----
+
+// factor_axis can be at most the number of data axes (R has one).
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  sched.rfactor %rk as "R.rf" factor_axis 2 : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:489:3: error: sched.rfactor: factor_axis 2 is past the 1 data axes of "R"
+
+// -----
+
+// The new stage's name must be free.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %c[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  sched.rfactor %rk as "C" : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:512:3: error: sched.rfactor: @f already has a stage "C"
+
+// -----
+
+// The new stage needs a name of its own.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  sched.rfactor %rk as "R" : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:531:3: error: sched.rfactor: @f already has a stage "R"
+
+// -----
+
+// cache_write of an attached stage: cache_write rebuilds the stage, so it comes before compute_at.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %b[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  %ci = sched.axis "C" 0
+  sched.compute_at "B", %ci : !sched.iter<"C">
+  sched.cache_write "B", "local"
+}
+// CHECK: invalid.mlir:552:3: error: sched.cache_write: stage "B" is attached (compute_at); apply cache_write first, then attach it
+
+// -----
+
+// cache_write of an inlined stage.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %b[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  sched.compute_inline "B"
+  sched.cache_write "B", "local"
+}
+// CHECK: invalid.mlir:572:3: error: sched.cache_write: stage "B" is inlined; cache its writes before compute_inline, or not at all
+
+// -----
+
+// cache_write of a stage whose loop is already vectorized: annotations come after it.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  %cj = sched.axis "C" 1
+  %jo, %ji = sched.split %cj by 4 : !sched.iter<"C">
+  sched.vectorize %ji : !sched.iter<"C">
+  sched.cache_write "C", "local"
+}
+// CHECK: invalid.mlir:590:3: error: sched.cache_write: stage "C" has its loop C_cj_i annotated (vectorized); cache_write replaces the stage's loops: annotate after it
+
+// -----
+
+// cache_write after splitting the stage's reduce axis: the cache takes the reduce axes as declared.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  %ko, %ki = sched.split %rk by 2 : !sched.iter<"R">
+  sched.cache_write "R", "local"
+}
+// CHECK: invalid.mlir:610:3: error: sched.cache_write: stage "R" has its reduce axis split or fused (R_rk_o); the cache takes the reduce axes as declared: split them on the cache stage after the cache_write
+
+// -----
+
+// After cache_write, the stage's reduce axes belong to the cache stage.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  sched.cache_write "R", "local"
+  sched.unroll %rk : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:630:3: error: sched.unroll: axis R_rk: the sched.cache_write of "R" moved its reduce axes to "R.local"; use sched.axis "R.local" reduce
+
+// -----
+
+// After cache_write, the loops a split made before it are gone (they became the cache's layout).
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  %cj = sched.axis "C" 1
+  %jo, %ji = sched.split %cj by 4 : !sched.iter<"C">
+  sched.cache_write "C", "global"
+  sched.vectorize %ji : !sched.iter<"C">
+}
+// CHECK: invalid.mlir:648:3: error: sched.vectorize: axis C_cj_i: the sched.cache_write of "C" undid its splits and fuses (they are the layout of "C.global"); split "C" again after it
+
+// -----
+
+// cache_write of a stage with another stage computed at its loops.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %b[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  %ci = sched.axis "C" 0
+  sched.compute_at "B", %ci : !sched.iter<"C">
+  sched.cache_write "C", "local"
+}
+// CHECK: invalid.mlir:669:3: error: sched.cache_write: stage "C" has stage(s) B computed at its loops, which cache_write replaces; attach them after the cache_write
+
+// -----
+
+// cache_read with a reader that does not read the tensor: C reads B, not a.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %b[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  sched.cache_read "a", "local" readers ["B", "C"]
+}
+// CHECK: invalid.mlir:688:3: error: sched.cache_read: stage "C" does not read "a", so it can't read its cache
+
+// -----
+
+// cache_read of a tensor the function does not have.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %b : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  sched.cache_read "x", "local" readers ["B"]
+}
+// CHECK: invalid.mlir:703:3: error: sched.cache_read: @f has no stage or argument "x"
+
+// -----
+
+// A storage scope this compiler does not know.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %b : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  sched.cache_write "B", "warp"
+}
+// CHECK: invalid.mlir:718:3: error: sched.cache_write: unknown storage scope "warp" (expected one of global, local, shared)
+
+// -----
+
+// storage_align of a split axis: it names a dimension of the buffer, a root axis.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %b[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  %bi = sched.axis "B" 0
+  %o, %i = sched.split %bi by 2 : !sched.iter<"B">
+  sched.storage_align %o factor 16 offset 1 : !sched.iter<"B">
+}
+// CHECK: invalid.mlir:739:3: error: sched.storage_align: B_bi_o is not a data-parallel root axis of "B" (it names a dimension of the stage's buffer: use its sched.axis)
+
+// -----
+
+// storage_align of an output: its buffer is the caller's.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %b : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  %bi = sched.axis "B" 0
+  sched.storage_align %bi factor 16 offset 1 : !sched.iter<"B">
+}
+// CHECK: invalid.mlir:755:3: error: sched.storage_align: stage "B" is a result of the function; its buffer's layout is the caller's
+
+// -----
+
+// storage_align needs 0 <= offset < factor.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %b[%ci, %cj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4, 8], f32>
+}
+sched.schedule @f {
+  %bi = sched.axis "B" 0
+  sched.storage_align %bi factor 4 offset 4 : !sched.iter<"B">
+}
+// CHECK: invalid.mlir:775:3: error: sched.storage_align needs 0 <= offset < factor, got offset 4 for factor 4

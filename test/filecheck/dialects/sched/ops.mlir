@@ -61,3 +61,75 @@ sched.schedule @f {
 // CHECK-NEXT:    %s = sched.singleton "D"
 // CHECK-NEXT:    sched.pragma %s "loop_partition" : !sched.iter<"D">
 // CHECK-NEXT:  }
+
+// -----
+
+// sched.rfactor, then primitives on the new stage and on the new axes of R.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  %rk = sched.axis "R" reduce 0
+  %ko, %ki = sched.split %rk by 2 : !sched.iter<"R">
+  sched.rfactor %ki as "R.rf" factor_axis 1 : !sched.iter<"R">
+  %x = sched.axis "R.rf" 1
+  sched.parallel %x : !sched.iter<"R.rf">
+  %v = sched.axis "R" reduce 0
+  sched.unroll %v : !sched.iter<"R">
+}
+
+// CHECK-LABEL: sched.schedule @f {
+// CHECK-NEXT:    %rk = sched.axis "R" reduce 0
+// CHECK-NEXT:    %ko, %ki = sched.split %rk by 2 : !sched.iter<"R">
+// CHECK-NEXT:    sched.rfactor %ki as "R.rf" factor_axis 1 : !sched.iter<"R">
+// CHECK-NEXT:    %x = sched.axis "R.rf" 1
+// CHECK-NEXT:    sched.parallel %x : !sched.iter<"R.rf">
+// CHECK-NEXT:    %v = sched.axis "R" reduce 0
+// CHECK-NEXT:    sched.unroll %v : !sched.iter<"R">
+// CHECK-NEXT:  }
+
+// -----
+
+// sched.cache_read, sched.cache_write and sched.storage_align, then primitives on the cache stages.
+te.func @f(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %b = te.compute "B" (%bi, %bj) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%bi, %bj] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %b[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @f {
+  sched.cache_read "a", "shared" readers ["B"]
+  sched.cache_write "R", "local"
+  %bi = sched.axis "B" 0
+  sched.storage_align %bi factor 16 offset 1 : !sched.iter<"B">
+  %k = sched.axis "R.local" reduce 0
+  sched.unroll %k : !sched.iter<"R.local">
+  %x = sched.axis "a.shared" 1
+  sched.vectorize %x : !sched.iter<"a.shared">
+}
+
+// CHECK-LABEL: sched.schedule @f {
+// CHECK-NEXT:    sched.cache_read "a", "shared" readers ["B"]
+// CHECK-NEXT:    sched.cache_write "R", "local"
+// CHECK-NEXT:    %bi = sched.axis "B" 0
+// CHECK-NEXT:    sched.storage_align %bi factor 16 offset 1 : !sched.iter<"B">
+// CHECK-NEXT:    %k = sched.axis "R.local" reduce 0
+// CHECK-NEXT:    sched.unroll %k : !sched.iter<"R.local">
+// CHECK-NEXT:    %x = sched.axis "a.shared" 1
+// CHECK-NEXT:    sched.vectorize %x : !sched.iter<"a.shared">
+// CHECK-NEXT:  }

@@ -104,3 +104,115 @@ te.func @ret(%a: !te.tensor<[4], f32>) -> !te.tensor<[5], f32> {
   te.return %a : !te.tensor<[4], f32>
 }
 // CHECK: invalid.mlir:103:1: error: te.return types ['!te.tensor<[4], f32>'] do not match the function results ['!te.tensor<[5], f32>']
+
+// -----
+
+// te.where is the predicate of a reduction: it belongs in a te.reduce body.
+te.func @where_outside(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %t = arith.constant true
+    te.where %t
+    %v = te.read %a[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:114:5: error: 'te.where' expects parent op 'te.reduce'
+
+// -----
+
+// Its predicate is an i1.
+te.func @where_type(%a: !te.tensor<[4], f32>) -> !te.tensor<[1], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[1], f32> {
+    %s = te.reduce sum (%k) in [4] : f32 {
+      te.where %k
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<[1], f32>
+}
+// CHECK: invalid.mlir:128:16
+// CHECK: operand is used with type i1, but has been previously used or defined with type index
+
+// -----
+
+// A reduction with several results needs a combiner.
+te.func @two_sums(%a: !te.tensor<[4], f32>) -> (!te.tensor<[1], f32>, !te.tensor<[1], f32>) {
+  %c, %d = te.compute "C" (%i) : !te.tensor<[1], f32>, !te.tensor<[1], f32> {
+    %s, %t = te.reduce sum (%k) in [4] : f32, f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v, %v : f32, f32
+    }
+    te.yield %s, %t : f32, f32
+  }
+  te.return %c, %d : !te.tensor<[1], f32>, !te.tensor<[1], f32>
+}
+// CHECK: invalid.mlir:144:5: error: te.reduce sum has one result, got 2: several need a combiner
+
+// -----
+
+// A user reducer needs its start values.
+te.func @no_init(%a: !te.tensor<[4], f32>) -> !te.tensor<[1], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[1], f32> {
+    %s = te.reduce mul (%k) in [4] : f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    } combiner (%x, %y) {
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<[1], f32>
+}
+// CHECK: invalid.mlir:159:5: error: te.reduce mul: a reducer with a combiner needs its start values, init(...)
+
+// -----
+
+// The combiner yields the new accumulators, one per result.
+te.func @bad_combiner(%a: !te.tensor<[4], f32>) -> !te.tensor<[1], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[1], f32> {
+    %s = te.reduce mul (%k) in [4] init(1.0 : f32) : f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    } combiner (%x, %y) {
+      te.yield %x, %y : f32, f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<[1], f32>
+}
+// CHECK: invalid.mlir:177:5: error: te.reduce mul: the combiner must yield the new accumulators (f32)
+
+// -----
+
+// The tensors of one stage have one shape.
+te.func @shapes(%a: !te.tensor<[4], f32>) -> (!te.tensor<[4], f32>, !te.tensor<[5], f32>) {
+  %c, %d = te.compute "C" (%i) : !te.tensor<[4], f32>, !te.tensor<[5], f32> {
+    %v = te.read %a[%i] : !te.tensor<[4], f32>
+    te.yield %v, %v : f32, f32
+  }
+  te.return %c, %d : !te.tensor<[4], f32>, !te.tensor<[5], f32>
+}
+// CHECK: invalid.mlir:193:3: error: te.compute "C": every result has the shape of the first, [4], got [5]
+
+// -----
+
+// A multi-output reduction yields all of its results, in order.
+te.func @order(%a: !te.tensor<[4], f32>) -> (!te.tensor<[1], f32>, !te.tensor<[1], f32>) {
+  %c, %d = te.compute "C" (%i) : !te.tensor<[1], f32>, !te.tensor<[1], f32> {
+    %s, %t = te.reduce both (%k) in [4] init(0.0 : f32, 1.0 : f32) : f32, f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v, %v : f32, f32
+    } combiner (%x0, %x1, %y0, %y1) {
+      %s0 = arith.addf %x0, %y0 : f32
+      %s1 = arith.mulf %x1, %y1 : f32
+      te.yield %s0, %s1 : f32, f32
+    }
+    te.yield %t, %s : f32, f32
+  }
+  te.return %c, %d : !te.tensor<[1], f32>, !te.tensor<[1], f32>
+}
+// CHECK: invalid.mlir:205:3: error: te.compute "C": a te.reduce must be the value the stage yields (all of its results, in order)

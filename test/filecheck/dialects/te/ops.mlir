@@ -55,3 +55,54 @@ te.func @all_ops(%a: !te.tensor<[5, "n"], f32>, %w: !te.tensor<[3], f32>) -> (!t
 // CHECK:             %x_2 = te.read %c[%i_2, %jm1] : !te.tensor<[5, "n"], f32>
 // CHECK:           }{te.likely}
 // CHECK:         te.return %m_1, %p : !te.tensor<[5, "n"], f32>, !te.tensor<[5, "n + 2"], f32>
+
+// -----
+
+// A reduction with a predicate (te.sum(..., where=)).
+te.func @where(%a: !te.tensor<[8], f32>) -> !te.tensor<[4], f32> {
+  %b = te.compute "B" (%i) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%k) in [8] : f32 {
+      %ok = arith.cmpi sle, %k, %i : index
+      te.where %ok
+      %v = te.read %a[%k] : !te.tensor<[8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %b : !te.tensor<[4], f32>
+}
+
+// CHECK-LABEL: te.func @where
+// CHECK:         %s = te.reduce sum (%k) in [8] : f32 {
+// CHECK-NEXT:      %ok = arith.cmpi sle, %k, %i : index
+// CHECK-NEXT:      te.where %ok
+// CHECK-NEXT:      %v = te.read %a[%k] : !te.tensor<[8], f32>
+
+// -----
+
+// A user reducer with two results (argmax) in a stage that computes two tensors.
+te.func @argmax(%a: !te.tensor<[4, "n"], f32>) -> (!te.tensor<[4], i32>, !te.tensor<[4], f32>) {
+  %i, %v = te.compute "T" (%r) : !te.tensor<[4], i32>, !te.tensor<[4], f32> {
+    %ri, %rv = te.reduce argmax (%k) in ["n"] init(-1 : i32, -3.40282347e+38 : f32) : i32, f32 {
+      %ki = arith.index_cast %k : index to i32
+      %x = te.read %a[%r, %k] : !te.tensor<[4, "n"], f32>
+      te.yield %ki, %x : i32, f32
+    } combiner (%ai, %av, %bi, %bv) {
+      %ge = arith.cmpf oge, %av, %bv : f32
+      %si = arith.select %ge, %ai, %bi : i32
+      %sv = arith.select %ge, %av, %bv : f32
+      te.yield %si, %sv : i32, f32
+    }
+    te.yield %ri, %rv : i32, f32
+  }
+  te.return %i, %v : !te.tensor<[4], i32>, !te.tensor<[4], f32>
+}
+
+// CHECK-LABEL: te.func @argmax
+// CHECK-NEXT:    %i, %v = te.compute "T" (%r) : !te.tensor<[4], i32>, !te.tensor<[4], f32> {
+// CHECK-NEXT:      %ri, %rv = te.reduce argmax (%k) in ["n"] init(-1 : i32, -3.40282347e+38 : f32) : i32, f32 {
+// CHECK:           } combiner (%ai, %av, %bi, %bv) {
+// CHECK-NEXT:        %ge = arith.cmpf oge, %av, %bv : f32
+// CHECK:             te.yield %si, %sv : i32, f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      te.yield %ri, %rv : i32, f32
