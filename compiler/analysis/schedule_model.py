@@ -20,22 +20,27 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.arith.expr import Expr, Var
+from compiler.analysis.cache_stages import (
+    STORAGE_ALIGN_ATTR,
+    Layout,
+    format_align,
+    insert_cache_read,
+    insert_cache_write,
+    parse_align,
+    reads_of,
+)
+from compiler.analysis.rfactor import RfactorRecord, discard, rfactor_ops
+from compiler.arith.expr import Const, Expr, Var, emax, free_vars, lt, parse_expr
+from compiler.arith.simplify import Analyzer
+from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.sched import ScheduleOp
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
 PRAGMA_PRIMITIVES = ("parallel", "vectorize", "unroll")  # pragmas that are schedule primitives
-
-
-class ScheduleError(VerifyException):
-    """An invalid schedule primitive; `op` is the primitive, for the diagnostic's location."""
-
-    def __init__(self, message: str, op: Operation):
-        super().__init__(message)
-        self.op = op
 
 
 @dataclass(eq=False)
@@ -138,11 +143,17 @@ class _Names:
 class ScheduleModel:
     func: te.FuncOp
     stages: dict[str, Stage]  # producers before consumers, as in the function
+    rfactors: list[RfactorRecord] = field(default_factory=list)  # detached until apply_rfactors
+    rewritten: list[Operation] = field(default_factory=list)  # sched ops applied to the function (in place)
 
     # -- construction ---------------------------------------------------
 
     @staticmethod
-    def build(func: te.FuncOp, schedule: ScheduleOp | None = None) -> ScheduleModel:
+    def build(func: te.FuncOp, schedule: ScheduleOp | None = None, *, in_place: bool = False) -> ScheduleModel:
+        """`in_place`: apply cache_read/cache_write to `func` itself (the apply-cache-stages
+        pass); otherwise they rewrite a copy, which the model then describes."""
+        if schedule is not None and not in_place and has_dataflow_rewrites(schedule):
+            func = func.clone()
         names = _Names()
         returned = func.body.block.last_op
         outputs = {v.owner for v in returned.operands} if returned is not None else set()
@@ -152,11 +163,15 @@ class ScheduleModel:
                 continue
             name = op.stage.data
             if name in stages:
-                raise VerifyException(f"two stages of @{func.sym_name.data} are named \"{name}\"")
+                raise ScheduleVerifyError(f"two stages of @{func.sym_name.data} are named \"{name}\"")
             stages[name] = _make_stage(op, op in outputs, names)
         model = ScheduleModel(func, stages)
         if schedule is not None:
-            _Replay(model, names).run(schedule)
+            try:
+                _Replay(model, names).run(schedule)
+            except VerifyException:
+                discard(model.rfactors)  # detached stages still use the function's values
+                raise
         return model
 
     # -- queries ----------------------------------------------------------
@@ -224,18 +239,28 @@ class _Replay:
         self.names = names
         self.values: dict[SSAValue, IterVar] = {}
         self.attach_ops: dict[str, Operation] = {}  # the compute_at of each attached stage
+        self.retired: dict[IterVar, str] = {}  # axes of a stage before its rfactor
+        self.stale: dict[IterVar, str] = {}  # axes a cache_write replaced: why
+        self.structure_ops: dict[str, list[Operation]] = {}  # split/fuse/reorder/singleton, per stage
 
     def stage(self, name: str, what: str) -> Stage:
         if name not in self.model.stages:
             known = ", ".join(self.model.stages)
-            raise VerifyException(f"{what}: @{self.model.func.sym_name.data} has no stage \"{name}\" (stages: {known})")
+            raise ScheduleVerifyError(f"{what}: @{self.model.func.sym_name.data} has no stage \"{name}\" (stages: {known})")
         return self.model.stages[name]
 
     def leaf(self, value: SSAValue, what: str) -> tuple[Stage, IterVar]:
         iv = self.values[value]
+        if iv in self.stale:
+            raise VerifyException(f"{what}: {self.stale[iv]}")
+        if iv in self.retired:
+            raise VerifyException(
+                f"{what}: axis {iv.name} of stage \"{iv.stage}\" was retired by {self.retired[iv]}; "
+                f"use sched.axis \"{iv.stage}\" for the axes of the new stage"
+            )
         stage = self.model.stages[iv.stage]
         if iv not in stage.leaves:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"{what}: axis {iv.name} of stage \"{iv.stage}\" was already split or fused; "
                 "use the axes that replaced it"
             )
@@ -245,10 +270,11 @@ class _Replay:
         for op in schedule.body.ops:
             try:
                 self.apply(op)
-            except ScheduleError:
-                raise
-            except VerifyException as err:
-                raise ScheduleError(str(err), op) from None
+                self.note_structure(op)
+            except VerifyException as err:  # located at this primitive unless it names one
+                if isinstance(err, ScheduleVerifyError) and err.op is not None:
+                    raise
+                raise ScheduleVerifyError(str(err), op) from None
         self.check_attachments()
 
     def apply(self, op: Operation) -> None:
@@ -275,12 +301,20 @@ class _Replay:
             case sched.PragmaOp():
                 _, iv = self.leaf(op.axis, op.name)
                 if not re.fullmatch(r"[A-Za-z_][\w.]*(=[\w.+-]+)?", op.pragma.data):
-                    raise VerifyException(f"sched.pragma: '{op.pragma.data}' is not a pragma name")
+                    raise ScheduleVerifyError(f"sched.pragma: '{op.pragma.data}' is not a pragma name")
                 iv.pragmas.append(op.pragma.data)
             case sched.ParallelOp() | sched.VectorizeOp() | sched.UnrollOp():
                 self.annotate(op.operands[0], op.name)
+            case sched.RfactorOp():
+                self.rfactor(op)
+            case sched.CacheReadOp():
+                self.cache_read(op)
+            case sched.CacheWriteOp():
+                self.cache_write(op)
+            case sched.StorageAlignOp():
+                self.storage_align(op)
             case _:
-                raise VerifyException(f"{op.name} is not a schedule primitive")
+                raise ScheduleVerifyError(f"{op.name} is not a schedule primitive")
 
     def annotate(self, axis: SSAValue, name: str) -> None:
         """parallel / vectorize / unroll, as an op or as a pragma of that name."""
@@ -288,7 +322,7 @@ class _Replay:
         _, iv = self.leaf(axis, name)
         if name != "sched.unroll" and iv.is_reduce:
             how = "in parallel" if name == "sched.parallel" else "as vector lanes"
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"{name}: {iv.name} is a reduce axis; its iterations update the same elements and can't run {how}"
             )
         iv.kind = kind[name]
@@ -298,7 +332,7 @@ class _Replay:
         axes = stage.reduce_axes if op.is_reduce else stage.axes
         kind = "reduce axes" if op.is_reduce else "axes"
         if op.index.data >= len(axes):
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.axis: stage \"{stage.name}\" has {len(axes)} {kind}, no index {op.index.data}"
             )
         self.values[op.result] = axes[op.index.data]
@@ -321,12 +355,12 @@ class _Replay:
         _, inner = self.leaf(op.inner, "sched.fuse")
         if outer.is_reduce != inner.is_reduce:
             data, red = (inner, outer) if outer.is_reduce else (outer, inner)
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.fuse: can't fuse the data-parallel axis {data.name} with the reduce axis {red.name}"
             )
         position = stage.leaves.index(outer)
         if position + 1 >= len(stage.leaves) or stage.leaves[position + 1] is not inner:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.fuse: {inner.name} must be the loop right inside {outer.name} in stage \"{stage.name}\""
             )
         fused = IterVar(self.names.fresh(f"{outer.name}_f"), stage.name, outer.is_reduce)
@@ -354,7 +388,7 @@ class _Replay:
         pairs = [self.leaf(v, "sched.reorder") for v in op.axes]
         stages = sorted({s.name for s, _ in pairs})
         if len(stages) > 1:
-            raise VerifyException(f"sched.reorder mixes axes of stages {', '.join(stages)}")
+            raise ScheduleVerifyError(f"sched.reorder mixes axes of stages {', '.join(stages)}")
         stage = pairs[0][0]
         order = [iv for _, iv in pairs]
         positions = sorted(stage.leaves.index(iv) for iv in order)
@@ -365,7 +399,7 @@ class _Replay:
         stage = self.stage(op.stage.data, "sched.compute_at")
         target, iv = self.leaf(op.axis, "sched.compute_at")
         if stage.is_output:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.compute_at: stage \"{stage.name}\" is a result of the function; "
                 "only intermediate stages can be attached"
             )
@@ -375,22 +409,187 @@ class _Replay:
             current = current.attach_stage
         if current is stage or target is stage:
             cycle = " -> ".join([stage.name, *chain, stage.name])
-            raise VerifyException(f"sched.compute_at: attachment cycle {cycle}")
+            raise ScheduleVerifyError(f"sched.compute_at: attachment cycle {cycle}")
         stage.attach_stage, stage.attach_ivar, stage.inline = target, iv, False
         self.attach_ops[stage.name] = op
+
+    def rfactor(self, op: sched.RfactorOp) -> None:
+        """TVM's rfactor (compiler.analysis.rfactor): a factor stage before the stage, and
+        the stage rebuilt as the reduction of the factor stage over the factored axis."""
+        stage, iv = self.leaf(op.axis, "sched.rfactor")
+        name, factor_axis = op.factor_stage.data, op.factor_axis.data
+        if not iv.is_reduce:
+            raise VerifyException(
+                f"sched.rfactor: {iv.name} is a data-parallel axis of \"{stage.name}\"; only a reduce axis can be factored"
+            )
+        if name in self.model.stages:
+            raise VerifyException(f"sched.rfactor: @{self.model.func.sym_name.data} already has a stage \"{name}\"")
+        if factor_axis > len(stage.axes):
+            raise VerifyException(
+                f"sched.rfactor: factor_axis {factor_axis} is past the {len(stage.axes)} data axes of \"{stage.name}\""
+            )
+        attached = [s.name for s in self.model.stages.values() if s.attach_stage is stage]
+        if attached:
+            raise VerifyException(
+                f"sched.rfactor: stage(s) {', '.join(attached)} are computed at loops of \"{stage.name}\", "
+                "which rfactor replaces; attach them after the rfactor"
+            )
+        factor, repl = rfactor_ops(stage, iv, factor_axis, name)
+        self.model.rfactors.append(RfactorRecord(op, stage.op, factor, repl))
+        for old in [*stage.root_vars, *stage.leaves]:
+            self.retired[old] = f"the sched.rfactor of {iv.name}"
+        new_stage = _make_stage(repl, stage.is_output, self.names)
+        new_stage.attach_stage, new_stage.attach_ivar = stage.attach_stage, stage.attach_ivar
+        stages: dict[str, Stage] = {}
+        for key, value in self.model.stages.items():
+            if value is stage:
+                stages[name] = _make_stage(factor, False, self.names)
+                stages[key] = new_stage
+            else:
+                stages[key] = value
+        self.model.stages.clear()
+        self.model.stages.update(stages)
+
+    # -- cache_read, cache_write, storage_align (compiler.analysis.cache_stages) --------
+
+    def note_structure(self, op: Operation) -> None:
+        """Remembers the split/fuse/reorder/singleton ops of each stage: a cache_write of
+        the stage consumes them (they define the cache's layout)."""
+        match op:
+            case sched.SplitOp():
+                stage = self.values[op.outer].stage
+            case sched.FuseOp():
+                stage = self.values[op.result].stage
+            case sched.ReorderOp():
+                stage = self.values[op.axes[0]].stage
+            case sched.SingletonOp():
+                stage = op.stage.data
+            case _:
+                return
+        self.structure_ops.setdefault(stage, []).append(op)
+
+    def taken_names(self) -> set[str]:
+        args = {a.name_hint for a in self.model.func.args if a.name_hint is not None}
+        return set(self.model.stages) | args
+
+    def add_stage(self, op: te.ComputeOp) -> Stage:
+        """A stage for a new te.compute; the model's stages follow the function's order."""
+        new = _make_stage(op, False, self.names)
+        known = {**self.model.stages, new.name: new}
+        ordered = {c.stage.data: known[c.stage.data] for c in self.model.func.body.block.ops if isinstance(c, te.ComputeOp)}
+        self.model.stages.clear()
+        self.model.stages.update(ordered)
+        return new
+
+    def cache_read(self, op: sched.CacheReadOp) -> None:
+        func, name = self.model.func, op.tensor.data
+        if name in self.model.stages:
+            source: SSAValue = self.not_factored(self.model.stages[name], op).op.result
+        else:
+            arg = next((a for a in func.args if a.name_hint == name), None)
+            if arg is None:
+                raise VerifyException(f"sched.cache_read: @{func.sym_name.data} has no stage or argument \"{name}\"")
+            source = arg
+        readers = [self.not_factored(self.stage(r.data, "sched.cache_read"), op) for r in op.readers.data]
+        for reader in readers:
+            if not reads_of(reader.op, source):
+                raise VerifyException(
+                    f"sched.cache_read: stage \"{reader.name}\" does not read \"{name}\", so it can't read its cache"
+                )
+        cache_name = sched.cache_stage_name(name, op.scope.data, self.taken_names())
+        self.add_stage(insert_cache_read(func, source, cache_name, [r.op for r in readers]))
+        for reader in readers:
+            reader.inputs = _stage_inputs(reader.op)
+        self.model.rewritten.append(op)
+
+    def cache_write(self, op: sched.CacheWriteOp) -> None:
+        stage = self.not_factored(self.stage(op.stage.data, "sched.cache_write"), op)
+        self.check_cache_write(stage)
+        cache_name = sched.cache_stage_name(stage.name, op.scope.data, self.taken_names())
+        cache = insert_cache_write(self.model.func, stage.op, cache_name, cache_layout(stage))
+        self.add_stage(cache)
+        for iv in stage.reduce_axes:
+            self.stale[iv] = (
+                f"axis {iv.name}: the sched.cache_write of \"{stage.name}\" moved its reduce axes to "
+                f"\"{cache_name}\"; use sched.axis \"{cache_name}\" reduce"
+            )
+        for iv in _relation_vars(stage):
+            self.stale[iv] = (
+                f"axis {iv.name}: the sched.cache_write of \"{stage.name}\" undid its splits and fuses "
+                f"(they are the layout of \"{cache_name}\"); split \"{stage.name}\" again after it"
+            )
+        stage.reduce_axes, stage.relations, stage.leaves = [], [], list(stage.axes)
+        stage.inputs = [cache_name]
+        consumed = [*self.structure_ops.pop(stage.name, []), op]
+        consumed += [v.owner for v, iv in self.values.items() if iv in self.stale and isinstance(v.owner, sched.AxisOp)]
+        self.model.rewritten.extend(consumed)
+
+    @staticmethod
+    def not_factored(stage: Stage, op: Operation) -> Stage:
+        """Cache stages are made before rfactor's (apply-cache-stages runs first)."""
+        if stage.op.parent is None:
+            raise VerifyException(
+                f"{op.name}: stage \"{stage.name}\" was made or rebuilt by a sched.rfactor; "
+                "cache_read/cache_write of such a stage is not supported (apply them before the rfactor)"
+            )
+        return stage
+
+    def check_cache_write(self, stage: Stage) -> None:
+        """TVM's cache_write rebuilds the stage: only its loop structure may come before."""
+        where = f"sched.cache_write: stage \"{stage.name}\""
+        if stage.inline:
+            raise VerifyException(f"{where} is inlined; cache its writes before compute_inline, or not at all")
+        if stage.attach_stage is not None:
+            raise VerifyException(f"{where} is attached (compute_at); apply cache_write first, then attach it")
+        attached = [s.name for s in self.model.stages.values() if s.attach_stage is stage]
+        if attached:
+            raise VerifyException(
+                f"{where} has stage(s) {', '.join(attached)} computed at its loops, which cache_write replaces; "
+                "attach them after the cache_write"
+            )
+        for iv in [*stage.root_vars, *_relation_vars(stage)]:
+            if iv.kind != "serial" or iv.pragmas:
+                raise VerifyException(
+                    f"{where} has its loop {iv.name} annotated ({iv.kind}{''.join(' ' + p for p in iv.pragmas)}); "
+                    "cache_write replaces the stage's loops: annotate after it"
+                )
+            if iv.is_reduce and iv not in stage.reduce_axes and iv in stage.leaves:
+                raise VerifyException(
+                    f"{where} has its reduce axis split or fused ({iv.name}); the cache takes the reduce axes "
+                    "as declared: split them on the cache stage after the cache_write"
+                )
+
+    def storage_align(self, op: sched.StorageAlignOp) -> None:
+        iv = self.values[op.axis]
+        stage = self.model.stages[iv.stage]
+        if iv not in stage.axes:
+            raise VerifyException(
+                f"sched.storage_align: {iv.name} is not a data-parallel root axis of \"{stage.name}\" "
+                "(it names a dimension of the stage's buffer: use its sched.axis)"
+            )
+        if stage.is_output:
+            raise VerifyException(
+                f"sched.storage_align: stage \"{stage.name}\" is a result of the function; its buffer's layout is the caller's"
+            )
+        dim = stage.axes.index(iv)
+        attr = stage.op.attributes.get(STORAGE_ALIGN_ATTR)
+        aligns = {} if attr is None else dict(parse_align(attr))
+        aligns[dim] = (op.factor.data, op.offset.data)
+        stage.op.attributes[STORAGE_ALIGN_ATTR] = format_align(aligns)
+        self.model.rewritten.append(op)
 
     def check_scope(self, stage: Stage, target: Stage, ivar: IterVar) -> None:
         """The target reads the stage, and every consumer runs inside the attach point."""
         consumers = self.model.consumers(stage)
         if target not in consumers:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.compute_at: stage \"{target.name}\" does not read \"{stage.name}\", "
                 f"so \"{stage.name}\" can't be computed at its axis {ivar.name}"
             )
         for consumer in consumers:
             if consumer is target or ivar in self.model.attach_path(consumer):
                 continue
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.compute_at: stage \"{stage.name}\" is computed inside loop {ivar.name} of "
                 f"\"{target.name}\", but \"{consumer.name}\" also reads it outside that loop"
             )
@@ -398,9 +597,9 @@ class _Replay:
     def compute_inline(self, name: str) -> None:
         stage = self.stage(name, "sched.compute_inline")
         if stage.reduce_axes:
-            raise VerifyException(f"sched.compute_inline: stage \"{name}\" is a reduction and can't be inlined")
+            raise ScheduleVerifyError(f"sched.compute_inline: stage \"{name}\" is a reduction and can't be inlined")
         if stage.is_output:
-            raise VerifyException(f"sched.compute_inline: stage \"{name}\" is a result of the function")
+            raise ScheduleVerifyError(f"sched.compute_inline: stage \"{name}\" is a result of the function")
         stage.inline, stage.attach_stage, stage.attach_ivar = True, None, None
 
     def check_attachments(self) -> None:
@@ -409,21 +608,118 @@ class _Replay:
                 try:
                     self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
                 except VerifyException as err:
-                    raise ScheduleError(str(err), self.attach_ops[stage.name]) from None
+                    raise ScheduleVerifyError(str(err), self.attach_ops[stage.name]) from None
         for stage in self.model.stages.values():
             seen = [stage.name]
             current = stage.attach_stage
             while current is not None:
                 if current.inline:
-                    raise VerifyException(
+                    raise ScheduleVerifyError(
                         f"sched.compute_at: stage \"{stage.name}\" is attached to \"{current.name}\", "
                         "which is inlined"
                     )
                 if current.name in seen:
                     cycle = " -> ".join([*seen, current.name])
-                    raise VerifyException(f"sched.compute_at: attachment cycle {cycle}")
+                    raise ScheduleVerifyError(f"sched.compute_at: attachment cycle {cycle}")
                 seen.append(current.name)
                 current = current.attach_stage
+
+
+def _stage_inputs(op: te.ComputeOp) -> list[str]:
+    inputs: list[str] = []
+    for inner in op.body.walk():
+        if isinstance(inner, te.ReadOp) and isinstance(inner.tensor.owner, te.ComputeOp):
+            source = inner.tensor.owner.stage.data
+            if source not in inputs:
+                inputs.append(source)
+    return inputs
+
+
+def _relation_vars(stage: Stage) -> list[IterVar]:
+    """The variables splits, fuses and singletons made (the non-root ones)."""
+    found: list[IterVar] = []
+    for rel in stage.relations:
+        if isinstance(rel, Split):
+            found += [rel.outer, rel.inner]
+        elif isinstance(rel, Fuse):
+            found.append(rel.fused)
+        else:
+            found.append(rel.iv)
+    return found
+
+
+def cache_layout(stage: Stage) -> Layout:
+    """The cache of a cache_write of `stage`: one dimension per data-parallel leaf loop,
+    with its extent (PassDownDomain over the shape), each root axis as a function of the
+    leaves (PassUpIndex), each leaf as a function of the root axes (PassDownIndex), and
+    the bound checks of splits that may not divide (MakeBoundCheck)."""
+    shape = [Const(d) if isinstance(d, int) else parse_expr(d) for d in stage.op.tensor_type.get_shape()]
+    extent: dict[str, Expr] = {iv.name: e for iv, e in zip(stage.axes, shape, strict=True)}
+    factor: dict[str, Expr] = {}
+    for rel in stage.relations:
+        if isinstance(rel, Split):
+            e = extent[rel.parent.name]
+            f = Const(rel.factor) if rel.factor is not None else emax((e + (rel.nparts or 1) - 1) // (rel.nparts or 1), 1)
+            factor[rel.parent.name] = extent[rel.inner.name] = f
+            extent[rel.outer.name] = (e + f - 1) // f
+        elif isinstance(rel, Fuse):
+            extent[rel.fused.name] = extent[rel.outer.name] * extent[rel.inner.name]
+        else:
+            extent[rel.iv.name] = Const(1)
+    leaves = [iv for iv in stage.leaves if not iv.is_reduce]
+    value: dict[str, Expr] = {iv.name: Var(iv.name) for iv in leaves}
+    for rel in reversed(stage.relations):
+        if isinstance(rel, Split):
+            value[rel.parent.name] = value[rel.outer.name] * factor[rel.parent.name] + value[rel.inner.name]
+        elif isinstance(rel, Fuse):
+            inner = extent[rel.inner.name]
+            value[rel.outer.name] = value[rel.fused.name] // inner
+            value[rel.inner.name] = value[rel.fused.name] % inner
+    index: dict[str, Expr] = {iv.name: Var(iv.name) for iv in stage.axes}
+    for rel in stage.relations:
+        if isinstance(rel, Split):
+            f = factor[rel.parent.name]
+            index[rel.outer.name] = index[rel.parent.name] // f
+            index[rel.inner.name] = index[rel.parent.name] % f
+        elif isinstance(rel, Fuse):
+            index[rel.fused.name] = index[rel.outer.name] * extent[rel.inner.name] + index[rel.inner.name]
+        else:
+            index[rel.iv.name] = Const(0)
+    bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {
+        v: (0, None) for e in shape for v in free_vars(e)
+    }
+    az = Analyzer({**bounds, **{iv.name: (0, extent[iv.name] - 1) for iv in leaves}})
+    roots = [iv.name for iv in stage.axes]
+    guards = [lt(value[r], e) for r, e in zip(roots, shape, strict=True) if not az.prove_lt(value[r], e)]
+    prefix = _identifier(stage.name) + "_"
+    return Layout(
+        leaves=[iv.name for iv in leaves],
+        hints=[iv.name.removeprefix(prefix) for iv in leaves],
+        extents=[az.simplify(extent[iv.name]) for iv in leaves],
+        roots=roots,
+        root_values=[az.simplify(value[r]) for r in roots],
+        leaf_indices=[az.simplify(index[iv.name]) for iv in leaves],
+        guards=guards,
+    )
+
+
+def has_dataflow_rewrites(schedule: ScheduleOp) -> bool:
+    """Whether a schedule holds primitives that rewrite its function (apply-cache-stages)."""
+    kinds = (sched.CacheReadOp, sched.CacheWriteOp, sched.StorageAlignOp)
+    return any(isinstance(op, kinds) for op in schedule.body.ops)
+
+
+def apply_dataflow_rewrites(module: ModuleOp, func: te.FuncOp) -> None:
+    """Applies the schedule's cache_read/cache_write/storage_align to the function and
+    removes them from the schedule, with the loop structure a cache_write consumed."""
+    schedule = schedule_of(module, func)
+    if schedule is None or not has_dataflow_rewrites(schedule):
+        return
+    model = ScheduleModel.build(func, schedule, in_place=True)
+    discard(model.rfactors)  # apply-rfactor puts them into the function, after this
+    order = {op: k for k, op in enumerate(schedule.body.ops)}
+    for op in sorted(set(model.rewritten), key=order.__getitem__, reverse=True):
+        Rewriter.erase_op(op)
 
 
 def schedule_of(module: ModuleOp, func: te.FuncOp) -> sched.ScheduleOp | None:
@@ -436,7 +732,7 @@ def schedule_of(module: ModuleOp, func: te.FuncOp) -> sched.ScheduleOp | None:
 
 def check_schedule(func: te.FuncOp, schedule: ScheduleOp) -> None:
     """Replays a schedule only to reject it when invalid (the `sched.schedule` verifier)."""
-    ScheduleModel.build(func, schedule)
+    discard(ScheduleModel.build(func, schedule).rfactors)
 
 
 sched.install_schedule_checker(check_schedule)
