@@ -68,7 +68,7 @@ def memory_table(args: list[te.Tensor]) -> None:
             rows.setdefault(t.name, []).append(f"{shape:<12} {t.static_size:>10,}")
         totals.append(sum(t.static_size or 0 for t in lifetimes))
         bounds.append(liveness_lower_bound(lifetimes) or 0)
-        memory = compiler.build(args, name="conv_chain", tighten_pad_regions=tighten).memory
+        memory = compiler.build(args, name="conv_chain", tighten_pad_regions=tighten, auto_schedule=False).memory
         arenas.append(const_value(parse_expr(memory.arena)) if memory is not None else 0)
     print(f"  {'buffer':<14} {'bounds off (old TVM)':>25}   {'tighten-pad-regions':>25}")
     for name, cells in rows.items():
@@ -94,6 +94,38 @@ def vectorizing_schedule(output: te.Tensor) -> Schedule:
     return s
 
 
+OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out")
+
+
+def seed001_network(h: te.Dim, w: te.Dim) -> list[te.Tensor]:
+    """Seed 001's network in float16 (NHWC): two conv + bias + leaky_relu stages, a 2x2 avg pool."""
+    from memory import seed001
+
+    return seed001(h, w, dtype="float16")
+
+
+def memory_pictures(seed000_args: list[te.Tensor]) -> None:
+    """The memory plans of seed 000 and of seed 001's network (symbolic h and w, drawn
+    at 256x256) as PNGs under bench/out/; skipped without matplotlib."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("memory plan pictures skipped: matplotlib is not installed (pip install -e '.[plot]')\n")
+        return
+    os.makedirs(OUT_DIR, exist_ok=True)
+    h, w = te.var("h"), te.var("w")
+    seed000 = compiler.build(seed000_args, name="conv_chain", auto_schedule=False)  # one buffer per stage
+    seed001 = compiler.build(seed001_network(h, w), name="seed001", auto_schedule=False)
+    for fn, name, dims in [(seed000, "seed000_plan.png", None), (seed001, "seed001_plan.png", {"h": 256, "w": 256})]:
+        if fn.memory is None:
+            continue
+        path = os.path.join(OUT_DIR, name)
+        fn.memory.plot(path, dims=dims)
+        where = " at h = w = 256" if dims else ""
+        print(f"memory plan of {fn.memory.function}{where}: {path} (arena {fn.memory.arena} bytes)")
+    print()
+
+
 def main() -> None:
     print("Seed 000: three chained convolutions (1x1 pad 0, 3x3 pad 1, 3x3 pad 1) on 1x64x56x56\n")
     inputs, y3 = seed_chain()
@@ -104,6 +136,7 @@ def main() -> None:
     start = time.perf_counter()
     f = compiler.build(args, name="conv_chain")
     compile_s = time.perf_counter() - start
+    memory_pictures(args)
 
     rng = np.random.default_rng(0)
     xs = rng.standard_normal((1, 64, 56, 56)).astype(np.float32)

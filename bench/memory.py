@@ -35,10 +35,10 @@ def seed000() -> list[te.Tensor]:
     return [x, w1, w2, w3, ops.conv2d_nchw(y2, w3, padding=1, name="y3")]
 
 
-def seed001(h: te.Dim, w: te.Dim) -> list[te.Tensor]:
-    x = te.placeholder((1, h, w, 3), name="x")
-    w1, b1 = te.placeholder((3, 3, 3, 64), name="w1"), te.placeholder((64,), name="b1")
-    w2, b2 = te.placeholder((3, 3, 64, 64), name="w2"), te.placeholder((64,), name="b2")
+def seed001(h: te.Dim, w: te.Dim, dtype: str = "float32") -> list[te.Tensor]:
+    x = te.placeholder((1, h, w, 3), name="x", dtype=dtype)
+    w1, b1 = te.placeholder((3, 3, 3, 64), name="w1", dtype=dtype), te.placeholder((64,), name="b1", dtype=dtype)
+    w2, b2 = te.placeholder((3, 3, 64, 64), name="w2", dtype=dtype), te.placeholder((64,), name="b2", dtype=dtype)
     a1 = ops.leaky_relu(ops.bias_add(ops.conv2d_nhwc(x, w1, padding=1, name="conv1"), b1, axis=3, name="bias1"), name="act1")
     a2 = ops.leaky_relu(ops.bias_add(ops.conv2d_nhwc(a1, w2, padding=1, name="conv2"), b2, axis=3, name="bias2"), name="act2")
     return [x, w1, b1, w2, b2, ops.avg_pool2d(a2, 2, 2, layout="NHWC", name="pool")]

@@ -8,10 +8,12 @@ the same numbers (the compiled `Function` exposes them as `.memory`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from compiler.analysis.liveness import (
@@ -45,6 +47,14 @@ class MemorySummary:
     no_reuse: str = "0"
     lower_bound: int | None = None
 
+    def plot(self, path: str | Path, *, dims: Mapping[str, int] | None = None, title: str | None = None) -> None:
+        """Draw the plan into `path` (PNG, SVG or PDF; matplotlib needed): buffers as
+        rectangles over their lifetimes and arena offsets, the liveness lower bound as a
+        line; `dims` binds symbolic sizes (compiler.analysis.memory_plot)."""
+        from compiler.analysis.memory_plot import plot_memory
+
+        plot_memory(self, path, dims=dims, title=title)
+
     def lines(self) -> list[str]:
         out = [f"memory plan of @{self.function}:"]
         out.append(f"  {'buffer':<14} {'bytes':>12} {'live':>9} {'offset':>12}  note")
@@ -76,7 +86,7 @@ def memory_summary(func: loop.FuncOp) -> MemorySummary:
                 t.last,
                 view.offset.data if view is not None else "-",
                 None if view is None or view.inplace is None else view.inplace.data,
-                reason.data if reason is not None else None,  # type: ignore[union-attr]
+                reason.data if isinstance(reason, StringAttr) else None,
             )
         )
         size = const_value(aligned(t.size))

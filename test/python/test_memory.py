@@ -200,3 +200,19 @@ def test_symbolic_pool_in_place_computes_right() -> None:
         a = np.maximum(xs * 2.0, 0)[:, : 2 * out.shape[1], : 2 * out.shape[2]]
         expected = a.reshape(1, out.shape[1], 2, out.shape[2], 2, 4).mean(axis=(2, 4))
         np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_build_memory_plot_writes_a_png(tmp_path: object) -> None:
+    """`build(...).memory.plot(path)` draws the plan (matplotlib optional: skipped)."""
+    pytest.importorskip("matplotlib")
+    h = te.var("h")
+    x = te.placeholder((h, 16), name="x")
+    a = te.compute((h, 16), lambda i, j: x[i, j] * 2.0, name="a")
+    b = te.compute((h, 16), lambda i, j: a[i, j] + 1.0, name="b")
+    f = build([x, te.compute((h, 16), lambda i, j: b[i, j] * a[i, j], name="c")])
+    assert f.memory is not None
+    path = tmp_path / "plan.png"  # type: ignore[operator]
+    f.memory.plot(path, dims={"h": 8})
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="give dims"):
+        f.memory.plot(path)
