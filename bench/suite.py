@@ -170,17 +170,21 @@ def np_conv_nhwc(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
 #
 # What the hand schedules avoid, measured while writing them (compiler limits to fix,
 # not to work around here):
-# * `parallel`: the outlined body of a parallel loop gets its buffers from a context
-#   struct, without `noalias`, and LLVM then keeps the accumulators in memory and
-#   scalarizes the vector loop: matmul 512 with `parallel(jo)` ran 10x slower (1.4 vs
-#   13 GFLOP/s), seed 000 with `parallel(ff.o)` 1.5x slower, the elementwise chain no
-#   faster. Every best schedule is serial.
-# * intermediate buffers are views of one arena, which LLVM can't tell apart: a conv
-#   that reads one intermediate and writes another is not vectorized when its vector
-#   loop is short enough to be fully unrolled (SLP needs the alias facts; "cannot
-#   identify array bounds" for the loop vectorizer). Seed 001's NHWC conv2 at 64x64 took
-#   14 ms writing an output argument, 140-170 ms writing an intermediate, whatever the
-#   schedule. NCHW rows of 56 (seed 000, ResNet) vectorize with runtime checks.
+# * (fixed) `parallel` used to lose `noalias` in the outlined body (its buffers come from
+#   a context struct) and LLVM scalarized it: matmul 512 with `parallel(jo)` ran 10x
+#   slower (216 ms vs 14 ms serial). lower-to-llvm now gives every load and store
+#   scoped-noalias metadata per alias group (compiler/lowering/aliasing.py), kept by
+#   the outlined body: the same schedule with `parallel(jo)` ran in 10 ms, accumulators
+#   in vector registers. The best schedules below are still serial (not re-tuned).
+# * (fixed) intermediate buffers are views of one arena: LLVM couldn't tell them apart
+#   (seed 001's NHWC conv2 at 64x64: 14 ms writing an output argument, 140-170 ms
+#   writing an intermediate). Views whose byte ranges are disjoint are now separate
+#   alias groups (overlapping ones, reused in place or over time, share one).
+# * `vectorize` is now explicit vector code at the host's width (vector loads, stores,
+#   broadcasts, gathers; scalar tail), not a hint to LLVM's loop vectorizer; a
+#   `vectorize`d loop with a vector compare/select (leaky_relu, max pool) or a
+#   conditional (an inlined pad) is still left to LLVM. Float math stays IEEE-exact:
+#   no FMA contraction unless build(..., fast_math=True).
 # * a pad computed inline puts its guard in the conv's inner loop (7x slower).
 
 
