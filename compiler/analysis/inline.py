@@ -10,8 +10,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.analysis.rfactor import apply_rfactors
-from compiler.analysis.schedule_model import ScheduleModel, apply_dataflow_rewrites, schedule_of
+from compiler.analysis.schedule_model import (
+    ScheduleModel,
+    apply_dataflow_rewrites,
+    apply_rfactors,
+    schedule_of,
+)
 from compiler.diagnostics import PassError
 from compiler.dialects import sched, te
 

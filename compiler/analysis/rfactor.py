@@ -22,19 +22,19 @@ axis k was split into (ko, ki) builds two stages, as TVM does
 
 `rfactor_ops` builds the two `te.compute` ops detached; the schedule model
 (`schedule_model._Replay.rfactor`) calls it while replaying, so later
-primitives can name "B.rf" and the new axes of B. `apply_rfactors` (the
-`apply-rfactor` pass, and every analysis that rewrites the function) puts
-them into the function and removes the `sched.rfactor` ops with the
+primitives can name "B.rf" and the new axes of B.
+`schedule_model.apply_rfactors` (the `apply-rfactor` pass, and every analysis
+that rewrites the function) puts them into the function and removes the `sched.rfactor` ops with the
 primitives of B that preceded them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from xdsl.dialects.builtin import IndexType, ModuleOp
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars, parse_expr
@@ -64,18 +64,28 @@ def _dim_expr(d: Dim) -> Expr:
     return Const(d) if isinstance(d, int) else parse_expr(d)
 
 
-def touched_axes(relations: list, axis: object) -> set[object]:
-    """The axes connected to `axis` through splits and fuses."""
-    from compiler.analysis.schedule_model import Fuse, Split
+# The schedule model's relations are read by their fields (this module is imported by
+# `schedule_model`, which defines them): a split has a `parent`, a fuse a `fused` axis.
 
+
+def _is_split(rel: Any) -> bool:
+    return hasattr(rel, "parent")
+
+
+def _is_fuse(rel: Any) -> bool:
+    return hasattr(rel, "fused")
+
+
+def touched_axes(relations: list[Any], axis: object) -> set[object]:
+    """The axes connected to `axis` through splits and fuses."""
     touched = {axis}
     changed = True
     while changed:
         changed = False
         for rel in relations:
-            if isinstance(rel, Split):
+            if _is_split(rel):
                 group = [rel.parent, rel.outer, rel.inner]
-            elif isinstance(rel, Fuse):
+            elif _is_fuse(rel):
                 group = [rel.outer, rel.inner, rel.fused]
             else:
                 continue
@@ -93,9 +103,7 @@ def _hint(name: str, stage: str) -> str:
 class _Factoring:
     """The index algebra of one rfactor: extents, values and bound checks of touched axes."""
 
-    def __init__(self, stage, axis) -> None:  # type: ignore[no-untyped-def]
-        from compiler.analysis.schedule_model import Fuse, Split
-
+    def __init__(self, stage: Any, axis: Any) -> None:
         reduction = stage.op.reduction()
         assert reduction is not None
         self.touched = touched_axes(stage.relations, axis)
@@ -105,28 +113,30 @@ class _Factoring:
             if iv in self.touched
         }
         for rel in stage.relations:  # PassDownDomain
-            if isinstance(rel, Split) and rel.parent in self.touched:
+            if _is_split(rel) and rel.parent in self.touched:
                 e = self.extent[rel.parent.name]
+                inner: Expr
+                outer: Expr
                 if rel.factor is not None:
                     inner, outer = Const(rel.factor), (e + rel.factor - 1) // rel.factor
                 else:
                     assert rel.nparts is not None
                     inner, outer = (e + rel.nparts - 1) // rel.nparts, Const(rel.nparts)
                 self.extent[rel.inner.name], self.extent[rel.outer.name] = simplify(inner), simplify(outer)
-            elif isinstance(rel, Fuse) and rel.outer in self.touched:
+            elif _is_fuse(rel) and rel.outer in self.touched:
                 self.extent[rel.fused.name] = simplify(self.extent[rel.outer.name] * self.extent[rel.inner.name])
         self.leaves = [iv for iv in stage.leaves if iv in self.touched]
         self.value: dict[str, Expr] = {
             iv.name: Const(0) if const_value(self.extent[iv.name]) == 1 else Var(iv.name) for iv in self.leaves
         }
         for rel in reversed(stage.relations):  # PassUpIndex
-            if isinstance(rel, Split) and rel.parent in self.touched:
-                inner = self.extent[rel.inner.name]
-                self.value[rel.parent.name] = self.value[rel.outer.name] * inner + self.value[rel.inner.name]
-            elif isinstance(rel, Fuse) and rel.outer in self.touched:
-                inner = self.extent[rel.inner.name]
-                self.value[rel.outer.name] = self.value[rel.fused.name] // inner
-                self.value[rel.inner.name] = self.value[rel.fused.name] % inner
+            if _is_split(rel) and rel.parent in self.touched:
+                step = self.extent[rel.inner.name]
+                self.value[rel.parent.name] = self.value[rel.outer.name] * step + self.value[rel.inner.name]
+            elif _is_fuse(rel) and rel.outer in self.touched:
+                step = self.extent[rel.inner.name]
+                self.value[rel.outer.name] = self.value[rel.fused.name] // step
+                self.value[rel.inner.name] = self.value[rel.fused.name] % step
         bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
         for e in self.extent.values():
             bounds.update({name: (0, None) for name in free_vars(e)})
@@ -141,7 +151,7 @@ class _Factoring:
                 self.checks.append(LT(value, self.extent[iv.name]))
 
 
-def rfactor_ops(stage, axis, factor_axis: int, name: str) -> tuple[te.ComputeOp, te.ComputeOp]:  # type: ignore[no-untyped-def]
+def rfactor_ops(stage: Any, axis: Any, factor_axis: int, name: str) -> tuple[te.ComputeOp, te.ComputeOp]:
     """The factor stage and the new reduction of `stage`, detached (see the module docstring)."""
     f = _Factoring(stage, axis)
     old = stage.op
@@ -232,36 +242,3 @@ def discard(records: list[RfactorRecord]) -> None:
             rec.repl.erase()
         if rec.factor.parent is None:
             rec.factor.erase()
-
-
-def apply_rfactors(module: ModuleOp, func: te.FuncOp) -> None:
-    """Put the stages of every `sched.rfactor` into `func` and drop those ops from the schedule."""
-    from compiler.analysis.schedule_model import ScheduleModel, schedule_of
-
-    schedule = schedule_of(module, func)
-    if schedule is None or not any(isinstance(op, sched.RfactorOp) for op in schedule.body.ops):
-        return
-    model = ScheduleModel.build(func, schedule)
-    for rec in model.rfactors:
-        Rewriter.insert_op(rec.factor, InsertPoint.before(rec.old))
-        Rewriter.insert_op(rec.repl, InsertPoint.before(rec.old))
-        for before, after in zip(rec.old.outputs, rec.repl.outputs, strict=True):
-            before.replace_all_uses_with(after)
-        Rewriter.erase_op(rec.old)
-    ops = list(schedule.body.ops)
-    erased: set[Operation] = set()
-    for k, op in enumerate(ops):
-        if not isinstance(op, sched.RfactorOp):
-            continue
-        stage_type = op.axis.type
-        Rewriter.erase_op(op)
-        erased.add(op)
-        for earlier in reversed(ops[:k]):
-            if earlier in erased:
-                continue
-            values = [*earlier.operands, *earlier.results]
-            if any(v.type == stage_type for v in values):
-                Rewriter.erase_op(earlier)
-                erased.add(earlier)
-    if schedule.body.block.first_op is None:
-        Rewriter.erase_op(schedule)  # nothing left to schedule

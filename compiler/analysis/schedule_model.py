@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from compiler.analysis.cache_stages import (
@@ -292,10 +292,10 @@ class _Replay:
             case sched.ComputeAtOp():
                 self.compute_at(op)
             case sched.ComputeRootOp():
-                s = self.stage(op.stage.data, "sched.compute_root")  # type: ignore[attr-defined]
+                s = self.stage(op.stage.data, "sched.compute_root")
                 s.attach_stage, s.attach_ivar, s.inline = None, None, False
             case sched.ComputeInlineOp():
-                self.compute_inline(op.stage.data)  # type: ignore[attr-defined]
+                self.compute_inline(op.stage.data)
             case sched.PragmaOp() if op.pragma.data in PRAGMA_PRIMITIVES:
                 self.annotate(op.axis, f"sched.{op.pragma.data}")
             case sched.PragmaOp():
@@ -690,7 +690,7 @@ def cache_layout(stage: Stage) -> Layout:
     }
     az = Analyzer({**bounds, **{iv.name: (0, extent[iv.name] - 1) for iv in leaves}})
     roots = [iv.name for iv in stage.axes]
-    guards = [lt(value[r], e) for r, e in zip(roots, shape, strict=True) if not az.prove_lt(value[r], e)]
+    guards = [lt(az.simplify(value[r]), e) for r, e in zip(roots, shape, strict=True) if not az.prove_lt(value[r], e)]
     prefix = _identifier(stage.name) + "_"
     return Layout(
         leaves=[iv.name for iv in leaves],
@@ -720,6 +720,37 @@ def apply_dataflow_rewrites(module: ModuleOp, func: te.FuncOp) -> None:
     order = {op: k for k, op in enumerate(schedule.body.ops)}
     for op in sorted(set(model.rewritten), key=order.__getitem__, reverse=True):
         Rewriter.erase_op(op)
+
+
+def apply_rfactors(module: ModuleOp, func: te.FuncOp) -> None:
+    """Put the stages of every `sched.rfactor` into `func` and drop those ops from the schedule."""
+    schedule = schedule_of(module, func)
+    if schedule is None or not any(isinstance(op, sched.RfactorOp) for op in schedule.body.ops):
+        return
+    model = ScheduleModel.build(func, schedule)
+    for rec in model.rfactors:
+        Rewriter.insert_op(rec.factor, InsertPoint.before(rec.old))
+        Rewriter.insert_op(rec.repl, InsertPoint.before(rec.old))
+        for before, after in zip(rec.old.outputs, rec.repl.outputs, strict=True):
+            before.replace_all_uses_with(after)
+        Rewriter.erase_op(rec.old)
+    ops = list(schedule.body.ops)
+    erased: set[Operation] = set()
+    for k, op in enumerate(ops):
+        if not isinstance(op, sched.RfactorOp):
+            continue
+        stage_type = op.axis.type
+        Rewriter.erase_op(op)
+        erased.add(op)
+        for earlier in reversed(ops[:k]):
+            if earlier in erased:
+                continue
+            values = [*earlier.operands, *earlier.results]
+            if any(v.type == stage_type for v in values):
+                Rewriter.erase_op(earlier)
+                erased.add(earlier)
+    if schedule.body.block.first_op is None:
+        Rewriter.erase_op(schedule)  # nothing left to schedule
 
 
 def schedule_of(module: ModuleOp, func: te.FuncOp) -> sched.ScheduleOp | None:

@@ -20,7 +20,9 @@ sched.schedule @f {
 The verifier of `sched.schedule` rejects invalid schedules: unknown stages
 or axes, splitting or fusing an axis that is no longer a leaf, reordering
 axes of another stage, attaching a stage to one that does not read it,
-attachment cycles, inlining a reduction or an output.
+attachment cycles, inlining a reduction or an output, factoring (`sched.rfactor`)
+a data axis or a stage others are computed at, and using a stage's axes from
+before its rfactor.
 """
 
 from __future__ import annotations
@@ -175,7 +177,9 @@ class SplitOp(IRDLOperation):
     def verify_(self) -> None:
         if (self.factor is None) == (self.nparts is None):
             raise VerifyError("sched.split takes exactly one of a factor or nparts")
-        value = (self.factor if self.factor is not None else self.nparts).data  # type: ignore[union-attr]
+        bound = self.factor if self.factor is not None else self.nparts
+        assert bound is not None  # exactly one of them, checked above
+        value = bound.data
         if value < 1:
             raise VerifyError(f"sched.split needs a positive factor or nparts, got {value}")
 

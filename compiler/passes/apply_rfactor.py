@@ -26,7 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from compiler.analysis.rfactor import apply_rfactors
+from compiler.analysis.schedule_model import apply_rfactors
 from compiler.dialects import te
 
 

@@ -40,8 +40,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, path_conditions, split_usable
-from compiler.analysis.rfactor import apply_rfactors
-from compiler.analysis.schedule_model import ScheduleModel, schedule_of
+from compiler.analysis.schedule_model import ScheduleModel, apply_rfactors, schedule_of
 from compiler.dialects import te
 
 # ---------------------------------------------------------------------------

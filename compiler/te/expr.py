@@ -154,6 +154,13 @@ class IterVar(Expr):
     def var(self) -> IterVar:
         return self
 
+    @property
+    def known_extent(self) -> Dim:
+        """The extent of an axis that has one (every compute and reduce axis does)."""
+        if self.extent is None:
+            raise ExprValueError(f"the axis {self.name} has no extent")
+        return self.extent
+
     def __repr__(self) -> str:
         domain = "" if self.extent is None else f", [0, {dim_repr(self.extent)})"
         return f"IterVar({self.name}{domain}{', reduce' if self.is_reduce else ''})"
@@ -260,8 +267,9 @@ class CommReducer:
         where: ExprLike | None = None,
         init: ExprLike | Sequence[ExprLike] | None = None,
     ) -> Expr | tuple[Expr, ...]:
+        items: tuple[object, ...] = tuple(expr) if isinstance(expr, list | tuple) else (expr,)
         is_tuple = isinstance(expr, list | tuple)
-        exprs = tuple(as_expr(e, "float32") for e in (expr if is_tuple else (expr,)))  # type: ignore[union-attr]
+        exprs = tuple(as_expr(e, "float32") for e in items)  # type: ignore[arg-type]
         axes = (axis,) if isinstance(axis, IterVar) else tuple(axis)
         if not axes or not builtins.all(isinstance(a, IterVar) and a.is_reduce for a in axes):
             raise ExprTypeError(f"reducer {self.name}: axis must be one or more te.reduce_axis")
@@ -279,7 +287,7 @@ class CommReducer:
         spec = _Combiner(self, lhs, rhs, tuple(r.astype(d) for r, d in zip(results, dtypes, strict=True)))
         cond = None if where is None else _bool_args(f"reducer {self.name}(where=)", [where], "needs a condition")[0]
         reductions = tuple(
-            Reduce(self.name, e, axes, i.astype(e.dtype), cond, spec, exprs, k)  # type: ignore[arg-type]
+            Reduce(self.name, e, axes, i.astype(e.dtype), cond, spec, exprs, k)
             for k, (e, i) in enumerate(zip(exprs, identities, strict=True))
         )
         return reductions if is_tuple else reductions[0]
@@ -299,7 +307,7 @@ def _tuple_of(value: object, n: int, what: str) -> tuple[Expr, ...]:
     items = tuple(value) if isinstance(value, list | tuple) else (value,)
     if len(items) != n:
         raise ExprValueError(f"{what} gives {len(items)} values, expected {n}")
-    return tuple(as_expr(v, "float32") for v in items)  # type: ignore[arg-type]
+    return tuple(as_expr(v, "float32") for v in items)
 
 
 def comm_reducer(
@@ -514,10 +522,10 @@ def compute(
     """
     dims = _check_shape(shape, f"compute {name}")
     axes = tuple(IterVar(n, d) for n, d in zip(_axis_names(fcompute, len(dims)), dims, strict=True))
-    value = fcompute(*axes)
+    value: object = fcompute(*axes)
     if isinstance(value, list | tuple):
-        return _multi_output(name, dims, axes, value, dtype)  # type: ignore[return-value]
-    body = as_expr(value, dtype or "float32")
+        return _multi_output(name, dims, axes, value, dtype)  # type: ignore[return-value]  # TVM returns a tuple
+    body = as_expr(value, dtype or "float32")  # type: ignore[arg-type]
     if dtype is not None:
         body = body.astype(dtype)
     _check_reduce_placement(body, name)

@@ -434,7 +434,8 @@ class Schedule:
         stage = self[tensor]
         self._check_cache_write(stage)
         layout = _CacheLayout(self, stage)
-        op = T.Operation(f"{tensor.name}.{scope}", tuple(layout.axes), stage.op.body)
+        assert stage.op.body is not None
+        op = T.Operation(f"{tensor.name}.{scope}", tuple(layout.axes), T.substitute(stage.op.body, layout.roots))
         cache = T.Tensor(tuple(layout.extents), tensor.dtype, op)
         op.output_tensor = cache
         copy = T.Operation(stage.op.name, stage.op.axis, T.Read(cache, tuple(layout.indices)))
@@ -480,7 +481,7 @@ class Schedule:
 def _ceil_div(a: T.Dim, b: T.Dim) -> T.Dim:
     if isinstance(a, int) and isinstance(b, int):
         return -(-a // b)
-    return (a + b - 1) // b  # type: ignore[operator]
+    return (a + b - 1) // b
 
 
 class _Rfactor:
@@ -516,7 +517,7 @@ class _Rfactor:
                     self.extent[id(outer)], self.extent[id(inner)] = p.nparts, _ceil_div(e, p.nparts)
             else:
                 a, b = (self.extent[id(iv)] for iv in p.axes)
-                self.extent[id(p.results[0])] = a * b  # type: ignore[operator]
+                self.extent[id(p.results[0])] = a * b
         self.leaves = [iv for iv in stage.leaves if id(iv) in self.touched]
         self.relations = relations
         self.roots = [iv for iv in reduce.axes if id(iv) in self.touched]
@@ -531,12 +532,12 @@ class _Rfactor:
                 continue
             if p.kind == "split":
                 outer, inner = p.results
-                value[id(p.axes[0])] = value[id(outer)] * self.extent[id(inner)] + value[id(inner)]  # type: ignore[operator]
+                value[id(p.axes[0])] = value[id(outer)] * self.extent[id(inner)] + value[id(inner)]
             else:
                 outer, inner = p.axes
                 fused = value[id(p.results[0])]
-                value[id(outer)] = fused // self.extent[id(inner)]  # type: ignore[operator]
-                value[id(inner)] = fused % self.extent[id(inner)]  # type: ignore[operator]
+                value[id(outer)] = fused // self.extent[id(inner)]
+                value[id(inner)] = fused % self.extent[id(inner)]
         return {id(iv): T.as_expr(value[id(iv)], T.INDEX) for iv in self.roots}
 
 
@@ -551,7 +552,8 @@ def _covers_exactly(f: _Rfactor, root: T.IterVar) -> bool:
         return False
     product = 1
     for e in extents:
-        product *= e  # type: ignore[operator]
+        assert isinstance(e, int)
+        product *= e
     return len(f.roots) == 1 and product == root.extent
 
 
@@ -588,6 +590,16 @@ class _CacheLayout:
         self.axes = [T.IterVar(f"{iv.name}.c", extent[iv.uid]) for iv in leaves]
         self.extents = [extent[iv.uid] for iv in leaves]
         self.indices = [index[iv.uid] for iv in leaves]
+        # the stage's axes as functions of the cache's (PassUpIndex), for the cache's body
+        value: dict[int, T.Expr] = {iv.uid: axis for iv, axis in zip(leaves, self.axes, strict=True)}
+        for p in reversed(_since_reset(schedule, stage.tensor)):
+            if p.kind == "split" and p.axes[0].uid in extent:
+                outer, inner = p.results
+                value[p.axes[0].uid] = value[outer.uid] * extent[inner.uid] + value[inner.uid]
+            elif p.kind == "fuse" and p.axes[0].uid in extent:
+                (a, b), fused = p.axes, p.results[0]
+                value[a.uid], value[b.uid] = value[fused.uid] // extent[b.uid], value[fused.uid] % extent[b.uid]
+        self.roots: dict[int, T.Expr] = {iv.uid: value[iv.uid] for iv in stage.op.axis}
 
 
 def _since_reset(schedule: Schedule, tensor: T.Tensor) -> list[Primitive]:

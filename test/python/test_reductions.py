@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import compiler
 from compiler import te
@@ -355,3 +360,92 @@ def test_multi_output_mixing_reductions_is_rejected() -> None:
     k = te.reduce_axis((0, 5), name="k")
     with pytest.raises(ValueError, match=r"one\s+tuple reducer"):
         te.compute((4,), lambda i: (te.sum(A[i, k], axis=k), A[i, 0]), name="T")
+
+
+def test_multi_output_producer_inlined_or_partly_returned() -> None:
+    A = te.placeholder((3, 5), name="A")
+    P, Q = te.compute((3, 5), lambda i, j: (A[i, j] + 1.0, A[i, j] * 3.0), name="PQ")
+    C = te.compute((3, 5), lambda i, j: P[i, j] - Q[i, j], name="C")
+    a = _rand(3, 5)
+    s = te.create_schedule(C.op)
+    s[Q].compute_inline()  # inlines the stage: both of its tensors
+    assert "PQ" not in str(compiler.lower(s, [A, C], until="loop"))
+    c = np.zeros((3, 5), np.float32)
+    compiler.build(s, [A, C])(a, c)
+    np.testing.assert_allclose(c, (a + 1.0) - a * 3.0, rtol=1e-6)
+    # only the second tensor is an argument: the first is an intermediate buffer
+    q = np.zeros((3, 5), np.float32)
+    compiler.build([A, Q])(a, q)
+    np.testing.assert_allclose(q, a * 3.0, rtol=1e-6)
+
+
+# -- random rfactor schedules (hypothesis) ---------------------------------------------------
+
+EXAMPLES = int(os.environ.get("COMPILER_PROPERTY_EXAMPLES", "12"))
+
+
+@st.composite
+def rfactor_cases(draw: st.DrawFn) -> dict[str, object]:
+    return {
+        "rows": draw(st.integers(1, 6)),
+        "cols": draw(st.integers(1, 23)),
+        "reducer": draw(st.sampled_from(["sum", "max", "argmax"])),
+        "symbolic": draw(st.booleans()),
+        "split": draw(st.sampled_from([None, ("factor", 1), ("factor", 3), ("factor", 8), ("nparts", 2), ("nparts", 5)])),
+        "factor_outer": draw(st.booleans()),
+        "factor_axis": draw(st.integers(0, 1)),
+        "partial": draw(st.sampled_from(["none", "parallel", "vectorize", "compute_at", "split_reduce"])),
+        "final_split": draw(st.sampled_from([None, 1, 2, 4])),
+    }
+
+
+@settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(case=rfactor_cases())
+def test_random_rfactor_schedules(case: dict[str, Any]) -> None:
+    """Random splits of the reduce axis, rfactor of either part at either position, then
+    primitives on the partial stage and the final one; built with the bound checker,
+    outputs inside guard memory, compared with NumPy."""
+    rows, cols = case["rows"], case["cols"]
+    n, m = (te.var("n"), te.var("m")) if case["symbolic"] else (rows, cols)
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), name="k")
+    if case["reducer"] == "argmax":
+        idx, val = te.compute((n,), lambda i: _argmax_reducer()((k.var.astype("int32"), A[i, k]), axis=k), name="B")
+        outputs = [idx, val]
+    else:
+        reduce = te.sum if case["reducer"] == "sum" else te.max
+        outputs = [te.compute((n,), lambda i: reduce(A[i, k], axis=k), name="B")]
+    B = outputs[0]
+    s = te.create_schedule(B.op)
+    axis = k
+    if case["split"] is not None:
+        how, value = case["split"]
+        ko, ki = s[B].split(k, **{how: value})
+        axis = ko if case["factor_outer"] else ki
+    factors = s.rfactor(B, axis, case["factor_axis"])
+    BF = factors[0] if isinstance(factors, list) else factors
+    data = BF.op.axis
+    if case["partial"] == "parallel":
+        s[BF].parallel(data[0])
+    elif case["partial"] == "vectorize":
+        s[BF].vectorize(data[-1])
+    elif case["partial"] == "compute_at":
+        s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
+    elif case["partial"] == "split_reduce" and BF.op.reduce_axis:
+        s[BF].split(BF.op.reduce_axis[0], factor=2)
+    if case["final_split"] is not None:
+        s[B].split(s[B].op.axis[0], factor=case["final_split"])
+    f = compiler.build(s, [A, *outputs], check_bounds=True)
+    a = RNG.integers(-3, 4, (rows, cols)).astype(np.float32)  # small integers: exact sums, ties
+    guard = 4
+    bufs = [np.full(rows + 2 * guard, -7, dtype=np.int32 if t.dtype == "int32" else np.float32) for t in outputs]
+    f(a, *[b[guard : guard + rows] for b in bufs])
+    for b in bufs:
+        assert (b[:guard] == -7).all()
+        assert (b[guard + rows :] == -7).all()
+    if case["reducer"] == "argmax":
+        np.testing.assert_array_equal(bufs[1][guard : guard + rows], a.max(axis=1))
+        np.testing.assert_array_equal(a[np.arange(rows), bufs[0][guard : guard + rows]], a.max(axis=1))
+    else:
+        expected = a.sum(axis=1) if case["reducer"] == "sum" else a.max(axis=1)
+        np.testing.assert_array_equal(bufs[0][guard : guard + rows], expected)
