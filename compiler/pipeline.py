@@ -33,6 +33,14 @@ Stage = Literal["te", "loop", "flat", "llvm"]
 STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
 
 
+def as_stage(text: str) -> Stage:
+    """`text` (a pass option, a command-line word) as a Stage; OptionError for another word."""
+    for stage in STAGES:
+        if stage == text:
+            return stage
+    raise OptionError(f"unknown pipeline stage '{text}': expected one of {', '.join(STAGES)}")
+
+
 def default_pipeline(
     until: Stage = "llvm",
     *,
@@ -156,7 +164,7 @@ class DefaultPipelinePass(ModulePass):
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
         return default_pipeline(
-            self.until,  # type: ignore[arg-type]
+            as_stage(self.until),
             tighten_pad_regions=self.tighten_pad_regions,
             check_bounds=self.check_bounds,
             auto_schedule=self.auto_schedule,

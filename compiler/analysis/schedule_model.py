@@ -7,6 +7,11 @@ schedule. The `sched.schedule` verifier (through the checker this module
 installs, `sched.install_schedule_checker`) and every pass that reads a
 schedule use it.
 
+`sched.cache_read`/`sched.cache_write` rewrite the function
+(`compiler.analysis.cache_stages`) as they are replayed: a copy of it when the
+replay only verifies, the function itself for apply-cache-stages
+(`apply_dataflow_rewrites`), so the primitives after them see the new stages.
+
 Every iteration variable gets a name unique in the function that is also a
 valid variable of `compiler.arith` expressions: `<stage>_<axis>` for root
 axes, `<parent>_o` / `<parent>_i` after a split, `<outer>_f` after a fuse.

@@ -22,7 +22,10 @@ or axes, splitting or fusing an axis that is no longer a leaf, reordering
 axes of another stage, attaching a stage to one that does not read it,
 attachment cycles, inlining a reduction or an output, factoring (`sched.rfactor`)
 a data axis or a stage others are computed at, and using a stage's axes from
-before its rfactor.
+before its rfactor; a `sched.cache_write` of a stage that is attached,
+inlined, annotated, has stages attached to it or its reduce axes split, a
+`sched.cache_read` whose reader does not read the tensor, axes a cache_write
+replaced, and a `sched.storage_align` of a non-root axis or of an output.
 """
 
 from __future__ import annotations

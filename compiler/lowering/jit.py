@@ -21,7 +21,8 @@ from llvmlite import ir
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm as L
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.utils.hints import isa
 
 from compiler.lowering.object_cache import ObjectCache, cache_enabled, cache_key
 from compiler.lowering.parallel import openmp_library
@@ -41,15 +42,15 @@ def _convert_gep(op: L.GEPOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) ->
     val_map[op.result] = gep
 
 
-_convert_op._convert_getelementptr = _convert_gep  # type: ignore[attr-defined]  # looked up at call time
+_convert_op._convert_getelementptr = _convert_gep  # looked up at call time
 
 
-def _scope_list(module: ir.Module, names: L.Attribute) -> Any:
+def _scope_list(module: ir.Module, names: ArrayAttr[StringAttr]) -> Any:
     """`!{!scope...}` for an ArrayAttr of scope names "function/group": a scope is
     `!{!"function/group", !domain}`, the domain `!{!"function"}` (uniqued by their
     strings, so every access of a group shares one node)."""
     scopes = []
-    for name in names.data:  # type: ignore[attr-defined]
+    for name in names.data:
         text = name.data
         domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
         scopes.append(module.add_metadata([ir.MetaDataString(module, text), domain]))
@@ -59,7 +60,8 @@ def _scope_list(module: ir.Module, names: L.Attribute) -> Any:
 def _add_alias_metadata(op: L.LoadOp | L.StoreOp, instr: Any, module: ir.Module) -> None:
     """aliasing.py's groups as scoped-noalias metadata."""
     for attr, kind in (("alias_scopes", "alias.scope"), ("noalias_scopes", "noalias")):
-        if (names := op.attributes.get(attr)) is not None and names.data:  # type: ignore[attr-defined]
+        names = op.attributes.get(attr)
+        if isa(names, ArrayAttr[StringAttr]) and names.data:
             instr.set_metadata(kind, _scope_list(module, names))
 
 
@@ -78,8 +80,8 @@ def _convert_store(op: L.StoreOp, builder: ir.IRBuilder, val_map: dict[Any, Any]
     _add_alias_metadata(op, instr, builder.module)
 
 
-_convert_op._convert_load = _convert_load  # type: ignore[attr-defined]
-_convert_op._convert_store = _convert_store  # type: ignore[attr-defined]
+_convert_op._convert_load = _convert_load
+_convert_op._convert_store = _convert_store
 
 
 @cache
@@ -201,14 +203,15 @@ class JitModule:
         return self._optimized_ir
 
     def address(self, name: str) -> int:
-        addr = self.engine.get_function_address(name)
+        addr: int = self.engine.get_function_address(name)  # llvmlite is untyped
         if addr == 0:
             raise KeyError(f"no function @{name} in the compiled module")
         return addr
 
     def assembly(self) -> str:
         mod = llvm.parse_assembly(self.optimized_ir)
-        return target_machine().emit_assembly(mod)
+        asm: str = target_machine().emit_assembly(mod)  # llvmlite is untyped
+        return asm
 
     def shared_object(self, *, cache: bool | None = None) -> bytes:
         """The program as a position-independent object, for a shared library (through the

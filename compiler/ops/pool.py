@@ -188,7 +188,7 @@ def adaptive_avg_pool2d(
 
     def bounds(i: Sequence[Expr], d: int, o: Dim) -> tuple[Expr | int, Expr]:
         if static(o) == 1:
-            return 0, x.shape[d]  # type: ignore[return-value]
+            return 0, as_expr(x.shape[d], INDEX)
         return (i[d] * x.shape[d]) // o, ((i[d] + 1) * x.shape[d] + (o - 1)) // o
 
     def element(*i: Expr) -> Expr:
@@ -222,4 +222,5 @@ def adaptive_avg_pool2d(
 
 
 def global_avg_pool2d(x: Tensor, layout: str = "NCHW", name: str = "global_avg_pool", acc_dtype: str | None = None) -> Tensor:
+    """The mean of each channel over its whole spatial extent (output size 1x1)."""
     return adaptive_avg_pool2d(x, 1, layout=layout, name=name, acc_dtype=acc_dtype)

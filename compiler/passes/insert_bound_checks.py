@@ -139,8 +139,8 @@ class FunctionChecks:
         self, op: loop.LoadOp | loop.StoreOp, region: Region, dim: int, index: SSAValue, bounds: tuple[Expr, Expr]
     ) -> None:
         new: list[Operation] = []
-        cache: dict[Expr | object, SSAValue] = {}
-        lo, hi = (emit_expr(e, new.append, self.value_of(new), cache) for e in bounds)  # type: ignore[arg-type]
+        cache: dict[Expr | Cond, SSAValue] = {}
+        lo, hi = (emit_expr(e, new.append, self.value_of(new), cache) for e in bounds)
         above = arith.CmpiOp(index, lo, "sge")
         below = arith.CmpiOp(index, hi, "slt")
         ok = arith.AndIOp(above, below)

@@ -25,7 +25,7 @@ itself when they are missing). For every `te.func`:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.utils.hints import isa
 
 from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
 from compiler.analysis.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
@@ -58,8 +59,16 @@ PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not
 """Unit attribute on a `loop.func` argument that the function writes."""
 
 
-def buffer_type_of(t: te.TensorType) -> loop.BufferType:
-    return loop.BufferType(t.get_shape(), t.element_type)
+def tensor_type(t: Attribute) -> te.TensorType:
+    """A type of a te.func signature, which the te verifiers keep a !te.tensor."""
+    if not isinstance(t, te.TensorType):
+        raise PassError(f"expected a !te.tensor type, got {t}")
+    return t
+
+
+def buffer_type_of(t: Attribute) -> loop.BufferType:
+    tensor = tensor_type(t)
+    return loop.BufferType(tensor.get_shape(), tensor.element_type)
 
 
 # ---------------------------------------------------------------------------
@@ -78,8 +87,8 @@ class StagePlan:
 
 
 def _texts(attr: Attribute) -> list[str]:
-    assert isinstance(attr, ArrayAttr)
-    return [s.data for s in attr.data]  # type: ignore[union-attr]
+    assert isa(attr, ArrayAttr[StringAttr])
+    return [s.data for s in attr.data]
 
 
 def plan_of(op: te.ComputeOp) -> StagePlan:
@@ -123,7 +132,7 @@ class FunctionLowering:
         for op, plan in self.plans.items():
             if plan.attach is not None:
                 self.attached.setdefault(plan.attach, []).append(op)
-        arg_types: list[Attribute] = [buffer_type_of(t) for t in func.function_type.inputs.data]  # type: ignore[arg-type]
+        arg_types: list[Attribute] = [buffer_type_of(t) for t in func.function_type.inputs.data]
         self.outputs: list[SSAValue] = []  # the returned tensors, each once
         returned = func.body.block.last_op
         assert isinstance(returned, te.ReturnOp)
@@ -133,7 +142,7 @@ class FunctionLowering:
                 raise PassError(f"@{func.sym_name.data} returns an argument, not a computed tensor")
             if value not in self.outputs:
                 self.outputs.append(value)
-                arg_types.append(buffer_type_of(value.type))  # type: ignore[arg-type]
+                arg_types.append(buffer_type_of(value.type))
         self.result = loop.FuncOp(func.sym_name.data, arg_types)
         n_in = len(func.args)
         self.result.arg_attrs = ArrayAttr(
@@ -278,7 +287,7 @@ class FunctionLowering:
     def shape_names(self) -> set[str]:
         names: set[str] = set()
         for t in (*self.func.function_type.inputs.data, *self.func.function_type.outputs.data):
-            names.update(shape_var_names(t.get_shape()))  # type: ignore[attr-defined]
+            names.update(shape_var_names(tensor_type(t).get_shape()))
         return names
 
     def emit_init(self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block) -> None:
@@ -390,7 +399,8 @@ def result_name(value: SSAValue) -> str:
     assert isinstance(stage, te.ComputeOp)
     if len(stage.outputs) == 1:
         return stage.stage.data
-    return f"{stage.stage.data}.v{list(stage.outputs).index(value)}"
+    outputs: list[SSAValue] = list(stage.outputs)
+    return f"{stage.stage.data}.v{outputs.index(value)}"
 
 
 def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loop.BufferType:
@@ -406,16 +416,20 @@ def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loo
     return loop.BufferType(shape, element, dims)
 
 
+_Combine = Callable[[SSAValue, SSAValue], Operation]
+"""An arith op class applied to the accumulator and the value (`arith.AddfOp(acc, v)`)."""
+
+
 def combine(kind: te.ReduceKind, acc: SSAValue, value: SSAValue) -> Operation:
     is_float = not isinstance(acc.type, IntegerType | IndexType)
-    table: dict[te.ReduceKind, tuple[type[Operation], type[Operation]]] = {
+    table: dict[te.ReduceKind, tuple[_Combine, _Combine]] = {
         te.ReduceKind.SUM: (arith.AddfOp, arith.AddiOp),
         te.ReduceKind.PROD: (arith.MulfOp, arith.MuliOp),
         te.ReduceKind.MAX: (arith.MaximumfOp, arith.MaxSIOp),
         te.ReduceKind.MIN: (arith.MinimumfOp, arith.MinSIOp),
     }
     float_op, int_op = table[kind]
-    return (float_op if is_float else int_op)(acc, value)  # type: ignore[call-arg]
+    return (float_op if is_float else int_op)(acc, value)
 
 
 def lower_module(module: ModuleOp) -> None:
