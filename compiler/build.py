@@ -59,6 +59,7 @@ def lower(
     until: Stage = "llvm",
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
+    loop_partition: bool = True,
 ) -> ModuleOp:
     """The IR after the default pipeline (or after the stage `until`).
 
@@ -69,7 +70,8 @@ def lower(
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
     ctx = make_context()
-    for p in default_pipeline(until, tighten_pad_regions=tighten_pad_regions, check_bounds=check_bounds):
+    options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
+    for p in default_pipeline(until, **options, loop_partition=loop_partition):
         p.apply(ctx, module)
     module.verify()
     return module
@@ -205,6 +207,7 @@ def compile_module(
     check_bounds: bool = False,
     cache: bool | None = None,
     auto_schedule: bool = False,
+    loop_partition: bool = True,
     fast_math: bool = False,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
@@ -217,6 +220,7 @@ def compile_module(
     `cache=False` compiles without the on-disk object cache (`COMPILER_CACHE=0`: the
     whole process; `compiler.lowering.object_cache`). `auto_schedule` runs
     `auto-schedule` first (the stages no `sched` op names get a schedule for the host).
+    `loop_partition=False` keeps the likely guards in the loops (no `loop-partition`).
     """
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
@@ -241,7 +245,7 @@ def compile_module(
         declare_strided(func, strided_args)
     specs = specs_of(func)
     loop_ir = str(module)
-    for p in stage_passes("flat"):
+    for p in stage_passes("flat", loop_partition=loop_partition):
         p.apply(ctx, module)
     module.verify()
     memory = _memory_plan(module)
@@ -276,6 +280,7 @@ def build(
     check_bounds: bool = False,
     auto_schedule: bool | None = None,
     tuning_log: str | os.PathLike[str] | None = None,
+    loop_partition: bool = True,
     fast_math: bool = False,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable.
@@ -308,6 +313,7 @@ def build(
         tighten_pad_regions=tighten_pad_regions,
         check_bounds=check_bounds,
         auto_schedule=automatic,
+        loop_partition=loop_partition,
         fast_math=fast_math,
     )
     fn.stats.seconds["total"] = time.perf_counter() - start

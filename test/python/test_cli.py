@@ -108,7 +108,7 @@ def test_default_pipeline_pass_applied_programmatically_runs_its_passes() -> Non
     assert [p.name for p in expand_pipelines([DefaultPipelinePass(until="loop"), whole])] == [
         "compute-inline", "tighten-pad-regions", "infer-bound", "schedule-ops",
         "compute-inline", "infer-bound", "schedule-ops",
-        "make-packed-api", "storage-flatten", "storage-rewrite", "unroll-loops",
+        "loop-partition", "make-packed-api", "storage-flatten", "storage-rewrite", "unroll-loops",
     ]  # fmt: skip
 
 

@@ -42,6 +42,7 @@ te.func @add(%a: !te.tensor<["n"], f32>, %b: !te.tensor<["n"], f32>) -> !te.tens
 // TIME-NEXT: Pass tighten-pad-regions took {{.*}} seconds
 // TIME-NEXT: Pass infer-bound took {{.*}} seconds
 // TIME-NEXT: Pass schedule-ops took {{.*}} seconds
+// TIME-NEXT: Pass loop-partition took {{.*}} seconds
 // TIME-NEXT: Pass make-packed-api took {{.*}} seconds
 // TIME-NEXT: Pass storage-flatten took {{.*}} seconds
 // TIME-NEXT: Pass storage-rewrite took {{.*}} seconds

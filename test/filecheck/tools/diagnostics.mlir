@@ -21,10 +21,12 @@
 // NODIM: error: a has the symbolic dimension 'n': give --dim n=N
 
 // HELP: --list-passes
-// LIST:      default-pipeline{until=... tighten-pad-regions=... check-bounds=...}
+// LIST:      default-pipeline{until=... tighten-pad-regions=... check-bounds=... auto-schedule=... loop-partition=... fast-math=...}
 // LIST-NEXT:   The whole default pipeline as one pass
 // LIST:      insert-bound-checks
 // LIST-NEXT:   Check every load and store against its buffer's region (off by default).
+// LIST:      loop-partition{max-depth=...}
+// LIST-NEXT:   Split loops at their likely conditions: a condition-free main loop and edge loops.
 // LIST:      lower-to-llvm
 // LIST:      schedule-ops
 // LIST-NEXT:   Lower every `te.func` to a `loop.func` of loop nests, following its schedule.

@@ -1,0 +1,643 @@
+"""loop-partition: split loops at their likely conditions (TVM's LoopPartition).
+
+Mirrors TVM's `LoopPartition` (src/tir/transforms/loop_partition.cc) and
+Halide's automatic loop partitioning: a loop whose body tests a condition
+that is expected to hold (a `likely` one) is split into a *main* loop over
+the iterations where the condition provably holds, whose body runs with no
+condition, and *edge* loops before and after it that keep the condition.
+Runs on the N-D loop IR of `schedule-ops` (first pass of the `flat` stage).
+
+The conditions (each a conjunction of affine comparisons, or a `min`):
+
+* `loop.if %c likely`: the bound check of a split that does not divide its
+  extent under `infer-bound{split-mode=guard}`, or of a fuse or an attach
+  point whose range is smaller than the loop's (`i * 8 + ii < n`);
+* `scf.if %c -> (f32) {te.likely}`: the lazy read of an inlined pad
+  (`h + ry >= 1 && h + ry < H + 1`);
+* `loop.for %ii = %c0 extent min(n - io * 8, 8)`: the inner loop of a split
+  under the default `split-mode=tight` (`factor` or `nparts`): the main part
+  of `io` gives it the constant extent 8, so it can be unrolled and vectorized
+  with a known trip count.
+
+Algorithm, for each loop `x` in [m, m + e), outer loops first:
+
+  1. collect the conditions inside its body (at any depth) that mention `x`;
+     split each into conjuncts `a < b` / `a <= b`, written `d >= 0`;
+  2. relax the loops between `x` and the condition to their lower bound
+     (`eval_set` over their ranges), so `d(x) >= 0` must hold for all their
+     iterations; a relaxed `d` linear in `x`, `K * x + R` with `K` provably
+     positive (negative), gives a lower (upper) split point `-(R // K)`
+     (`R // -K + 1`): symbolic when `R` or `K` are (`n // 8`);
+  3. the main range is [max(lower points, m), min(upper points, m + e));
+     the loop becomes up to three loops, [m, lo), [lo, hi), [hi, m + e)
+     (clamped so that every iteration runs exactly once, whatever the sizes),
+     empty pieces dropped and one-iteration pieces inlined;
+  4. in each piece, every condition is re-simplified with the `Analyzer`
+     over the piece's loop ranges: conjuncts proven true are dropped (a
+     guard with none left runs its branch unconditionally), a guard proven
+     false keeps its other branch, and a `min` extent proven to pick one side
+     becomes that side (a constant when it folds);
+  5. the pieces' inner loops are partitioned in turn (up to `max-depth`
+     nested partitions, to bound the code size).
+
+Correctness never rests on step 2: a condition is only removed where step 4
+proves it over the piece's ranges; step 2 only chooses where to cut.
+
+Opt-out: `s[B].pragma(axis, "loop_partition", 0)` (`loop.pragmas =
+["loop_partition=0"]`) keeps that loop and the loops inside it as scheduled;
+`default-pipeline{loop-partition=false}` / `build(..., loop_partition=False)`
+turn the pass off.
+
+Known limits:
+* a loop whose body holds an intermediate buffer (`loop.alloc`, a stage
+  computed at it) is not partitioned (its copies would realize the buffer
+  several times); the loops inside it are;
+* an `unrolled` loop is only partitioned at constant points (unroll-loops
+  needs constant bounds);
+* conditions that are not affine (a load, a product of loop variables) or
+  whose coefficient of `x` has no provable sign are left alone;
+* the pieces of a `parallel` loop stay parallel: each is its own parallel
+  region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.arith.expr import (
+    LE,
+    LT,
+    And,
+    BoolConst,
+    Cond,
+    Const,
+    Expr,
+    Max,
+    Min,
+    Not,
+    Var,
+    free_vars,
+    substitute,
+)
+from compiler.arith.int_set import IntSet, eval_set
+from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
+from compiler.arith.simplify import Analyzer
+from compiler.dialects import loop
+
+LIKELY_ATTR = "te.likely"
+"""Marks the `scf.if` of a lazy read expected to take its then-branch (a pad's guard)."""
+PRAGMAS_ATTR = "loop.pragmas"
+OPT_OUT = "loop_partition=0"
+
+Bounds = dict[str, tuple[Expr | None, Expr | None]]
+
+
+# ---------------------------------------------------------------------------
+# Names: SSA values <-> expression variables
+# ---------------------------------------------------------------------------
+
+
+class Names:
+    """Expression variables for loop counters, `loop.var`s and other index values."""
+
+    def __init__(self) -> None:
+        self.of: dict[SSAValue, str] = {}
+        self.values: dict[str, SSAValue] = {}
+
+    def leaf(self, value: SSAValue) -> Expr:
+        if isinstance(value.owner, loop.VarOp):
+            name = value.owner.var_name.data
+            self.values.setdefault(name, value)
+            return Var(name)
+        if value not in self.of:
+            name = f"v{len(self.of)}_{value.name_hint or 'x'}"
+            self.of[value] = name
+            self.values[name] = value
+        return Var(self.of[value])
+
+    def expr(self, value: SSAValue) -> Expr:
+        e = expr_from_value(value, self.leaf)
+        return e if e is not None else self.leaf(value)
+
+    def name(self, value: SSAValue) -> str:
+        v = self.leaf(value)
+        assert isinstance(v, Var)
+        return v.name
+
+    def is_shape(self, name: str) -> bool:
+        value = self.values.get(name)
+        return value is not None and isinstance(value.owner, loop.VarOp)
+
+
+# ---------------------------------------------------------------------------
+# Analysis: conditions, loop ranges, split points
+# ---------------------------------------------------------------------------
+
+
+def and_leaves(cond: SSAValue) -> list[SSAValue]:
+    """The operands of a tree of `arith.andi` (the value itself if it is not one)."""
+    owner = cond.owner
+    if isinstance(owner, arith.AndIOp) and isinstance(cond.type, IntegerType):
+        return and_leaves(owner.lhs) + and_leaves(owner.rhs)
+    return [cond]
+
+
+def comparisons(cond: Cond) -> list[LT | LE]:
+    """The `a < b` / `a <= b` conjuncts of a condition (others are not used to split)."""
+    if isinstance(cond, LT | LE):
+        return [cond]
+    if isinstance(cond, Not) and isinstance(cond.a, LT | LE):
+        c = cond.a
+        return [LE(c.b, c.a) if isinstance(c, LT) else LT(c.b, c.a)]
+    if isinstance(cond, And):
+        return comparisons(cond.a) + comparisons(cond.b)
+    return []
+
+
+def is_guard(op: Operation) -> bool:
+    """A condition this pass splits at: a likely `loop.if` or a likely lazy read."""
+    if isinstance(op, loop.IfOp):
+        return op.likely is not None
+    return isinstance(op, scf.IfOp) and LIKELY_ATTR in op.attributes
+
+
+def min_args(e: Expr) -> list[Expr]:
+    if isinstance(e, Min):
+        return min_args(e.a) + min_args(e.b)
+    return [e]
+
+
+def loop_range(names: Names, for_op: loop.ForOp) -> tuple[Expr, Expr]:
+    """Inclusive [lo, hi] of a loop's counter."""
+    lo = names.expr(for_op.min)
+    return lo, lo + names.expr(for_op.extent) - 1
+
+
+def enclosing_loops(op: Operation, stop: Operation | None = None) -> list[loop.ForOp]:
+    """The loops around `op`, innermost first, up to (not including) `stop`."""
+    found: list[loop.ForOp] = []
+    parent = op.parent_op()
+    while parent is not None and parent is not stop:
+        if isinstance(parent, loop.ForOp):
+            found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
+@dataclass(frozen=True)
+class Level:
+    """One loop around an op: its counter's name and inclusive range."""
+
+    name: str
+    lo: Expr
+    hi: Expr
+
+
+def diff_of(atom: LT | LE) -> Expr:
+    """`a < b` / `a <= b` as `diff >= 0`."""
+    return atom.b - atom.a - (1 if isinstance(atom, LT) else 0)
+
+
+def linear(diff: Expr, x: str, az: Analyzer) -> tuple[Expr, Expr] | None:
+    """(K, R) with diff == K * x + R and K free of x, or None."""
+    rest = az.simplify(substitute(diff, {x: 0}))
+    coeff = az.simplify(substitute(diff, {x: 1}) - rest)
+    if x in free_vars(coeff) or az.simplify(diff - (coeff * Var(x) + rest)) != Const(0):
+        return None
+    return coeff, rest
+
+
+def solve(diff: Expr, x: str, az: Analyzer) -> tuple[str, Expr] | None:
+    """For `K * x + R >= 0`: ("lower", the first x that satisfies it) for K > 0,
+    ("upper", the last one) for K < 0; None when K's sign is unknown."""
+    found = linear(diff, x, az)
+    if found is None:
+        return None
+    coeff, rest = found
+    if az.prove_gt(coeff, 0):  # x >= ceil(-R / K)
+        return "lower", az.simplify(Const(0) - rest // coeff)
+    if az.prove_lt(coeff, 0):  # x <= floor(R / -K)
+        return "upper", az.simplify(rest // (Const(0) - coeff))
+    return None
+
+
+class Prover:
+    """Decides conditions over all iterations of the loops around an op (Analyzer,
+    eval_set and a linear solve per loop; no other reasoning)."""
+
+    def __init__(self, names: Names):
+        self.names = names
+
+    def shapes(self) -> Bounds:
+        return {n: (Const(0), None) for n in self.names.values if self.names.is_shape(n)}
+
+    def levels(self, op: Operation, override: dict[str, tuple[Expr, Expr]] | None = None) -> list[Level]:
+        found: list[Level] = []
+        for for_op in enclosing_loops(op):
+            name = self.names.name(for_op.induction_var)
+            lo, hi = (override or {}).get(name) or loop_range(self.names, for_op)
+            found.append(Level(name, lo, hi))
+        return found
+
+    def bounds(self, levels: list[Level]) -> Bounds:
+        found = self.shapes()
+        for level in levels:
+            found[level.name] = (level.lo, level.hi)
+        return found
+
+    def verdict(self, op: Operation, cond: Cond) -> Cond:
+        """`cond` simplified over the ranges of the loops around `op`."""
+        return Analyzer(self.bounds(self.levels(op))).simplify_cond(cond)
+
+    def holds(self, op: Operation, atom: LT | LE, override: dict[str, tuple[Expr, Expr]] | None = None) -> bool:
+        """Whether `atom` holds at `op` in every iteration of the loops around it."""
+        levels = self.levels(op, override)
+        if Analyzer(self.bounds(levels)).simplify_cond(atom) == BoolConst(True):
+            return True
+        diff: Expr | None = diff_of(atom)
+        for k, level in enumerate(levels):  # innermost first
+            assert diff is not None
+            if level.name not in free_vars(diff):
+                continue
+            outer = self.bounds(levels[k + 1 :])
+            az = Analyzer(outer)
+            bound = solve(diff, level.name, az)
+            if bound is not None:
+                side, point = bound
+                if (side == "lower" and az.prove_ge(level.lo, point)) or (
+                    side == "upper" and az.prove_le(level.hi, point)
+                ):
+                    return True
+            diff = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, outer).lo
+            if diff is None:
+                return False
+        return diff is not None and Analyzer(self.shapes()).prove_ge(diff, 0)
+
+    def split_point(self, op: Operation, atom: LT | LE, loop_op: loop.ForOp) -> tuple[str, Expr] | None:
+        """Where `atom` starts or stops holding along `loop_op` for all iterations of
+        the loops between it and `op`: ("lower", first) or ("upper", end, exclusive)."""
+        levels = self.levels(op)
+        x = self.names.name(loop_op.induction_var)
+        diff: Expr | None = diff_of(atom)
+        for k, level in enumerate(levels):
+            assert diff is not None
+            outer = self.bounds(levels[k + 1 :])
+            if level.name == x:
+                if any(v != x and v not in outer for v in free_vars(diff)):
+                    return None
+                bound = solve(diff, x, Analyzer(outer))
+                if bound is None or bound[0] == "lower":
+                    return bound
+                return "upper", Analyzer(outer).simplify(bound[1] + 1)
+            if level.name in free_vars(diff):
+                diff = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, outer).lo
+                if diff is None:
+                    return None
+        return None
+
+
+def atoms_of(names: Names, op: Operation, x: str) -> list[LT | LE]:
+    """The conjuncts of a condition op that hold on its likely path; for a loop whose
+    extent is a `min`, that the operands free of `x` are the smaller."""
+    if isinstance(op, loop.ForOp):
+        args = min_args(names.expr(op.extent))
+        fixed = [a for a in args if x not in free_vars(a)]
+        moving = [a for a in args if x in free_vars(a)]
+        if not fixed or not moving:
+            return []
+        likely = fixed[0]
+        for a in fixed[1:]:
+            likely = Min(likely, a)
+        return [LE(likely, a) for a in moving]
+    assert isinstance(op, loop.IfOp | scf.IfOp)
+    found: list[LT | LE] = []
+    for leaf in and_leaves(op.cond):
+        cond = cond_from_value(leaf, names.leaf)
+        if cond is not None:
+            found += comparisons(cond)
+    return found
+
+
+def is_candidate(op: Operation) -> bool:
+    return is_guard(op) or (isinstance(op, loop.ForOp) and isinstance(op.extent.owner, arith.MinSIOp))
+
+
+# ---------------------------------------------------------------------------
+# Rewriting: pieces of a loop, conditions decided in a piece
+# ---------------------------------------------------------------------------
+
+
+def pragmas(op: loop.ForOp) -> list[str]:
+    attr = op.attributes.get(PRAGMAS_ATTR)
+    if not isinstance(attr, ArrayAttr):
+        return []
+    return [p.data for p in attr.data if isinstance(p, StringAttr)]  # type: ignore[union-attr]
+
+
+def holds_buffer(op: loop.ForOp) -> bool:
+    return any(isinstance(o, loop.AllocOp) and not o.is_local for o in op.body.walk())
+
+
+def _constant(value: int, before: Operation) -> SSAValue:
+    c = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    Rewriter.insert_op(c, InsertPoint.before(before))
+    return c.result
+
+
+def _take_branch(if_op: loop.IfOp | scf.IfOp, then: bool) -> None:
+    """Replace an if by the ops of one of its branches."""
+    if isinstance(if_op, loop.IfOp):
+        region = if_op.then_region if then else if_op.else_region
+    else:
+        region = if_op.true_region if then else if_op.false_region
+    if region is None or not region.blocks:  # a loop.if without else, proven false
+        Rewriter.erase_op(if_op)
+        return
+    block = region.block
+    results: list[SSAValue] = []
+    last = block.last_op
+    if isinstance(last, scf.YieldOp):
+        results = list(last.arguments)
+        Rewriter.erase_op(last)
+    Rewriter.inline_block(block, InsertPoint.before(if_op))
+    for old, new in zip(if_op.results, results, strict=True):
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(if_op)
+
+
+class Partitioner:
+    """Partitions the loops of one function."""
+
+    def __init__(self, func: loop.FuncOp, max_depth: int):
+        self.func = func
+        self.names = Names()
+        for op in func.walk():  # every shape variable known (>= 0) from the start
+            if isinstance(op, loop.VarOp):
+                self.names.leaf(op.result)
+        self.prover = Prover(self.names)
+        self.max_depth = max_depth
+        self.partitioned = 0
+        self.pieces: set[loop.ForOp] = set()  # loops made by partitioning: not split again
+
+    # -- traversal -----------------------------------------------------------
+
+    def run(self) -> None:
+        self.visit(self.func.body.block, 0)
+        remove_dead_index_ops(self.func)
+
+    def visit(self, block: Block, depth: int) -> None:
+        for op in list(block.ops):
+            if isinstance(op, loop.ForOp):
+                self.process(op, depth)
+            else:
+                for region in op.regions:
+                    for inner in region.blocks:
+                        self.visit(inner, depth)
+
+    def process(self, for_op: loop.ForOp, depth: int, *, piece: bool = False) -> None:
+        """Partition `for_op` (unless it is a piece of a loop already partitioned), then
+        the loops inside it."""
+        if OPT_OUT in pragmas(for_op):
+            return  # the loop and its nest as scheduled
+        after = for_op.next_op
+        pieces = None
+        if not piece and depth < self.max_depth and not holds_buffer(for_op):
+            pieces = self.partition(for_op)
+        if pieces is None:
+            self.visit(for_op.body.block, depth)
+            return
+        self.partitioned += 1
+        ends = [first for first, _ in pieces[1:]] + [after]
+        ranges = [(first, end, hot) for (first, hot), end in zip(pieces, ends, strict=True)]
+        self.decide([op for first, end, _ in ranges for op in _ops_from(first, end)])
+        for first, end, hot in ranges:
+            if not hot:
+                continue  # a cold edge keeps its conditions: no more code for it
+            for op in list(_ops_from(first, end)):
+                if isinstance(op, loop.ForOp):
+                    self.process(op, depth + 1, piece=op in self.pieces)
+                else:  # the body of a one-iteration piece, in place
+                    for region in op.regions:
+                        for inner in region.blocks:
+                            self.visit(inner, depth + 1)
+
+    # -- one loop --------------------------------------------------------------
+
+    def split(self, for_op: loop.ForOp) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]]]:
+        """The lower and upper split points of the conditions in `for_op`, and the
+        conditions they come from."""
+        x = self.names.name(for_op.induction_var)
+        lower: list[Expr] = []
+        upper: list[Expr] = []
+        used: list[tuple[Operation, LT | LE]] = []
+        for op in for_op.body.walk():
+            if not is_candidate(op):
+                continue
+            for atom in atoms_of(self.names, op, x):
+                if x not in free_vars(atom):
+                    continue
+                point = self.prover.split_point(op, atom, for_op)
+                if point is not None:
+                    (lower if point[0] == "lower" else upper).append(point[1])
+                    used.append((op, atom))
+        return lower, upper, used
+
+    def partition(self, for_op: loop.ForOp) -> list[tuple[Operation, bool]] | None:
+        """Replace `for_op` by its pieces, if its conditions give split points at which
+        one of them provably holds over the main piece: (first op, hot) per piece, in
+        order. The main piece is hot; an edge is hot when it has a constant share of at
+        least 1/4 of a loop of constant extent (a kernel window's edge), cold otherwise
+        (the border rows of an image, the tail of a split)."""
+        lower, upper, used = self.split(for_op)
+        if not used:
+            return None
+        az = Analyzer(self.prover.bounds(self.prover.levels(for_op)))
+        m = self.names.expr(for_op.min)
+        end = az.simplify(m + self.names.expr(for_op.extent))
+        lo: Expr = m
+        for p in lower:
+            lo = Max(lo, p)
+        hi: Expr = end
+        for p in upper:
+            hi = Min(hi, p)
+        lo, hi = az.simplify(lo), az.simplify(hi)
+        ranges = [(m, az.simplify(Min(lo, end))), (lo, hi), (az.simplify(Max(hi, lo)), end)]
+        ranges = [(a, az.simplify(b - a)) for a, b in ranges]
+        kept = [(a, n) for a, n in ranges if not az.prove_le(n, 0)]
+        if len(kept) < 2 or az.prove_le(ranges[1][1], 0):
+            return None  # the conditions hold everywhere, or the main piece is empty
+        if for_op.loop_kind == loop.LoopKind.UNROLLED and not all(
+            isinstance(a, Const) and isinstance(n, Const) for a, n in kept
+        ):
+            return None  # unroll-loops needs constant bounds
+        x = self.names.name(for_op.induction_var)
+        main = {x: (lo, az.simplify(hi - 1))}
+        if not any(self.prover.holds(op, atom, main) for op, atom in used):
+            return None  # nothing would be gained in the main piece
+        total = az.simplify(end - m)
+        pieces: list[tuple[Operation, bool]] = []
+        for start, extent in kept:
+            hot = start == lo or (
+                isinstance(extent, Const) and isinstance(total, Const) and 4 * extent.value >= total.value
+            )
+            pieces.append((self.emit_piece(for_op, start, extent, az), hot))
+        Rewriter.erase_op(for_op)
+        return pieces
+
+    def emit_piece(self, for_op: loop.ForOp, start: Expr, extent: Expr, az: Analyzer) -> Operation:
+        """A copy of `for_op` over [start, start + extent) (its body in place for one
+        iteration) before it; the first op emitted (the piece's start, kept until the end)."""
+        new: list[Operation] = []
+        cache: dict[Expr | Cond, SSAValue] = {}
+        start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
+        extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
+        if not new:  # both are values already: an unused marker, erased as dead at the end
+            new.append(arith.ConstantOp(IntegerAttr(0, IndexType())))
+        Rewriter.insert_op(new, InsertPoint.before(for_op))
+        copy = for_op.clone()
+        copy.operands = [start_value, extent_value]
+        Rewriter.insert_op(copy, InsertPoint.before(for_op))
+        self.pieces.add(copy)
+        if az.prove_eq(extent, 1):  # one iteration: the body in place, the counter its start
+            Rewriter.inline_block(copy.body.block, InsertPoint.before(copy), [start_value])
+            Rewriter.erase_op(copy)
+        return new[0]
+
+    # -- the conditions of a piece ---------------------------------------------
+
+    def decide(self, piece: list[Operation]) -> None:
+        """Drop the conjuncts each condition in the pieces provably satisfies there."""
+        found: list[Operation] = []
+        for top in piece:
+            for op in top.walk():
+                if is_guard(op) or (isinstance(op, loop.ForOp) and not isinstance(op.extent.owner, arith.ConstantOp)):
+                    found.append(op)
+        for op in found:
+            if _detached(op, self.func):
+                continue  # inside a branch already dropped
+            if isinstance(op, loop.ForOp):
+                self.decide_extent(op)
+            else:
+                assert isinstance(op, loop.IfOp | scf.IfOp)
+                self.decide_guard(op)
+
+    def leaf_verdict(self, op: Operation, leaf: SSAValue) -> bool | None:
+        """True (False) if the i1 `leaf` holds (fails) in every iteration around `op`."""
+        cond = cond_from_value(leaf, self.names.leaf)
+        if cond is None:
+            return None
+        verdict = self.prover.verdict(op, cond)
+        if isinstance(verdict, BoolConst):
+            return verdict.value
+        parts = comparisons(cond)
+        if _is_conjunction_of(cond, parts) and all(self.prover.holds(op, a) for a in parts):
+            return True
+        return None
+
+    def decide_guard(self, op: loop.IfOp | scf.IfOp) -> None:
+        leaves = and_leaves(op.cond)
+        kept: list[SSAValue] = []
+        for leaf in leaves:
+            verdict = self.leaf_verdict(op, leaf)
+            if verdict is False:
+                _take_branch(op, then=False)
+                return
+            if verdict is None:
+                kept.append(leaf)
+        if not kept:
+            _take_branch(op, then=True)
+            return
+        if len(kept) == len(leaves):
+            return
+        cond = kept[0]
+        for leaf in kept[1:]:
+            both = arith.AndIOp(cond, leaf)
+            Rewriter.insert_op(both, InsertPoint.before(op))
+            cond = both.result
+        op.operands = [cond, *op.operands[1:]]
+
+    def decide_extent(self, op: loop.ForOp) -> None:
+        levels = self.prover.levels(op)
+        extent = Analyzer(self.prover.bounds(levels)).simplify(self.names.expr(op.extent))
+        if isinstance(extent, Const):
+            op.operands = [op.min, _constant(extent.value, op)]
+            return
+        owner = op.extent.owner
+        if isinstance(owner, arith.MinSIOp):
+            a, b = self.names.expr(owner.lhs), self.names.expr(owner.rhs)
+            if self.prover.holds(op, LE(b, a)):
+                op.operands = [op.min, owner.rhs]
+            elif self.prover.holds(op, LE(a, b)):
+                op.operands = [op.min, owner.lhs]
+
+
+def _detached(op: Operation, func: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None and parent is not func:
+        parent = parent.parent_op()
+    return parent is None
+
+
+def _is_conjunction_of(cond: Cond, parts: list[LT | LE]) -> bool:
+    """Whether `cond` is exactly the conjunction of `parts` (no other kind of term)."""
+    if isinstance(cond, And):
+        return _is_conjunction_of(cond.a, parts) and _is_conjunction_of(cond.b, parts)
+    return isinstance(cond, LT | LE) or (isinstance(cond, Not) and isinstance(cond.a, LT | LE))
+
+
+def _ops_from(first: Operation | None, end: Operation | None) -> Iterator[Operation]:
+    """The ops of a block from `first` up to, not including, `end`."""
+    op = first
+    while op is not None and op is not end:
+        yield op
+        op = op.next_op
+
+
+def remove_dead_index_ops(func: loop.FuncOp) -> None:
+    """Erase `arith` ops whose results are unused (replaced conditions and extents)
+    and loops left with an empty body (a guard proven false in all of it)."""
+    changed = True
+    while changed:
+        changed = False
+        for op in list(func.walk(reverse=True)):
+            dead_value = op.name.startswith("arith.") and op.results and not any(r.uses for r in op.results)
+            empty_loop = isinstance(op, loop.ForOp) and op.body.block.first_op is None
+            if dead_value or empty_loop:
+                Rewriter.erase_op(op)
+                changed = True
+
+
+def partition_function(func: loop.FuncOp, max_depth: int = 4) -> int:
+    """Partition the loops of `func`; the number of loops split."""
+    p = Partitioner(func, max_depth)
+    p.run()
+    return p.partitioned
+
+
+@dataclass(frozen=True)
+class LoopPartitionPass(ModulePass):
+    """Split loops at their likely conditions: a condition-free main loop and edge loops."""
+
+    name = "loop-partition"
+
+    max_depth: int = 4
+    """How many partitioned loops may nest (each multiplies the code of its body)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
+            partition_function(func, self.max_depth)
