@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lit pytest bench lint clean
+.PHONY: demo test lit pytest bench lint typecheck docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) bench/demo.py
 
-test: lint lit pytest
+test: lint typecheck docs lit pytest
 
 lit: $(STAMP)
 	$(VENV)/bin/lit -sv test/filecheck
@@ -31,6 +31,14 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check compiler tools bench test
+
+# mypy over the whole package, configured in pyproject.toml ([tool.mypy]); zero errors.
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+# The API reference (Sphinx autodoc of the docstrings) in docs/_build/html; any warning fails.
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
 clean:
 	rm -rf $(VENV)

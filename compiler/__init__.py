@@ -26,12 +26,66 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from typing import Any
 
-    from compiler import ops, te
+    from compiler import errors, ops, te
     from compiler.build import Function, build, lower
+    from compiler.errors import ArgumentError as ArgumentError
+    from compiler.errors import ArgumentTypeError as ArgumentTypeError
+    from compiler.errors import ArgumentValueError as ArgumentValueError
+    from compiler.errors import BoundsError as BoundsError
+    from compiler.errors import CompilerError as CompilerError
+    from compiler.errors import ExprError as ExprError
+    from compiler.errors import ExprIndexError as ExprIndexError
+    from compiler.errors import ExprTypeError as ExprTypeError
+    from compiler.errors import ExprValueError as ExprValueError
+    from compiler.errors import InternalError as InternalError
+    from compiler.errors import IRError as IRError
+    from compiler.errors import LinkError as LinkError
+    from compiler.errors import MemoryPlanError as MemoryPlanError
+    from compiler.errors import ModuleLoadError as ModuleLoadError
+    from compiler.errors import OptionError as OptionError
+    from compiler.errors import ReadOnlyOutputError as ReadOnlyOutputError
+    from compiler.errors import ScheduleError as ScheduleError
+    from compiler.errors import ScheduleTypeError as ScheduleTypeError
+    from compiler.errors import UnsupportedOpError as UnsupportedOpError
     from compiler.runtime.module import load_module
     from compiler.torch import from_torch
 
-__all__ = ["Function", "TuneResult", "build", "from_torch", "load_module", "lower", "ops", "te", "tune"]
+_ERRORS = (
+    "ArgumentError",
+    "ArgumentTypeError",
+    "ArgumentValueError",
+    "BoundsError",
+    "CompilerError",
+    "ExprError",
+    "ExprIndexError",
+    "ExprTypeError",
+    "ExprValueError",
+    "IRError",
+    "InternalError",
+    "LinkError",
+    "MemoryPlanError",
+    "ModuleLoadError",
+    "OptionError",
+    "ReadOnlyOutputError",
+    "ScheduleError",
+    "ScheduleTypeError",
+    "UnsupportedOpError",
+)
+"""The exception classes of `compiler.errors`, also attributes of the package."""
+
+__all__ = [
+    "Function",
+    "TuneResult",
+    "build",
+    "errors",
+    "from_torch",
+    "load_module",
+    "lower",
+    "ops",
+    "te",
+    "tune",
+    *_ERRORS,
+]
 
 DISTRIBUTION = "xdsl-tensor-compiler"
 """The name this package is installed under (`pip install xdsl-tensor-compiler`)."""
@@ -70,6 +124,11 @@ def __getattr__(name: str) -> Any:
         import compiler.te
 
         value = sys.modules["compiler.te"]
+    elif name == "errors" or name in _ERRORS:  # standard library only: cheap
+        import compiler.errors
+
+        module = sys.modules["compiler.errors"]
+        value = module if name == "errors" else getattr(module, name)
     elif name == "ops":
         import compiler.ops  # noqa: F401
 

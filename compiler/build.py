@@ -21,6 +21,7 @@ from xdsl.ir import Attribute
 
 from compiler import te as T
 from compiler.dialects import loop, te
+from compiler.errors import ExprTypeError, IRError, MemoryPlanError
 from compiler.pipeline import Stage, default_pipeline, stage_passes
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import FunctionSignature, build_module, mlir_type
@@ -45,10 +46,10 @@ def _split_args(
 ) -> tuple[Schedule | None, Sequence[T.Tensor]]:
     if isinstance(schedule_or_args, Schedule):
         if args is None:
-            raise TypeError("build(s, args): the argument tensors are missing")
+            raise ExprTypeError("build(s, args): the argument tensors are missing")
         return schedule_or_args, args
     if args is not None:
-        raise TypeError("build(s, args): the first argument must be a schedule (te.create_schedule)")
+        raise ExprTypeError("build(s, args): the first argument must be a schedule (te.create_schedule)")
     return None, schedule_or_args
 
 
@@ -63,7 +64,15 @@ def lower(
 ) -> ModuleOp:
     """The IR after the default pipeline (or after the stage `until`).
 
-    `lower([A, B, C])` or, with a schedule, `lower(s, [A, B, C])`.
+    `lower([A, B, C])` or, with a schedule, `lower(s, [A, B, C])`. `until` is one of
+    `compiler.pipeline.STAGES` (`"te"`, `"loop"`: after schedule-ops, `"flat"`,
+    `"llvm"`); the options are those of `build`.
+
+    >>> A = te.placeholder((16,), name="A")
+    >>> B = te.compute((16,), lambda i: A[i] + 1.0, name="B")
+    >>> ir = compiler.lower([A, B], until="loop")
+    >>> "loop.func @main" in str(ir)
+    True
     """
     from compiler.context import make_context
 
@@ -79,10 +88,19 @@ def lower(
 
 @dataclass
 class ArgSpec:
+    """An argument of a compiled function: its name, shape (symbolic dimensions as their
+    text), dtype name, whether the function writes it, and whether it takes any strides."""
+
     name: str
     dims: tuple[int | str, ...]
     dtype: str
     is_output: bool
+    strided: bool = False
+
+    def __str__(self) -> str:
+        role = "out " if self.is_output else ""
+        layout = " strided" if self.strided else ""
+        return f"{role}{self.name}: {self.dtype}[{', '.join(map(str, self.dims))}]{layout}"
 
 
 @dataclass
@@ -155,6 +173,7 @@ class Function:
         return self._jit.optimized_ir
 
     def assembly(self) -> str:
+        """The machine code, as assembly text for the host CPU."""
         return self._jit.assembly()
 
     @property
@@ -175,6 +194,18 @@ class Function:
         """Run on NumPy arrays, DLPack tensors or `RawTensor`s; outputs are written in place."""
         self._packed(*arrays)
 
+    @property
+    def target(self) -> dict[str, str]:
+        """What the code was compiled for: LLVM's `triple`, the host `cpu`, its `features`..."""
+        from compiler.lowering.jit import target_description
+
+        return target_description(self._jit.opt)
+
+    def __repr__(self) -> str:
+        args = ", ".join(map(str, self.specs))
+        target = self.target
+        return f"<Function {self.name}({args}) for {target['triple']} ({target['cpu']})>"
+
 
 def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
     """The arguments of a `loop.func` before make-packed-api (N-D shapes).
@@ -184,7 +215,7 @@ def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
     from compiler.analysis.arg_binder import arg_decls
 
     return [
-        ArgSpec(d.name, d.shape, dtype_of(t.element_type), d.is_output)
+        ArgSpec(d.name, d.shape, dtype_of(t.element_type), d.is_output, d.strides is not None)
         for d, t in zip(arg_decls(func), func.function_type.inputs.data, strict=True)
         if isinstance(t, loop.BufferType)
     ]
@@ -194,7 +225,7 @@ def dtype_of(t: Attribute) -> str:
     for dtype in _NUMPY_DTYPES:
         if mlir_type(dtype, element=True) == t:
             return dtype
-    raise TypeError(f"no NumPy dtype for element type {t}")
+    raise ExprTypeError(f"no NumPy dtype for element type {t}")
 
 
 def compile_module(
@@ -238,7 +269,7 @@ def compile_module(
         InsertBoundChecksPass().apply(ctx, module)
     func = next((op for op in module.ops if isinstance(op, loop.FuncOp) and op.sym_name.data == name), None)
     if func is None:
-        raise ValueError(f"no function @{name} in the module")
+        raise IRError(f"no function @{name} in the module")
     if call_order is not None:  # the packed function takes the arguments in call order
         reorder_arguments(func, call_order)
     if strided_args:
@@ -265,7 +296,7 @@ def _memory_plan(module: ModuleOp) -> MemorySummary | None:
         if isinstance(func, loop.FuncOp):
             problems = check_function(func)
             if problems:
-                raise AssertionError(f"internal error: unsound memory plan: {'; '.join(problems)}")
+                raise MemoryPlanError(f"internal error: unsound memory plan: {'; '.join(problems)}")
             summary = memory_summary(func)
             if summary.buffers:
                 return summary
@@ -283,7 +314,19 @@ def build(
     loop_partition: bool = True,
     fast_math: bool = False,
 ) -> Function:
-    """Compile `args` (inputs and outputs, in call order) into a callable.
+    """Compile `args` (inputs and outputs, in call order) into a callable `Function`.
+
+    >>> n = te.var("n")
+    >>> A = te.placeholder((n, 4), name="A")
+    >>> B = te.compute((n, 4), lambda i, j: A[i, j] * 2.0, name="B")
+    >>> f = compiler.build([A, B])
+    >>> a = np.ones((3, 4), np.float32)
+    >>> b = np.empty_like(a)
+    >>> f(a, b)
+    >>> float(b.sum())
+    24.0
+    >>> f                                               # doctest: +ELLIPSIS
+    <Function main(A: float32[n, 4], out B: float32[n, 4]) for ...>
 
     `build([A, B, C])`, or with a schedule `build(s, [A, B, C])`; `check_bounds=True`
     checks every load and store, intermediates included, against its buffer's region:
@@ -325,10 +368,21 @@ def compile_built(module: ModuleOp, sig: FunctionSignature, name: str, **options
     `options` are those of `compile_module`."""
     abi = sig.inputs + sig.outputs
     abi_index = {t.uid: i for i, t in enumerate(abi)}
+    arg_names = dict(zip((t.uid for t in abi), _te_argument_names(module, name), strict=True))
     return compile_module(
         module,
         name,
         [abi_index[t.uid] for t in sig.args],
-        strided_args=[t.name for t in sig.inputs if t.strided],
+        strided_args=[arg_names[t.uid] for t in sig.args if t.strided],
         **options,
     )
+
+
+def _te_argument_names(module: ModuleOp, name: str) -> list[str]:
+    """The names the compiled function gives the inputs and then the outputs of the
+    `te.func @name` (the tensors' names, made unique by `build_module`)."""
+    func = next(op for op in module.ops if isinstance(op, te.FuncOp) and op.sym_name.data == name)
+    returned = func.body.block.last_op
+    assert isinstance(returned, te.ReturnOp)
+    values = [*func.body.block.args, *returned.operands]
+    return [v.name_hint or "" for v in values]

@@ -32,13 +32,14 @@ from xdsl.dialects.builtin import (
     Signedness,
 )
 from xdsl.ir import Attribute
-from xdsl.utils.exceptions import PassFailedException
 
 from compiler.analysis import arg_messages
 from compiler.arith.expr import Const, Expr, free_vars, parse_expr
 from compiler.arith.simplify import simplify
+from compiler.diagnostics import PassError
 from compiler.dialects import loop
 from compiler.dialects.shape import Dim, is_symbol_name, shape_var_names
+from compiler.errors import IRError
 from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
 
 OUTPUT_ATTR = "loop.output"  # as schedule-ops marks the outputs
@@ -91,7 +92,7 @@ def dlpack_dtype(t: Attribute) -> DType:
         if t.signedness.data == Signedness.UNSIGNED:
             return DType(f"uint{width}", KDL_UINT, width)
         return DType(f"int{width}", KDL_INT, width)
-    raise PassFailedException(f"make-packed-api: no DLPack data type for element type {t}")
+    raise PassError(f"make-packed-api: no DLPack data type for element type {t}")
 
 
 def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
@@ -223,7 +224,7 @@ class ArgBinder:
         self.plans = [self._plan(a) for a in self.args]
         for check in self.deferred:
             if missing := sorted(free_vars(check.expected) - self.origin.keys()):
-                raise ValueError(
+                raise IRError(
                     arg_messages.unbindable_in_field(func, missing[0], str(check.field))
                 )
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, FunctionType
-from xdsl.utils.exceptions import PassFailedException
 
+from compiler.diagnostics import PassError
 from compiler.dialects import loop
 
 
@@ -29,7 +29,7 @@ def declare_strided(func: loop.FuncOp, names: Sequence[str], *, strict: bool = T
         arg = by_name.get(name)
         if arg is None or not isinstance(t := arg.type, loop.BufferType):
             if strict:
-                raise PassFailedException(
+                raise PassError(
                     f"make-packed-api: @{func.sym_name.data} has no buffer argument '{name}'"
                 )
             continue

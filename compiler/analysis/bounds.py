@@ -60,7 +60,6 @@ from typing import Literal
 
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.rewriter import Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, conjuncts, tighten_domain
 from compiler.analysis.inline import inline_function
@@ -77,8 +76,10 @@ from compiler.arith.expr import Const, Expr, Var, emax, emin, free_vars, parse_c
 from compiler.arith.int_set import IntSet, eval_set, union_all
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
+from compiler.diagnostics import PassError
 from compiler.dialects import te
 from compiler.dialects.shape import Dim, shape_var_names
+from compiler.errors import IRError
 
 SplitMode = Literal["tight", "guard"]
 ATTRS = ("te.realize", "te.alloc_shape", "te.loops", "te.axis_values", "te.guards", "te.attach")
@@ -251,7 +252,7 @@ class InferBound:
         if not isinstance(guard_attr, StringAttr):
             return dom, GuardUse([], unused)
         parts = conjuncts(parse_cond(guard_attr.data))
-        tightened = tighten_domain(dom, parts, self.bounds)  # type: ignore[arg-type]
+        tightened = tighten_domain(dom, parts, self.bounds)
         return tightened.dom, GuardUse(tightened.used, unused + tightened.unused)
 
     def relax(self, s: IntSet, variables: Sequence[IterVar]) -> IntSet:
@@ -276,7 +277,7 @@ class InferBound:
         if s.hi is None or free_vars(s.hi) & set(self.relaxed):
             if const_hi is not None:
                 return Const(const_hi)
-            raise PassFailedException(
+            raise PassError(
                 f"infer-bound: can't bound the extent {extent} of stage \"{stage.name}\" "
                 "independently of its loops"
             )
@@ -488,7 +489,7 @@ def parse_range(text: str) -> tuple[Expr, Expr]:
     """The inverse of `format_range`."""
     inner = text.strip()
     if not (inner.startswith("[") and inner.endswith("]")):
-        raise ValueError(f"expected '[min, extent]', got '{text}'")
+        raise IRError(f"expected '[min, extent]', got '{text}'")
     lo, extent = _split_top_level(inner[1:-1])
     return parse_expr(lo), parse_expr(extent)
 

@@ -39,6 +39,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import SupportsIndex
 
+from compiler.errors import ExprTypeError, ExprValueError
+
 __all__ = [
     "EQ",
     "LE",
@@ -154,7 +156,7 @@ class Const(Expr):
 
     def __post_init__(self) -> None:
         if isinstance(self.value, bool):
-            raise TypeError("Const expects an int, not a bool")
+            raise ExprTypeError("Const expects an int, not a bool")
         object.__setattr__(self, "value", operator.index(self.value))
 
 
@@ -307,14 +309,14 @@ def _wrap(x: object) -> Expr | None:
 def as_binary(e: Expr) -> BinaryExpr:
     """``e`` as a binary node: every Expr that is neither a Const nor a Var is one."""
     if not isinstance(e, BinaryExpr):
-        raise TypeError(f"unknown expression node {e!r}")
+        raise ExprTypeError(f"unknown expression node {e!r}")
     return e
 
 
 def as_compare(c: Cond) -> Compare:
     """``c`` as a comparison: every Cond that is not BoolConst/Not/And/Or is one."""
     if not isinstance(c, Compare):
-        raise TypeError(f"unknown condition node {c!r}")
+        raise ExprTypeError(f"unknown condition node {c!r}")
     return c
 
 
@@ -322,7 +324,7 @@ def as_expr(x: Expr | int) -> Expr:
     """Return ``x`` if it is an :class:`Expr`, else wrap the int in a :class:`Const`."""
     e = _wrap(x)
     if e is None:
-        raise TypeError(f"expected an Expr or int, got {type(x).__name__}")
+        raise ExprTypeError(f"expected an Expr or int, got {type(x).__name__}")
     return e
 
 
@@ -586,15 +588,15 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    def error(self, node: ast.AST, what: str = "unsupported syntax") -> ValueError:
+    def error(self, node: ast.AST, what: str = "unsupported syntax") -> ExprValueError:
         segment = ast.get_source_segment(self.text, node) or ast.dump(node)
-        return ValueError(f"{what} {segment!r} in {self.text!r}")
+        return ExprValueError(f"{what} {segment!r} in {self.text!r}")
 
     def parse(self) -> ast.expr:
         try:
             tree = ast.parse(self.text.strip(), mode="eval")
         except SyntaxError as err:
-            raise ValueError(f"cannot parse {self.text!r}: {err.msg}") from None
+            raise ExprValueError(f"cannot parse {self.text!r}: {err.msg}") from None
         self.text = self.text.strip()
         return tree.body
 

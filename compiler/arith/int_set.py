@@ -54,6 +54,7 @@ from compiler.arith.expr import (
     evaluate,
 )
 from compiler.arith.simplify import Analyzer, BoundsArg
+from compiler.errors import ExprTypeError
 
 __all__ = ["IntSet", "eval_set", "intersect_all", "union_all"]
 
@@ -277,7 +278,7 @@ class _SetEvaluator:
             return self.make(_opt2(a.lo, b.lo, Min, None), _opt2(a.hi, b.hi, Min, "other"))
         if isinstance(e, Max):
             return self.make(_opt2(a.lo, b.lo, Max, "other"), _opt2(a.hi, b.hi, Max, None))
-        raise TypeError(f"not an expression: {e!r}")
+        raise ExprTypeError(f"not an expression: {e!r}")
 
     def scale(self, s: IntSet, p: Expr) -> IntSet:
         """``s * p`` for a point ``p``; everything if the sign of ``p`` is unknown."""

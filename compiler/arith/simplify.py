@@ -106,6 +106,7 @@ from compiler.arith.expr import (
     as_expr,
     free_vars,
 )
+from compiler.errors import ExprTypeError
 
 __all__ = [
     "Analyzer",
@@ -408,7 +409,7 @@ class Analyzer:
             return self._mod(self.poly(e.a), self.poly(e.b))
         if isinstance(e, Min | Max):
             return self._minmax(type(e), self.poly(e.a), self.poly(e.b))
-        raise TypeError(f"not an expression: {e!r}")
+        raise ExprTypeError(f"not an expression: {e!r}")
 
     def _fuse(self, p: Poly) -> Poly:
         """``(x // d) * d * k + (x % d) * k`` -> ``x * k`` and

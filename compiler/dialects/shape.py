@@ -19,6 +19,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from compiler.diagnostics import VerifyError
+
 Dim = int | str
 DimAttr = IntAttr | StringAttr
 
@@ -71,12 +73,12 @@ def verify_dims(dims: Sequence[Dim], what: str) -> None:
     for axis, d in enumerate(dims):
         if isinstance(d, int):
             if d < 0:
-                raise VerifyException(f"{what}: dimension {axis} is negative ({d})")
+                raise VerifyError(f"{what}: dimension {axis} is negative ({d})")
             continue
         try:
             parse_expr(d)
         except ValueError as err:
-            raise VerifyException(
+            raise VerifyError(
                 f"{what}: dimension {axis} '{d}' is not a symbolic expression: {err}"
             ) from None
 

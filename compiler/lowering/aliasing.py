@@ -77,7 +77,7 @@ class _UnionFind:
 def _may_overlap(a: loop.ViewOp, b: loop.ViewOp, analyzer: Analyzer) -> bool:
     """Whether the byte ranges of two views of one arena may intersect."""
     oa, ob = parse_expr(a.offset.data), parse_expr(b.offset.data)
-    sa, sb = buffer_bytes(a.result.type), buffer_bytes(b.result.type)  # type: ignore[arg-type]
+    sa, sb = buffer_bytes(a.result.type), buffer_bytes(b.result.type)
     return not (analyzer.prove_le(oa + sa, ob) or analyzer.prove_le(ob + sb, oa))
 
 
@@ -85,7 +85,7 @@ def _view_groups(views: list[loop.ViewOp]) -> dict[int, int]:
     """View index -> the index of its group's representative (overlap components)."""
     names: set[str] = set()
     for v in views:
-        names |= free_vars(parse_expr(v.offset.data)) | free_vars(buffer_bytes(v.result.type))  # type: ignore[arg-type]
+        names |= free_vars(parse_expr(v.offset.data)) | free_vars(buffer_bytes(v.result.type))
     analyzer = Analyzer({n: (0, None) for n in names})
     uf = _UnionFind()
     for i, a in enumerate(views):

@@ -24,8 +24,8 @@ from xdsl.dialects import arith, cf, func, llvm, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
+from compiler.diagnostics import PassError
 from compiler.dialects import loop
 from compiler.lowering.memory import FunctionState, index_const
 from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
@@ -103,7 +103,7 @@ def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
             block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], report, _report_args(op, code, block)))
             code += 1
         elif op.values:
-            raise PassFailedException(
+            raise PassError(
                 f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
                 "argument marked {packed.error_values} to report them"
             )

@@ -33,10 +33,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
 from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.ir import emit_expr
+from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
 from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 
@@ -48,7 +48,7 @@ def element_size(t: Attribute) -> int:
     try:
         return loop.element_bytes(t)
     except ValueError as err:
-        raise PassFailedException(f"lower-to-llvm: {err}") from None
+        raise PassError(f"lower-to-llvm: {err}") from None
 
 
 @dataclass
@@ -79,9 +79,11 @@ def convert_signature(f: loop.FuncOp, names: list[str], *, report: bool = False)
     for old, arg in zip(f.args, block.args[:n_args], strict=True):
         arg.name_hint = old.name_hint
         old.replace_all_uses_with(arg)
-    var_args = dict(zip(names, block.args[n_args : n_args + len(names)], strict=True))
-    for name, arg in var_args.items():
-        arg.name_hint = name
+    var_args: dict[str, SSAValue] = dict(
+        zip(names, block.args[n_args : n_args + len(names)], strict=True)
+    )
+    for name, var_arg in var_args.items():
+        var_arg.name_hint = name
     old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
     marked = [a for a, d in zip(block.args, old_attrs, strict=False) if packed.ERROR_VALUES_ATTR in d.data]
     if report:
@@ -98,7 +100,7 @@ def lower_var(op: loop.VarOp, state: FunctionState) -> None:
     """A `loop.var` is the function argument of that name."""
     name = op.var_name.data
     if name not in state.var_args:
-        raise PassFailedException(
+        raise PassError(
             f"lower-to-llvm: symbolic variable '{name}' appears in no argument shape of "
             f"@{state.func.sym_name.data}, so it can't be bound at call time"
         )
@@ -130,14 +132,16 @@ def _keep_alias_scopes(old: Operation, new: Operation) -> None:
 
 def _flat_index(indices: Sequence[SSAValue], what: str) -> SSAValue:
     if len(indices) != 1:
-        raise PassFailedException(
+        raise PassError(
             f"lower-to-llvm: {what} of a {len(indices)}-D buffer; run storage-flatten first"
         )
     return indices[0]
 
 
 def _gep(ptr: SSAValue, index: SSAValue, elem: Attribute, before: Operation) -> SSAValue:
-    gep = llvm.GEPOp.from_mixed_indices(ptr, [_to_i64(index, before)], elem, inbounds=True)
+    gep: llvm.GEPOp = llvm.GEPOp.from_mixed_indices(
+        ptr, [_to_i64(index, before)], elem, inbounds=True
+    )  # from_mixed_indices has no return annotation
     Rewriter.insert_op(gep, InsertPoint.before(before))
     return gep.result
 
@@ -153,7 +157,7 @@ def _to_i64(value: SSAValue, before: Operation) -> SSAValue:
 def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     t = op.buffer_type
     if any(not isinstance(m.owner, arith.ConstantOp) for m in op.mins) or t.rank != 1:
-        raise PassFailedException(
+        raise PassError(
             f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first"
         )
     entry = state.func.body.blocks.first
@@ -169,15 +173,19 @@ def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     nbytes = emit_expr(size, ops.append, lambda n: state.var_args[n])
     align = index_const(ALLOC_ALIGN)
     ops.append(align)
-    call = llvm.CallOp("aligned_alloc", _as_i64(align, ops), _as_i64(nbytes, ops), return_type=PTR)
+    call = llvm.CallOp(
+        "aligned_alloc", _as_i64(align.result, ops), _as_i64(nbytes, ops), return_type=PTR
+    )
     ops.append(call)
+    pointer = call.returned
+    assert pointer is not None  # return_type=PTR: the call has a result
     # Hoisted to the function entry: a flat buffer's size depends only on the
     # shape variables (arguments), and an alloc inside a loop (a stage computed
     # at another stage's loop) must not allocate once per iteration.
     Rewriter.insert_op(ops, InsertPoint.at_start(entry))
-    op.result.replace_all_uses_with(call.returned)
+    op.result.replace_all_uses_with(pointer)
     Rewriter.erase_op(op)
-    state.allocations.append(call.returned)
+    state.allocations.append(pointer)
 
 
 def _lower_local_alloc(op: loop.AllocOp, entry: Block) -> None:
@@ -185,7 +193,7 @@ def _lower_local_alloc(op: loop.AllocOp, entry: Block) -> None:
     mem2reg turns into registers (a reduction's accumulator)."""
     (count,) = op.buffer_type.get_shape()
     if not isinstance(count, int):
-        raise PassFailedException(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size")
+        raise PassError(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size")
     size = llvm.ConstantOp(IntegerAttr(count, i64), i64)
     alloca = llvm.AllocaOp(size, op.buffer_type.element_type, alignment=ALLOC_ALIGN)
     Rewriter.insert_op([size, alloca], InsertPoint.at_start(entry))
@@ -216,7 +224,11 @@ def index_const(value: int) -> arith.ConstantOp:
 
 def declare_runtime(module: ModuleOp) -> None:
     """Declare `aligned_alloc` and `free` where the module calls them."""
-    used = {op.callee.root_reference.data for op in module.walk() if isinstance(op, llvm.CallOp)}
+    used = {
+        op.callee.root_reference.data
+        for op in module.walk()
+        if isinstance(op, llvm.CallOp) and op.callee is not None  # not an indirect call
+    }
     existing = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
     decls = {
         "aligned_alloc": llvm.LLVMFunctionType([i64, i64], PTR),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from compiler import te
+from compiler.errors import ExprTypeError, ExprValueError
 from compiler.ops.util import broadcast_read, broadcast_shape, promote
 from compiler.te import Dim, Expr, Tensor
 
@@ -35,10 +36,17 @@ def _wide(v: Expr, f: Callable[[Expr], Expr]) -> Expr:
 
 
 def relu(x: Tensor, name: str = "relu") -> Tensor:
+    """`max(x, 0)` elementwise.
+
+    >>> X = te.placeholder((4, 8), name="X")
+    >>> ops.relu(X, name="Y")
+    Tensor(Y, shape=(4, 8), dtype=float32)
+    """
     return elementwise(x, lambda v: te.maximum(v, te.const(0.0, x.dtype)), name)
 
 
 def leaky_relu(x: Tensor, alpha: float = 0.1, name: str = "leaky_relu") -> Tensor:
+    """`x` where positive, `alpha * x` elsewhere."""
     return elementwise(x, lambda v: te.if_then_else(v > 0.0, v, v * alpha), name)
 
 
@@ -60,10 +68,12 @@ def sigmoid_expr(v: Expr) -> Expr:
 
 
 def sigmoid(x: Tensor, name: str = "sigmoid") -> Tensor:
+    """`1 / (1 + exp(-x))` elementwise."""
     return elementwise(x, sigmoid_expr, name)
 
 
 def tanh(x: Tensor, name: str = "tanh") -> Tensor:
+    """The hyperbolic tangent of `x`, elementwise (float16 computes in float32)."""
     return elementwise(x, lambda v: _wide(v, te.tanh), name)
 
 
@@ -102,6 +112,7 @@ def erf_expr(v: Expr) -> Expr:
 
 
 def erf(x: Tensor, name: str = "erf") -> Tensor:
+    """The error function of `x`, elementwise (a float32 rational approximation)."""
     return elementwise(x, erf_expr, name)
 
 
@@ -110,7 +121,7 @@ def gelu_expr(v: Expr, approximate: str = "none") -> Expr:
         c = 0.7978845608028654  # sqrt(2 / pi)
         return _wide(v, lambda u: 0.5 * u * (1.0 + te.tanh(c * (u + 0.044715 * u * u * u))))
     if approximate != "none":
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        raise ExprValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return _wide(v, lambda u: 0.5 * u * (1.0 + erf_expr(u * 0.7071067811865476)))
 
 
@@ -125,26 +136,32 @@ def gelu(x: Tensor, approximate: str = "none", name: str = "gelu") -> Tensor:
 
 
 def exp(x: Tensor, name: str = "exp") -> Tensor:
+    """`e ** x` elementwise (float16 computes in float32)."""
     return elementwise(x, lambda v: _wide(v, te.exp), name)
 
 
 def log(x: Tensor, name: str = "log") -> Tensor:
+    """The natural logarithm of `x`, elementwise (float16 computes in float32)."""
     return elementwise(x, lambda v: _wide(v, te.log), name)
 
 
 def sqrt(x: Tensor, name: str = "sqrt") -> Tensor:
+    """The square root of `x`, elementwise (float16 computes in float32)."""
     return elementwise(x, lambda v: _wide(v, te.sqrt), name)
 
 
 def rsqrt(x: Tensor, name: str = "rsqrt") -> Tensor:
+    """`1 / sqrt(x)` elementwise (float16 computes in float32)."""
     return elementwise(x, lambda v: _wide(v, lambda u: 1.0 / te.sqrt(u)), name)
 
 
 def abs(x: Tensor, name: str = "abs") -> Tensor:
+    """`|x|` elementwise."""
     return elementwise(x, te.abs, name)
 
 
 def negative(x: Tensor, name: str = "negative") -> Tensor:
+    """`-x` elementwise."""
     return elementwise(x, lambda v: -v, name)
 
 
@@ -164,6 +181,7 @@ def power(x: Tensor, exponent: float, name: str = "power") -> Tensor:
 
 
 def cast(x: Tensor, dtype: str, name: str = "cast") -> Tensor:
+    """`x` converted elementwise to `dtype`."""
     return elementwise(x, lambda v: v.astype(dtype), name, dtype=dtype)
 
 
@@ -183,7 +201,7 @@ def broadcast_binary(
     """A stage computing f(a, b) elementwise, with NumPy broadcasting; one side may be a
     Python scalar, which takes the other side's dtype."""
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError(f"{name}: at least one operand must be a tensor")
+        raise ExprTypeError(f"{name}: at least one operand must be a tensor")
     if not isinstance(b, Tensor):
         assert isinstance(a, Tensor)
         return te.compute(a.shape, lambda *i: f(a[i], scalar(b, a.dtype)), name=name)
@@ -199,26 +217,32 @@ def broadcast_binary(
 
 
 def add(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "add") -> Tensor:
+    """`a + b` with NumPy broadcasting (either side may be a Python number)."""
     return broadcast_binary(a, b, lambda x, y: x + y, name)
 
 
 def subtract(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "subtract") -> Tensor:
+    """`a - b` with NumPy broadcasting (either side may be a Python number)."""
     return broadcast_binary(a, b, lambda x, y: x - y, name)
 
 
 def multiply(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "multiply") -> Tensor:
+    """`a * b` with NumPy broadcasting (either side may be a Python number)."""
     return broadcast_binary(a, b, lambda x, y: x * y, name)
 
 
 def divide(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "divide") -> Tensor:
+    """`a / b` with NumPy broadcasting (float tensors)."""
     return broadcast_binary(a, b, lambda x, y: x / y, name)
 
 
 def maximum(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "maximum") -> Tensor:
+    """The larger of `a` and `b` elementwise, with NumPy broadcasting."""
     return broadcast_binary(a, b, te.maximum, name)
 
 
 def minimum(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "minimum") -> Tensor:
+    """The smaller of `a` and `b` elementwise, with NumPy broadcasting."""
     return broadcast_binary(a, b, te.minimum, name)
 
 
@@ -241,4 +265,5 @@ def scale_shift(
 
 
 def full(shape: Sequence[Dim], value: float, dtype: str = "float32", name: str = "full") -> Tensor:
+    """A tensor of `shape` filled with `value`."""
     return te.compute(tuple(shape), lambda *i: te.const(float(value), dtype), name=name)

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compiler import te
+from compiler.errors import ExprValueError
 from compiler.ops.util import broadcast_shape, same_dim, static
 from compiler.te import Dim, Expr, Tensor
 
 
 def _check_k(ka: Dim, kb: Dim, name: str) -> None:
     if static(ka) is not None and static(kb) is not None and static(ka) != static(kb):
-        raise ValueError(f"{name}: inner dimensions {ka} and {kb} differ")
+        raise ExprValueError(f"{name}: inner dimensions {ka} and {kb} differ")
 
 
 def _body(a: Expr, b: Expr, out_dtype: str | None) -> Expr:
@@ -50,7 +51,7 @@ def batch_matmul(
     """a [..., M, K] x b [..., K, N] -> [..., M, N]; the batch dimensions broadcast
     (NumPy's matmul on arrays of two or more dimensions)."""
     if a.ndim < 2 or b.ndim < 2:
-        raise ValueError(f"{name}: operands need at least two dimensions, got {a.shape} and {b.shape}")
+        raise ExprValueError(f"{name}: operands need at least two dimensions, got {a.shape} and {b.shape}")
     m, ka = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
     kb, n = (b.shape[-1], b.shape[-2]) if transpose_b else (b.shape[-2], b.shape[-1])
     _check_k(ka, kb, name)

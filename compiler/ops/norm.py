@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compiler import te
+from compiler.errors import ExprValueError
 from compiler.ops.util import count_expr, normalize_axes, product
 from compiler.te import Expr, Tensor
 
@@ -53,7 +54,7 @@ def layer_norm(
     gamma and beta have the shape of those dimensions."""
     axes = normalize_axes(axis, x.ndim, name)
     if list(axes) != list(range(x.ndim - len(axes), x.ndim)):
-        raise ValueError(f"{name}: the normalised axes must be the trailing ones, got {axis!r}")
+        raise ExprValueError(f"{name}: the normalised axes must be the trailing ones, got {axis!r}")
     acc = acc_dtype or x.dtype
     lead = x.ndim - len(axes)
     count = count_expr(product([x.shape[d] for d in axes]), acc)

@@ -49,6 +49,7 @@ def sum(
     x: Tensor, axis: int | Sequence[int] | None = None, keepdims: bool = False, name: str = "sum",
     acc_dtype: str | None = None,
 ) -> Tensor:
+    """The sum over `axis` (all axes when None), accumulated in `acc_dtype` (default: float32 for float16)."""
     acc = acc_dtype or x.dtype
     total = _reduce(x, axis, keepdims, "sum", name if acc == x.dtype else f"{name}_acc", acc)
     if acc == x.dtype:
@@ -60,6 +61,7 @@ def mean(
     x: Tensor, axis: int | Sequence[int] | None = None, keepdims: bool = False, name: str = "mean",
     acc_dtype: str | None = None,
 ) -> Tensor:
+    """The mean over `axis` (all axes when None), accumulated in `acc_dtype` (default: float32 for float16)."""
     acc = acc_dtype or x.dtype
     axes = normalize_axes(axis, x.ndim, name)
     total = _reduce(x, axes, keepdims, "sum", f"{name}_sum", acc)
@@ -68,10 +70,12 @@ def mean(
 
 
 def max(x: Tensor, axis: int | Sequence[int] | None = None, keepdims: bool = False, name: str = "max") -> Tensor:
+    """The largest element over `axis` (all axes when None); `keepdims` keeps them as size 1."""
     return _reduce(x, axis, keepdims, "max", name, x.dtype)
 
 
 def min(x: Tensor, axis: int | Sequence[int] | None = None, keepdims: bool = False, name: str = "min") -> Tensor:
+    """The smallest element over `axis` (all axes when None); `keepdims` keeps them as size 1."""
     return _reduce(x, axis, keepdims, "min", name, x.dtype)
 
 

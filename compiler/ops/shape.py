@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compiler import te
+from compiler.errors import ExprValueError
 from compiler.ops.util import (
     index_max,
     index_min,
@@ -37,7 +38,7 @@ def pad(
     """
     after = before if after is None else after
     if len(before) != x.ndim or len(after) != x.ndim:
-        raise ValueError(f"pad: {x.name} has {x.ndim} dimensions, pads given for {len(before)}")
+        raise ExprValueError(f"pad: {x.name} has {x.ndim} dimensions, pads given for {len(before)}")
     if all(b == 0 for b in before) and all(a == 0 for a in after):
         return x
     shape = tuple(d + b + a for d, b, a in zip(x.shape, before, after, strict=True))
@@ -59,7 +60,7 @@ def transpose(x: Tensor, axes: Sequence[int] | None = None, name: str = "transpo
     """Permute the dimensions: out.shape[d] = x.shape[axes[d]] (reversed when `axes` is None)."""
     perm = tuple(reversed(range(x.ndim))) if axes is None else tuple(normalize_axis(a, x.ndim, name) for a in axes)
     if sorted(perm) != list(range(x.ndim)):
-        raise ValueError(f"{name}: {tuple(axes or ())} is not a permutation of {x.ndim} dimensions")
+        raise ExprValueError(f"{name}: {tuple(axes or ())} is not a permutation of {x.ndim} dimensions")
 
     def element(*idx: Expr) -> Expr:
         src: list[Expr] = [idx[0]] * x.ndim
@@ -74,13 +75,13 @@ def _resolve_shape(x: Tensor, newshape: Sequence[Dim], name: str) -> tuple[Dim, 
     dims = list(newshape)
     holes = [k for k, d in enumerate(dims) if isinstance(d, int) and d == -1]
     if len(holes) > 1:
-        raise ValueError(f"{name}: more than one -1 in {tuple(newshape)}")
+        raise ExprValueError(f"{name}: more than one -1 in {tuple(newshape)}")
     if holes:
         known = product([d for k, d in enumerate(dims) if k != holes[0]])
         dims[holes[0]] = simplify_dim(product(x.shape) // known)
     total_in, total_out = product(x.shape), product(dims)
     if static(total_in) is not None and static(total_out) is not None and static(total_in) != static(total_out):
-        raise ValueError(f"{name}: cannot reshape {x.shape} ({total_in} elements) to {tuple(dims)}")
+        raise ExprValueError(f"{name}: cannot reshape {x.shape} ({total_in} elements) to {tuple(dims)}")
     return tuple(simplify_dim(d) for d in dims)
 
 
@@ -146,6 +147,7 @@ def flatten(x: Tensor, start: int = 1, end: int = -1, name: str = "flatten") -> 
 
 
 def expand_dims(x: Tensor, axis: int, name: str = "expand_dims") -> Tensor:
+    """`x` with a new dimension of size 1 at `axis` (a view: no copy once inlined)."""
     axis = normalize_axis(axis, x.ndim + 1, name)
     return reshape(x, (*x.shape[:axis], 1, *x.shape[axis:]), name=name)
 
@@ -165,10 +167,10 @@ def broadcast_to(x: Tensor, shape: Sequence[Dim], name: str = "broadcast_to") ->
     shape = tuple(shape)
     offset = len(shape) - x.ndim
     if offset < 0:
-        raise ValueError(f"{name}: cannot broadcast {x.shape} to the lower rank {shape}")
+        raise ExprValueError(f"{name}: cannot broadcast {x.shape} to the lower rank {shape}")
     for k, d in enumerate(x.shape):
         if static(d) != 1 and not same_dim(d, shape[k + offset]):
-            raise ValueError(f"{name}: cannot broadcast {x.shape} to {shape}")
+            raise ExprValueError(f"{name}: cannot broadcast {x.shape} to {shape}")
     return te.compute(
         shape, lambda *i: x[tuple(0 if static(d) == 1 else i[k + offset] for k, d in enumerate(x.shape))], name=name
     )
@@ -177,12 +179,12 @@ def broadcast_to(x: Tensor, shape: Sequence[Dim], name: str = "broadcast_to") ->
 def concatenate(xs: Sequence[Tensor], axis: int = 0, name: str = "concatenate") -> Tensor:
     """Join tensors along `axis` (lazy selects: each element reads one input)."""
     if not xs:
-        raise ValueError(f"{name}: nothing to concatenate")
+        raise ExprValueError(f"{name}: nothing to concatenate")
     ndim = xs[0].ndim
     axis = normalize_axis(axis, ndim, name)
     for x in xs[1:]:
         if x.ndim != ndim:
-            raise ValueError(f"{name}: {x.name} has {x.ndim} dimensions, {xs[0].name} has {ndim}")
+            raise ExprValueError(f"{name}: {x.name} has {x.ndim} dimensions, {xs[0].name} has {ndim}")
     if len(xs) == 1:
         return te.compute(xs[0].shape, lambda *i: xs[0][i], name=name)
     starts: list[Dim] = [0]
@@ -213,7 +215,7 @@ def strided_slice(
     out-of-range bounds (`end=None` is the end of the axis)."""
     axis = normalize_axis(axis, x.ndim, name)
     if step < 1:
-        raise ValueError(f"{name}: the step must be positive, got {step}")
+        raise ExprValueError(f"{name}: the step must be positive, got {step}")
     size = x.shape[axis]
     n = static(size)
 

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 
 from compiler import te
+from compiler.errors import ExprValueError
 from compiler.te import Dim, Expr, Tensor
 from compiler.te.to_ir import canonical_dim
 
@@ -20,7 +21,7 @@ def pair(v: int | Sequence[int], what: str = "value") -> tuple[int, int]:
     if len(items) == 1:
         return items[0], items[0]
     if len(items) != 2:
-        raise ValueError(f"{what}: expected an int or two ints, got {v!r}")
+        raise ExprValueError(f"{what}: expected an int or two ints, got {v!r}")
     return items[0], items[1]
 
 
@@ -35,12 +36,12 @@ def padding4(padding: int | Sequence[int]) -> tuple[int, int, int, int]:
         return items[0], items[1], items[0], items[1]
     if len(items) == 4:
         return items[0], items[1], items[2], items[3]
-    raise ValueError(f"padding: expected 1, 2 or 4 ints, got {padding!r}")
+    raise ExprValueError(f"padding: expected 1, 2 or 4 ints, got {padding!r}")
 
 
 def normalize_axis(axis: int, ndim: int, what: str) -> int:
     if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"{what}: axis {axis} is out of range for {ndim} dimensions")
+        raise ExprValueError(f"{what}: axis {axis} is out of range for {ndim} dimensions")
     return axis % ndim if ndim else 0
 
 
@@ -50,7 +51,7 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int, what: str) -> tu
     items = (axis,) if isinstance(axis, int) else tuple(axis)
     axes = tuple(sorted({normalize_axis(a, ndim, what) for a in items}))
     if len(axes) != len(items):
-        raise ValueError(f"{what}: repeated axis in {axis!r}")
+        raise ExprValueError(f"{what}: repeated axis in {axis!r}")
     return axes
 
 
@@ -117,7 +118,7 @@ def broadcast_shape(a: Sequence[Dim], b: Sequence[Dim], what: str) -> tuple[Dim,
         elif sb == 1 or same_dim(da, db):
             out.append(da)
         elif sa is not None and sb is not None:
-            raise ValueError(f"{what}: shapes {tuple(a)} and {tuple(b)} do not broadcast")
+            raise ExprValueError(f"{what}: shapes {tuple(a)} and {tuple(b)} do not broadcast")
         else:
             out.append(db if sa is not None else da)
     return tuple(reversed(out))

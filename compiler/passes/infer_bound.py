@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
-from compiler.analysis.bounds import infer_function
+from compiler.analysis.bounds import SplitMode, infer_function
+from compiler.diagnostics import PassError
 from compiler.dialects import te
 
 
@@ -35,7 +35,8 @@ class InferBoundPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.split_mode not in ("tight", "guard"):
-            raise PassFailedException(f"infer-bound: split-mode must be tight or guard, got '{self.split_mode}'")
+            raise PassError(f"infer-bound: split-mode must be tight or guard, got '{self.split_mode}'")
+        split_mode: SplitMode = "tight" if self.split_mode == "tight" else "guard"
         for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            infer_function(op, func, self.split_mode, explain=self.explain)  # type: ignore[arg-type]
+            infer_function(op, func, split_mode, explain=self.explain)
 

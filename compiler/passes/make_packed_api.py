@@ -121,7 +121,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import PassFailedException
 
 from compiler.analysis import arg_messages
 from compiler.analysis.arg_binder import (
@@ -154,6 +153,7 @@ from compiler.arith.expr import (
 )
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import simplify, simplify_cond
+from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
 from compiler.dialects.shape import is_symbol_name
 from compiler.runtime.dlpack import KDL_CPU
@@ -352,13 +352,13 @@ class PackedBuilder:
         shape = [Var(str(FieldRef(a, "shape", k))) for k in range(len(decl.shape))]
         compact = [self.expr(s) for s in row_major_strides(shape)]
         for k in range(len(decl.shape)):
-            step = next((s for s in plan.strides if s.field.axis == k), None)
-            hint = step.var if isinstance(step, Bind) else f"{a}_stride{k}"
+            stride_step = next((s for s in plan.strides if s.field.axis == k), None)
+            hint = stride_step.var if isinstance(stride_step, Bind) else f"{a}_stride{k}"
             self.env[str(FieldRef(a, "strides", k))] = self.stride_or_compact(
                 t, a, k, compact[k], hint
             )
-            if step is not None:
-                self.emit_step(step)
+            if stride_step is not None:
+                self.emit_step(stride_step)
             if decl.is_output:
                 self.check(
                     Or(LE(shape[k], Const(1)), NE(Var(str(FieldRef(a, "strides", k))), Const(0))),
@@ -463,9 +463,9 @@ def make_packed_api(module: ModuleOp, func: loop.FuncOp) -> loop.FuncOp:
     try:
         binder = ArgBinder(name, arg_decls(func))
     except ValueError as err:
-        raise PassFailedException(f"make-packed-api: {err}") from None
+        raise PassError(f"make-packed-api: {err}") from None
     if unbound := [v for v in symbolic_variables(func) if v not in binder.origin]:
-        raise PassFailedException(
+        raise PassError(
             f"make-packed-api: {arg_messages.unbindable_in_body(name, unbound[0])}"
         )
     compute = _unique_symbol(module, name + COMPUTE_SUFFIX)
@@ -509,6 +509,6 @@ class MakePackedAPIPass(ModulePass):
             found |= declare_strided(func, self.strided, strict=False)
             make_packed_api(op, func)
         if missing := [n for n in self.strided if n not in found]:
-            raise PassFailedException(
+            raise PassError(
                 f"make-packed-api: no function has a buffer argument '{missing[0]}'"
             )

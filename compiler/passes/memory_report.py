@@ -55,7 +55,19 @@ class MemorySummary:
 
         plot_memory(self, path, dims=dims, title=title)
 
+    def __repr__(self) -> str:
+        buffers = ", ".join(f"{b.name} {b.size}" for b in self.buffers)
+        bound = "symbolic" if self.lower_bound is None else str(self.lower_bound)
+        return (
+            f"<MemorySummary @{self.function}: arena {self.arena} bytes for {len(self.buffers)} "
+            f"buffer(s) ({buffers}); without reuse {self.no_reuse}; liveness lower bound {bound}>"
+        )
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
     def lines(self) -> list[str]:
+        """The `memory-report` table: one line per buffer, then the totals."""
         out = [f"memory plan of @{self.function}:"]
         out.append(f"  {'buffer':<14} {'bytes':>12} {'live':>9} {'offset':>12}  note")
         for b in self.buffers:

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import ctypes
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from compiler.errors import ArgumentValueError
 
 # ---------------------------------------------------------------------------
 # Codes
@@ -98,7 +100,8 @@ class ErrorFormatter(string.Formatter):
             return dtype_name(int(value) & 0xFFFFFFFF)
         if format_spec == "device":
             return device_name(int(value))
-        return super().format_field(value, format_spec)
+        text: str = super().format_field(value, format_spec)  # typeshed: -> Any
+        return text
 
 
 def format_message(template: str, values: Sequence[int]) -> str:
@@ -200,14 +203,17 @@ class RawTensor:
 # Export through the capsule protocol
 # ---------------------------------------------------------------------------
 
-_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+# A void* result is an int (PyCapsule_GetPointer raises rather than return NULL).
+_get_pointer: Callable[[object, ctypes.c_char_p], int] = ctypes.PYFUNCTYPE(
+    ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p
+)(
     ("PyCapsule_GetPointer", ctypes.pythonapi)
 )
 _VERSIONED = ctypes.c_char_p(b"dltensor_versioned")
 _UNVERSIONED = ctypes.c_char_p(b"dltensor")
 
 
-class ExportError(Exception):
+class ExportError(ArgumentValueError):
     """`__dlpack__()` returned something that is not a DLPack capsule."""
 
 

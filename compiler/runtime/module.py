@@ -25,6 +25,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from compiler.errors import ModuleLoadError
 from compiler.runtime.packed import ErrorEntry, PackedArg, PackedFunction
 
 METADATA_SYMBOL = "__compiler_module_metadata"
@@ -64,7 +65,7 @@ class ModuleMetadata:
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__
-            raise ValueError(f"unknown metadata format {found!r} (this loader reads {FORMAT!r})")
+            raise ModuleLoadError(f"unknown metadata format {found!r} (this loader reads {FORMAT!r})")
         return cls(
             name=data["name"],
             args=[
@@ -93,7 +94,7 @@ class LoadedFunction:
         try:
             address = ctypes.cast(getattr(self._library, self.name), ctypes.c_void_p).value
         except AttributeError:
-            raise ValueError(f"{self.path}: no function {self.name!r} in the library") from None
+            raise ModuleLoadError(f"{self.path}: no function {self.name!r} in the library") from None
         assert address is not None
         args = [PackedArg(a.name, a.dtype, a.is_output) for a in self.specs]
         self._packed = PackedFunction(self.name, address, args, self.metadata.errors)
@@ -115,12 +116,21 @@ def read_metadata(library: ctypes.CDLL, path: str = "") -> ModuleMetadata:
     try:
         start = ctypes.c_char.in_dll(library, METADATA_SYMBOL)
     except ValueError:
-        raise ValueError(
+        raise ModuleLoadError(
             f"{path or library}: not a library written by export_library (no {METADATA_SYMBOL})"
         ) from None
     return ModuleMetadata.from_json(ctypes.string_at(ctypes.addressof(start)).decode())
 
 
 def load_module(path: str | os.PathLike[str]) -> LoadedFunction:
-    """Load a shared library written by `Function.export_library` (ctypes; no xDSL, no LLVM)."""
+    """Load a shared library written by `Function.export_library` (ctypes; no xDSL, no LLVM).
+
+    The `LoadedFunction` takes the same arguments as the exported `Function` and runs
+    the same checks; a library that `export_library` did not write is a `ModuleLoadError`.
+
+    >>> f = compiler.build([A, B], name="scale")        # doctest: +SKIP
+    >>> f.export_library("scale.so")                    # doctest: +SKIP
+    >>> g = compiler.load_module("scale.so")            # doctest: +SKIP
+    >>> g(a, b)                                         # doctest: +SKIP
+    """
     return LoadedFunction(path)

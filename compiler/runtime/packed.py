@@ -5,14 +5,20 @@ int64_t *error_values)`. `PackedFunction.__call__`:
 
   1. turns each argument into a `DLTensor*`, zero-copy: a NumPy array or any
      object with `__dlpack__` (PyTorch, JAX, CuPy...) through the DLPack
-     capsule protocol, or a `RawTensor`; anything else is a TypeError;
-  2. rejects read-only outputs (NumPy's `writeable` flag travels as the
-     versioned capsule's read-only flag);
+     capsule protocol, or a `RawTensor`; anything else is an
+     `ArgumentTypeError` (a TypeError);
+  2. refuses outputs that must not be written, with a `ReadOnlyOutputError`
+     naming the output (`not_writable`): a versioned DLPack capsule with the
+     read-only flag (NumPy's `writeable=False` travels that way), a JAX array
+     (immutable, although its capsule carries no flag), a torch tensor that
+     requires grad (autograd would not see the write) or an inference tensor
+     outside inference mode (torch forbids writing it);
   3. calls the function, which checks everything else (count, ndim, dtype,
      device, shapes, strides, alignment, overlap) before touching memory;
   4. maps a non-zero result k to the k-th entry of the function's assert
-     table and raises its ValueError or TypeError, the message filled with
-     the values the failed check reported (the actual value, the expected one).
+     table and raises its `ArgumentValueError`, `ArgumentTypeError` or (a
+     bound check) `BoundsError`, the message filled with the values the
+     failed check reported (the actual value, the expected one).
 
 NumPy arrays go through `ndarray.__dlpack__` too: it fills the DLTensor in C
 (~0.2 us), where reading `ndarray.ctypes.data` alone costs ~3 us. The argument
@@ -23,6 +29,7 @@ the GIL, so two threads may call one function at once).
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +37,15 @@ from typing import Any
 
 import numpy as np
 
+from compiler.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ArgumentValueError,
+    BoundsError,
+    CompilerError,
+    InternalError,
+    ReadOnlyOutputError,
+)
 from compiler.runtime.dlpack import (
     ExportError,
     RawTensor,
@@ -79,12 +95,14 @@ class PackedFunction:
     def _buffers(self) -> tuple[Any, Any, int, int]:
         """This thread's argument and error-values arrays, and their addresses."""
         try:
-            return self._local.buffers
+            buffers: tuple[Any, Any, int, int] = self._local.buffers  # threading.local: untyped
+            return buffers
         except AttributeError:
             argv = (ctypes.c_void_p * max(len(self.args), 1))()
             errors = (ctypes.c_int64 * MAX_ERROR_VALUES)()
-            self._local.buffers = (argv, errors, ctypes.addressof(argv), ctypes.addressof(errors))
-            return self._local.buffers
+            buffers = (argv, errors, ctypes.addressof(argv), ctypes.addressof(errors))
+            self._local.buffers = buffers
+            return buffers
 
     def __call__(self, *arrays: Any) -> None:
         argv, errors, argv_address, errors_address = self._buffers()
@@ -98,8 +116,8 @@ class PackedFunction:
                     argv[k] = self._tensor(k, value, keep)
                     continue
                 keep.append(cap)
-                if self._outputs[k] and read_only(cap, tensor):
-                    raise ValueError(f"{self.name}: output {self.args[k].name} is read-only")
+                if self._outputs[k]:
+                    self._check_writable(k, value, read_only(cap, tensor))
                 argv[k] = tensor
         code = self._fn(argv_address, len(arrays), errors_address)
         if code != 0:
@@ -107,6 +125,8 @@ class PackedFunction:
 
     def _tensor(self, k: int, value: Any, keep: list[Any]) -> int:
         arg = self.args[k]
+        if arg.is_output:  # before exporting: torch refuses to export a tensor that requires grad
+            self._check_writable(k, value, flagged=False)
         try:
             cap = value.__dlpack__(max_version=(1, 0))
         except AttributeError:
@@ -119,17 +139,17 @@ class PackedFunction:
         except ExportError as err:
             raise self._export_error(arg, value, err) from None
         if read_only:
-            raise ValueError(f"{self.name}: output {arg.name} is read-only")
+            self._check_writable(k, value, flagged=True)
         return address
 
     def _raw(self, arg: PackedArg, value: Any, keep: list[Any]) -> int:
         if not isinstance(value, RawTensor):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{self.name}: argument {arg.name} must be a NumPy array or a DLPack tensor, "
                 f"got {type(value).__name__}"
             )
         if value.read_only and arg.is_output:
-            raise ValueError(f"{self.name}: output {arg.name} is read-only")
+            raise self._read_only(arg, "a RawTensor made with read_only=True")
         keep.append(value)
         return value.address
 
@@ -147,19 +167,65 @@ class PackedFunction:
             not value.dtype.isnative or value.dtype.kind not in "biufc"
         ):
             order = "" if value.dtype.isnative else " (non-native byte order)"
-            return TypeError(
+            return ArgumentTypeError(
                 f"{self.name}: {arg.name}.dtype is {value.dtype.str}{order}, expected {arg.dtype}"
             )
-        return ValueError(f"{self.name}: argument {arg.name} has no DLTensor view: {err}")
+        return ArgumentValueError(f"{self.name}: argument {arg.name} has no DLTensor view: {err}")
 
-    def error(self, code: int, values: Sequence[int]) -> Exception:
+    def _check_writable(self, k: int, value: Any, flagged: bool) -> None:
+        """Raise ReadOnlyOutputError if output k must not be written (`flagged`: its
+        capsule has DLPack's read-only flag)."""
+        reason = not_writable(value)
+        if reason is None and flagged:
+            reason = (
+                "NumPy's flags.writeable is False"
+                if isinstance(value, np.ndarray)
+                else "its DLPack capsule has the read-only flag"
+            )
+        if reason is not None:
+            raise self._read_only(self.args[k], reason)
+
+    def _read_only(self, arg: PackedArg, reason: str) -> ReadOnlyOutputError:
+        return ReadOnlyOutputError(
+            f"{self.name}: output {arg.name} is read-only ({reason}); pass a writable array",
+            function=self.name,
+            argument=arg.name,
+        )
+
+    def error(self, code: int, values: Sequence[int]) -> CompilerError:
         """The exception for a failure code, its message filled with the reported values."""
         if not 0 < code <= len(self.errors):
-            return RuntimeError(f"{self.name}: failed with unknown code {code}")
+            return InternalError(f"{self.name}: failed with unknown code {code}")
         entry = self.errors[code - 1]
         message = format_message(entry.message, [values[i] for i in range(entry.n_values)])
-        return _ERRORS.get(entry.error, ValueError)(message)
+        return _ERRORS.get(entry.error, ArgumentValueError)(message)
 
 
-_ERRORS: dict[str, type[Exception]] = {"TypeError": TypeError, "IndexError": IndexError}
+_ERRORS: dict[str, type[ArgumentError | BoundsError]] = {
+    "TypeError": ArgumentTypeError,
+    "ValueError": ArgumentValueError,
+    "IndexError": BoundsError,
+}
 """The exception a failed `loop.assert` raises, by its `raises` name (default ValueError)."""
+
+
+def not_writable(value: Any) -> str | None:
+    """Why `value` must not be an output although its DLPack capsule may not say so,
+    or None. Recognised by the type's module, without importing JAX or torch."""
+    root = type(value).__module__.partition(".")[0]
+    if root in ("jax", "jaxlib"):
+        return "a JAX array is immutable"
+    if root == "torch":
+        if getattr(value, "requires_grad", False):
+            return "a torch tensor that requires grad: autograd would not see the write"
+        if _is_inference_tensor_outside_inference_mode(value):
+            return "an inference tensor, which torch forbids writing outside inference mode"
+    return None
+
+
+def _is_inference_tensor_outside_inference_mode(value: Any) -> bool:
+    is_inference = getattr(value, "is_inference", None)
+    if is_inference is None or not is_inference():
+        return False
+    torch = sys.modules.get("torch")  # imported: `value` is one of its tensors
+    return torch is None or not torch.is_inference_mode_enabled()

@@ -128,6 +128,8 @@ class Expr:
 
 @dataclass(eq=False)
 class Const(Expr):
+    """A constant of a dtype: `te.const(2.0)`, or a Python number in an expression."""
+
     value: int | float | bool
     dtype: str
 
@@ -176,6 +178,8 @@ class Binary(Expr):
 
 @dataclass(eq=False)
 class Compare(Expr):
+    """A comparison (`a < b`, `a == b`...): a bool expression."""
+
     op: str
     a: Expr
     b: Expr
@@ -184,6 +188,8 @@ class Compare(Expr):
 
 @dataclass(eq=False)
 class Logical(Expr):
+    """`&`, `|`, `~` of conditions (`te.all`, `te.any`, `te.logical_not`)."""
+
     op: str  # "and" | "or" | "not"
     args: tuple[Expr, ...]
     dtype: str = "bool"
@@ -200,6 +206,8 @@ class Call(Expr):
 
 @dataclass(eq=False)
 class Cast(Expr):
+    """A value converted to another dtype: `e.astype("float16")`."""
+
     target: str
     value: Expr
 
@@ -221,6 +229,8 @@ class Select(Expr):
 
 @dataclass(eq=False)
 class Read(Expr):
+    """An element of a tensor: `A[i, j]`."""
+
     tensor: Tensor
     indices: tuple[Expr, ...]
 
@@ -231,6 +241,9 @@ class Read(Expr):
 
 @dataclass(eq=False)
 class Reduce(Expr):
+    """A reduction over reduce axes (`te.sum`, `te.prod`, `te.max`, `te.min`, a `comm_reducer`):
+    the whole body of a compute."""
+
     kind: str  # sum | prod | max | min
     body: Expr
     axes: tuple[IterVar, ...]
@@ -389,6 +402,12 @@ class Operation:
 
 @dataclass(eq=False)
 class Tensor:
+    """A tensor of a program: a placeholder (an input) or the result of `te.compute`.
+
+    `A[i, j]` reads it in an expression; `shape` holds ints and `te.var` expressions;
+    `op` is its producer (`op.axis`, `op.reduce_axis` for schedules).
+    """
+
     shape: tuple[Dim, ...]
     dtype: str
     op: Operation
@@ -601,6 +620,17 @@ def _reducer(kind: str) -> Callable[..., Expr]:
         return Reduce(kind, body, axes, None if init is None else as_expr(init, body.dtype), cond)
 
     reduce.__name__ = kind
+    reduce.__doc__ = f"""`te.{kind}(expr, axis=k)`: the {kind} of `expr` over the reduce axes `axis`
+    (one `te.reduce_axis` or several), the whole body of a `te.compute`. `init` is the
+    starting value (the identity by default); `where` a condition on the axes that
+    selects the terms.
+
+    >>> A = te.placeholder((8, 16), name="A")
+    >>> k = te.reduce_axis((0, 16), name="k")
+    >>> B = te.compute((8,), lambda i: te.{kind}(A[i, k], axis=k), name="B")
+    >>> B.op
+    ComputeOp(B, axis=[i], reduce_axis=[k])
+    """
     return reduce
 
 
@@ -639,6 +669,7 @@ def min(
 
 
 def const(value: int | float | bool, dtype: str | None = None) -> Const:
+    """A constant expression; its dtype defaults to bool, int64 or float32 from the value."""
     if dtype is None:
         dtype = "bool" if isinstance(value, bool) else INDEX if isinstance(value, int) else "float32"
     return Const(value, dtype)
@@ -699,16 +730,19 @@ def _bool_args(name: str, args: Sequence[ExprLike], requirement: str = "") -> tu
 
 
 def all(*conds: ExprLike) -> Expr:
+    """The conjunction of conditions (`te.all(i >= 1, i < n)`)."""
     exprs = _bool_args("all", conds)
     return exprs[0] if len(exprs) == 1 else Logical("and", exprs)
 
 
 def any(*conds: ExprLike) -> Expr:
+    """The disjunction of conditions."""
     exprs = _bool_args("any", conds)
     return exprs[0] if len(exprs) == 1 else Logical("or", exprs)
 
 
 def logical_not(cond: ExprLike) -> Expr:
+    """The negation of a condition (also `~cond`)."""
     return Logical("not", _bool_args("logical_not", [cond]))
 
 
@@ -733,6 +767,9 @@ def _unary(name: str) -> Callable[[ExprLike], Expr]:
         return Call(name, (e,), e.dtype)
 
     f.__name__ = name
+    f.__doc__ = f"`te.{name}(x)`: the elementwise {name} of a float expression" + (
+        " (or of an integer one)." if name == "abs" else "."
+    )
     return f
 
 
@@ -748,21 +785,25 @@ cos = _unary("cos")
 
 
 def sigmoid(x: ExprLike) -> Expr:
+    """`1 / (1 + exp(-x))` of a float expression."""
     e = as_expr(x, "float32")
     return 1.0 / (1.0 + exp(-e))
 
 
 def maximum(a: ExprLike, b: ExprLike) -> Expr:
+    """The larger of two values of one dtype (index expressions included)."""
     ea, eb = _unify(a, b)
     return Call("maximum", (ea, eb), ea.dtype)
 
 
 def minimum(a: ExprLike, b: ExprLike) -> Expr:
+    """The smaller of two values of one dtype (index expressions included)."""
     ea, eb = _unify(a, b)
     return Call("minimum", (ea, eb), ea.dtype)
 
 
 def power(a: ExprLike, b: ExprLike) -> Expr:
+    """`a ** b` of float expressions."""
     ea, eb = _unify(a, b)
     return Call("pow", (ea, eb), ea.dtype)
 

@@ -612,7 +612,16 @@ def _since_reset(schedule: Schedule, tensor: T.Tensor) -> list[Primitive]:
 
 
 def create_schedule(ops: T.Operation | T.Tensor | Sequence[T.Operation | T.Tensor]) -> Schedule:
-    """`te.create_schedule(D.op)` or a list of output ops."""
+    """The default schedule of the stages that compute `ops` (one output op or tensor, or a
+    list): every stage computed at the root, its loops as its axes; `s[T]` then gives the
+    `Stage` to transform.
+
+    >>> A = te.placeholder((64, 64), name="A")
+    >>> B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+    >>> s = te.create_schedule(B.op)
+    >>> s[B]
+    Stage(B, leaf_axes=[i, j])
+    """
     items = list(ops) if isinstance(ops, list | tuple) else [ops]
     schedule = Schedule([])
     tensors: list[T.Tensor] = []

@@ -361,7 +361,7 @@ def _emit_reduce(
         for source, element in zip(r.sources or (r.body,), elements, strict=True)
     ]
     block.add_op(te.YieldOp(*values))
-    extents = [canonical_dim(iv.extent) for iv in r.axes]  # type: ignore[arg-type]
+    extents = [canonical_dim(iv.known_extent) for iv in r.axes]
     if r.combiner is not None:
         starts = [_init_attr(e, element) for e, element in zip(inits, elements, strict=True)]
         combiner = _emit_combiner(r.combiner, elements)

@@ -17,7 +17,7 @@ import dataclasses
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, Any
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from compiler.diagnostics import VerifyError
 from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
 from compiler.tools.version import add_version_argument
@@ -65,14 +66,21 @@ def verify_located(module: ModuleOp) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
-            culprit = getattr(err, "op", op)  # a schedule error names its primitive
-            raise VerifyException(f"{location_prefix(culprit)}error: {err}") from None
+            named = getattr(err, "op", None)  # a schedule error names its primitive
+            culprit = op if named is None else named
+            raise VerifyError(f"{location_prefix(culprit)}error: {err}") from None
 
 
 class ListPassesAction(argparse.Action):
     """`--list-passes`: the project's passes with their options and one-line summaries."""
 
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         for name, factory in sorted(get_all_passes().items()):
             cls = factory()
             doc = (cls.__doc__ or "").strip().splitlines()

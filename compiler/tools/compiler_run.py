@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from compiler.errors import ArgumentValueError
 from compiler.tools.version import add_version_argument
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def _parse_dims(items: Sequence[str]) -> dict[str, int]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not value.lstrip("-").isdigit():
-            raise ValueError(f"--dim expects NAME=INT, got '{item}'")
+            raise ArgumentValueError(f"--dim expects NAME=INT, got '{item}'")
         dims[name] = int(value)
     return dims
 
@@ -44,7 +45,7 @@ def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[in
         e = parse_expr(d)
         missing = sorted(free_vars(e) - env.keys())
         if missing:
-            raise ValueError(f"{arg} has the symbolic dimension '{d}': give --dim {missing[0]}=N")
+            raise ArgumentValueError(f"{arg} has the symbolic dimension '{d}': give --dim {missing[0]}=N")
         shape.append(evaluate(e, env))
     return tuple(shape)
 
@@ -53,6 +54,7 @@ def _fill(shape: tuple[int, ...], dtype: str, init: str, rng: np.random.Generato
     import numpy as np
 
     size = int(np.prod(shape))
+    data: np.ndarray
     if init == "ones":
         data = np.ones(size)
     elif init == "random":
@@ -85,9 +87,9 @@ def run(argv: Sequence[str] | None = None) -> int:
             text, name = f.read(), args.file
     module = LocatedParser(make_context(), text, name).parse_module()
     verify_located(module)
-    names = [op.sym_name.data for op in module.ops if hasattr(op, "sym_name")]  # type: ignore[attr-defined]
+    names = [op.sym_name.data for op in module.ops if hasattr(op, "sym_name")]
     if not names:
-        raise ValueError(f"{args.file} defines no function")
+        raise ArgumentValueError(f"{args.file} defines no function")
     entry = args.entry or names[0]
     fn = compile_module(module, entry)
     env = _parse_dims(args.dim)

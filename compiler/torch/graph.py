@@ -20,6 +20,7 @@ import torch
 from torch import fx
 
 from compiler import ops, te
+from compiler.errors import UnsupportedOpError
 
 TE_DTYPES: dict[torch.dtype, str] = {
     torch.float16: "float16",
@@ -35,7 +36,7 @@ TE_DTYPES: dict[torch.dtype, str] = {
 
 def te_dtype(dtype: torch.dtype, what: str) -> str:
     if dtype not in TE_DTYPES:
-        raise NotImplementedError(f"{what}: dtype {dtype} is not supported (expected one of "
+        raise UnsupportedOpError(f"{what}: dtype {dtype} is not supported (expected one of "
                                   f"{', '.join(TE_DTYPES.values())})")
     return TE_DTYPES[dtype]
 
@@ -91,7 +92,7 @@ def where(node: fx.Node) -> str:
     return f"node '{node.name}' of the exported graph ({op_name(node)}){module_of(node)}, at\n{source_of(node)}"
 
 
-class UnsupportedOperatorError(NotImplementedError):
+class UnsupportedOperatorError(UnsupportedOpError):
     """An ATen operator (or one of its variants) that compiler.torch cannot lower."""
 
     def __init__(self, message: str, node: fx.Node | None = None):

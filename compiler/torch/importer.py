@@ -35,6 +35,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
 
 from compiler import ops, te
+from compiler.errors import ExprValueError, InternalError
 from compiler.te.expr import Read, Reduce, collect_stages, walk
 from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
 from compiler.torch.graph import (
@@ -98,7 +99,8 @@ def export(
     with warnings.catch_warnings():  # torch's own deprecation noise (pytree LeafSpec)
         warnings.filterwarnings("ignore", category=FutureWarning, module="copyreg")
         program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes)
-        return program.run_decompositions({})
+        functional: ExportedProgram = program.run_decompositions({})
+        return functional
 
 
 def dim_names(module: torch.nn.Module, n_inputs: int, dynamic_shapes: Any) -> list[dict[int, str]]:
@@ -198,7 +200,7 @@ class Importer:
             args, kwargs = fx.node.map_arg((node.args, node.kwargs), lambda n: self.constants[n])
             try:
                 with torch.no_grad():
-                    value = node.target(*args, **kwargs)  # type: ignore[operator]
+                    value = node.target(*args, **kwargs)
             except Exception:  # left to the converter, which reports it
                 continue
             if isinstance(value, torch.Tensor):
@@ -257,11 +259,17 @@ class Importer:
                 continue
             if not all(s is None or s in self.constants for s in stats):
                 continue
+            if not isinstance(weight, fx.Node) or not isinstance(mean, fx.Node) or not isinstance(var, fx.Node):
+                continue  # the fold needs the weight and the running statistics as graph constants
             scale, shift = fold_batch_norm(
-                *(self.constants[s] if s is not None else None for s in (mean, var, gamma, beta)), float(eps)  # type: ignore[arg-type]
+                self.constants[mean],
+                self.constants[var],
+                self.constants[gamma] if isinstance(gamma, fx.Node) else None,
+                self.constants[beta] if isinstance(beta, fx.Node) else None,
+                float(eps),
             )
-            w = self.constants[weight]  # type: ignore[index]
-            b = self.constants[bias].double().numpy() if bias is not None else 0.0  # type: ignore[index]
+            w = self.constants[weight]
+            b = self.constants[bias].double().numpy() if isinstance(bias, fx.Node) else 0.0
             folded_w = (w.double().numpy() * scale.reshape(-1, *([1] * (w.ndim - 1)))).astype(np.float64)
             folded_b = b * scale + shift
             fw, fb = torch.from_numpy(folded_w).to(w.dtype), torch.from_numpy(folded_b).to(w.dtype)
@@ -282,7 +290,7 @@ class Importer:
             name = op_name(node)
             if node.target is operator.getitem:
                 source, index = node.args
-                values[node] = values[source][index]  # type: ignore[index]
+                values[node] = values[source][index]
                 continue
             args, kwargs = fx.node.map_arg((node.args, node.kwargs), lambda n: values[n])
             try:
@@ -290,7 +298,7 @@ class Importer:
                     conv_value = values[self.bn_of_conv[node]]
                     values[node] = (conv_value, None, None) if name == BN_OPS[0] else conv_value
                 elif node.target in SYM_OPS:
-                    values[node] = SYM_OPS[node.target](*args)  # type: ignore[index]
+                    values[node] = SYM_OPS[node.target](*args)
                 elif name in IDENTITY_OPS:
                     values[node] = args[0]
                 elif name in IGNORED_OPS:
@@ -304,7 +312,7 @@ class Importer:
             except UnsupportedOperatorError as err:
                 raise UnsupportedOperatorError(f"from_torch: {name}: {err}\n  at {where(node)}", node) from None
             except (ValueError, TypeError, IndexError) as err:
-                raise ValueError(f"from_torch: cannot lower {name}: {err}\n  at {where(node)}") from err
+                raise ExprValueError(f"from_torch: cannot lower {name}: {err}\n  at {where(node)}") from err
             values[node] = self.match_torch(node, values[node])
 
     def match_torch(self, node: fx.Node, value: Any) -> Any:
@@ -319,7 +327,7 @@ class Importer:
         except (KeyError, TypeError):
             got = None
         if got is not None and None not in expected and got != expected:
-            raise AssertionError(
+            raise InternalError(
                 f"internal error: from_torch lowered {op_name(node)} to a tensor of shape {got} at the "
                 f"example's sizes, torch computes {expected}\n  at {where(node)}"
             )

@@ -25,6 +25,7 @@ import torch
 from torch.utils import _pytree
 
 from compiler.build import Function, build, lower
+from compiler.errors import ArgumentTypeError, ArgumentValueError
 from compiler.te import Dim
 from compiler.te.expr import Var
 from compiler.torch.importer import ImportedGraph, dim_names, export, import_program
@@ -57,6 +58,13 @@ class TorchFunction:
         self.stats = seconds
         self._params = graph.param_values
 
+    def __repr__(self) -> str:
+        outputs = ", ".join(f"{_shape_text(t.shape)} {t.dtype}" for t in self.graph.outputs)
+        return (
+            f"<TorchFunction {self.name}({', '.join(self.input_shapes)}) -> {outputs}, "
+            f"{len(self.graph.params)} parameters>"
+        )
+
     @property
     def memory(self) -> MemorySummary | None:
         """The memory plan of the intermediate buffers (as `build(...).memory`)."""
@@ -69,6 +77,7 @@ class TorchFunction:
 
     @property
     def input_shapes(self) -> list[str]:
+        """`name: (shape) dtype` of each input, symbolic dimensions by name."""
         return [f"{t.name}: {_shape_text(t.shape)} {t.dtype}" for t in self.graph.inputs]
 
     def lower(self, until: Stage = "llvm") -> ModuleOp:
@@ -80,28 +89,28 @@ class TorchFunction:
         """The symbolic sizes the inputs bind; raises ValueError for a wrong shape."""
         g = self.graph
         if len(arrays) != len(g.inputs):
-            raise TypeError(f"{self.name}: expected {len(g.inputs)} input(s) ({', '.join(self.input_shapes)}), got {len(arrays)}")
+            raise ArgumentTypeError(f"{self.name}: expected {len(g.inputs)} input(s) ({', '.join(self.input_shapes)}), got {len(arrays)}")
         env: dict[str, int] = {}
         bound_from: dict[str, str] = {}
         for t, a in zip(g.inputs, arrays, strict=True):
             shape = getattr(a, "shape", None)
             if shape is None:
-                raise TypeError(f"{self.name}: input {t.name} must be an array or a DLPack tensor, got {type(a).__name__}")
+                raise ArgumentTypeError(f"{self.name}: input {t.name} must be an array or a DLPack tensor, got {type(a).__name__}")
             shape = tuple(int(d) for d in shape)
             if len(shape) != t.ndim:
-                raise ValueError(
+                raise ArgumentValueError(
                     f"{self.name}: input {t.name} has {len(shape)} dimension(s) {shape}, expected {t.ndim} {_shape_text(t.shape)}"
                 )
             for k, (size, d) in enumerate(zip(shape, t.shape, strict=True)):
                 where = f"{t.name}.shape[{k}]"
                 if isinstance(d, int):
                     if size != d:
-                        raise ValueError(f"{self.name}: {where} is {size}, expected {d}")
+                        raise ArgumentValueError(f"{self.name}: {where} is {size}, expected {d}")
                     continue
                 assert isinstance(d, Var)
                 if d.name in env:
                     if env[d.name] != size:
-                        raise ValueError(
+                        raise ArgumentValueError(
                             f"{self.name}: {where} is {size}, expected {d.name} = {env[d.name]} "
                             f"({d.name} bound from {bound_from[d.name]})"
                         )
@@ -109,7 +118,7 @@ class TorchFunction:
                 r = g.ranges.get(d.name)
                 if r is not None and (size < r.lower or (r.upper is not None and size > r.upper)):
                     upper = "inf" if r.upper is None else r.upper
-                    raise ValueError(
+                    raise ArgumentValueError(
                         f"{self.name}: {where} is {size}, outside the range [{r.lower}, {upper}] "
                         f"torch.export derived for {d.name}"
                     )
@@ -150,6 +159,15 @@ def from_torch(
     every other is specialised to the example's size. Operators the importer does
     not lower raise `UnsupportedOperatorError` naming the op, its graph node and the
     source line, before anything is compiled.
+
+    >>> import torch
+    >>> from torch.export import Dim
+    >>> model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU()).eval()
+    >>> net = compiler.from_torch(model, (torch.randn(1, 3, 32, 32),),
+    ...                           dynamic_shapes={"input": {2: Dim("h"), 3: Dim("w")}})
+    >>> y = net(torch.randn(1, 3, 20, 24))             # NumPy arrays out
+    >>> y.shape
+    (1, 8, 20, 24)
     """
     start = time.perf_counter()
     if not isinstance(example_args, tuple | list):

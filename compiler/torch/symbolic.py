@@ -9,9 +9,10 @@ evaluates te dimensions at call time to allocate outputs.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from compiler import te
+from compiler.errors import ExprTypeError, UnsupportedOpError
 from compiler.te import Dim
 from compiler.te.expr import Binary
 
@@ -34,10 +35,10 @@ def eval_dim(d: Dim, env: Mapping[str, int]) -> int:
         case Binary(op=op, a=a, b=b) if op in _BINARY:
             return _BINARY[op](eval_dim(a, env), eval_dim(b, env))
         case _:
-            raise TypeError(f"cannot evaluate the dimension {d!r}")
+            raise ExprTypeError(f"cannot evaluate the dimension {d!r}")
 
 
-_BINARY = {
+_BINARY: dict[str, Callable[[int, int], int]] = {
     "add": operator.add,
     "sub": operator.sub,
     "mul": operator.mul,
@@ -54,9 +55,11 @@ def sympy_to_dim(expr: object, symbols: Mapping[str, te.Var]) -> Dim:
         return int(expr)
     if isinstance(expr, sympy.Symbol):
         if expr.name not in symbols:
-            raise NotImplementedError(f"the symbolic size {expr} is not a dimension of an input")
+            raise UnsupportedOpError(f"the symbolic size {expr} is not a dimension of an input")
         return symbols[expr.name]
-    args = [sympy_to_dim(a, symbols) for a in expr.args]  # type: ignore[attr-defined]
+    if not isinstance(expr, sympy.Basic):
+        raise UnsupportedOpError(f"the symbolic size {expr!r} is not a sympy expression")
+    args = [sympy_to_dim(a, symbols) for a in expr.args]
     name = type(expr).__name__
     if isinstance(expr, sympy.Add):
         out = args[0]
@@ -80,4 +83,4 @@ def sympy_to_dim(expr: object, symbols: Mapping[str, te.Var]) -> Dim:
             else:
                 out = te.maximum(out, a) if name == "Max" else te.minimum(out, a)
         return out
-    raise NotImplementedError(f"the symbolic size {expr} ({name}) has no te form")
+    raise UnsupportedOpError(f"the symbolic size {expr} ({name}) has no te form")

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
+import re
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import pytest
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 import compiler
-from compiler import te
+from compiler import errors, ops, te
+from compiler.diagnostics import PassError, ScheduleVerifyError, VerifyError
+
+PACKAGE = Path(compiler.__file__).parent
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +82,218 @@ def test_builder_errors() -> None:
         compiler.build([B])
     with pytest.raises(TypeError, match=r"convert one with .astype"):
         te.compute((4,), lambda i: A[i] + i, name="mixed")
+
+
+# ---------------------------------------------------------------------------
+# The exception hierarchy (compiler.errors): each family is raised where its
+# story fails, and is caught both as CompilerError and as its builtin base.
+# ---------------------------------------------------------------------------
+
+
+def raised(call: Callable[[], object], family: type[Exception], builtin: type[Exception]) -> Exception:
+    """Run `call`, which must raise `family`; check it is a CompilerError and a `builtin`."""
+    with pytest.raises(family) as info:
+        call()
+    assert isinstance(info.value, compiler.CompilerError)
+    assert isinstance(info.value, builtin)
+    return info.value
+
+
+def test_hierarchy_is_exported_lazily_and_complete() -> None:
+    assert set(compiler.errors.__all__) <= set(compiler.__all__)
+    for name in compiler.errors.__all__:
+        cls = getattr(compiler, name)
+        assert cls is getattr(compiler.errors, name)
+        assert issubclass(cls, compiler.CompilerError)
+    families = {
+        errors.ScheduleError: ValueError,
+        errors.ScheduleTypeError: TypeError,
+        errors.IRError: ValueError,
+        errors.ArgumentTypeError: TypeError,
+        errors.ArgumentValueError: ValueError,
+        errors.ReadOnlyOutputError: ValueError,
+        errors.BoundsError: IndexError,
+        errors.MemoryPlanError: AssertionError,
+        errors.UnsupportedOpError: NotImplementedError,
+        errors.ExprTypeError: TypeError,
+        errors.ExprValueError: ValueError,
+        errors.ExprIndexError: IndexError,
+        errors.ModuleLoadError: ValueError,
+        errors.OptionError: ValueError,
+        errors.LinkError: RuntimeError,
+        errors.InternalError: RuntimeError,
+    }
+    for cls, builtin in families.items():
+        assert issubclass(cls, builtin), cls
+    assert issubclass(errors.ReadOnlyOutputError, errors.ArgumentError)
+    assert issubclass(VerifyError, compiler.IRError)
+    assert issubclass(VerifyError, VerifyException)
+    assert issubclass(PassError, compiler.IRError)
+    assert issubclass(PassError, PassFailedException)
+    assert issubclass(ScheduleVerifyError, compiler.ScheduleError)
+    assert issubclass(ScheduleVerifyError, VerifyException)
+
+
+def test_expression_errors() -> None:
+    A = te.placeholder((4,), name="A")
+    err = raised(lambda: A[0, 1], errors.ExprIndexError, IndexError)
+    assert str(err) == "tensor A has 1 dimensions, indexed with 2"
+    raised(lambda: te.compute((4,), lambda i: A[i] + i, name="mixed"), errors.ExprTypeError, TypeError)
+    raised(lambda: te.placeholder((-1,), name="neg"), errors.ExprValueError, ValueError)
+    raised(lambda: ops.transpose(A, (1, 0)), errors.ExprValueError, ValueError)
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    err = raised(lambda: compiler.build([B]), errors.ExprValueError, ValueError)
+    assert "placeholder(s) A are read but not in the argument list" in str(err)
+
+
+def test_schedule_errors_from_the_stage_api_and_the_verifier() -> None:
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((8,), lambda i: B[i] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    err = raised(lambda: s[C].split(C.op.axis[0], factor=2, nparts=2), compiler.ScheduleError, ValueError)
+    assert str(err) == "split takes exactly one of factor= or nparts="
+    raised(lambda: s[B].compute_at(C, C.op.axis[0]), errors.ScheduleTypeError, TypeError)  # type: ignore[arg-type]
+    # found by the sched dialect's verifier when the program is built
+    s[C].compute_inline()
+    err = raised(lambda: compiler.lower(s, [A, C], until="loop"), compiler.ScheduleError, ValueError)
+    assert "stage \"C\" is a result of the function" in str(err)
+
+
+def test_ir_errors_are_xdsl_diagnostics_too() -> None:
+    from xdsl.parser import Parser
+
+    from compiler.context import make_context
+
+    text = 'loop.func @f(%a: !loop.buffer<[4], f32>) {\n  %c = arith.constant 0 : index\n  loop.for %i = %c extent %c step 0 {\n  }\n}'
+    module = Parser(make_context(), text).parse_module()
+    err = raised(module.verify, VerifyError, ValueError)
+    assert isinstance(err, VerifyException)
+    assert "loop.for step must be positive, got 0" in str(err)
+    n = te.var("n")
+    A = te.placeholder((n + 2,), name="A")  # n appears in no shape by itself: nothing binds it
+    B = te.compute((n + 2,), lambda i: A[i] * 2.0, name="B")
+    err = raised(lambda: compiler.lower([A, B]), PassError, ValueError)
+    assert isinstance(err, compiler.IRError)
+    assert "symbolic variable 'n'" in str(err)
+
+
+def test_option_errors() -> None:
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    err = raised(lambda: compiler.lower([A, B], until="nowhere"), errors.OptionError, ValueError)  # type: ignore[arg-type]
+    assert "unknown pipeline stage 'nowhere'" in str(err)
+
+
+def test_argument_errors(add_fn: compiler.Function) -> None:
+    raised(lambda: add_fn(np.zeros((3, 4), np.float32)), errors.ArgumentTypeError, TypeError)
+    raised(lambda: add_fn(np.zeros((3, 4)), np.zeros((3, 4), np.float32)), errors.ArgumentTypeError, TypeError)
+    raised(lambda: add_fn([[1.0]], np.zeros((1, 4), np.float32)), errors.ArgumentTypeError, TypeError)
+    err = raised(
+        lambda: add_fn(np.zeros((3, 5), np.float32), np.zeros((3, 4), np.float32)),
+        errors.ArgumentValueError,
+        ValueError,
+    )
+    assert str(err) == "main: A.shape[1] is 5, expected 4"
+    out = np.zeros((3, 4), np.float32)
+    out.flags.writeable = False
+    err = raised(lambda: add_fn(np.zeros((3, 4), np.float32), out), errors.ReadOnlyOutputError, ValueError)
+    assert isinstance(err, errors.ReadOnlyOutputError)
+    assert (err.function, err.argument) == ("main", "B")
+    # an unknown failure code is an internal error (a RuntimeError)
+    assert isinstance(add_fn._packed.error(999, [0] * 4), errors.InternalError)
+
+
+def test_bounds_error() -> None:
+    A = te.placeholder((5,), name="A")
+    B = te.compute((5,), lambda i: A[i + 1], name="B")  # reads A[5] at i = 4
+    f = compiler.build([A, B], check_bounds=True)
+    err = raised(lambda: f(np.zeros(5, np.float32), np.zeros(5, np.float32)), errors.BoundsError, IndexError)
+    assert re.fullmatch(r"main: load from A\[\w+ \+ 1\] out of bounds: index 5 of dimension 0 is outside \[0, 5\)", str(err))
+
+
+OVERLAPPING_PLAN = """
+loop.func @overlap(%out: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<[96], i8>
+  %a = loop.view "a" %arena at "0" : !loop.buffer<[96], i8> -> !loop.buffer<[16], f32>
+  %b = loop.view "b" %arena at "32" : !loop.buffer<[96], i8> -> !loop.buffer<[16], f32>
+  loop.for %i = %c0 extent %c16 {
+    %one = arith.constant 1.0 : f32
+    loop.store %one, %a[%i] : !loop.buffer<[16], f32>
+    loop.store %one, %b[%i] : !loop.buffer<[16], f32>
+  }
+  loop.for %i = %c0 extent %c16 {
+    %x = loop.load %a[%i] : !loop.buffer<[16], f32>
+    %y = loop.load %b[%i] : !loop.buffer<[16], f32>
+    %s = arith.addf %x, %y : f32
+    loop.store %s, %out[%i] : !loop.buffer<[16], f32>
+  }
+}
+"""
+
+
+def test_memory_plan_errors() -> None:
+    from xdsl.parser import Parser
+
+    from compiler.build import _memory_plan
+    from compiler.context import make_context
+    from compiler.passes.verify_memory_plan import VerifyMemoryPlanPass
+
+    ctx = make_context()
+    module = Parser(ctx, OVERLAPPING_PLAN).parse_module()
+    err = raised(lambda: _memory_plan(module), errors.MemoryPlanError, AssertionError)
+    assert "internal error: unsound memory plan: a (statements" in str(err)
+    err = raised(lambda: VerifyMemoryPlanPass().apply(ctx, module), errors.MemoryPlanError, AssertionError)
+    assert isinstance(err, PassFailedException)  # compiler-opt prints it as a diagnostic
+    assert "verify-memory-plan: @overlap: a (statements 5-6, bytes 0..+64)" in str(err)
+
+
+def test_module_load_error(tmp_path: Path) -> None:
+    import ctypes.util
+
+    libm = ctypes.util.find_library("m")
+    if libm is None:
+        pytest.skip("no libm to load")
+    path = Path(f"/lib/x86_64-linux-gnu/{libm}")
+    if not path.exists():
+        pytest.skip(f"{libm} is not at {path}")
+    err = raised(lambda: compiler.load_module(path), errors.ModuleLoadError, ValueError)
+    assert "not a library written by export_library" in str(err)
+
+
+def test_unsupported_operator_is_an_unsupported_op_error() -> None:
+    from compiler.torch import UnsupportedOperatorError
+
+    assert issubclass(UnsupportedOperatorError, errors.UnsupportedOpError)
+    assert issubclass(UnsupportedOperatorError, NotImplementedError)
+
+
+def test_linker_errors_are_link_errors() -> None:
+    from compiler.lowering.export import LinkerNotFoundError
+
+    assert issubclass(LinkerNotFoundError, errors.LinkError)
+    assert issubclass(LinkerNotFoundError, RuntimeError)
+
+
+# Builtin exceptions the package may still raise: Python's own protocols.
+PROTOCOL_EXCEPTIONS = {"KeyError", "AttributeError", "FileNotFoundError", "ImportError"}
+BUILTIN_EXCEPTIONS = {
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+}
+XDSL_EXCEPTIONS = {"VerifyException", "PassFailedException", "DiagnosticException"}
+
+
+def test_every_raise_uses_the_hierarchy() -> None:
+    """No `raise ValueError(...)` (or VerifyException...) in compiler/: a CompilerError subclass."""
+    offenders: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Raise) or node.exc is None:
+                continue
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            name = exc.id if isinstance(exc, ast.Name) else None
+            if name in (BUILTIN_EXCEPTIONS | XDSL_EXCEPTIONS) - PROTOCOL_EXCEPTIONS:
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: raise {name}")
+    assert offenders == []

@@ -226,13 +226,13 @@ BAD_CALLS: list[tuple[str, Callable[[np.ndarray], tuple[Any, ...]], type[Excepti
         "read-only-output",
         lambda out: (A34, _read_only(out)),
         ValueError,
-        r"^main: output B is read-only$",
+        r"^main: output B is read-only \(NumPy's flags.writeable is False\); pass a writable array$",
     ),
     (
         "read-only-dlpack-output",
         lambda out: (A34, DLPackOnly(_read_only(out))),
         ValueError,
-        r"^main: output B is read-only$",
+        r"^main: output B is read-only \(its DLPack capsule has the read-only flag\); pass a writable array$",
     ),
     (
         "output-is-input",
