@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     FloatAttr,
     IndexType,
@@ -159,15 +160,16 @@ def insert_cache_write(func: te.FuncOp, stage: te.ComputeOp, name: str, layout: 
         arg.name_hint = hint
         names[leaf] = arg
     var = _emitter(block, names)
+    shared: dict[Expr | Cond, SSAValue] = {}  # one value per sub-expression
     mapping: dict[SSAValue, SSAValue] = {}
     for axis, value in zip(stage.axes, layout.root_values, strict=True):
-        mapping[axis] = emit_expr(value, block.add_op, var)
+        mapping[axis] = emit_expr(value, block.add_op, var, shared)
     guard = None
     if layout.guards:
         cond = layout.guards[0]
         for g in layout.guards[1:]:
             cond = And(cond, g)
-        guard = emit_cond(cond, block.add_op, var)
+        guard = emit_cond(cond, block.add_op, var, shared)
     _clone_body(stage, block, mapping, guard)
     cache = te.ComputeOp(name, cache_type, Region(block))
     cache.result.name_hint = name
@@ -208,7 +210,11 @@ def _guarded(guard: SSAValue, then_block: Block, value: SSAValue) -> scf.IfOp:
     """`scf.if guard { then_block; yield value } else { yield 0 }` (a lazy select)."""
     then_block.add_op(scf.YieldOp(value))
     t = value.type
-    zero = arith.ConstantOp(IntegerAttr(0, t) if isinstance(t, IntegerType | IndexType) else FloatAttr(0.0, t))  # type: ignore[arg-type]
+    if isinstance(t, IntegerType | IndexType):
+        zero = arith.ConstantOp(IntegerAttr(0, t))
+    else:
+        assert isinstance(t, AnyFloat)  # te element types: integers, index, floats
+        zero = arith.ConstantOp(FloatAttr(0.0, t))
     else_block = Block([zero, scf.YieldOp(zero.result)])
     return scf.IfOp(guard, [t], Region(then_block), Region(else_block))
 
@@ -246,7 +252,8 @@ def _become_copy(stage: te.ComputeOp, cache: te.ComputeOp, layout: Layout) -> No
         arg.name_hint = old_arg.name_hint
         names[root] = arg
     var = _emitter(block, names)
-    indices = [emit_expr(e, block.add_op, var) for e in layout.leaf_indices]
+    shared: dict[Expr | Cond, SSAValue] = {}
+    indices = [emit_expr(e, block.add_op, var, shared) for e in layout.leaf_indices]
     read = te.ReadOp(cache.result, indices)
     block.add_ops([read, te.YieldOp(read.result)])
     stage.body.detach_block(old)

@@ -87,6 +87,8 @@ def test_cache_write_at_root_keeps_shape() -> None:
     assert CL.shape == (10, 6)
     assert s[C].op.reduce_axis == ()
     assert len(s[CL].op.reduce_axis) == 1
+    used = {id(n) for n in te.walk(CL.op.body) if isinstance(n, te.IterVar)}  # the cache's own axes
+    assert used == {id(CL.op.axis[0]), id(CL.op.axis[1]), id(CL.op.reduce_axis[0])}
     ir = str(compiler.lower(s, [A, B, C], until="loop"))
     assert _alloc_shapes(ir)["C.global"] == "10, 6"
     _run_matmul(compiler.build(s, [A, B, C], check_bounds=True), 10, 6, 5)
@@ -270,3 +272,21 @@ def test_storage_align_misuse() -> None:
     s[C].storage_align(C.op.axis[0], 4, 1)
     with pytest.raises(ValueError, match="is a result of the function; its buffer's layout is the caller's"):
         compiler.lower(s, [A, C], until="loop")
+
+
+def test_cache_write_then_rfactor_of_the_cache() -> None:
+    A = te.placeholder((6, 16), name="A")
+    k = te.reduce_axis((0, 16), name="k")
+    C = te.compute((6,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    CL = s.cache_write(C, "local")
+    _, ki = s[CL].split(s[CL].op.reduce_axis[0], factor=4)
+    CF = s.rfactor(CL, ki)
+    a = np.random.default_rng(5).random((6, 16), dtype=np.float32)
+    whole, c = guarded_empty((6,))
+    compiler.build(s, [A, C], check_bounds=True)(a, c)
+    assert_guard_intact(whole)
+    np.testing.assert_allclose(c, a.sum(axis=1), rtol=1e-5)
+    s.cache_read(A, "local", [CF])  # a cache of a stage rfactor made: not supported, said so
+    with pytest.raises(ValueError, match=r"stage \"C\.local\.rf\" was made or rebuilt by a sched\.rfactor"):
+        compiler.build(s, [A, C])

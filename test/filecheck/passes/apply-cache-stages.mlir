@@ -95,7 +95,7 @@ sched.schedule @relayout {
 // CHECK-LABEL: te.func @relayout
 // CHECK:         %C.global = te.compute "C.global" (%i_o, %j, %i_i) : !te.tensor<[3, "n", 4], f32> {
 // CHECK:           %[[ROW:.*]] = arith.addi %i_i, %{{.*}} : index
-// CHECK:           %[[OK:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// CHECK:           %[[OK:.*]] = arith.cmpi slt, %[[ROW]], %{{.*}} : index
 // CHECK-NEXT:      %[[V:.*]] = scf.if %[[OK]] -> (f32) {
 // CHECK-NEXT:        %x = te.read %a[%[[ROW]], %j] : !te.tensor<[10, "n"], f32>
 // CHECK-NEXT:        scf.yield %x : f32

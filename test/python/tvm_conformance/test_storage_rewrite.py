@@ -20,14 +20,10 @@ from conformance_helpers import (
     loops,
     plan,
     rand,
-    xfail_missing,
 )
 
 import compiler
 from compiler import te
-
-CACHE_READ = "Schedule.cache_read is missing"
-CACHE = "Schedule.cache_read and Schedule.cache_write are missing"
 
 
 def test_storage_share() -> None:
@@ -102,7 +98,6 @@ def test_storage_combine() -> None:
     b.check(x)
 
 
-@xfail_missing(CACHE)
 def test_storage_combine_with_vectorization() -> None:
     n = 1024
     A = te.placeholder((n,), name="A")
@@ -161,7 +156,6 @@ def _inplace_rule2_program() -> tuple[list[te.Tensor], te.Tensor, te.Tensor, te.
 
 
 # TVM caches into a custom memory scope it registers ("local_TB2"); "local" here
-@xfail_missing(CACHE_READ)
 def test_inplace_rule2() -> None:
     args, A0, A1, A2 = _inplace_rule2_program()
     B = args[1]
@@ -177,7 +171,6 @@ def test_inplace_rule2() -> None:
     b.check(a + c + d * d)
 
 
-@xfail_missing(CACHE)
 def test_inplace_rule3() -> None:
     m = 10
     B0, B1, B2, B3, B4, B5 = (te.placeholder((m,), name=f"B{k}") for k in range(6))
@@ -212,7 +205,6 @@ def test_inplace_rule3() -> None:
     b.check((x1 * x5 - x2 * x4) * (x2 * x3 - x0 * x5) + (x0 * x4 - x1 * x3))
 
 
-@xfail_missing(CACHE_READ)
 def test_replace_dataflow() -> None:
     shape = (255,)
     A = te.placeholder(shape, name="A")
