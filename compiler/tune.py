@@ -45,6 +45,7 @@ from compiler.analysis.auto_schedule import (
 from compiler.analysis.schedule_model import ScheduleModel, schedule_of
 from compiler.build import Function, _split_args, compile_built
 from compiler.dialects import sched
+from compiler.errors import OptionError
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import build_module
 from compiler.tuning_log import append_record, function_of, workload_key
@@ -172,7 +173,7 @@ def _shape(dims: Sequence[int | str], sizes: dict[str, int]) -> tuple[int, ...]:
         try:
             shape.append(int(evaluate(parse_expr(d), sizes)))
         except Exception:
-            raise ValueError(f"tune: the symbolic size {d!r} needs a value: pass sizes={{...}}") from None
+            raise OptionError(f"tune: the symbolic size {d!r} needs a value: pass sizes={{...}}") from None
     return tuple(shape)
 
 

@@ -32,6 +32,7 @@ from xdsl.parser import Parser
 from compiler.analysis.auto_schedule import Target, host_target
 from compiler.analysis.schedule_model import schedule_of
 from compiler.dialects import sched, te
+from compiler.errors import IRError
 
 LOG_ENV = "COMPILER_TUNING_LOG"
 VERSION = 1
@@ -60,7 +61,7 @@ def function_of(module: ModuleOp, name: str) -> te.FuncOp:
     for op in module.ops:
         if isinstance(op, te.FuncOp) and op.sym_name.data == name:
             return op
-    raise ValueError(f"no te.func @{name} in the module")
+    raise IRError(f"no te.func @{name} in the module")
 
 
 def workload_text(func: te.FuncOp) -> str:
@@ -93,7 +94,7 @@ def read_log(path: Path) -> dict[str, Record]:
             data = json.loads(text)
             record = Record(str(data["key"]), float(data["ms"]), str(data["schedule"]), number, data)
             if data.get("version") != VERSION:
-                raise ValueError(f"version {data.get('version')!r}, expected {VERSION}")
+                raise IRError(f"version {data.get('version')!r}, expected {VERSION}")
         except (ValueError, KeyError, TypeError) as err:
             warnings.warn(f"tuning log {path}:{number}: skipped a corrupt line ({type(err).__name__}: {err})",
                           TuningLogWarning, stacklevel=3)
@@ -109,7 +110,7 @@ def parse_schedule(text: str, name: str) -> sched.ScheduleOp:
 
     op = Parser(make_context(), text).parse_op()
     if not isinstance(op, sched.ScheduleOp):
-        raise ValueError(f"expected a sched.schedule op, got {op.name}")
+        raise IRError(f"expected a sched.schedule op, got {op.name}")
     op.func = SymbolRefAttr(name)
     return op
 
@@ -122,14 +123,14 @@ def install_schedule(module: ModuleOp, name: str, text: str) -> None:
     try:
         op = parse_schedule(text, name)
     except ParseError as err:
-        raise ValueError(f"the schedule does not parse: {str(err).strip().splitlines()[-1]}") from None
+        raise IRError(f"the schedule does not parse: {str(err).strip().splitlines()[-1]}") from None
     module.body.block.add_op(op)
     try:
         op.verify()
     except VerifyException as err:
         op.detach()
         op.erase()
-        raise ValueError(f"the schedule does not fit the program: {err}") from None
+        raise IRError(f"the schedule does not fit the program: {err}") from None
 
 
 def apply_logged_schedule(module: ModuleOp, name: str, tuning_log: str | os.PathLike[str] | None) -> Record | None:

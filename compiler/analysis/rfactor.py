@@ -35,11 +35,11 @@ from typing import Any
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.utils.exceptions import VerifyException
 
 from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
+from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
 
@@ -159,7 +159,7 @@ def rfactor_ops(stage: Any, axis: Any, factor_axis: int, name: str) -> tuple[te.
     assert reduction is not None
     for iv in stage.axes:
         if iv in f.touched:
-            raise VerifyException(f"sched.rfactor: the factored axis {axis.name} is connected to the data axis {iv.name}")
+            raise ScheduleVerifyError(f"sched.rfactor: the factored axis {axis.name} is connected to the data axis {iv.name}")
     shape = list(old.tensor_type.get_shape())
     shape.insert(factor_axis, _dim(f.extent[axis.name]))
     factor_types = [te.TensorType(shape, t.element_type) for t in old.tensor_types]

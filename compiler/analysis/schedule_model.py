@@ -257,9 +257,9 @@ class _Replay:
     def leaf(self, value: SSAValue, what: str) -> tuple[Stage, IterVar]:
         iv = self.values[value]
         if iv in self.stale:
-            raise VerifyException(f"{what}: {self.stale[iv]}")
+            raise ScheduleVerifyError(f"{what}: {self.stale[iv]}")
         if iv in self.retired:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"{what}: axis {iv.name} of stage \"{iv.stage}\" was retired by {self.retired[iv]}; "
                 f"use sched.axis \"{iv.stage}\" for the axes of the new stage"
             )
@@ -424,18 +424,18 @@ class _Replay:
         stage, iv = self.leaf(op.axis, "sched.rfactor")
         name, factor_axis = op.factor_stage.data, op.factor_axis.data
         if not iv.is_reduce:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.rfactor: {iv.name} is a data-parallel axis of \"{stage.name}\"; only a reduce axis can be factored"
             )
         if name in self.model.stages:
-            raise VerifyException(f"sched.rfactor: @{self.model.func.sym_name.data} already has a stage \"{name}\"")
+            raise ScheduleVerifyError(f"sched.rfactor: @{self.model.func.sym_name.data} already has a stage \"{name}\"")
         if factor_axis > len(stage.axes):
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.rfactor: factor_axis {factor_axis} is past the {len(stage.axes)} data axes of \"{stage.name}\""
             )
         attached = [s.name for s in self.model.stages.values() if s.attach_stage is stage]
         if attached:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.rfactor: stage(s) {', '.join(attached)} are computed at loops of \"{stage.name}\", "
                 "which rfactor replaces; attach them after the rfactor"
             )
@@ -493,12 +493,12 @@ class _Replay:
         else:
             arg = next((a for a in func.args if a.name_hint == name), None)
             if arg is None:
-                raise VerifyException(f"sched.cache_read: @{func.sym_name.data} has no stage or argument \"{name}\"")
+                raise ScheduleVerifyError(f"sched.cache_read: @{func.sym_name.data} has no stage or argument \"{name}\"")
             source = arg
         readers = [self.not_factored(self.stage(r.data, "sched.cache_read"), op) for r in op.readers.data]
         for reader in readers:
             if not reads_of(reader.op, source):
-                raise VerifyException(
+                raise ScheduleVerifyError(
                     f"sched.cache_read: stage \"{reader.name}\" does not read \"{name}\", so it can't read its cache"
                 )
         cache_name = sched.cache_stage_name(name, op.scope.data, self.taken_names())
@@ -533,7 +533,7 @@ class _Replay:
     def not_factored(stage: Stage, op: Operation) -> Stage:
         """Cache stages are made before rfactor's (apply-cache-stages runs first)."""
         if stage.op.parent is None:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"{op.name}: stage \"{stage.name}\" was made or rebuilt by a sched.rfactor; "
                 "cache_read/cache_write of such a stage is not supported (apply them before the rfactor)"
             )
@@ -543,23 +543,23 @@ class _Replay:
         """TVM's cache_write rebuilds the stage: only its loop structure may come before."""
         where = f"sched.cache_write: stage \"{stage.name}\""
         if stage.inline:
-            raise VerifyException(f"{where} is inlined; cache its writes before compute_inline, or not at all")
+            raise ScheduleVerifyError(f"{where} is inlined; cache its writes before compute_inline, or not at all")
         if stage.attach_stage is not None:
-            raise VerifyException(f"{where} is attached (compute_at); apply cache_write first, then attach it")
+            raise ScheduleVerifyError(f"{where} is attached (compute_at); apply cache_write first, then attach it")
         attached = [s.name for s in self.model.stages.values() if s.attach_stage is stage]
         if attached:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"{where} has stage(s) {', '.join(attached)} computed at its loops, which cache_write replaces; "
                 "attach them after the cache_write"
             )
         for iv in [*stage.root_vars, *_relation_vars(stage)]:
             if iv.kind != "serial" or iv.pragmas:
-                raise VerifyException(
+                raise ScheduleVerifyError(
                     f"{where} has its loop {iv.name} annotated ({iv.kind}{''.join(' ' + p for p in iv.pragmas)}); "
                     "cache_write replaces the stage's loops: annotate after it"
                 )
             if iv.is_reduce and iv not in stage.reduce_axes and iv in stage.leaves:
-                raise VerifyException(
+                raise ScheduleVerifyError(
                     f"{where} has its reduce axis split or fused ({iv.name}); the cache takes the reduce axes "
                     "as declared: split them on the cache stage after the cache_write"
                 )
@@ -568,12 +568,12 @@ class _Replay:
         iv = self.values[op.axis]
         stage = self.model.stages[iv.stage]
         if iv not in stage.axes:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.storage_align: {iv.name} is not a data-parallel root axis of \"{stage.name}\" "
                 "(it names a dimension of the stage's buffer: use its sched.axis)"
             )
         if stage.is_output:
-            raise VerifyException(
+            raise ScheduleVerifyError(
                 f"sched.storage_align: stage \"{stage.name}\" is a result of the function; its buffer's layout is the caller's"
             )
         dim = stage.axes.index(iv)

@@ -22,10 +22,10 @@ from dataclasses import dataclass, replace
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
 from compiler.analysis.auto_schedule import Target, emit_plans, host_target, plan_function
 from compiler.analysis.schedule_model import schedule_of
+from compiler.diagnostics import PassError
 from compiler.dialects import sched, te
 
 
@@ -57,9 +57,9 @@ class AutoSchedulePass(ModulePass):
         host = host_target()
         for option in ("vector_bits", "registers", "cores", "l1_bytes"):
             if getattr(self, option) < 0:
-                raise PassFailedException(f"auto-schedule: {option.replace('_', '-')} must be >= 0, got {getattr(self, option)}")
+                raise PassError(f"auto-schedule: {option.replace('_', '-')} must be >= 0, got {getattr(self, option)}")
         if self.vector_bits and (self.vector_bits % 64 or self.vector_bits > 2048):
-            raise PassFailedException(f"auto-schedule: vector-bits must be a multiple of 64 up to 2048, got {self.vector_bits}")
+            raise PassError(f"auto-schedule: vector-bits must be a multiple of 64 up to 2048, got {self.vector_bits}")
         return replace(
             host,
             vector_bits=self.vector_bits or host.vector_bits,
