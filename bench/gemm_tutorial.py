@@ -1,0 +1,207 @@
+"""TVM's "How to optimize GEMM on CPU", step by step, with this project's primitives.
+
+    .venv/bin/python bench/gemm_tutorial.py            # M = N = K = 1024
+    .venv/bin/python bench/gemm_tutorial.py --size 512 --reps 5
+
+Each step is one small function that returns a schedule of C = A @ B; the
+script builds each, checks it against NumPy, and prints its median time and
+GFLOP/s next to NumPy's and PyTorch's (optional peers, measured in the same
+run, one thread each unless OMP_NUM_THREADS says otherwise; the `parallel`
+step uses every core). README's "Writing fast schedules" walks through it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import compiler
+from compiler import te
+from compiler.te.schedule import Schedule
+
+BN = 32  # the block of C each step computes at a time (TVM's bn)
+KS = 4  # the k split of the blocking step
+
+
+class Gemm:
+    """C[i, j] = sum_k A[i, k] * B[k, j] over M x K and K x N float32 matrices."""
+
+    def __init__(self, size: int, packed: bool = False):
+        self.A = te.placeholder((size, size), name="A")
+        self.B = te.placeholder((size, size), name="B")
+        k = te.reduce_axis((0, size), name="k")
+        if packed:  # B laid out as [N / BN, K, BN]: the BN columns a block reads are contiguous
+            self.packedB = te.compute(
+                (size // BN, size, BN), lambda x, y, z: self.B[y, x * BN + z], name="packedB"
+            )
+            self.C = te.compute(
+                (size, size),
+                lambda i, j: te.sum(self.A[i, k] * self.packedB[j // BN, k, j % BN], axis=k),
+                name="C",
+            )
+        else:
+            self.C = te.compute((size, size), lambda i, j: te.sum(self.A[i, k] * self.B[k, j], axis=k), name="C")
+        self.s = te.create_schedule(self.C.op)
+
+
+# --- the steps: each returns (schedule, tensors) ----------------------------------
+
+
+def default(size: int) -> tuple[Schedule, list[te.Tensor]]:
+    """0. No schedule: i, j, k in order (TVM's baseline)."""
+    g = Gemm(size)
+    return g.s, [g.A, g.B, g.C]
+
+
+def blocking(size: int, *, vector: bool = False) -> tuple[Schedule, list[te.Tensor]]:
+    """1. Blocking: 32 x 32 blocks of C, so a block's rows of A and columns of B stay in
+    cache; k split by 4 outside the block: xo, yo, ko, ki, xi, yi."""
+    g = Gemm(size)
+    s, C = g.s, g.C
+    xo, yo, xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], BN, BN)
+    ko, ki = s[C].split(C.op.reduce_axis[0], factor=KS)
+    s[C].reorder(xo, yo, ko, ki, xi, yi)
+    if vector:
+        s[C].vectorize(yi)
+    return s, [g.A, g.B, C]
+
+
+def vectorize(size: int) -> tuple[Schedule, list[te.Tensor]]:
+    """2. Vectorization: the innermost loop yi (32 contiguous columns) as vectors."""
+    return blocking(size, vector=True)
+
+
+def permutation(size: int) -> tuple[Schedule, list[te.Tensor]]:
+    """3. Loop permutation: xi outside ki (xo, yo, ko, xi, ki, yi), so the inner loop
+    walks a row of B and a row of C contiguously."""
+    g = Gemm(size)
+    s, C = g.s, g.C
+    xo, yo, xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], BN, BN)
+    ko, ki = s[C].split(C.op.reduce_axis[0], factor=KS)
+    s[C].reorder(xo, yo, ko, xi, ki, yi)
+    s[C].vectorize(yi)
+    return s, [g.A, g.B, C]
+
+
+def array_packing(size: int) -> tuple[Schedule, list[te.Tensor]]:
+    """4. Array packing: a layout-transform stage packedB[N / 32, K, 32] (computed once,
+    at the root) makes the 32 columns a block reads one contiguous run per k."""
+    g = Gemm(size, packed=True)
+    s, C = g.s, g.C
+    xo, yo, xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], BN, BN)
+    ko, ki = s[C].split(C.op.reduce_axis[0], factor=KS)
+    s[C].reorder(xo, yo, ko, xi, ki, yi)
+    s[C].vectorize(yi)
+    x, _y, z = g.packedB.op.axis
+    s[g.packedB].vectorize(z)
+    s[g.packedB].parallel(x)
+    return s, [g.A, g.B, C]
+
+
+def write_cache(size: int, *, threads: bool = False) -> tuple[Schedule, list[te.Tensor]]:
+    """5. Write cache: the block is accumulated in a local 32 x 32 buffer (cache_write),
+    computed at yo, and written to C once: C's loops xo, yo, xi, yi copy it."""
+    g = Gemm(size, packed=True)
+    s, C = g.s, g.C
+    CC = s.cache_write(C, "local")
+    xo, yo, _xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], BN, BN)
+    s[CC].compute_at(s[C], yo)
+    xc, yc = s[CC].op.axis
+    (k,) = s[CC].op.reduce_axis
+    ko, ki = s[CC].split(k, factor=KS)
+    s[CC].reorder(ko, xc, ki, yc)
+    s[CC].unroll(ki)
+    s[CC].vectorize(yc)
+    s[C].vectorize(yi)
+    x, _y, z = g.packedB.op.axis
+    s[g.packedB].vectorize(z)
+    s[g.packedB].parallel(x)
+    if threads:
+        s[C].parallel(xo)
+    return s, [g.A, g.B, C]
+
+
+def parallel(size: int) -> tuple[Schedule, list[te.Tensor]]:
+    """6. Parallel: the rows of blocks (xo) on every core."""
+    return write_cache(size, threads=True)
+
+
+STEPS: list[Callable[[int], tuple[Schedule, list[te.Tensor]]]] = [
+    default, blocking, vectorize, permutation, array_packing, write_cache, parallel,
+]
+
+
+# --- measuring ----------------------------------------------------------------------
+
+
+def median_ms(run: Callable[[], Any], reps: int) -> float:
+    run()  # warm up
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def peers(a: np.ndarray, b: np.ndarray, reps: int) -> dict[str, float]:
+    found = {"NumPy": median_ms(lambda: np.matmul(a, b), reps)}
+    try:
+        import torch
+    except Exception:  # PyTorch is optional
+        return found
+    at, bt = torch.from_numpy(a), torch.from_numpy(b)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    found["PyTorch 1t"] = median_ms(lambda: torch.mm(at, bt), reps)
+    torch.set_num_threads(threads)
+    found[f"PyTorch {threads}t"] = median_ms(lambda: torch.mm(at, bt), reps)
+    return found
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=1024, help="M = N = K (a multiple of 32)")
+    parser.add_argument("--reps", type=int, default=5, help="timed calls per contender (the median is shown)")
+    parser.add_argument("--skip-default", action="store_true", help="skip step 0 (seconds at 1024)")
+    args = parser.parse_args(argv)
+    n = args.size
+    if n % BN:
+        parser.error(f"--size must be a multiple of {BN}")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    gflop = 2 * n**3 / 1e9
+    base = peers(a, b, args.reps)
+    print(f"GEMM {n}x{n}x{n}, float32, median of {args.reps} calls")
+    for name, ms in base.items():
+        print(f"  {name:<28} {ms:9.2f} ms {gflop / ms * 1e3:7.1f} GFLOP/s")
+    numpy_ms = base["NumPy"]
+    for step in STEPS:
+        if step is default and args.skip_default:
+            continue
+        s, tensors = step(n)
+        f = compiler.build(s, tensors)
+        c = np.empty((n, n), np.float32)
+        f(a, b, c)
+        np.testing.assert_allclose(c, expected, rtol=1e-3, atol=1e-2 * np.sqrt(n))
+        ms = median_ms(lambda f=f, c=c: f(a, b, c), args.reps)
+        title = (step.__doc__ or step.__name__).split(":")[0]
+        print(f"  {title:<28} {ms:9.2f} ms {gflop / ms * 1e3:7.1f} GFLOP/s  ({ms / numpy_ms:.2f}x NumPy's time)")
+
+
+if __name__ == "__main__":
+    main()
