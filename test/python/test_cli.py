@@ -106,8 +106,8 @@ def test_default_pipeline_pass_applied_programmatically_runs_its_passes() -> Non
         p.apply(ctx, many)
     assert str(one) == str(many)
     assert [p.name for p in expand_pipelines([DefaultPipelinePass(until="loop"), whole])] == [
-        "compute-inline", "tighten-pad-regions", "infer-bound", "schedule-ops",
-        "compute-inline", "infer-bound", "schedule-ops",
+        "apply-cache-stages", "apply-rfactor", "compute-inline", "tighten-pad-regions", "infer-bound", "schedule-ops",
+        "apply-cache-stages", "apply-rfactor", "compute-inline", "infer-bound", "schedule-ops",
         "loop-partition", "make-packed-api", "storage-flatten", "storage-rewrite", "unroll-loops",
     ]  # fmt: skip
 
