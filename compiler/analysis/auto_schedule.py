@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from compiler.analysis.schedule_model import ScheduleModel, Stage
@@ -186,7 +186,7 @@ def _extent(d: Dim) -> int | None:
 def _element_bits(t: te.TensorType) -> int:
     e = t.element_type
     if isinstance(e, IntegerType):
-        return e.width.data
+        return e.bitwidth
     return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(e), 32)
 
 
@@ -358,8 +358,8 @@ def scheduled_stages(schedule: sched.ScheduleOp | None) -> set[str]:
     found: set[str] = set()
     for op in schedule.body.ops:
         stage = op.properties.get("stage")
-        if stage is not None:
-            found.add(stage.data)  # type: ignore[attr-defined]
+        if isinstance(stage, StringAttr):
+            found.add(stage.data)
         for operand in op.operands:
             if isinstance(operand.type, sched.IterType):
                 found.add(operand.type.stage.data)
