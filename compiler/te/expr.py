@@ -19,7 +19,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import count
-from typing import Union
+from typing import Protocol, Union, overload
 
 from compiler.errors import ExprIndexError, ExprTypeError, ExprValueError
 
@@ -94,11 +94,13 @@ class Expr:
     def __ge__(self, other: ExprLike) -> Expr:
         return compare("ge", self, other)
 
-    def __eq__(self, other: object) -> Expr:  # type: ignore[override]
-        return compare("eq", self, other)  # type: ignore[arg-type]
+    # `==` builds a comparison node (as in TVM), so it overrides object.__eq__ with
+    # another return type; compare() rejects a non-expression with a TypeError.
+    def __eq__(self, other: object) -> Expr:  # type: ignore[override]  # see above
+        return compare("eq", self, other)  # type: ignore[arg-type]  # see above
 
-    def __ne__(self, other: object) -> Expr:  # type: ignore[override]
-        return compare("ne", self, other)  # type: ignore[arg-type]
+    def __ne__(self, other: object) -> Expr:  # type: ignore[override]  # see above
+        return compare("ne", self, other)  # type: ignore[arg-type]  # see above
 
     def __bool__(self) -> bool:
         raise ExprTypeError(
@@ -212,7 +214,7 @@ class Cast(Expr):
     value: Expr
 
     @property
-    def dtype(self) -> str:  # type: ignore[override]
+    def dtype(self) -> str:  # type: ignore[override]  # derived here, a field elsewhere
         return self.target
 
 
@@ -235,7 +237,7 @@ class Read(Expr):
     indices: tuple[Expr, ...]
 
     @property
-    def dtype(self) -> str:  # type: ignore[override]
+    def dtype(self) -> str:  # type: ignore[override]  # derived here, a field elsewhere
         return self.tensor.dtype
 
 
@@ -254,7 +256,7 @@ class Reduce(Expr):
     value_index: int = 0
 
     @property
-    def dtype(self) -> str:  # type: ignore[override]
+    def dtype(self) -> str:  # type: ignore[override]  # derived here, a field elsewhere
         return self.body.dtype
 
 
@@ -280,9 +282,9 @@ class CommReducer:
         where: ExprLike | None = None,
         init: ExprLike | Sequence[ExprLike] | None = None,
     ) -> Expr | tuple[Expr, ...]:
-        items: tuple[object, ...] = tuple(expr) if isinstance(expr, list | tuple) else (expr,)
+        items: tuple[ExprLike, ...] = (expr,) if isinstance(expr, Expr | int | float) else tuple(expr)
         is_tuple = isinstance(expr, list | tuple)
-        exprs = tuple(as_expr(e, "float32") for e in items)  # type: ignore[arg-type]
+        exprs = tuple(as_expr(e, "float32") for e in items)
         axes = (axis,) if isinstance(axis, IterVar) else tuple(axis)
         if not axes or not builtins.all(isinstance(a, IterVar) and a.is_reduce for a in axes):
             raise ExprTypeError(f"reducer {self.name}: axis must be one or more te.reduce_axis")
@@ -507,7 +509,7 @@ def placeholder(
     return tensor
 
 
-def _axis_names(fcompute: Callable[..., ExprLike], ndim: int) -> list[str]:
+def _axis_names(fcompute: Callable[..., object], ndim: int) -> list[str]:
     try:
         params = list(inspect.signature(fcompute).parameters)
     except (TypeError, ValueError):
@@ -517,14 +519,36 @@ def _axis_names(fcompute: Callable[..., ExprLike], ndim: int) -> list[str]:
     return [f"ax{i}" for i in range(ndim)]
 
 
+@overload
 def compute(
     shape: Sequence[Dim] | Dim,
     fcompute: Callable[..., ExprLike],
+    name: str = ...,
+    dtype: str | None = ...,
+    *,
+    strided: bool = ...,
+) -> Tensor: ...
+
+
+@overload
+def compute(
+    shape: Sequence[Dim] | Dim,
+    fcompute: Callable[..., Sequence[ExprLike]],
+    name: str = ...,
+    dtype: str | None = ...,
+    *,
+    strided: bool = ...,
+) -> tuple[Tensor, ...]: ...
+
+
+def compute(
+    shape: Sequence[Dim] | Dim,
+    fcompute: Callable[..., ExprLike | Sequence[ExprLike]],
     name: str = "compute",
     dtype: str | None = None,
     *,
     strided: bool = False,
-) -> Tensor:
+) -> Tensor | tuple[Tensor, ...]:
     """`te.compute(shape, lambda i, j: ..., name=...)`. A body that is a tuple makes a
     multi-output compute: a tuple of tensors of one shape, computed in one loop nest
     (TVM's; elementwise values, or the reductions of one tuple reducer).
@@ -541,10 +565,12 @@ def compute(
     """
     dims = _check_shape(shape, f"compute {name}")
     axes = tuple(IterVar(n, d) for n, d in zip(_axis_names(fcompute, len(dims)), dims, strict=True))
-    value: object = fcompute(*axes)
+    value = fcompute(*axes)
     if isinstance(value, list | tuple):
-        return _multi_output(name, dims, axes, value, dtype)  # type: ignore[return-value]  # TVM returns a tuple
-    body = as_expr(value, dtype or "float32")  # type: ignore[arg-type]
+        return _multi_output(name, dims, axes, value, dtype)
+    if not isinstance(value, Expr | int | float):
+        raise ExprTypeError(f"compute {name}: the body is {value!r}, not an expression")
+    body = as_expr(value, dtype or "float32")
     if dtype is not None:
         body = body.astype(dtype)
     _check_reduce_placement(body, name)
@@ -605,7 +631,19 @@ def reduce_axis(dom: tuple[Dim, Dim] | Dim, name: str = "rv") -> IterVar:
     return IterVar(name, extent, is_reduce=True)
 
 
-def _reducer(kind: str) -> Callable[..., Expr]:
+class _Reduction(Protocol):
+    """The signature of `te.sum` and `te.prod`."""
+
+    def __call__(
+        self,
+        expr: ExprLike,
+        axis: IterVar | Sequence[IterVar],
+        init: ExprLike | None = None,
+        where: ExprLike | None = None,
+    ) -> Expr: ...
+
+
+def _reducer(kind: str) -> _Reduction:
     def reduce(
         expr: ExprLike,
         axis: IterVar | Sequence[IterVar],
@@ -651,8 +689,11 @@ def max(
 ) -> Expr:
     """`te.max(x, axis=k)` reduces over reduce axes; `te.max(a, b)` is the larger of two
     values (as in TVM), index expressions included."""
-    if not _is_reduce_axes(axis) and init is None and where is None:
-        return maximum(expr, axis)  # type: ignore[arg-type]
+    if isinstance(axis, Expr | int | float):
+        if not _is_reduce_axes(axis) and init is None and where is None:
+            return maximum(expr, axis)
+        if not isinstance(axis, IterVar):
+            raise ExprTypeError(f"te.max: axis must be one or more te.reduce_axis, got {axis!r}")
     return _reducer("max")(expr, axis, init, where)
 
 
@@ -663,8 +704,11 @@ def min(
     where: ExprLike | None = None,
 ) -> Expr:
     """`te.min(x, axis=k)` reduces over reduce axes; `te.min(a, b)` is the smaller of two values."""
-    if not _is_reduce_axes(axis) and init is None and where is None:
-        return minimum(expr, axis)  # type: ignore[arg-type]
+    if isinstance(axis, Expr | int | float):
+        if not _is_reduce_axes(axis) and init is None and where is None:
+            return minimum(expr, axis)
+        if not isinstance(axis, IterVar):
+            raise ExprTypeError(f"te.min: axis must be one or more te.reduce_axis, got {axis!r}")
     return _reducer("min")(expr, axis, init, where)
 
 

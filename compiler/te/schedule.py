@@ -346,7 +346,7 @@ class Schedule:
         where = None if reduce.where is None else T.substitute(reduce.where, mapping)
         for iv in f.roots:
             if not (isinstance(iv.extent, int) and isinstance(f.extent[id(axis)], int) and _covers_exactly(f, iv)):
-                check = roots[id(iv)] < iv.extent  # type: ignore[operator]
+                check = roots[id(iv)] < iv.known_extent
                 where = check if where is None else where & check
         data.insert(position, factored)
         axes_rf = (*kept, *leaves.values())
@@ -366,8 +366,8 @@ class Schedule:
             for k, b in enumerate(bodies)
         )
         factor_op = T.Operation(f"{tensor.name}.rf", tuple(data), factor_bodies[0], bodies=factor_bodies if sources else ())
-        shape = tuple(iv.extent for iv in data)
-        factors = tuple(T.Tensor(shape, b.dtype, factor_op, value_index=k) for k, b in enumerate(factor_bodies))  # type: ignore[arg-type]
+        shape = tuple(iv.known_extent for iv in data)
+        factors = tuple(T.Tensor(shape, b.dtype, factor_op, value_index=k) for k, b in enumerate(factor_bodies))
         factor_op.output_tensor = factors[0]
         if sources:
             factor_op.outputs = factors
@@ -389,7 +389,8 @@ class Schedule:
         stage._op = new_op
         stage.leaves = [*axes, v]
         self.stages[factors[0].uid] = Stage(self, factors[0])
-        return factors[0] if len(factors) == 1 else list(factors)  # type: ignore[return-value]
+        # A tuple reducer gives one factor tensor per element, as a list (TVM's API).
+        return factors[0] if len(factors) == 1 else list(factors)  # type: ignore[return-value]  # see above
 
     def cache_read(
         self, tensor: T.Tensor, scope: str, readers: T.Tensor | T.Operation | Sequence[T.Tensor | T.Operation]
@@ -400,7 +401,7 @@ class Schedule:
         if not isinstance(tensor, T.Tensor):
             raise ScheduleTypeError(f"cache_read: expected a tensor, got {tensor!r}")
         _check_scope("cache_read", scope)
-        items = list(readers) if isinstance(readers, list | tuple) else [readers]
+        items = [readers] if isinstance(readers, T.Tensor | T.Operation) else list(readers)
         if not items:
             raise ScheduleError(f"cache_read: no reader of {tensor.name} given")
         stages = [self[r] for r in items]
@@ -503,7 +504,7 @@ class _Rfactor:
                     changed = True
         reduce = stage.op.body
         assert isinstance(reduce, T.Reduce)
-        self.extent: dict[int, T.Dim] = {id(iv): iv.extent for iv in reduce.axes if id(iv) in self.touched}  # type: ignore[misc]
+        self.extent: dict[int, T.Dim] = {id(iv): iv.known_extent for iv in reduce.axes if id(iv) in self.touched}
         for p in relations:
             if id(p.axes[0]) not in self.touched:
                 continue
@@ -572,17 +573,21 @@ class _CacheLayout:
     (TVM's relayout; the IR rewrite is compiler.analysis.cache_stages)."""
 
     def __init__(self, schedule: Schedule, stage: Stage):
-        extent: dict[int, T.Dim] = {iv.uid: iv.extent for iv in stage.op.axis}  # type: ignore[misc]
+        extent: dict[int, T.Dim] = {iv.uid: iv.known_extent for iv in stage.op.axis}
         index: dict[int, T.Expr] = {iv.uid: iv for iv in stage.op.axis}
         for p in _since_reset(schedule, stage.tensor):
             if p.kind == "split" and p.axes[0].uid in extent:
                 e, (outer, inner) = extent[p.axes[0].uid], p.results
-                f = p.factor if p.factor is not None else _ceil_div(e, p.nparts)  # type: ignore[arg-type]
+                if p.factor is not None:
+                    f: T.Dim = p.factor
+                else:
+                    assert p.nparts is not None  # a split has a factor or nparts
+                    f = _ceil_div(e, p.nparts)
                 extent[outer.uid], extent[inner.uid] = _ceil_div(e, f), f
                 index[outer.uid], index[inner.uid] = index[p.axes[0].uid] // f, index[p.axes[0].uid] % f
             elif p.kind == "fuse" and p.axes[0].uid in extent:
                 (a, b), fused = p.axes, p.results[0]
-                extent[fused.uid] = extent[a.uid] * extent[b.uid]  # type: ignore[operator]
+                extent[fused.uid] = extent[a.uid] * extent[b.uid]
                 index[fused.uid] = index[a.uid] * extent[b.uid] + index[b.uid]
             elif p.kind == "singleton":
                 extent[p.results[0].uid], index[p.results[0].uid] = 1, T.const(0)
