@@ -33,12 +33,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check compiler tools bench test
 
 # mypy over the whole package, configured in pyproject.toml ([tool.mypy]); zero errors.
+# test/typing holds assert_type checks of what users see of the public API.
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy test/typing
 
 # The API reference (Sphinx autodoc of the docstrings) in docs/_build/html; any warning fails.
 docs: $(STAMP)
-	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html docs docs/_build/html
 
 clean:
 	rm -rf $(VENV)

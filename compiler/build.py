@@ -196,7 +196,7 @@ class Function:
 
     @property
     def target(self) -> dict[str, str]:
-        """What the code was compiled for: LLVM's `triple`, the host `cpu`, its `features`..."""
+        """What the code was compiled for (LLVM's `triple`, the host `cpu`, its `features`...)."""
         from compiler.lowering.jit import target_description
 
         return target_description(self._jit.opt)

@@ -53,6 +53,9 @@ from compiler.tuning_log import append_record, function_of, workload_key
 
 @dataclass
 class TuneResult:
+    """What `compiler.tune` found for one workload (`key`): the best time and schedule
+    among `trials` candidates, against the auto-scheduler's (`baseline_ms`)."""
+
     key: str
     best_ms: float | None  # None: no candidate ran
     baseline_ms: float | None  # the auto-scheduler's schedule

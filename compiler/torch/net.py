@@ -77,7 +77,7 @@ class TorchFunction:
 
     @property
     def input_shapes(self) -> list[str]:
-        """`name: (shape) dtype` of each input, symbolic dimensions by name."""
+        """The name, shape (symbolic dimensions by name) and dtype of each input, as text."""
         return [f"{t.name}: {_shape_text(t.shape)} {t.dtype}" for t in self.graph.inputs]
 
     def lower(self, until: Stage = "llvm") -> ModuleOp:
