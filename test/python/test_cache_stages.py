@@ -4,10 +4,13 @@ the cache stages get, and the errors for misuse."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from references import assert_guard_intact, guarded_empty
 
 import compiler
@@ -290,3 +293,43 @@ def test_cache_write_then_rfactor_of_the_cache() -> None:
     s.cache_read(A, "local", [CF])  # a cache of a stage rfactor made: not supported, said so
     with pytest.raises(ValueError, match=r"stage \"C\.local\.rf\" was made or rebuilt by a sched\.rfactor"):
         compiler.build(s, [A, C])
+
+
+# -- random micro-kernel schedules (hypothesis) -----------------------------------------
+
+EXAMPLES = int(os.environ.get("COMPILER_PROPERTY_EXAMPLES", "8"))
+
+
+@settings(max_examples=EXAMPLES, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_random_cache_schedules(data: st.DataObject) -> None:
+    """Random sizes and tiles of a matmul with cache_write (C.local at C's tile, or at
+    the root), optionally cache_read of A at the cache's reduce loop, random splits,
+    orders and annotations of both stages; guarded output, bound checker on."""
+    m, n, k = (data.draw(st.integers(1, 19), label=d) for d in "mnk")
+    A, B, C = _matmul(m, n, k)
+    s = te.create_schedule(C.op)
+    if data.draw(st.booleans(), label="relayout split before cache_write"):
+        s[C].split(C.op.axis[1], factor=data.draw(st.integers(1, 8), label="relayout factor"))
+    CL = s.cache_write(C, data.draw(st.sampled_from(["local", "global", "shared"]), label="scope"))
+    i, j = s[C].op.axis
+    io, jo, _, ji = s[C].tile(i, j, data.draw(st.integers(1, 8), label="tx"), data.draw(st.integers(1, 8), label="ty"))
+    if data.draw(st.booleans(), label="vectorize C"):
+        s[C].vectorize(ji)
+    if data.draw(st.booleans(), label="attach C.local"):
+        s[CL].compute_at(s[C], data.draw(st.sampled_from([io, jo]), label="at"))
+    leaves = list(s[CL].op.axis)
+    (r,) = s[CL].op.reduce_axis
+    ko, ki = s[CL].split(r, nparts=data.draw(st.integers(1, 6), label="k nparts"))
+    order = data.draw(st.permutations([*leaves, ko, ki]), label="order")
+    position = {id(iv): p for p, iv in enumerate(order)}
+    if position[id(ko)] < position[id(ki)]:  # keep the reduce split's parts outer-first
+        s[CL].reorder(*order)
+    if data.draw(st.booleans(), label="cache_read A"):
+        AL = s.cache_read(A, "local", [CL])
+        if data.draw(st.booleans(), label="attach A.local at ko"):
+            s[AL].compute_at(s[CL], ko)
+    inner = s[CL].leaves[-1]
+    if not inner.is_reduce and data.draw(st.booleans(), label="vectorize C.local"):
+        s[CL].vectorize(inner)
+    _run_matmul(compiler.build(s, [A, B, C], check_bounds=True), m, n, k)
