@@ -50,6 +50,8 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from compiler.runtime.module import load_module
     from compiler.torch import from_torch
 
+    __version__: str
+
 _ERRORS = (
     "ArgumentError",
     "ArgumentTypeError",

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
+from typing import TypeGuard
 
 from xdsl.dialects import arith, llvm, math, scf
 from xdsl.dialects.builtin import (
@@ -145,7 +146,7 @@ def element_bits(t: Attribute) -> int | None:
     if isinstance(t, Float16Type | Float32Type | Float64Type):
         return t.bitwidth
     if isinstance(t, IntegerType):
-        return t.width.data
+        return t.bitwidth
     return None
 
 
@@ -196,12 +197,13 @@ class _LoopVectorizer:
 
     def emit(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
-        return op.results[0] if op.results else SSAValue.get(op)  # type: ignore[arg-type]
+        return op.results[0] if op.results else SSAValue.get(op)
 
     def rep(self, value: SSAValue) -> Rep:
         return self.reps.get(value, value)
 
     def index_const(self, value: int, t: Attribute) -> SSAValue:
+        assert isinstance(t, IntegerType | IndexType)  # the type of an index value
         return self.emit(arith.ConstantOp(IntegerAttr(value, t)))
 
     def lane(self, value: SSAValue, k: int) -> SSAValue:
@@ -291,19 +293,20 @@ class _LoopVectorizer:
             raise _Bail
         strides = [0 if isinstance(r, SSAValue) else r.stride if isinstance(r, Affine) else None for r in reps]
         stride: int | None = None
-        if None not in strides:
+        known = [s for s in strides if s is not None]
+        if len(known) == len(strides):  # every operand uniform or affine
             if isinstance(op, arith.AddiOp):
-                stride = strides[0] + strides[1]  # type: ignore[operator]
+                stride = known[0] + known[1]
             elif isinstance(op, arith.SubiOp):
-                stride = strides[0] - strides[1]  # type: ignore[operator]
+                stride = known[0] - known[1]
             elif isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
-                stride = strides[0]
+                stride = known[0]
             elif isinstance(op, arith.MuliOp):
                 factors = [_constant(v) for v in op.operands]
-                if strides[1] == 0 and factors[1] is not None:
-                    stride = strides[0] * factors[1]  # type: ignore[operator]
-                elif strides[0] == 0 and factors[0] is not None:
-                    stride = strides[1] * factors[0]  # type: ignore[operator]
+                if known[1] == 0 and factors[1] is not None:
+                    stride = known[0] * factors[1]
+                elif known[0] == 0 and factors[0] is not None:
+                    stride = known[1] * factors[0]
         if stride is None:
             self.per_lane(op)
             return
@@ -322,7 +325,7 @@ class _LoopVectorizer:
             self.block.add_op(new)
             self.reps[op.result] = Address(new.result, r.stride, op.elem_type)
         elif isinstance(r, Lanes):
-            lanes = []
+            lanes: list[SSAValue] = []
             for k in range(self.width):
                 new = op.clone(value_mapper={index: r.values[k]})
                 self.block.add_op(new)
@@ -349,13 +352,14 @@ class _LoopVectorizer:
         if not isinstance(r, Address):
             raise _Bail
         if r.lanes is None and r.stride == 0:
-            new = llvm.LoadOp(r.lane0, t)  # type: ignore[arg-type]
+            assert r.lane0 is not None  # no explicit lanes: a base pointer
+            new = llvm.LoadOp(r.lane0, t)
             _copy_scopes(op, new)
             self.reps[op.dereferenced_value] = self.emit(new)
             return
         if r.lanes is None and r.stride == 1:
             assert r.lane0 is not None
-            new = llvm.LoadOp(r.lane0, VectorType(t, [self.width]), alignment=known_alignment(r.lane0, t))  # type: ignore[arg-type]
+            new = llvm.LoadOp(r.lane0, VectorType(t, [self.width]), alignment=known_alignment(r.lane0, t))
             _copy_scopes(op, new)
             self.reps[op.dereferenced_value] = Vector(self.emit(new))
             return
@@ -462,7 +466,11 @@ def _base_alignment(ptr: SSAValue) -> int:
     arena views at multiples of 64 bytes; 1 for anything else (arguments: DLPack data
     may have any alignment)."""
     owner = ptr.owner
-    if isinstance(owner, llvm.CallOp) and owner.callee.root_reference.data == "aligned_alloc":
+    if (
+        isinstance(owner, llvm.CallOp)
+        and owner.callee is not None  # not an indirect call
+        and owner.callee.root_reference.data == "aligned_alloc"
+    ):
         return MAX_ALIGN
     if isinstance(owner, llvm.AllocaOp) and owner.alignment is not None:
         return owner.alignment.value.data
@@ -534,15 +542,17 @@ def vectorize_loop(for_op: scf.ForOp, vector_bits: int) -> bool:
     step = arith.ConstantOp(IntegerAttr(width, IndexType()))
     head: list[Operation] = [step]
     static = _static_extent(for_op)
+    covered: Operation
     if static is not None:
         covered = arith.ConstantOp(IntegerAttr(static // width * width, IndexType()))
         head.append(covered)
     else:
         zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-        extent = arith.MaxSIOp(arith.SubiOp(ub, lb), zero)
+        span = arith.SubiOp(ub, lb)
+        extent = arith.MaxSIOp(span, zero)
         count = arith.DivUIOp(extent, step)
         covered = arith.MuliOp(count, step)
-        head += [zero, extent.lhs.owner, extent, count, covered]  # type: ignore[list-item]
+        head += [zero, span, extent, count, covered]
     split = arith.AddiOp(lb, covered)
     head.append(split)
     vector_loop = scf.ForOp(lb, split, step, [], Region(body))
@@ -556,7 +566,7 @@ def vectorize_loop(for_op: scf.ForOp, vector_bits: int) -> bool:
     return True
 
 
-def is_vectorized(op: Operation) -> bool:
+def is_vectorized(op: Operation) -> TypeGuard[scf.ForOp]:
     kind = op.attributes.get(LOOP_KIND)
     return isinstance(op, scf.ForOp) and kind is not None and getattr(kind, "data", None) == "vectorized"
 
@@ -564,4 +574,4 @@ def is_vectorized(op: Operation) -> bool:
 def vectorize_loops(root: Operation, vector_bits: int) -> int:
     """Vectorize every innermost `vectorized` loop under `root`; returns how many."""
     loops = [op for op in root.walk() if is_vectorized(op)]
-    return sum(vectorize_loop(op, vector_bits) for op in reversed(loops))  # type: ignore[arg-type]
+    return sum(vectorize_loop(op, vector_bits) for op in reversed(loops))

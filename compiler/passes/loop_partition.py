@@ -346,7 +346,7 @@ def pragmas(op: loop.ForOp) -> list[str]:
     attr = op.attributes.get(PRAGMAS_ATTR)
     if not isinstance(attr, ArrayAttr):
         return []
-    return [p.data for p in attr.data if isinstance(p, StringAttr)]  # type: ignore[union-attr]
+    return [p.data for p in attr.data if isinstance(p, StringAttr)]
 
 
 def holds_buffer(op: loop.ForOp) -> bool:

@@ -38,7 +38,7 @@ proof (it considers more iterations than run: sound, maybe conservative).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -101,7 +101,7 @@ class _Names:
         self.names: dict[SSAValue, str] = {}
         self.params: set[str] = set()
 
-    def leaf(self, value: SSAValue) -> Expr:
+    def leaf(self, value: SSAValue) -> Var:
         if isinstance(value.owner, loop.VarOp):
             self.params.add(value.owner.var_name.data)
             return Var(value.owner.var_name.data)
@@ -227,7 +227,7 @@ def inplace_conflicts(
     return None
 
 
-def _box(for_op: loop.ForOp, names: _Names, rename: dict[str, str]) -> tuple[Expr, Expr]:
+def _box(for_op: loop.ForOp, names: _Names, rename: Mapping[str, Expr]) -> tuple[Expr, Expr]:
     """A loop counter's inclusive range (a step > 1 is ignored: a superset)."""
     lo = expr_from_value(for_op.min, names.leaf)
     ext = expr_from_value(for_op.extent, names.leaf)
@@ -251,8 +251,8 @@ def _symbolic_disjoint(
     the same iteration when the read follows in the body), the read's bytes lie
     wholly above, or wholly below, the written bytes."""
     write_bytes, read_bytes = sizes
-    wren = {names.leaf(lp.induction_var).name: f"w{k}" for k, lp in enumerate(w.loops)}  # type: ignore[union-attr]
-    rren = {names.leaf(lp.induction_var).name: f"r{k}" for k, lp in enumerate(r.loops)}  # type: ignore[union-attr]
+    wren = {names.leaf(lp.induction_var).name: f"w{k}" for k, lp in enumerate(w.loops)}
+    rren = {names.leaf(lp.induction_var).name: f"r{k}" for k, lp in enumerate(r.loops)}
     boxes = {f"w{k}": _box(lp, names, {n: Var(v) for n, v in wren.items()}) for k, lp in enumerate(w.loops)}
     boxes |= {f"r{k}": _box(lp, names, {n: Var(v) for n, v in rren.items()}) for k, lp in enumerate(r.loops)}
     wa = substitute(w.address, {n: Var(v) for n, v in wren.items()}) * write_bytes
