@@ -274,7 +274,9 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
     budget = max(1, target.registers - 4)
     best: tuple[float, int | None, int] | None = None
     for vf in vector_options:
-        nv = -(-(extent if vf is None else vf) // lanes)  # type: ignore[operator]
+        width = extent if vf is None else vf
+        assert width is not None  # vf is None only for a known extent (with a tail)
+        nv = -(-width // lanes)
         for uf in _unroll_options(info, u):
             if uf * nv > budget:
                 continue

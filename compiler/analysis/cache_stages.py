@@ -185,8 +185,9 @@ def _clone_body(stage: te.ComputeOp, block: Block, mapping: dict[SSAValue, SSAVa
     if guard is not None and reduction is None:
         inner = Block()
         value = _clone_ops(stage.body.block, inner, mapping)
-        block.add_op(_guarded(guard, inner, value))
-        block.add_op(te.YieldOp(block.last_op.results[0]))  # type: ignore[union-attr]
+        guarded = _guarded(guard, inner, value)
+        block.add_op(guarded)
+        block.add_op(te.YieldOp(guarded.results[0]))
         return
     for op in stage.body.block.ops:
         clone = op.clone(mapping)

@@ -42,6 +42,7 @@ from compiler.arith.expr import (
     Mul,
     Sub,
     Var,
+    as_binary,
     evaluate,
     free_vars,
     substitute,
@@ -157,7 +158,8 @@ def _nodes(e: Expr) -> list[Expr]:
         node = stack.pop()
         out.append(node)
         if not isinstance(node, Const | Var):
-            stack.extend((node.a, node.b))  # type: ignore[attr-defined]
+            binary = as_binary(node)
+            stack.extend((binary.a, binary.b))
     return out
 
 
@@ -203,9 +205,10 @@ def _replace(e: Expr, target: Expr, by: Expr) -> Expr:
         return by
     if isinstance(e, Const | Var):
         return e
-    a = _replace(e.a, target, by)  # type: ignore[attr-defined]
-    b = _replace(e.b, target, by)  # type: ignore[attr-defined]
-    return type(e)(a, b)  # type: ignore[call-arg]
+    binary = as_binary(e)
+    a = _replace(binary.a, target, by)
+    b = _replace(binary.b, target, by)
+    return type(binary)(a, b)
 
 
 def _first_minmax(e: Expr) -> Min | Max | None:

@@ -448,7 +448,8 @@ def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> 
 
 def _samples(e: Expr) -> tuple[int, int]:
     """A size at two sample points (every variable 256, then 17): the packing order."""
-    return tuple(evaluate(e, {n: v for n in free_vars(e)}) for v in (256, 17))  # type: ignore[return-value]
+    big, small = (evaluate(e, {n: v for n in free_vars(e)}) for v in (256, 17))
+    return big, small
 
 
 # ---------------------------------------------------------------------------
