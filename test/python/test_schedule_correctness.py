@@ -230,7 +230,8 @@ except ValueError as err:
     print(type(err).__name__, err)
 """
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
-    assert out.startswith("ValueError main: invalid schedule or program:"), out
+    # a compiler.ScheduleError, caught above as the ValueError it also is
+    assert out.startswith("ScheduleError main: invalid schedule or program:"), out
     assert 'stage "C" is a result of the function' in out
 
 
