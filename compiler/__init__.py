@@ -52,28 +52,8 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
 
     __version__: str
 
-_ERRORS = (
-    "ArgumentError",
-    "ArgumentTypeError",
-    "ArgumentValueError",
-    "BoundsError",
-    "CompilerError",
-    "ExprError",
-    "ExprIndexError",
-    "ExprTypeError",
-    "ExprValueError",
-    "IRError",
-    "InternalError",
-    "LinkError",
-    "MemoryPlanError",
-    "ModuleLoadError",
-    "OptionError",
-    "ReadOnlyOutputError",
-    "ScheduleError",
-    "ScheduleTypeError",
-    "UnsupportedOpError",
-)
-"""The exception classes of `compiler.errors`, also attributes of the package."""
+# errors.py uses the standard library only, so reading its names here stays cheap.
+from compiler.errors import __all__ as _ERRORS  # noqa: E402
 
 __all__ = [
     "Function",

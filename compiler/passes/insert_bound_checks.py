@@ -32,6 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.arg_binder import dim_expr
 from compiler.analysis.guards import conjuncts, tighten_domain
+from compiler.analysis.value_names import ValueNames
 from compiler.arith.expr import LE, LT, Cond, Const, Expr, Not, Var
 from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
@@ -48,33 +49,10 @@ class Region:
     extents: list[Expr]
 
 
-class _Names:
-    """Expression variables for loop counters, `loop.var`s and other index values."""
-
-    def __init__(self) -> None:
-        self.of: dict[SSAValue, str] = {}
-        self.values: dict[str, SSAValue] = {}
-
-    def leaf(self, value: SSAValue) -> Var:
-        if isinstance(value.owner, loop.VarOp):
-            name = value.owner.var_name.data
-            self.values.setdefault(name, value)
-            return Var(name)
-        if value not in self.of:
-            name = f"v{len(self.of)}_{value.name_hint or 'x'}"
-            self.of[value] = name
-            self.values[name] = value
-        return Var(self.of[value])
-
-    def expr(self, value: SSAValue) -> Expr:
-        e = expr_from_value(value, self.leaf)
-        return e if e is not None else self.leaf(value)
-
-
 class FunctionChecks:
     def __init__(self, func: loop.FuncOp) -> None:
         self.func = func
-        self.names = _Names()
+        self.names = ValueNames()
         self.regions: dict[SSAValue, Region] = {}
         self.shape_vars = set[str]()
         self.inserted = 0

@@ -79,6 +79,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.value_names import ValueNames
 from compiler.arith.expr import (
     LE,
     LT,
@@ -95,7 +96,7 @@ from compiler.arith.expr import (
     substitute,
 )
 from compiler.arith.int_set import IntSet, eval_set
-from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
+from compiler.arith.ir import cond_from_value, emit_expr
 from compiler.arith.simplify import Analyzer
 from compiler.dialects import loop
 
@@ -105,43 +106,6 @@ PRAGMAS_ATTR = "loop.pragmas"
 OPT_OUT = "loop_partition=0"
 
 Bounds = dict[str, tuple[Expr | None, Expr | None]]
-
-
-# ---------------------------------------------------------------------------
-# Names: SSA values <-> expression variables
-# ---------------------------------------------------------------------------
-
-
-class Names:
-    """Expression variables for loop counters, `loop.var`s and other index values."""
-
-    def __init__(self) -> None:
-        self.of: dict[SSAValue, str] = {}
-        self.values: dict[str, SSAValue] = {}
-
-    def leaf(self, value: SSAValue) -> Expr:
-        if isinstance(value.owner, loop.VarOp):
-            name = value.owner.var_name.data
-            self.values.setdefault(name, value)
-            return Var(name)
-        if value not in self.of:
-            name = f"v{len(self.of)}_{value.name_hint or 'x'}"
-            self.of[value] = name
-            self.values[name] = value
-        return Var(self.of[value])
-
-    def expr(self, value: SSAValue) -> Expr:
-        e = expr_from_value(value, self.leaf)
-        return e if e is not None else self.leaf(value)
-
-    def name(self, value: SSAValue) -> str:
-        v = self.leaf(value)
-        assert isinstance(v, Var)
-        return v.name
-
-    def is_shape(self, name: str) -> bool:
-        value = self.values.get(name)
-        return value is not None and isinstance(value.owner, loop.VarOp)
 
 
 # ---------------------------------------------------------------------------
@@ -182,7 +146,7 @@ def min_args(e: Expr) -> list[Expr]:
     return [e]
 
 
-def loop_range(names: Names, for_op: loop.ForOp) -> tuple[Expr, Expr]:
+def loop_range(names: ValueNames, for_op: loop.ForOp) -> tuple[Expr, Expr]:
     """Inclusive [lo, hi] of a loop's counter."""
     lo = names.expr(for_op.min)
     return lo, lo + names.expr(for_op.extent) - 1
@@ -240,7 +204,7 @@ class Prover:
     """Decides conditions over all iterations of the loops around an op (Analyzer,
     eval_set and a linear solve per loop; no other reasoning)."""
 
-    def __init__(self, names: Names):
+    def __init__(self, names: ValueNames):
         self.names = names
 
     def shapes(self) -> Bounds:
@@ -311,7 +275,7 @@ class Prover:
         return None
 
 
-def atoms_of(names: Names, op: Operation, x: str) -> list[LT | LE]:
+def atoms_of(names: ValueNames, op: Operation, x: str) -> list[LT | LE]:
     """The conjuncts of a condition op that hold on its likely path; for a loop whose
     extent is a `min`, that the operands free of `x` are the smaller."""
     if isinstance(op, loop.ForOp):
@@ -385,7 +349,7 @@ class Partitioner:
 
     def __init__(self, func: loop.FuncOp, max_depth: int):
         self.func = func
-        self.names = Names()
+        self.names = ValueNames()
         for op in func.walk():  # every shape variable known (>= 0) from the start
             if isinstance(op, loop.VarOp):
                 self.names.leaf(op.result)

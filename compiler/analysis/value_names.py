@@ -1,0 +1,44 @@
+"""Expression variables for SSA index values, shared by the passes that reason about
+loop IR with `compiler.arith` (insert-bound-checks, loop-partition)."""
+
+from __future__ import annotations
+
+from xdsl.ir import SSAValue
+
+from compiler.arith.expr import Expr, Var
+from compiler.arith.ir import expr_from_value
+from compiler.dialects import loop
+
+
+class ValueNames:
+    """Expression variables for loop counters, `loop.var`s and other index values.
+
+    A `loop.var` keeps its own name (so symbolic sizes read the same everywhere); any
+    other value that is not arithmetic on known values becomes a fresh variable."""
+
+    def __init__(self) -> None:
+        self.of: dict[SSAValue, str] = {}
+        self.values: dict[str, SSAValue] = {}
+
+    def leaf(self, value: SSAValue) -> Var:
+        if isinstance(value.owner, loop.VarOp):
+            name = value.owner.var_name.data
+            self.values.setdefault(name, value)
+            return Var(name)
+        if value not in self.of:
+            name = f"v{len(self.of)}_{value.name_hint or 'x'}"
+            self.of[value] = name
+            self.values[name] = value
+        return Var(self.of[value])
+
+    def expr(self, value: SSAValue) -> Expr:
+        e = expr_from_value(value, self.leaf)
+        return e if e is not None else self.leaf(value)
+
+    def name(self, value: SSAValue) -> str:
+        return self.leaf(value).name
+
+    def is_shape(self, name: str) -> bool:
+        """Whether `name` is a `loop.var` (a shape variable, >= 0), not a fresh leaf."""
+        value = self.values.get(name)
+        return value is not None and isinstance(value.owner, loop.VarOp)
