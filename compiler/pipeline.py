@@ -20,7 +20,7 @@ text (`pipeline_spec()`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 from xdsl.context import Context
@@ -110,24 +110,10 @@ def default_pipeline(
     return passes
 
 
-def stage_passes(
-    stage: Stage,
-    *,
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
-    auto_schedule: bool = False,
-    loop_partition: bool = True,
-    fast_math: bool = False,
-) -> list[ModulePass]:
-    """The passes that lead from the stage before `stage` to `stage`."""
+def stage_passes(stage: Stage, **options: bool) -> list[ModulePass]:
+    """The passes that lead from the stage before `stage` to `stage`; `options` are
+    `default_pipeline`'s."""
     previous = STAGES[STAGES.index(stage) - 1]
-    options = {
-        "tighten_pad_regions": tighten_pad_regions,
-        "check_bounds": check_bounds,
-        "auto_schedule": auto_schedule,
-        "loop_partition": loop_partition,
-        "fast_math": fast_math,
-    }
     everything = default_pipeline(stage, **options)
     before = default_pipeline(previous, **options) if stage != "te" else []
     return everything[len(before) :]
@@ -163,14 +149,8 @@ class DefaultPipelinePass(ModulePass):
 
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
-        return default_pipeline(
-            as_stage(self.until),
-            tighten_pad_regions=self.tighten_pad_regions,
-            check_bounds=self.check_bounds,
-            auto_schedule=self.auto_schedule,
-            loop_partition=self.loop_partition,
-            fast_math=self.fast_math,
-        )
+        options = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "until"}
+        return default_pipeline(as_stage(self.until), **options)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for p in self.passes():

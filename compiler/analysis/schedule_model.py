@@ -225,13 +225,7 @@ def _make_stage(op: te.ComputeOp, is_output: bool, names: _Names) -> Stage:
             )
             for i, a in enumerate(reduction.axes)
         ]
-    inputs: list[str] = []
-    for inner in op.body.walk():
-        if isinstance(inner, te.ReadOp) and isinstance(inner.tensor.owner, te.ComputeOp):
-            source = inner.tensor.owner.stage.data
-            if source not in inputs:
-                inputs.append(source)
-    result = Stage(op.stage.data, op, axes, reduce_axes, is_output, inputs)
+    result = Stage(op.stage.data, op, axes, reduce_axes, is_output, _stage_inputs(op))
     result.leaves = list(result.root_vars)
     return result
 

@@ -47,6 +47,8 @@ from compiler.arith.expr import (
     free_vars,
     substitute,
 )
+from compiler.arith.poly import poly_add as _padd
+from compiler.arith.poly import poly_mul
 from compiler.arith.simplify import Analyzer
 
 Mono = tuple[str, ...]
@@ -57,28 +59,8 @@ _MAX_SUBSETS = 4  # up to 2**4 choices of which floor divisions to expand
 _SAMPLE = 64  # value of every shape variable when choosing a loop counter's anchor
 
 
-def _padd(p: Poly, q: Poly, k: Fraction | int = 1) -> Poly:
-    out = dict(p)
-    for m, c in q.items():
-        v = out.get(m, Fraction(0)) + c * k
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
-    return out
-
-
 def _pmul(p: Poly, q: Poly) -> Poly:
-    out: Poly = {}
-    for m1, c1 in p.items():
-        for m2, c2 in q.items():
-            m = tuple(sorted(m1 + m2))
-            v = out.get(m, Fraction(0)) + c1 * c2
-            if v:
-                out[m] = v
-            else:
-                out.pop(m, None)
-    return out
+    return poly_mul(p, q, lambda m1, m2: tuple(sorted(m1 + m2)))
 
 
 def _pconst(c: Fraction | int) -> Poly:

@@ -106,6 +106,8 @@ from compiler.arith.expr import (
     as_expr,
     free_vars,
 )
+from compiler.arith.poly import poly_add as _padd
+from compiler.arith.poly import poly_mul
 from compiler.errors import ExprTypeError
 
 __all__ = [
@@ -157,32 +159,16 @@ def _atom(e: Expr) -> Poly:
     return {(e,): 1}
 
 
-def _padd(p: Poly, q: Poly, scale: int = 1) -> Poly:
-    out = dict(p)
-    for m, k in q.items():
-        v = out.get(m, 0) + scale * k
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
-    return out
-
-
 def _pscale(p: Poly, k: int) -> Poly:
     return {m: c * k for m, c in p.items()} if k else {}
 
 
+def _join(m1: Monomial, m2: Monomial) -> Monomial:
+    return _mono(m1 + m2) if m1 and m2 else (m1 or m2)
+
+
 def _pmul(p: Poly, q: Poly) -> Poly:
-    out: Poly = {}
-    for m1, k1 in p.items():
-        for m2, k2 in q.items():
-            m = _mono(m1 + m2) if m1 and m2 else (m1 or m2)
-            v = out.get(m, 0) + k1 * k2
-            if v:
-                out[m] = v
-            else:
-                out.pop(m, None)
-    return out
+    return poly_mul(p, q, _join)
 
 
 def _pconst(p: Poly) -> int | None:
