@@ -22,9 +22,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compiler
 from compiler import ops, te
 from compiler.analysis.liveness import liveness, liveness_lower_bound
+from compiler.analysis.memory_summary import memory_summary
 from compiler.arith.expr import evaluate, parse_expr
 from compiler.dialects import loop
-from compiler.passes.memory_report import memory_summary
 
 
 def seed000() -> list[te.Tensor]:

@@ -27,7 +27,7 @@ from compiler.te.schedule import Schedule
 from compiler.te.to_ir import FunctionSignature, build_module, mlir_type
 
 if TYPE_CHECKING:
-    from compiler.passes.memory_report import MemorySummary
+    from compiler.analysis.memory_summary import MemorySummary
 
 _NUMPY_DTYPES = {
     "float16": np.float16,
@@ -289,7 +289,7 @@ def compile_module(
 
 def _memory_plan(module: ModuleOp) -> MemorySummary | None:
     """The plan storage-rewrite made (checked: a wrong plan is an internal error)."""
-    from compiler.passes.memory_report import memory_summary
+    from compiler.analysis.memory_summary import memory_summary
     from compiler.passes.verify_memory_plan import check_function
 
     for func in module.ops:

@@ -34,7 +34,7 @@ from compiler.torch.symbolic import eval_dim
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-    from compiler.passes.memory_report import MemorySummary
+    from compiler.analysis.memory_summary import MemorySummary
     from compiler.pipeline import Stage
 
 

@@ -145,8 +145,8 @@ def test_size_prover_rejects_false_claims(a: str, b: str, counterexample: dict[s
 
 
 def flat_plan(args: list[te.Tensor]) -> dict[str, object]:
+    from compiler.analysis.memory_summary import memory_summary
     from compiler.dialects import loop
-    from compiler.passes.memory_report import memory_summary
 
     module = compiler.lower(args, until="flat")
     plans = [memory_summary(f) for f in module.ops if isinstance(f, loop.FuncOp)]

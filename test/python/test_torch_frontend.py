@@ -392,8 +392,8 @@ def symbolic_plan() -> object:
     """The plan storage-rewrite makes for a conv, relu and pool with a symbolic height
     (the flat IR is enough: no LLVM)."""
     from compiler import lower, ops, te
+    from compiler.analysis.memory_summary import memory_summary
     from compiler.dialects import loop
-    from compiler.passes.memory_report import memory_summary
 
     h = te.var("h")
     x = te.placeholder((1, h, 8, 4), name="x")

@@ -1,43 +1,124 @@
-"""`plot_memory(summary, path)`: a memory plan as a picture (also
-`build(...).memory.plot(path)` and `net.memory.plot(path)`).
-
-Time (the statement index of storage-rewrite's liveness) runs across, arena
-offset up; each intermediate buffer is a labelled rectangle over its
-lifetime (hatched when it was written in place of a dead buffer). Dashed
-lines mark the arena size and the liveness lower bound (the most bytes live
-at one statement). Symbolic plans are drawn at the sizes given in `dims`.
-matplotlib is optional: it is imported only here, with a clear error.
+"""The memory plan of a flat `loop.func`, buffer by buffer: each buffer's size,
+lifetime (statements) and offset, why a buffer got fresh memory, the arena size
+against the no-reuse total and the liveness lower bound. The memory-report pass
+prints it; the compiled `Function` exposes it as `.memory`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
+from xdsl.dialects.builtin import StringAttr
+
+from compiler.analysis.liveness import (
+    ARENA,
+    REASON_ATTR,
+    aligned,
+    buffer_bytes,
+    liveness,
+    liveness_lower_bound,
+)
 from compiler.arith.expr import evaluate, free_vars, parse_expr
+from compiler.arith.simplify import const_value
+from compiler.dialects import loop
 from compiler.errors import OptionError
 
 
-class _Buffer(Protocol):
+@dataclass
+class BufferInfo:
     name: str
     size: str
     first: int
     last: int
     offset: str
     inplace_of: str | None
+    reason: str | None
 
 
-class MemorySummary(Protocol):
-    """What is drawn: `compiler.passes.memory_report.MemorySummary` (memory-report,
-    `build(...).memory`), taken by its fields so this module sits below the passes."""
-
+@dataclass
+class MemorySummary:
     function: str
-    arena: str
+    buffers: list[BufferInfo] = field(default_factory=list)
+    arena: str = "0"
+    no_reuse: str = "0"
+    lower_bound: int | None = None
 
-    @property
-    def buffers(self) -> Sequence[_Buffer]: ...
+    def plot(self, path: str | Path, *, dims: Mapping[str, int] | None = None, title: str | None = None) -> None:
+        """Draw the plan into `path` (PNG, SVG or PDF; matplotlib needed): buffers as
+        rectangles over their lifetimes and arena offsets, the liveness lower bound as a
+        line; `dims` binds symbolic sizes (`plot_memory`)."""
+        plot_memory(self, path, dims=dims, title=title)
+
+    def __repr__(self) -> str:
+        buffers = ", ".join(f"{b.name} {b.size}" for b in self.buffers)
+        bound = "symbolic" if self.lower_bound is None else str(self.lower_bound)
+        return (
+            f"<MemorySummary @{self.function}: arena {self.arena} bytes for {len(self.buffers)} "
+            f"buffer(s) ({buffers}); without reuse {self.no_reuse}; liveness lower bound {bound}>"
+        )
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def lines(self) -> list[str]:
+        """The `memory-report` table: one line per buffer, then the totals."""
+        out = [f"memory plan of @{self.function}:"]
+        out.append(f"  {'buffer':<14} {'bytes':>12} {'live':>9} {'offset':>12}  note")
+        for b in self.buffers:
+            note = f"in place of {b.inplace_of}" if b.inplace_of else (f"fresh: {b.reason}" if b.reason else "reuses the bytes of a dead buffer")
+            out.append(f"  {b.name:<14} {b.size:>12} {f'{b.first}-{b.last}':>9} {b.offset:>12}  {note}")
+        bound = "symbolic" if self.lower_bound is None else f"{self.lower_bound}"
+        out.append(
+            f"  arena {self.arena} bytes; without reuse {self.no_reuse}; "
+            f"liveness lower bound {bound} (in-place writes can go below it)"
+        )
+        return out
+
+
+def memory_summary(func: loop.FuncOp) -> MemorySummary:
+    summary = MemorySummary(func.sym_name.data)
+    views = {op.buffer_name.data: op for op in func.walk() if isinstance(op, loop.ViewOp)}
+    lifetimes = liveness(func)
+    total = 0
+    symbolic = False
+    for t in lifetimes:
+        view = views.get(t.name)
+        reason = view.attributes.get(REASON_ATTR) if view is not None else None
+        summary.buffers.append(
+            BufferInfo(
+                t.name,
+                str(t.size),
+                t.first,
+                t.last,
+                view.offset.data if view is not None else "-",
+                None if view is None or view.inplace is None else view.inplace.data,
+                reason.data if isinstance(reason, StringAttr) else None,
+            )
+        )
+        size = const_value(aligned(t.size))
+        symbolic |= size is None
+        total += size or 0
+    arena = next((op for op in func.walk() if isinstance(op, loop.AllocOp) and op.buffer_name.data == ARENA), None)
+    if arena is not None:
+        summary.arena = str(buffer_bytes(arena.buffer_type))
+    summary.no_reuse = "symbolic" if symbolic else str(total)
+    summary.lower_bound = liveness_lower_bound(lifetimes)
+    return summary
+
+
+# ---------------------------------------------------------------------------
+# The picture: `plot_memory(summary, path)`: a memory plan as a picture (also
+# `build(...).memory.plot(path)` and `net.memory.plot(path)`).
+#
+# Time (the statement index of storage-rewrite's liveness) runs across, arena
+# offset up; each intermediate buffer is a labelled rectangle over its
+# lifetime (hatched when it was written in place of a dead buffer). Dashed
+# lines mark the arena size and the liveness lower bound (the most bytes live
+# at one statement). Symbolic plans are drawn at the sizes given in `dims`.
+# matplotlib is optional: it is imported only here, with a clear error.
+# ---------------------------------------------------------------------------
 
 
 @dataclass
