@@ -48,6 +48,7 @@ from compiler.arith.expr import Expr, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
+from compiler.runtime.host import host_cores, host_cpu_name, host_vector_bits
 
 # ---------------------------------------------------------------------------
 # The target
@@ -101,30 +102,13 @@ def _cache_size(level: int, kind: str, default: int) -> int:
     return value if value > 0 else default
 
 
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
 @cache
 def host_target() -> Target:
     """The host: vector width and registers from llvmlite's CPU features (avx512f: 512
     bits and 32 registers, avx/avx2: 256 bits, otherwise 128), caches, usable cores."""
-    bits, registers, cpu = 128, 16, "generic"
-    try:
-        import llvmlite.binding as llvm
-
-        features = llvm.get_host_cpu_features()
-        cpu = llvm.get_host_cpu_name()
-        if features.get("avx512f"):
-            bits, registers = 512, 32
-        elif features.get("avx2") or features.get("avx"):
-            bits = 256
-    except Exception:  # no llvmlite or no feature list: the portable 128-bit default
-        pass
-    return Target(bits, registers, _cache_size(1, "Data", 32 * 1024), _cache_size(2, "Unified", 512 * 1024), _cores(), cpu)
+    bits = host_vector_bits()
+    registers = 32 if bits == 512 else 16
+    return Target(bits, registers, _cache_size(1, "Data", 32 * 1024), _cache_size(2, "Unified", 512 * 1024), host_cores(), host_cpu_name())
 
 
 # ---------------------------------------------------------------------------
@@ -418,15 +402,6 @@ class _Builder:
         position = self.leaves.index(value)
         self.leaves[position : position + 1] = list(op.results)
         return op.results[0], op.results[1]
-
-
-def _product(extents: Sequence[int | None]) -> int | None:
-    total = 1
-    for e in extents:
-        if e is None:
-            return None
-        total *= e
-    return total
 
 
 def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) -> None:

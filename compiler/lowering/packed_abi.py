@@ -29,11 +29,6 @@ from compiler.dialects import loop, packed
 from compiler.lowering.memory import PTR
 
 
-def assert_messages(f: loop.FuncOp) -> list[str]:
-    """Messages of the function's own asserts, in program order."""
-    return [op.message.data for op in f.walk() if isinstance(op, loop.AssertOp)]
-
-
 @dataclass(frozen=True)
 class AssertEntry:
     """What failure code k + 1 means: the message template, the error, how many values."""

@@ -80,6 +80,7 @@ from compiler.lowering.packed_abi import (
 from compiler.lowering.parallel import outline_parallel_loops
 from compiler.lowering.scalar import lower_scalar_ops
 from compiler.lowering.vectorize import vectorize_loops
+from compiler.runtime.host import host_vector_bits
 
 __all__ = ["LowerToLLVMPass", "assert_table", "lower_module"]
 
@@ -99,19 +100,6 @@ class LowerToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_module(ctx, op, vector_bits=self.vector_bits or host_vector_bits(), fast_math=self.fast_math)
-
-
-def host_vector_bits() -> int:
-    """The host CPU's vector register width, from LLVM's view of its features
-    (AVX-512: 512, AVX/AVX2: 256, otherwise SSE/NEON: 128)."""
-    import llvmlite.binding as llvm_binding
-
-    features = llvm_binding.get_host_cpu_features()
-    if features.get("avx512f", False):
-        return 512
-    if features.get("avx", False):
-        return 256
-    return 128
 
 
 def lower_module(ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False) -> None:

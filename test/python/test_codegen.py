@@ -12,7 +12,7 @@ import pytest
 import compiler
 from compiler import ops, te
 from compiler.lowering.parallel import openmp_library
-from compiler.lowering.to_llvm import host_vector_bits
+from compiler.runtime.host import host_vector_bits
 
 LANES = host_vector_bits() // 32  # float32 lanes of the host's vectors
 
