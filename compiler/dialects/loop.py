@@ -178,6 +178,11 @@ class LoopKind(StrEnum):
     UNROLLED = auto()
 
 
+UNROLL_FULL = "unroll_full"
+"""A unit attribute of an `unrolled` loop.for with a small constant trip count: LLVM
+unrolls it fully (`unroll-loops` sets it; lower-to-llvm emits `llvm.loop.unroll.full`)."""
+
+
 # ---------------------------------------------------------------------------
 # Operations
 # ---------------------------------------------------------------------------

@@ -21,9 +21,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, cf, func, llvm, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, i32, i64
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    i32,
+    i64,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
@@ -48,6 +58,31 @@ def lower_for(op: loop.ForOp) -> None:
         body.add_op(inner)
     body.add_op(scf.YieldOp())
     Rewriter.replace_op(op, new)
+
+
+class _ForLoweringKeepingUnroll(ForLowering):
+    """xDSL's scf.for lowering; a loop's `unroll_full` moves to its back edge (the branch
+    that LLVM's loop metadata hangs on)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, scf.ForOp):
+            return
+        unroll = op.attributes.get(loop.UNROLL_FULL)
+        header = op.body.first_block
+        entry = op.parent_block()
+        super().match_and_rewrite(op, rewriter)
+        if unroll is None or header is None:
+            return
+        for use in header.uses:  # the entry's branch and the back edge jump to the header
+            if isinstance(use.operation, cf.BranchOp) and use.operation.parent_block() is not entry:
+                use.operation.attributes[loop.UNROLL_FULL] = unroll
+
+
+def lower_structured_control_flow(module: ModuleOp) -> None:
+    """Step 2: scf.for/scf.if -> blocks and branches (xDSL's convert-scf-to-cf patterns)."""
+    PatternRewriteWalker(GreedyRewritePatternApplier([IfLowering(), _ForLoweringKeepingUnroll()])).rewrite_module(
+        module
+    )
 
 
 def lower_if(op: loop.IfOp) -> None:

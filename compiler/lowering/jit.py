@@ -24,6 +24,7 @@ from xdsl.dialects import llvm as L
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.hints import isa
 
+from compiler.dialects import loop
 from compiler.lowering.object_cache import ObjectCache, cache_enabled, cache_key
 from compiler.lowering.parallel import openmp_library
 
@@ -80,8 +81,39 @@ def _convert_store(op: L.StoreOp, builder: ir.IRBuilder, val_map: dict[Any, Any]
     _add_alias_metadata(op, instr, builder.module)
 
 
+class _LoopID(ir.values.MDValue):  # type: ignore[misc]  # llvmlite is untyped
+    """A loop's `distinct !{!self, !{!"llvm.loop.unroll.full"}}`: LLVM finds loop
+    properties on a distinct node that names itself first, which Module.add_metadata
+    (uniqued nodes only) can not make."""
+
+    def __init__(self, module: ir.Module, properties: list[Any]):
+        super().__init__(module, [], name=str(len(module.metadata)))
+        self.operands = (self, *properties)
+
+    def descr(self, buf: list[str]) -> None:
+        refs = ", ".join(op.get_reference() for op in self.operands)
+        buf += (f"distinct !{{ {refs} }}", "\n")
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def _convert_br(op: L.BrOp, builder: ir.IRBuilder, val_map: dict[Any, Any], block_map: dict[Any, Any]) -> None:
+    """A branch; a loop's back edge marked `unroll_full` carries `llvm.loop.unroll.full`."""
+    _convert_plain_br(op, builder, val_map, block_map)
+    if loop.UNROLL_FULL in op.attributes:
+        module = builder.module
+        full = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.full")])
+        builder.block.terminator.set_metadata("llvm.loop", _LoopID(module, [full]))
+
+
+_convert_plain_br = _convert_op._convert_br
 _convert_op._convert_load = _convert_load
 _convert_op._convert_store = _convert_store
+_convert_op._convert_br = _convert_br
 
 
 @cache

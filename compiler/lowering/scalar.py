@@ -29,12 +29,6 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-)
 from xdsl.rewriter import Rewriter
 
 from compiler.diagnostics import PassError
@@ -43,10 +37,20 @@ NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
 
 
 def lower_scalar_ops(module: ModuleOp, *, fast_math: bool = False) -> None:
-    """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func."""
-    PatternRewriteWalker(
-        GreedyRewritePatternApplier([_ReplaceIdentityCast(), LowerScalarOps(fast_math)], dce_enabled=False)
-    ).rewrite_module(module)
+    """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func.
+
+    One walk over a snapshot of the ops, each replaced in place: every op's lowering
+    is made of llvm ops only, so nothing needs a second look (xDSL's greedy pattern
+    walker, with its worklist and re-matching, took 4x as long on large functions).
+    """
+    lowering = LowerScalarOps(fast_math)
+    for op in list(module.walk()):
+        if isinstance(op, arith.IndexCastOp) and _llvm_type(op.input.type) == _llvm_type(op.result.type):
+            Rewriter.replace_op(op, [], [op.input])  # index <-> i64: the same value once index is i64
+            continue
+        new = lowering.lower(op)
+        if new is not None:
+            Rewriter.replace_op(op, new)
     _index_to_i64(module)
     for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         Rewriter.replace_op(f, _lower_func(f))
@@ -164,18 +168,15 @@ FAST_MATH = llvm.FastMathAttr([llvm.FastMathFlag.REASSOC, llvm.FastMathFlag.ALLO
 _FAST_MATH_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
 
 
-class LowerScalarOps(RewritePattern):
+class LowerScalarOps:
     """arith, math, cf and func.return to llvm, one op at a time."""
 
     def __init__(self, fast_math: bool = False):
         self.fast_math = fast_math
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        new = self.lower(op, rewriter)
-        if new is not None:
-            rewriter.replace(op, new)
-
-    def lower(self, op: Operation, rewriter: PatternRewriter) -> Operation | list[Operation] | None:
+    def lower(self, op: Operation) -> Operation | list[Operation] | None:
+        """The llvm ops replacing `op` (the last one's results replace its results), or None
+        if `op` is not an arith/math/cf/func.return op."""
         if (nsw_ctor := _NSW_BINARY.get(type(op))) is not None:
             if isinstance(op.results[0].type, IndexType):
                 return nsw_ctor(op.operands[0], op.operands[1], overflow=NSW)
@@ -227,7 +228,9 @@ class LowerScalarOps(RewritePattern):
                     [_llvm_type(op.result.type)],
                 )
             case cf.BranchOp():
-                return llvm.BrOp(op.successor, *op.arguments)
+                branch = llvm.BrOp(op.successor, *op.arguments)
+                branch.attributes |= op.attributes  # a loop's back edge keeps `unroll_full`
+                return branch
             case cf.ConditionalBranchOp():
                 return llvm.CondBrOp(
                     op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments
@@ -248,12 +251,11 @@ def _lower_constant(op: arith.ConstantOp) -> Operation:
     raise PassError(f"lower-to-llvm: unsupported constant {value}")
 
 
-def _int_cast(value: SSAValue, to: Attribute, *, signed: bool) -> Operation | list[Operation]:
+def _int_cast(value: SSAValue, to: Attribute, *, signed: bool) -> Operation:
+    """A widening or narrowing cast (`lower_scalar_ops` drops casts between equal widths)."""
     src, dst = _llvm_type(value.type), _llvm_type(to)
     assert isinstance(src, IntegerType)
     assert isinstance(dst, IntegerType)
-    if src.width.data == dst.width.data:
-        return []  # replaced by its operand below
     if src.width.data < dst.width.data:
         return llvm.SExtOp(value, dst) if signed else llvm.ZExtOp(value, dst)
     return llvm.TruncOp(value, dst)
@@ -275,14 +277,6 @@ def _floordiv(lhs: SSAValue, rhs: SSAValue) -> list[Operation]:
     adjust = add(llvm.AndOp(add(llvm.ICmpOp(r, zero, ne)), signs_differ))
     add(llvm.SubOp(q, add(llvm.ZExtOp(adjust, i64))))
     return ops
-
-
-class _ReplaceIdentityCast(RewritePattern):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if isinstance(op, arith.IndexCastOp):
-            src, dst = _llvm_type(op.input.type), _llvm_type(op.result.type)
-            if src == dst:
-                rewriter.replace(op, [], [op.input])
 
 
 def _index_to_i64(module: ModuleOp) -> None:

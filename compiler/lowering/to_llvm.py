@@ -28,7 +28,9 @@ Steps (parallel.py first outlines the parallel loops into functions of their own
      argument, `loop.func` -> `func.func` (memory.py),
      `packed.arg`/`packed.dltensor_get` -> GEP + load, `packed.call` ->
      `llvm.call` (+ a forwarding check when the callee has checks) (packed_abi.py);
-  2. xDSL's `convert-scf-to-cf`;
+  2. scf -> cf with xDSL's convert-scf-to-cf patterns; the back edge of a loop
+     marked `{unroll_full}` (unroll-loops) keeps the mark, which becomes its
+     `llvm.loop.unroll.full` metadata (jit.py's branch converter);
   3. `loop.assert` splits its block (after step 2 the CFG is explicit;
      control_flow.py):
 
@@ -55,12 +57,17 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
 from compiler.analysis.arg_binder import symbolic_variables
 from compiler.dialects import loop, packed
 from compiler.lowering.aliasing import annotate_alias_scopes
-from compiler.lowering.control_flow import add_returns, lower_asserts, lower_for, lower_if
+from compiler.lowering.control_flow import (
+    add_returns,
+    lower_asserts,
+    lower_for,
+    lower_if,
+    lower_structured_control_flow,
+)
 from compiler.lowering.memory import (
     FunctionState,
     convert_signature,
@@ -120,7 +127,7 @@ def lower_module(ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast
         vectorize_loops(state.func, vector_bits)
         add_returns(state)
         states.append(state)
-    ConvertScfToCf().apply(ctx, module)
+    lower_structured_control_flow(module)
     for state in states:
         lower_asserts(state, abi)
     lower_scalar_ops(module, fast_math=fast_math)

@@ -1,10 +1,23 @@
 """unroll-loops: fully unroll `loop.for ... unrolled` loops with constant bounds.
 
-`sched.unroll` marks a loop; this pass replaces each marked loop whose min
-and extent are constants (and whose trip count is at most `max-trip-count`)
-by that many copies of its body, the induction variable replaced by a
-constant. Inner loops are unrolled first. A marked loop with a symbolic or
-larger trip count is left to LLVM (which unrolls small loops on its own).
+`sched.unroll` marks a loop. A marked loop whose min and extent are
+constants and whose trip count is at most `max-trip-count` is unrolled
+fully, in one of two ways:
+
+* by LLVM (the default): the loop stays and gets the `{unroll_full}`
+  attribute, which lower-to-llvm turns into `llvm.loop.unroll.full`
+  metadata on its back edge. The IR the Python lowering handles stays the
+  size of the schedule instead of growing by the trip count (a register
+  tile of 4x4 accumulators was 5x the ops, and lower-to-llvm's time grows
+  with them); LLVM unrolls early in its pipeline, before the passes that
+  keep the accumulators in registers, so the code is the same.
+* here, by copying the body once per iteration with the induction
+  variable replaced by a constant: for loops nested in a `vectorized` loop
+  (lower-to-llvm's vector code generator needs a straight-line body), and
+  for every marked loop with `copy=true`. Inner loops are copied first.
+
+A marked loop with a symbolic or larger trip count is left as it is (LLVM
+may still unroll it partially on its own).
 """
 
 from __future__ import annotations
@@ -13,7 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnitAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -28,14 +41,31 @@ def constant_index(value: SSAValue) -> int | None:
     return None
 
 
-def unroll(for_op: loop.ForOp, max_trip_count: int) -> bool:
+def trip_count(for_op: loop.ForOp) -> int | None:
+    """The number of iterations, if min and extent are constants."""
     lo, extent = constant_index(for_op.min), constant_index(for_op.extent)
-    step = for_op.step.value.data
     if lo is None or extent is None:
-        return False
-    trips = max(0, -(-extent // step))
-    if trips > max_trip_count:
-        return False
+        return None
+    step = for_op.step.value.data
+    return max(0, -(-extent // step))
+
+
+def in_vectorized_loop(op: loop.ForOp) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, loop.ForOp) and parent.loop_kind == loop.LoopKind.VECTORIZED:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def unroll(for_op: loop.ForOp) -> None:
+    """Replace the loop by one copy of its body per iteration (constant bounds)."""
+    lo = constant_index(for_op.min)
+    trips = trip_count(for_op)
+    assert lo is not None
+    assert trips is not None
+    step = for_op.step.value.data
     for k in range(trips):
         iv = arith.ConstantOp(IntegerAttr(lo + k * step, IndexType()))
         Rewriter.insert_op(iv, InsertPoint.before(for_op))
@@ -43,7 +73,6 @@ def unroll(for_op: loop.ForOp, max_trip_count: int) -> bool:
         for op in for_op.body.block.ops:
             Rewriter.insert_op(op.clone(mapping), InsertPoint.before(for_op))
     Rewriter.erase_op(for_op)
-    return True
 
 
 @dataclass(frozen=True)
@@ -53,9 +82,18 @@ class UnrollLoopsPass(ModulePass):
     name = "unroll-loops"
 
     max_trip_count: int = 64
-    """Leave longer marked loops to LLVM."""
+    """Leave longer marked loops as they are."""
+
+    copy: bool = False
+    """Copy every unrolled body here instead of leaving the loops outside vector loops to LLVM."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         loops = [o for o in op.walk() if isinstance(o, loop.ForOp) and o.loop_kind == loop.LoopKind.UNROLLED]
         for for_op in reversed(loops):  # inner loops first
-            unroll(for_op, self.max_trip_count)
+            trips = trip_count(for_op)
+            if trips is None or trips > self.max_trip_count:
+                continue
+            if self.copy or in_vectorized_loop(for_op):
+                unroll(for_op)
+            else:
+                for_op.attributes[loop.UNROLL_FULL] = UnitAttr()

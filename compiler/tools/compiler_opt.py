@@ -29,6 +29,7 @@ from xdsl.utils.exceptions import (
     ParseError,
     VerifyException,
 )
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from compiler.diagnostics import VerifyError
@@ -90,6 +91,16 @@ class ListPassesAction(argparse.Action):
         parser.exit()
 
 
+def _llvm_target() -> type[Target]:
+    """`-t llvm`: xDSL's LLVM IR printer with the converters `build()` uses (alias scopes,
+    alignment, loop metadata: compiler/lowering/jit.py installs them when imported)."""
+    from xdsl.backend.llvm.convert import LLVMTarget
+
+    import compiler.lowering.jit  # noqa: F401
+
+    return LLVMTarget
+
+
 class CompilerOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -110,6 +121,10 @@ class CompilerOptMain(xDSLOptMain):
         super().register_all_passes()
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets["llvm"] = _llvm_target
 
     def setup_pipeline(self) -> None:
         """xdsl-opt's pipeline, with `default-pipeline{...}` expanded into its passes

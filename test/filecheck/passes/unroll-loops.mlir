@@ -1,6 +1,12 @@
 // RUN: compiler-opt %s --split-input-file -p unroll-loops | filecheck %s
+// RUN: compiler-opt %s --split-input-file -p 'unroll-loops{copy=true}' | filecheck %s --check-prefix=COPY
+// RUN: compiler-opt %s --split-input-file -p 'unroll-loops{max-trip-count=2}' | filecheck %s --check-prefix=SHORT
+// RUN: compiler-opt %s --split-input-file -p unroll-loops,lower-to-llvm -t llvm | filecheck %s --check-prefix=LLVM
 
-// A loop marked unrolled with a constant trip count becomes copies of its body.
+// A loop marked unrolled with a constant trip count (3: 2, 4, 6) is left for LLVM to
+// unroll: it keeps its body once and gets {unroll_full}, which becomes the loop's
+// `llvm.loop.unroll.full` metadata on its back edge. With copy=true the pass makes
+// the copies itself; with max-trip-count below 3 it leaves the loop as it is.
 loop.func @unroll(%a: !loop.buffer<[8], f32>, %b: !loop.buffer<[8], f32> {loop.output}) {
   %c2 = arith.constant 2 : index
   %c5 = arith.constant 5 : index
@@ -10,18 +16,38 @@ loop.func @unroll(%a: !loop.buffer<[8], f32>, %b: !loop.buffer<[8], f32> {loop.o
   }
 }
 // CHECK-LABEL: loop.func @unroll
-// CHECK-NOT:     loop.for
-// CHECK:         %c5 = arith.constant 5 : index
-// CHECK-NEXT:    %[[I0:.*]] = arith.constant 2 : index
-// CHECK-NEXT:    %[[V0:.*]] = loop.load %a[%[[I0]]]
-// CHECK-NEXT:    loop.store %[[V0]], %b[%[[I0]]]
-// CHECK-NEXT:    %[[I1:.*]] = arith.constant 4 : index
-// CHECK-NEXT:    %[[V1:.*]] = loop.load %a[%[[I1]]]
-// CHECK-NEXT:    loop.store %[[V1]], %b[%[[I1]]]
-// CHECK-NEXT:    %[[I2:.*]] = arith.constant 6 : index
-// CHECK-NEXT:    %[[V2:.*]] = loop.load %a[%[[I2]]]
-// CHECK-NEXT:    loop.store %[[V2]], %b[%[[I2]]]
-// CHECK-NOT:     loop.load
+// CHECK:         loop.for %i = %c2 extent %c5 step 2 unrolled attributes {unroll_full} {
+// CHECK-NEXT:      %v = loop.load %a[%i]
+// CHECK-NEXT:      loop.store %v, %b[%i]
+// CHECK-NEXT:    }
+
+// COPY-LABEL: loop.func @unroll
+// COPY-NOT:     loop.for
+// COPY:         %c5 = arith.constant 5 : index
+// COPY-NEXT:    %[[I0:.*]] = arith.constant 2 : index
+// COPY-NEXT:    %[[V0:.*]] = loop.load %a[%[[I0]]]
+// COPY-NEXT:    loop.store %[[V0]], %b[%[[I0]]]
+// COPY-NEXT:    %[[I1:.*]] = arith.constant 4 : index
+// COPY-NEXT:    %[[V1:.*]] = loop.load %a[%[[I1]]]
+// COPY-NEXT:    loop.store %[[V1]], %b[%[[I1]]]
+// COPY-NEXT:    %[[I2:.*]] = arith.constant 6 : index
+// COPY-NEXT:    %[[V2:.*]] = loop.load %a[%[[I2]]]
+// COPY-NEXT:    loop.store %[[V2]], %b[%[[I2]]]
+// COPY-NOT:     loop.load
+
+// SHORT-LABEL: loop.func @unroll
+// SHORT:         loop.for %i = %c2 extent %c5 step 2 unrolled {
+
+// The back edge of the loop (the branch from its body to its header) carries a distinct
+// loop ID naming itself and the unroll request; the entry branch carries none.
+// LLVM-LABEL: define i32 @"unroll"(
+// LLVM:         br label %"[[HEAD:[^"]*]]"{{$}}
+// LLVM:       [[HEAD]]:
+// LLVM:         store float
+// LLVM-NEXT:    %{{.*}} = add nsw i64 %{{.*}}, 2
+// LLVM-NEXT:    br label %"[[HEAD]]", !llvm.loop ![[ID:[0-9]+]]
+// LLVM:       ![[FULL:[0-9]+]] = !{ !"llvm.loop.unroll.full" }
+// LLVM-NEXT:  ![[ID]] = distinct !{ ![[ID]], ![[FULL]] }
 
 // -----
 
@@ -36,3 +62,42 @@ loop.func @symbolic(%a: !loop.buffer<["n"], f32> {loop.output}) {
 }
 // CHECK-LABEL: loop.func @symbolic
 // CHECK:         loop.for %i = %c0 extent %n unrolled {
+// COPY-LABEL:  loop.func @symbolic
+// COPY:          loop.for %i = %c0 extent %n unrolled {
+// LLVM-LABEL:  define i32 @"symbolic"(
+// LLVM-NOT:      !llvm.loop
+
+// -----
+
+// Inside a vectorized loop the copies are made here, even without copy=true: the
+// vector code generator of lower-to-llvm needs a straight-line body.
+loop.func @in_vector(%a: !loop.buffer<[32], f32>, %b: !loop.buffer<[32], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  loop.for %j = %c0 extent %c16 vectorized {
+    loop.for %k = %c0 extent %c2 unrolled {
+      %row = arith.muli %k, %c16 : index
+      %at = arith.addi %row, %j : index
+      %v = loop.load %a[%at] : !loop.buffer<[32], f32>
+      loop.store %v, %b[%at] : !loop.buffer<[32], f32>
+    }
+  }
+}
+// CHECK-LABEL: loop.func @in_vector
+// CHECK:         loop.for %j = %c0 extent %c16 vectorized {
+// CHECK-NEXT:      %[[K0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[R0:.*]] = arith.muli %[[K0]], %c16 : index
+// CHECK-NEXT:      %[[A0:.*]] = arith.addi %[[R0]], %j : index
+// CHECK-NEXT:      %[[V0:.*]] = loop.load %a[%[[A0]]]
+// CHECK-NEXT:      loop.store %[[V0]], %b[%[[A0]]]
+// CHECK-NEXT:      %[[K1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[R1:.*]] = arith.muli %[[K1]], %c16 : index
+// CHECK-NEXT:      %[[A1:.*]] = arith.addi %[[R1]], %j : index
+// CHECK-NEXT:      %[[V1:.*]] = loop.load %a[%[[A1]]]
+// CHECK-NEXT:      loop.store %[[V1]], %b[%[[A1]]]
+// CHECK-NEXT:    }
+// The vector loop then holds both rows as vector loads and stores.
+// LLVM-LABEL: define i32 @"in_vector"(
+// LLVM-COUNT-2: load <{{[0-9]+}} x float>
+// LLVM-NOT:     !llvm.loop
