@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
@@ -79,10 +79,13 @@ class _ForLoweringKeepingUnroll(ForLowering):
 
 
 def lower_structured_control_flow(module: ModuleOp) -> None:
-    """Step 2: scf.for/scf.if -> blocks and branches (xDSL's convert-scf-to-cf patterns)."""
-    PatternRewriteWalker(GreedyRewritePatternApplier([IfLowering(), _ForLoweringKeepingUnroll()])).rewrite_module(
-        module
-    )
+    """Step 2: scf.for/scf.if -> blocks and branches, with xDSL's convert-scf-to-cf patterns
+    applied once to each op (outer ones first: an inner op moves with its parent's blocks
+    and stays valid); the greedy pattern walker spent more time re-visiting every other op."""
+    for_lowering, if_lowering = _ForLoweringKeepingUnroll(), IfLowering()
+    for op in [op for op in module.walk() if isinstance(op, scf.ForOp | scf.IfOp)]:
+        pattern = for_lowering if isinstance(op, scf.ForOp) else if_lowering
+        pattern.match_and_rewrite(op, PatternRewriter(op))
 
 
 def lower_if(op: loop.IfOp) -> None:
