@@ -22,6 +22,11 @@ interval arithmetic node by node:
   otherwise ``[0, c - 1]``;
 * ``min``/``max``: end-wise.
 
+A divisor provably ``>= 0`` but not ``>= 1`` (a shape variable ``m`` dividing a
+fused axis, ``f % m``) is read as ``max(m, 1)``: equal wherever the expression
+is defined (a division by zero is never evaluated), and the ends stay defined
+at ``m == 0`` (TVM assumes shape variables used as extents are positive).
+
 Every end is simplified with :class:`~compiler.arith.simplify.Analyzer` using
 the caller's ``bounds`` (typically ``(1, None)`` for shape variables), so
 ``min``/``max`` of ends fold whenever one side is provably smaller.
@@ -271,9 +276,9 @@ class _SetEvaluator:
         if isinstance(e, Mul):
             return self.mul(a, b)
         if isinstance(e, FloorDiv):
-            return self.floordiv(a, b)
+            return self.floordiv(a, self.divisor(b))
         if isinstance(e, FloorMod):
-            return self.floormod(a, b)
+            return self.floormod(a, self.divisor(b))
         if isinstance(e, Min):
             return self.make(_opt2(a.lo, b.lo, Min, None), _opt2(a.hi, b.hi, Min, "other"))
         if isinstance(e, Max):
@@ -300,6 +305,19 @@ class _SetEvaluator:
         if self.nonneg(a.lo) and self.nonneg(b.lo):
             return self.make(_mul(a.lo, b.lo), _mul(a.hi, b.hi))
         return IntSet.everything()
+
+    def divisor(self, b: IntSet) -> IntSet:
+        """A divisor set provably ``>= 0`` (a shape variable, a fused or split extent)
+        read as ``max(b, 1)``.
+
+        Why sound: expressions are assumed well defined (see simplify.py), so a divisor
+        is never 0 where the expression is evaluated, and ``max(d, 1) == d`` for every
+        ``d >= 1``. An extent ``m == 0`` means no iteration evaluates ``f % m``; the
+        ``max`` keeps the set's ends defined there (no ``x // 0`` in an allocation size).
+        """
+        if b.lo is None or self.an.prove_ge(b.lo, 1) or not self.nonneg(b.lo):
+            return b
+        return self.make(Max(b.lo, Const(1)), None if b.hi is None else Max(b.hi, Const(1)))
 
     def floordiv(self, a: IntSet, b: IntSet) -> IntSet:
         p = self.point_of(b)

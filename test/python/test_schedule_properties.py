@@ -77,8 +77,6 @@ LOG_DIR = os.environ.get("COMPILER_PROPERTY_LOG", "")
 #    without the bound checks, to check its results and guards.
 KNOWN_BUGS = os.environ.get("COMPILER_PROPERTY_KNOWN_BUGS", "") not in ("", "0")
 MEMORY_PLAN_BUG = "internal error: unsound memory plan"
-# infer-bound can't bound `f % m` for a symbolic m (a fused attach target); see the xfail below
-SYMBOLIC_MOD_BUG = "can't bound the extent"
 SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -505,7 +503,7 @@ def check(case: Case) -> None:
         if KNOWN_BUGS:
             raise
         text = f"{type(err).__name__}: {err}"
-        if case.symbolic and (MEMORY_PLAN_BUG in text or SYMBOLIC_MOD_BUG in text):
+        if case.symbolic and MEMORY_PLAN_BUG in text:
             event("known bug: symbolic sizes rejected by a pass; run at static sizes")
             for sizes in case.sizes:
                 run(Case(case.kind, case.params, False, [sizes], case.schedule, case.auto_schedule))
@@ -1027,15 +1025,11 @@ if __name__ == "__main__":
     main(sys.argv)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=compiler.IRError,
-    reason="found by test_auto_schedule's partial schedules: B computed at D's first axis, then D's "
-    "axes fused (the attach point becomes the fused loop f); B's extent is bounded through f % m, "
-    "and IntSet's floormod gives up on a divisor m that is not provably >= 1, so infer-bound "
-    "raises \"can't bound the extent max(D_i_f % m, 0) - min(D_i_f % m, 0) + 1\" (static sizes work)",
-)
-def test_attach_target_fused_after_compute_at_with_symbolic_sizes() -> None:
+@pytest.mark.parametrize("shape", [(2, 3), (5, 1), (1, 4), (3, 0), (0, 2)])
+def test_attach_target_fused_after_compute_at_with_symbolic_sizes(shape: tuple[int, int]) -> None:
+    """Found by test_auto_schedule's partial schedules: B computed at D's first axis,
+    then D's axes fused, so B's region is bounded through `f % m` with a symbolic m
+    (IntSet reads a divisor m >= 0 as max(m, 1)); empty shapes run no iteration."""
     n, m = te.var("n"), te.var("m")
     A = te.placeholder((n, m), name="A")
     B = te.compute((n, m), lambda i, j: A[i, j] * 2.0, name="B")
@@ -1044,5 +1038,5 @@ def test_attach_target_fused_after_compute_at_with_symbolic_sizes() -> None:
     s[B].compute_at(s[D], D.op.axis[0])
     s[D].fuse(D.op.axis[0], D.op.axis[1])
     f = compiler.build(s, [A, D], check_bounds=True)
-    a = np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(2, 3)
-    np.testing.assert_allclose(_guarded_run(f, [a], (2, 3)), 2.0 * (a + a[:, :1]), rtol=1e-6)
+    a = np.linspace(-1.0, 1.0, shape[0] * shape[1], dtype=np.float32).reshape(shape)
+    np.testing.assert_allclose(_guarded_run(f, [a], shape), 2.0 * (a + a[:, :1]), rtol=1e-6)

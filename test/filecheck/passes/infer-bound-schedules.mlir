@@ -313,3 +313,37 @@ sched.schedule @singleton {
 // LOOPS-LABEL: loop.func @singleton
 // LOOPS:        loop.for %B_singleton = %{{.*}} extent %{{.*}} attributes {loop.pragmas = ["my_hint"]} {
 // LOOPS:          loop.for %B_i = %{{.*}} extent %{{.*}} {
+
+// -----
+
+// B computed at D's row, then D's axes fused: the attach point becomes the fused
+// loop f and B's column is f % m with a symbolic m. A divisor m >= 0 is read as
+// max(m, 1) (it is never 0 where f % m runs), so B's column extent is bounded.
+te.func @attach_fused_symbolic(%A: !te.tensor<["n", "m"], f32>) -> !te.tensor<["n", "m"], f32> {
+  %B = te.compute "B" (%i, %j) : !te.tensor<["n", "m"], f32> {
+    %0 = te.read %A[%i, %j] : !te.tensor<["n", "m"], f32>
+    te.yield %0 : f32
+  }
+  %D = te.compute "D" (%i, %j) : !te.tensor<["n", "m"], f32> {
+    %0 = te.read %B[%i, %j] : !te.tensor<["n", "m"], f32>
+    %c0 = arith.constant 0 : index
+    %1 = te.read %B[%i, %c0] : !te.tensor<["n", "m"], f32>
+    %2 = arith.addf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  te.return %D : !te.tensor<["n", "m"], f32>
+}
+sched.schedule @attach_fused_symbolic {
+  %i = sched.axis "D" 0
+  %j = sched.axis "D" 1
+  sched.compute_at "B", %i : !sched.iter<"D">
+  %f = sched.fuse %i, %j : !sched.iter<"D">
+}
+// CHECK-LABEL: te.func @attach_fused_symbolic
+// CHECK:      te.compute "B"
+// CHECK-SAME: te.realize = ["[D_i_f // m, 1]", "[min(D_i_f % m, 0), max(D_i_f % m, 0) - min(D_i_f % m, 0) + 1]"]
+// CHECK-SAME: te.alloc_shape = ["1", "max(min(m * n - 1, max(m, 1) - 1), 0) + 1"]
+// CHECK-SAME: te.attach = "D_i_f"
+// LOOPS-LABEL: loop.func @attach_fused_symbolic
+// LOOPS:         loop.for %D_i_f = %{{.*}} extent %{{.*}} {
+// LOOPS:           %B = loop.alloc "B" [%{{.*}}, %{{.*}}] : !loop.buffer<[1, "max(min(m * n - 1, max(m, 1) - 1), 0) + 1"], f32>

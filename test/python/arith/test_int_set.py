@@ -163,6 +163,34 @@ def test_eval_set_unbounded_and_empty() -> None:
     assert str(eval_set(P("a % c"), both)) == "[0, 2]"
 
 
+def test_eval_set_divisor_that_may_be_zero() -> None:
+    """A divisor m known only >= 0 (a shape variable) is read as max(m, 1): a fused
+    axis f over [0, n*m - 1] gives f % m in [0, m - 1] wherever m >= 1."""
+    bounds = {"n": (0, None), "m": (0, None)}
+    dom = {"f": IntSet.from_range(0, P("n * m"), bounds), "c": IntSet(Const(-3), P("m"))}
+    assert str(eval_set(P("f % m"), dom, bounds)) == "[0, min(m * n - 1, max(m, 1) - 1)]"
+    assert str(eval_set(P("f // m"), dom, bounds)) == "[0, (m * n - 1) // max(m, 1)]"
+    assert str(eval_set(P("c % m"), dom, bounds)) == "[0, max(m, 1) - 1]"
+    assert str(eval_set(P("f % c"), dom, bounds)) == "[-inf, +inf]"  # c may be negative
+    assert str(eval_set(P("x % m"), dom, bounds)) == "[x % m, x % m]"  # a point stays exact
+
+
+@SETTINGS
+@given(exprs, st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=6))
+def test_eval_set_sound_divisor_may_be_zero(e: Expr, sizes: list[tuple[int, int]]) -> None:
+    """With n, m >= 0 and i over [0, n*m - 1] (empty when n*m == 0), every value the
+    expression takes where it is defined lies in the set, whose ends stay defined."""
+    bounds = {"n": (0, None), "j": (0, None)}
+    dom = {"i": IntSet.from_range(0, P("n * j"), bounds)}
+    s = eval_set(e, dom, bounds)
+    for nv, jv in sizes:
+        for iv in range(nv * jv):
+            env = {"n": nv, "j": jv, "i": iv}
+            v = _ev(e, env)
+            if v is not None:
+                assert s.contains(v, env), (str(e), str(s), env, v)
+
+
 def test_eval_set_conv_index_in_bounds() -> None:
     """A strided conv2d input index stays inside the flattened NCHW buffer."""
     bounds = {
