@@ -3,6 +3,8 @@ and Apache TVM's compile time for the same programs, in the same run.
 
     .venv/bin/python bench/compile_time.py [--repeats 5] [--no-tvm]
 
+* workloads: the seed 000 chain, a matmul, the ResNet basic block and seed 001's
+  network at 256x256 of bench/suite.py (built without a schedule: auto-scheduled);
 * in-process: `compiler.build` of each workload, `COMPILER_CACHE=0` (cold: every pass
   and LLVM run) and with a filled cache (warm: the passes up to the flat loop IR run,
   the object is loaded), medians of `--repeats` builds after one untimed build;
@@ -55,9 +57,23 @@ def matmul_ours() -> list[Any]:
     return [a, b, ops.matmul(a, b, name="C")]
 
 
+def resnet_block_ours() -> list[Any]:
+    from suite import resnet_block
+
+    return resnet_block(quick=False).args
+
+
+def seed001_ours() -> list[Any]:
+    from suite import seed001
+
+    return seed001(quick=False).args
+
+
 WORKLOADS: dict[str, tuple[str, Callable[[], list[Any]]]] = {
     "seed000 chain": ("seed000_ours", seed000_ours),
     f"matmul {MATMUL_N}^3": ("matmul_ours", matmul_ours),
+    "resnet block": ("resnet_block_ours", resnet_block_ours),
+    "seed001 256^2": ("seed001_ours", seed001_ours),
 }
 
 
@@ -167,7 +183,7 @@ def tvm_worker(repeats: int) -> None:
         print(json.dumps({"error": f"{type(err).__name__}: {err}"}))
         return
     import_s = time.perf_counter() - start
-    from tvm_peer import seed000
+    from tvm_peer import resnet_block, seed000, seed001_nchw
 
     def matmul() -> list[Any]:
         a = te.placeholder((MATMUL_N, MATMUL_N), name="A")
@@ -177,7 +193,7 @@ def tvm_worker(repeats: int) -> None:
         return [a, b, c]
 
     out: dict[str, Any] = {"version": tvm.__version__, "import": import_s}
-    for label, make in zip(WORKLOADS, (seed000, matmul), strict=True):
+    for label, make in zip(WORKLOADS, (seed000, matmul, resnet_block, seed001_nchw), strict=True):
         compile_s, codegen_s = [], []
         for k in range(repeats + 1):
             args = make()
