@@ -47,6 +47,13 @@ Inlined stages (`sched.compute_inline`) are substituted first (the
 (`te.guard`) are evaluated over their guarded domain only. The
 `sched.schedule` op is consumed.
 
+A reduce axis whose extent names a data axis (`te.reduce_axis((0, i))`, a
+`dynamic(...)` extent of `te.reduce`) gets an exact range over that axis, which
+its loop keeps (`Y_k = [0, Y_i]`, the data axis replaced by its leaf
+expression, which must be a loop outside it), and a relaxed range, its upper
+bound over the data axes, for everything that must not name loop variables
+(producers' requests: the union over `i`).
+
 Known limits: GatherBound is dimension-wise (two consumers reading disjoint
 2-D blocks get their bounding box, see the document); reads through
 non-affine indices request the whole tensor.
@@ -72,7 +79,17 @@ from compiler.analysis.schedule_model import (
     Stage,
     schedule_of,
 )
-from compiler.arith.expr import Const, Expr, Var, emax, emin, free_vars, parse_cond, parse_expr
+from compiler.arith.expr import (
+    Const,
+    Expr,
+    Var,
+    emax,
+    emin,
+    free_vars,
+    parse_cond,
+    parse_expr,
+    substitute,
+)
 from compiler.arith.int_set import IntSet, eval_set, union_all
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
@@ -195,13 +212,10 @@ class InferBound:
     def infer_root_bound(self, stage: Stage) -> None:
         shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
         consumers = self.model.consumers(stage)
-        reduction = stage.op.reduction()
-        if reduction is not None:
-            for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True):
-                self.set_range(iv, Range_(Const(0), dim_expr(d)))
         if stage.is_output or not consumers:
             for iv, extent in zip(stage.axes, shape, strict=True):
                 self.set_range(iv, Range_(Const(0), extent))
+            self.set_reduce_ranges(stage)
             return
         requests: list[list[Request]] = [[] for _ in shape]
         for consumer in consumers:
@@ -213,6 +227,21 @@ class InferBound:
             lo, ext = union.cover_range(Const(0), extent, az_bounds)
             self.set_range(iv, Range_(lo, ext), Range_(lo, self.upper_extent(ext, stage)))
         self.requests[stage.name] = requests
+        self.set_reduce_ranges(stage)
+
+    def set_reduce_ranges(self, stage: Stage) -> None:
+        """Reduce axes run over [0, extent). An extent over the stage's data axes (a
+        triangular `te.reduce_axis((0, i))`) stays exact in the loop (it names the data
+        variable, replaced by its leaf expression in `stage_bounds`); the relaxed range,
+        free of loop variables, is its upper bound over the data axes' ranges."""
+        for iv, extent in zip(stage.reduce_axes, stage.reduce_extents(), strict=True):
+            relaxed = None
+            if free_vars(extent) & {a.name for a in stage.axes}:
+                hi = self.relax(IntSet.point(extent), [*stage.axes, *self.model.attach_path(stage)]).hi
+                if hi is None or free_vars(hi) & set(self.relaxed):
+                    raise PassError(f"infer-bound: can't bound the extent {extent} of reduce axis {iv.name}")
+                relaxed = Range_(Const(0), self.analyzer().simplify(emax(hi, 0)))
+            self.set_range(iv, Range_(Const(0), extent), relaxed)
 
     def requests_of(self, consumer: Stage, stage: Stage) -> list[list[Request]]:
         """Phases 1-3: the regions of `stage` that `consumer` reads, per dimension."""
@@ -439,17 +468,40 @@ class InferBound:
         az = self.analyzer()
         return {name: az.simplify(value) for name, value in values.items()}
 
+    def leaf_loops(self, stage: Stage, values: dict[str, Expr]) -> list[tuple[IterVar, Range_]]:
+        """The leaf loops, outer first. A range over the stage's data axes (a triangular
+        reduce axis, or a split of one) names them through their leaf expressions, which
+        must be loops outside it."""
+        az = self.analyzer()
+        data = {iv.name: values[iv.name] for iv in stage.axes if values[iv.name] != Var(iv.name)}
+        leaves = {iv.name for iv in stage.leaves}
+        loops: list[tuple[IterVar, Range_]] = []
+        for k, iv in enumerate(stage.leaves):
+            r = self.ranges[iv.name]
+            if data and free_vars(r.min + r.extent) & set(data):
+                r = Range_(az.simplify(substitute(r.min, data)), az.simplify(substitute(r.extent, data)))
+            inner = (free_vars(r.min) | free_vars(r.extent)) & (leaves - {v.name for v in stage.leaves[:k]})
+            if inner:
+                raise PassError(
+                    f"infer-bound: the loop {iv.name} of stage \"{stage.name}\" runs over [{r.min}, "
+                    f"{r.min} + {r.extent}), which depends on {', '.join(sorted(inner))}: that loop must "
+                    "be outside it (a reduce axis whose extent names a data axis can't be reordered outside it)"
+                )
+            loops.append((iv, r))
+        return loops
+
     def stage_bounds(self, stage: Stage) -> StageBounds:
         az = self.analyzer()
         shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
         realize = [self.ranges[iv.name] for iv in stage.axes]
         alloc_shape = [az.simplify(self.relaxed[iv.name].extent) for iv in stage.axes]
-        loops = [(iv, self.ranges[iv.name]) for iv in stage.leaves]
         values = self.root_values(stage)
+        loops = self.leaf_loops(stage, values)
+        data = {iv.name: values[iv.name] for iv in stage.axes}
         guards = []
         for parent in self.guards.get(stage.name, []):
             r = self.ranges[parent.name]
-            guards.append(f"{values[parent.name]} < {az.simplify(r.min + r.extent)}")
+            guards.append(f"{values[parent.name]} < {az.simplify(substitute(r.min + r.extent, data))}")
         for iv, r, extent in zip(stage.axes, realize, shape, strict=True):
             value = values[iv.name]
             if not az.prove_ge(r.min, 0):

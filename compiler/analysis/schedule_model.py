@@ -39,7 +39,8 @@ from compiler.analysis.cache_stages import (
 )
 from compiler.analysis.rfactor import RfactorRecord, discard, rfactor_ops
 from compiler.arith.expr import Const, Expr, Var, emax, free_vars, lt, parse_expr
-from compiler.arith.simplify import Analyzer
+from compiler.arith.ir import expr_from_value
+from compiler.arith.simplify import Analyzer, simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.sched import ScheduleOp
@@ -121,6 +122,27 @@ class Stage:
             return None
 
         return leaf
+
+    def reduce_extents(self) -> list[Expr]:
+        """The extent of each reduce axis, over shape variables and, for a `"?"`
+        extent (`te.reduce_axis((0, i))`), the stage's data axes (`<stage>_<axis>`)."""
+        reduction = self.op.reduction()
+        if reduction is None:
+            return []
+        dynamic = reduction.dynamic_extent_values()
+        out: list[Expr] = []
+        for k, (iv, d) in enumerate(zip(self.reduce_axes, reduction.get_extents(), strict=True)):
+            if k not in dynamic:
+                out.append(Const(d) if isinstance(d, int) else parse_expr(d))
+                continue
+            e = expr_from_value(dynamic[k], self.index_leaf())
+            if e is None or free_vars(e) & {r.name for r in self.reduce_axes}:
+                raise ScheduleVerifyError(
+                    f"stage \"{self.name}\": the extent of reduce axis {iv.name} is not an index "
+                    "expression of the stage's data axes and shape variables"
+                )
+            out.append(simplify(e))
+        return out
 
     def __repr__(self) -> str:
         return f"Stage({self.name})"

@@ -40,8 +40,9 @@ def attr_to_dims(attr: ArrayAttr[DimAttr]) -> tuple[Dim, ...]:
     return tuple(d.data for d in attr.data)
 
 
-def parse_dims(parser: AttrParser, what: str) -> ArrayAttr[DimAttr]:
-    """Parse `[1, "c", "h // 2"]`; a malformed dimension is reported at its position."""
+def parse_dims(parser: AttrParser, what: str, *, dynamic: str | None = None) -> ArrayAttr[DimAttr]:
+    """Parse `[1, "c", "h // 2"]`; a malformed dimension is reported at its position.
+    `dynamic` is a marker string accepted as a dimension (te.reduce's `"?"`)."""
 
     def dim() -> DimAttr:
         value = parser.parse_optional_integer(allow_boolean=False, allow_negative=True)
@@ -52,7 +53,7 @@ def parse_dims(parser: AttrParser, what: str) -> ArrayAttr[DimAttr]:
     start = parser.pos
     dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, dim)
     try:
-        verify_dims([d.data for d in dims], what)
+        verify_dims([d.data for d in dims if dynamic is None or d.data != dynamic], what)
     except VerifyException as err:
         parser.raise_error(str(err), start, parser.pos)
     return ArrayAttr(dims)

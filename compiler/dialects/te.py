@@ -129,6 +129,10 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
         verify_dims(self.get_shape(), "!te.tensor")
 
 
+DYNAMIC = "?"
+"""A `te.reduce` extent given by an operand (it depends on the compute's axes)."""
+
+
 class ReduceKind(StrEnum):
     SUM = auto()
     PROD = auto()
@@ -505,6 +509,17 @@ class ReduceOp(IRDLOperation):
     An explicit start value may follow the extents: `init(1.0 : f32)`; the
     default is the identity of the kind (0, 1, -inf, +inf).
 
+    An extent that depends on the compute's axes (TVM's `te.reduce_axis((0, i))`,
+    a triangular sum) is `"?"`, and its value an index operand computed in the
+    compute's body, one per `"?"` in order (as `memref.alloc`'s dynamic sizes):
+
+    ```mlir
+    %y = te.compute "y" (%i) : !te.tensor<[10], f32> {
+      %acc = te.reduce sum (%k) in ["?"] dynamic(%i) : f32 { ... }
+      te.yield %acc : f32
+    }
+    ```
+
     A user reducer (TVM's `te.comm_reducer`) names itself and brings its
     combiner, a region from (accumulators..., elements...) to the new
     accumulators, and one start value per result; with several results
@@ -528,6 +543,7 @@ class ReduceOp(IRDLOperation):
     extents = prop_def(ArrayAttr[DimAttr])
     init = opt_prop_def(base(FloatAttr) | base(IntegerAttr))
     inits = opt_prop_def(ArrayAttr)  # the start values of a reduction with several results
+    dynamic_extents = var_operand_def(IndexType)  # the values of the "?" extents, in order
     outputs = var_result_def()
     body = region_def("single_block")
     combiner = opt_region_def("single_block")
@@ -541,6 +557,7 @@ class ReduceOp(IRDLOperation):
         body: Region,
         init: FloatAttr | IntegerAttr | Sequence[FloatAttr | IntegerAttr] | None = None,
         combiner: Region | None = None,
+        dynamic_extents: Sequence[SSAValue] = (),
     ):
         types = list(result_type) if isinstance(result_type, Sequence) else [result_type]
         inits = None if init is None or isinstance(init, FloatAttr | IntegerAttr) else list(init)
@@ -554,6 +571,7 @@ class ReduceOp(IRDLOperation):
                 "init": single,
                 "inits": None if inits is None else ArrayAttr(inits),
             },
+            operands=[list(dynamic_extents)],
             result_types=[types],
             regions=[body, [] if combiner is None else combiner],
         )
@@ -577,7 +595,13 @@ class ReduceOp(IRDLOperation):
         return self.body.block.args
 
     def get_extents(self) -> tuple[Dim, ...]:
+        """One per axis; `DYNAMIC` ("?") for an extent given by an operand."""
         return attr_to_dims(self.extents)
+
+    def dynamic_extent_values(self) -> dict[int, SSAValue]:
+        """The operand of each "?" extent, by axis position."""
+        axes = [k for k, d in enumerate(self.get_extents()) if d == DYNAMIC]
+        return dict(zip(axes, self.dynamic_extents, strict=True))
 
     def init_value(self) -> FloatAttr | IntegerAttr:
         return self.init_values()[0]
@@ -600,7 +624,13 @@ class ReduceOp(IRDLOperation):
                 )
             if n != 1:
                 raise VerifyError(f"te.reduce {self.kind.data} has one result, got {n}: several need a combiner")
-        verify_dims(self.get_extents(), "te.reduce extents")
+        verify_dims([d for d in self.get_extents() if d != DYNAMIC], "te.reduce extents")
+        n_dynamic = sum(d == DYNAMIC for d in self.get_extents())
+        if n_dynamic != len(self.dynamic_extents):
+            raise VerifyError(
+                f"te.reduce has {n_dynamic} dynamic (\"?\") extents but {len(self.dynamic_extents)} "
+                "dynamic(...) operands"
+            )
         if len(self.axes) != len(self.extents.data):
             raise VerifyError(
                 f"te.reduce has {len(self.axes)} axes but {len(self.extents.data)} extents"
@@ -650,6 +680,10 @@ class ReduceOp(IRDLOperation):
         _print_index_args(printer, self.body.block)
         printer.print_string(" in ")
         print_dims(printer, self.get_extents())
+        if self.dynamic_extents:
+            printer.print_string(" dynamic(")
+            printer.print_list(self.dynamic_extents, printer.print_ssa_value)
+            printer.print_string(")")
         if self.init is not None or self.inits is not None:
             printer.print_string(" init(")
             printer.print_list(self.init_values(), printer.print_attribute)
@@ -673,7 +707,11 @@ class ReduceOp(IRDLOperation):
         end = parser.pos
         args = _parse_index_args(parser)
         parser.parse_keyword("in")
-        extents = parse_dims(parser, "te.reduce extents")
+        extents = parse_dims(parser, "te.reduce extents", dynamic=DYNAMIC)
+        dynamic: list[SSAValue] = []
+        if parser.parse_optional_keyword("dynamic") is not None:
+            operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            dynamic = [parser.resolve_operand(o, IndexType()) for o in operands]
         inits: list[FloatAttr | IntegerAttr] = []
         if parser.parse_optional_keyword("init") is not None:
             for value in parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_attribute):
@@ -689,7 +727,7 @@ class ReduceOp(IRDLOperation):
             combiner = parser.parse_region(_parse_typed_args(parser, result_types + result_types))
         elif kind not in set(ReduceKind):
             parser.raise_error(f"unknown reduction '{kind}': expected one of {kinds}, or a combiner region", pos, end)
-        op = cls(kind, attr_to_dims(extents), result_types, body, inits or None, combiner)
+        op = cls(kind, attr_to_dims(extents), result_types, body, inits or None, combiner, dynamic)
         if attrs is not None:
             op.attributes |= attrs.data
         return op

@@ -329,6 +329,12 @@ class Schedule:
         op = stage.op
         if not axis.is_reduce or not isinstance(op.body, T.Reduce):
             raise ScheduleError(f"rfactor: {axis.name} is a data-parallel axis of {tensor.name}; only a reduce axis can be factored")
+        dependent = [iv.name for iv in op.body.axes if _names_an_axis(iv.known_extent)]
+        if dependent:
+            raise ScheduleError(
+                f"rfactor: the extent of reduce axis {dependent[0]} of {tensor.name} depends on a data axis "
+                "(te.reduce_axis((0, i))); rfactor of such a reduction is not supported"
+            )
         ndata = len(op.axis)
         position = factor_axis if factor_axis >= 0 else ndata + 1 + factor_axis
         if not 0 <= position <= ndata:
@@ -477,6 +483,10 @@ class Schedule:
             if max(index_of(t.op.axis, iv), index_of(t.op.reduce_axis, iv)) >= 0:
                 return self[t]
         return None
+
+
+def _names_an_axis(extent: T.Dim) -> bool:
+    return not isinstance(extent, int) and any(isinstance(node, T.IterVar) for node in T.walk(extent))
 
 
 def _ceil_div(a: T.Dim, b: T.Dim) -> T.Dim:

@@ -361,16 +361,34 @@ def _emit_reduce(
         for source, element in zip(r.sources or (r.body,), elements, strict=True)
     ]
     block.add_op(te.YieldOp(*values))
-    extents = [canonical_dim(iv.known_extent) for iv in r.axes]
+    extents: list[int | str] = []
+    dynamic: list[SSAValue] = []
+    for iv in r.axes:
+        if _names_axes(iv.known_extent, iv.name):
+            extents.append(te.DYNAMIC)
+            dynamic.append(emitter.in_block(outer, T.as_expr(iv.known_extent, T.INDEX)))
+        else:
+            extents.append(canonical_dim(iv.known_extent))
     if r.combiner is not None:
         starts = [_init_attr(e, element) for e, element in zip(inits, elements, strict=True)]
         combiner = _emit_combiner(r.combiner, elements)
-        op = te.ReduceOp(r.kind, extents, elements, Region(block), starts, combiner)
+        op = te.ReduceOp(r.kind, extents, elements, Region(block), starts, combiner, dynamic)
     else:
         init = None if r.init is None else _init_attr(r.init, elements[0])
-        op = te.ReduceOp(r.kind, extents, elements[0], Region(block), init)
+        op = te.ReduceOp(r.kind, extents, elements[0], Region(block), init, dynamic_extents=dynamic)
     outer.add_op(op)
     return list(op.outputs)
+
+
+def _names_axes(extent: T.Dim, name: str) -> bool:
+    """Whether a reduce extent depends on the compute's axes (`te.reduce_axis((0, i))`):
+    it becomes a `dynamic(...)` operand. Reduce axes can't size each other."""
+    if isinstance(extent, int):
+        return False
+    axes = [node for node in T.walk(extent) if isinstance(node, T.IterVar)]
+    if any(a.is_reduce for a in axes):
+        raise ExprValueError(f"reduce_axis {name}: its extent {T.dim_repr(extent)} names a reduce axis")
+    return bool(axes)
 
 
 def _init_attr(e: T.Expr | None, element: Attribute) -> IntegerAttr | FloatAttr:

@@ -347,3 +347,43 @@ sched.schedule @attach_fused_symbolic {
 // LOOPS-LABEL: loop.func @attach_fused_symbolic
 // LOOPS:         loop.for %D_i_f = %{{.*}} extent %{{.*}} {
 // LOOPS:           %B = loop.alloc "B" [%{{.*}}, %{{.*}}] : !loop.buffer<[1, "max(min(m * n - 1, max(m, 1) - 1), 0) + 1"], f32>
+
+// -----
+
+// A triangular sum, Y[i] = sum(P[k] for k < i + 1), its reduce axis split by 4:
+// the reduce loops stop at the row's extent (tight inner extent over Y_i), and P,
+// computed at Y's row, covers the union of the rows' reads ([0, 10), relaxed).
+te.func @triangular(%X: !te.tensor<[10], f32>) -> !te.tensor<[10], f32> {
+  %P = te.compute "P" (%i) : !te.tensor<[10], f32> {
+    %0 = te.read %X[%i] : !te.tensor<[10], f32>
+    te.yield %0 : f32
+  }
+  %Y = te.compute "Y" (%i) : !te.tensor<[10], f32> {
+    %c1 = arith.constant 1 : index
+    %e = arith.addi %i, %c1 : index
+    %r = te.reduce sum (%k) in ["?"] dynamic(%e) : f32 {
+      %v = te.read %P[%k] : !te.tensor<[10], f32>
+      te.yield %v : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %Y : !te.tensor<[10], f32>
+}
+sched.schedule @triangular {
+  %i = sched.axis "Y" 0
+  sched.compute_at "P", %i : !sched.iter<"Y">
+  %k = sched.axis "Y" reduce 0
+  %ko, %ki = sched.split %k by 4 : !sched.iter<"Y">
+}
+// CHECK-LABEL: te.func @triangular
+// CHECK:      te.compute "P" {{.*}}te.realize = ["[0, 10]"], te.alloc_shape = ["10"]
+// CHECK:      te.compute "Y"
+// CHECK-SAME: te.loops = ["Y_i = [0, 10] serial", "Y_k_o = [0, 3] serial reduce", "Y_k_i = [0, min(Y_i - Y_k_o * 4 + 1, 4)] serial reduce"]
+// GUARD-LABEL: te.func @triangular
+// GUARD:      te.loops = ["Y_i = [0, 10] serial", "Y_k_o = [0, 3] serial reduce", "Y_k_i = [0, 4] serial reduce"]
+// GUARD-SAME: te.guards = ["Y_k_i + Y_k_o * 4 < Y_i + 1"]
+// LOOPS-LABEL: loop.func @triangular
+// LOOPS:         loop.for %Y_i = %{{.*}} extent %{{.*}} {
+// LOOPS:           loop.for %Y_k_o = %{{.*}} extent %{{.*}} {
+// LOOPS:             %[[E:.*]] = arith.minsi
+// LOOPS-NEXT:        loop.for %Y_k_i = %{{.*}} extent %[[E]] {

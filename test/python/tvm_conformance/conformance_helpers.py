@@ -100,7 +100,7 @@ def loop_ir(schedule: Any, args: Sequence[Any]) -> str:
     return str(compiler.lower(schedule, list(args), until="loop"))
 
 
-_ALLOC = re.compile(r'loop\.alloc "(?P<name>[^"]+)".*:\s*!loop\.buffer<\[(?P<dims>[^\]]*)\]')
+_ALLOC = re.compile(r'loop\.alloc (?:local )?"(?P<name>[^"]+)".*:\s*!loop\.buffer<\[(?P<dims>[^\]]*)\]')
 _FOR = re.compile(
     r"loop\.for %(?P<var>[\w.$-]+) = %[\w.$-]+ extent %(?P<ext>[\w.$-]+)(?P<attrs>[^{]*)\{"
 )

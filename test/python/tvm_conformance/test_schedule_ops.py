@@ -346,7 +346,6 @@ def test_schedule_cache_relayout4() -> None:
     c2.check(b / 2.0)
 
 
-@xfail_missing("a reduce_axis whose extent is an outer axis (te.reduce_axis((0, i))) is missing")
 def test_loop_dep_reduce() -> None:
     X = te.placeholder(shape=(10,), name="x")
 
@@ -363,7 +362,9 @@ def test_loop_dep_reduce() -> None:
 
 
 @xfail_missing(
-    "a reduce_axis whose extent is an outer axis, and a comm_reducer identity that depends on it, are missing"
+    "a te.comm_reducer whose identity and combiner depend on a data axis are missing (the start value "
+    "must be a constant, the combiner sees only the accumulators and elements); the outer-axis reduce "
+    "extent and its cache_write work (test_dependent_reductions.py)"
 )
 def test_loop_dep_reduce_cache_write() -> None:
     X = te.placeholder(shape=(10,), name="x")

@@ -216,3 +216,18 @@ te.func @order(%a: !te.tensor<[4], f32>) -> (!te.tensor<[1], f32>, !te.tensor<[1
   te.return %c, %d : !te.tensor<[1], f32>, !te.tensor<[1], f32>
 }
 // CHECK: invalid.mlir:205:3: error: te.compute "C": a te.reduce must be the value the stage yields (all of its results, in order)
+
+// -----
+
+// A "?" extent needs its dynamic(...) operand.
+te.func @dynamic_count(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %r = te.reduce sum (%k, %l) in ["?", "?"] dynamic(%i) : f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+// CHECK: error: te.reduce has 2 dynamic ("?") extents but 1 dynamic(...) operands

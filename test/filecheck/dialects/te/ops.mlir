@@ -106,3 +106,22 @@ te.func @argmax(%a: !te.tensor<[4, "n"], f32>) -> (!te.tensor<[4], i32>, !te.ten
 // CHECK:             te.yield %si, %sv : i32, f32
 // CHECK-NEXT:      }
 // CHECK-NEXT:      te.yield %ri, %rv : i32, f32
+
+// -----
+
+// A reduce extent over the compute's axis (a triangular sum): "?" and its operand.
+te.func @triangular(%a: !te.tensor<[8], f32>) -> !te.tensor<[8], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[8], f32> {
+    %c1 = arith.constant 1 : index
+    %e = arith.addi %i, %c1 : index
+    %r = te.reduce sum (%k) in ["?"] dynamic(%e) : f32 {
+      %v = te.read %a[%k] : !te.tensor<[8], f32>
+      te.yield %v : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %c : !te.tensor<[8], f32>
+}
+
+// CHECK-LABEL: te.func @triangular
+// CHECK:           %r = te.reduce sum (%k) in ["?"] dynamic(%e) : f32 {
