@@ -8,10 +8,13 @@ or any object with `__dlpack__`; they are passed zero-copy.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +31,8 @@ from compiler.te.to_ir import FunctionSignature, build_module, mlir_type
 
 if TYPE_CHECKING:
     from compiler.analysis.memory_summary import MemorySummary
+    from compiler.lowering.jit import JitModule
+    from compiler.runtime.packed import ErrorEntry
 
 _NUMPY_DTYPES = {
     "float16": np.float16,
@@ -118,47 +123,77 @@ class Function:
     `specs` describe the arguments in call order. The object code goes through
     the on-disk cache (`compiler.lowering.object_cache`; `cache=False` or
     `COMPILER_CACHE=0` turn it off); `export_library` writes it as a shared library.
+    A function built from a cache entry ran no pass: its IR texts (`loop_ir`,
+    `flat_ir`, `llvm_dialect_ir`, `llvm_ir`) are computed when first read.
     """
 
     def __init__(
         self,
         name: str,
-        module: ModuleOp,
-        specs: list[ArgSpec],
+        lowered: _Lowered,
         stats: CompileStats,
         *,
         cache: bool | None = None,
         fast_math: bool = False,
     ):
-        from compiler.context import make_context
         from compiler.lowering.jit import jit_compile
         from compiler.lowering.to_llvm import assert_table
-        from compiler.runtime.packed import ErrorEntry, PackedArg, PackedFunction
+        from compiler.runtime.packed import ErrorEntry
+
+        errors = [ErrorEntry(e.message, e.error, e.n_values) for e in assert_table(lowered.module, name)]
+        start = time.perf_counter()
+        lower_to_llvm, program = _llvm_lowering(lambda: lowered, fast_math)
+        jit = jit_compile(lower_to_llvm, cache=cache, program=program())
+        stats.seconds["llvm"] = time.perf_counter() - start
+        self._setup(name, jit, lowered.specs, errors, stats, lowered.memory)
+        self._lowered = lambda: lowered
+
+    @classmethod
+    def _from_cache(
+        cls,
+        name: str,
+        jit: JitModule,
+        entry: _BuildEntry,
+        stats: CompileStats,
+        lowered: Callable[[], _Lowered],
+    ) -> Function:
+        """A function whose object and metadata came from a build entry (no pass ran);
+        `lowered` runs the passes when an IR text is asked for."""
+        fn = cls.__new__(cls)
+        fn._setup(name, jit, entry.specs, entry.errors, stats, entry.memory)
+        fn._lowered = lowered
+        return fn
+
+    def _setup(
+        self,
+        name: str,
+        jit: JitModule,
+        specs: list[ArgSpec],
+        errors: list[ErrorEntry],
+        stats: CompileStats,
+        memory: MemorySummary | None,
+    ) -> None:
+        from compiler.runtime.packed import PackedArg, PackedFunction
 
         self.name = name
         self.stats = stats
         self.specs = specs
-        self.loop_ir = ""  # the IR after schedule-ops, set by compile_module
-        self.memory: MemorySummary | None = None  # storage-rewrite's plan, set by compile_module
-        self.flat_ir = str(module)
-        errors = [ErrorEntry(e.message, e.error, e.n_values) for e in assert_table(module, name)]
+        self.memory = memory  # storage-rewrite's plan
         self._errors = errors
+        self._jit = jit
         self._llvm_dialect_ir: str | None = None
-        start = time.perf_counter()
-        passes = stage_passes("llvm", fast_math=fast_math)
-
-        def lower_to_llvm() -> ModuleOp:  # not run when the object code is in the cache
-            ctx = make_context()
-            for p in passes:
-                p.apply(ctx, module)
-            return module
-
-        # The cache key's program: the flat IR and the passes that lower it further.
-        program = f"{self.flat_ir}\n// then: {','.join(map(str, passes))}\n"
-        self._jit = jit_compile(lower_to_llvm, cache=cache, program=program)
-        stats.seconds["llvm"] = time.perf_counter() - start
         args = [PackedArg(s.name, s.dtype, s.is_output) for s in specs]
-        self._packed = PackedFunction(name, self._jit.address(name), args, errors)
+        self._packed = PackedFunction(name, jit.address(name), args, errors)
+
+    @property
+    def loop_ir(self) -> str:
+        """The IR after schedule-ops (and the argument reordering of `call_order`)."""
+        return self._lowered().loop_ir
+
+    @property
+    def flat_ir(self) -> str:
+        """The flat loop IR: after make-packed-api, storage-flatten and storage-rewrite."""
+        return self._lowered().flat_ir
 
     @property
     def llvm_dialect_ir(self) -> str:
@@ -178,7 +213,8 @@ class Function:
 
     @property
     def from_cache(self) -> bool:
-        """Whether the object code came from the on-disk cache (lower-to-llvm and LLVM did not run)."""
+        """Whether the object code came from the on-disk cache (lower-to-llvm and LLVM did not
+        run; with a build entry of the cache, no pass ran either)."""
         return self._jit.from_cache
 
     def export_library(self, path: str | os.PathLike[str], *, cache: bool | None = None) -> Path:
@@ -207,6 +243,27 @@ class Function:
         return f"<Function {self.name}({args}) for {target['triple']} ({target['cpu']})>"
 
 
+def _llvm_lowering(
+    lowered: Callable[[], _Lowered], fast_math: bool
+) -> tuple[Callable[[], ModuleOp], Callable[[], str]]:
+    """The lowering of the flat module to the llvm dialect (run when LLVM runs or its IR is
+    read), and the cache key's program: the flat IR and the passes that lower it further."""
+    from compiler.context import make_context
+
+    def lower_to_llvm() -> ModuleOp:
+        module = lowered().module
+        ctx = make_context()
+        for p in stage_passes("llvm", fast_math=fast_math):
+            p.apply(ctx, module)
+        return module
+
+    def program() -> str:
+        passes = ",".join(map(str, stage_passes("llvm", fast_math=fast_math)))
+        return f"{lowered().flat_ir}\n// then: {passes}\n"
+
+    return lower_to_llvm, program
+
+
 def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
     """The arguments of a `loop.func` before make-packed-api (N-D shapes).
 
@@ -226,6 +283,30 @@ def dtype_of(t: Attribute) -> str:
         if mlir_type(dtype, element=True) == t:
             return dtype
     raise ExprTypeError(f"no NumPy dtype for element type {t}")
+
+
+@dataclass(frozen=True)
+class _Options:
+    """Every option of `compile_module` that changes what it compiles (a part of the build key)."""
+
+    call_order: tuple[int, ...] | None
+    strided_args: tuple[str, ...]
+    tighten_pad_regions: bool
+    check_bounds: bool
+    auto_schedule: bool
+    loop_partition: bool
+    fast_math: bool
+
+
+@dataclass
+class _Lowered:
+    """`compile_module`'s passes up to the flat loop IR, and what they tell."""
+
+    module: ModuleOp  # the flat module (lowered further to the llvm dialect in place)
+    specs: list[ArgSpec]
+    loop_ir: str
+    flat_ir: str
+    memory: MemorySummary | None
 
 
 def compile_module(
@@ -248,43 +329,171 @@ def compile_module(
     (symbolic strides `<name>_stride<k>`, bound at call time: a NumPy view
     such as `a[:, ::2]` runs without a copy); `check_bounds` checks every load and
     store against its buffer's region (an IndexError instead of a wrong access).
-    `cache=False` compiles without the on-disk object cache (`COMPILER_CACHE=0`: the
+    `cache=False` compiles without the on-disk cache (`COMPILER_CACHE=0`: the
     whole process; `compiler.lowering.object_cache`). `auto_schedule` runs
     `auto-schedule` first (the stages no `sched` op names get a schedule for the host).
     `loop_partition=False` keeps the likely guards in the loops (no `loop-partition`).
+
+    A build entry of the cache (keyed by the module's text as given here, `name` and
+    the options) gives the compiled function without running any pass: `module` is
+    then left as it is (the passes run on a copy when an IR text is read).
     """
+    from compiler.lowering.object_cache import cache_enabled
+
+    options = _Options(
+        None if call_order is None else tuple(call_order),
+        tuple(strided_args),
+        tighten_pad_regions,
+        check_bounds,
+        auto_schedule,
+        loop_partition,
+        fast_math,
+    )
+    stats = CompileStats()
+    key = None
+    if cache_enabled(cache):
+        start = time.perf_counter()
+        key = _build_key(str(module), name, options)
+        hit = _load_build(key, module, name, options, stats, cache, start)
+        if hit is not None:
+            return hit
+    start = time.perf_counter()
+    lowered = _lower_to_flat(module, name, options)
+    stats.seconds["passes"] = time.perf_counter() - start
+    fn = Function(name, lowered, stats, cache=cache, fast_math=fast_math)
+    if key is not None:
+        _store_build(key, fn)
+    return fn
+
+
+def _lower_to_flat(module: ModuleOp, name: str, options: _Options) -> _Lowered:
+    """Run the passes up to the flat loop IR on `module` (in place)."""
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
 
-    stats = CompileStats()
-    start = time.perf_counter()
     ctx = make_context()
     if any(isinstance(op, te.FuncOp) for op in module.ops):
-        options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
-        for p in default_pipeline("loop", **options, auto_schedule=auto_schedule):
+        te_options = {"tighten_pad_regions": options.tighten_pad_regions, "check_bounds": options.check_bounds}
+        for p in default_pipeline("loop", **te_options, auto_schedule=options.auto_schedule):
             p.apply(ctx, module)
-    elif check_bounds:  # a loop.func given directly
+    elif options.check_bounds:  # a loop.func given directly
         from compiler.passes.insert_bound_checks import InsertBoundChecksPass
 
         InsertBoundChecksPass().apply(ctx, module)
     func = next((op for op in module.ops if isinstance(op, loop.FuncOp) and op.sym_name.data == name), None)
     if func is None:
         raise IRError(f"no function @{name} in the module")
-    if call_order is not None:  # the packed function takes the arguments in call order
-        reorder_arguments(func, call_order)
-    if strided_args:
-        declare_strided(func, strided_args)
+    if options.call_order is not None:  # the packed function takes the arguments in call order
+        reorder_arguments(func, list(options.call_order))
+    if options.strided_args:
+        declare_strided(func, options.strided_args)
     specs = specs_of(func)
     loop_ir = str(module)
-    for p in stage_passes("flat", loop_partition=loop_partition):
+    for p in stage_passes("flat", loop_partition=options.loop_partition):
         p.apply(ctx, module)
     module.verify()
-    memory = _memory_plan(module)
+    return _Lowered(module, specs, loop_ir, str(module), _memory_plan(module))
+
+
+# ---------------------------------------------------------------------------
+# Build entries of the cache: `compile_module` without any pass
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _BuildEntry:
+    """What a compiled function needs besides its object code, and the object's key."""
+
+    object_key: str
+    specs: list[ArgSpec]
+    errors: list[ErrorEntry]
+    memory: MemorySummary | None
+
+    def to_json(self) -> bytes:
+        return json.dumps(
+            {
+                "object": self.object_key,
+                "specs": [asdict(s) for s in self.specs],
+                "errors": [asdict(e) for e in self.errors],
+                "memory": None if self.memory is None else self.memory.as_dict(),
+            },
+            sort_keys=True,
+        ).encode()
+
+    @classmethod
+    def from_json(cls, payload: bytes) -> _BuildEntry:
+        from compiler.analysis.memory_summary import MemorySummary
+        from compiler.runtime.packed import ErrorEntry
+
+        data = json.loads(payload)
+        specs = [ArgSpec(**{**s, "dims": tuple(s["dims"])}) for s in data["specs"]]
+        errors = [ErrorEntry(**e) for e in data["errors"]]
+        memory = None if data["memory"] is None else MemorySummary.from_dict(data["memory"])
+        return cls(str(data["object"]), specs, errors, memory)
+
+
+def _build_key(text: str, name: str, options: _Options) -> str:
+    """The build entry's key: the module's text, the function, the options, the target (as
+    for objects) and the host facts the auto-scheduler reads."""
+    from compiler.lowering.jit import target_description
+    from compiler.lowering.object_cache import cache_key
+    from compiler.runtime.host import host_cores, host_vector_bits
+
+    target = {
+        **target_description(),
+        "vector_bits": str(host_vector_bits()),
+        "cores": str(host_cores()),
+        "function": name,
+        "options": json.dumps(asdict(options), sort_keys=True),
+    }
+    return cache_key(text, kind="build", target=target)
+
+
+def _load_build(
+    key: str,
+    module: ModuleOp,
+    name: str,
+    options: _Options,
+    stats: CompileStats,
+    cache: bool | None,
+    start: float,
+) -> Function | None:
+    """The function of the build entry `key` (no pass runs), or None: no entry, or an
+    unusable one (warns), or its object is gone."""
+    from compiler.lowering.jit import load_cached
+    from compiler.lowering.object_cache import CacheWarning, build_cache
+
+    store = build_cache()
+    payload = store.load(key)
+    if payload is None:
+        return None
+    try:
+        entry = _BuildEntry.from_json(payload)
+    except (ValueError, KeyError, TypeError) as err:
+        warnings.warn(
+            f"compiler cache: {store.path(key)} is unreadable ({type(err).__name__}: {err}); compiling again",
+            CacheWarning,
+            stacklevel=4,
+        )
+        return None
     stats.seconds["passes"] = time.perf_counter() - start
-    fn = Function(name, module, specs, stats, cache=cache, fast_math=fast_math)
-    fn.loop_ir = loop_ir
-    fn.memory = memory
-    return fn
+    start = time.perf_counter()
+    # the passes, on a copy of the module as given, only when an IR text is read
+    lowered = functools.cache(lambda: _lower_to_flat(module.clone(), name, options))
+    lower_to_llvm, program = _llvm_lowering(lowered, options.fast_math)
+    jit = load_cached(entry.object_key, lower_to_llvm, program, cache=cache)
+    if jit is None:
+        return None
+    stats.seconds["llvm"] = time.perf_counter() - start
+    return Function._from_cache(name, jit, entry, stats, lowered)
+
+
+def _store_build(key: str, fn: Function) -> None:
+    from compiler.lowering.jit import object_key
+    from compiler.lowering.object_cache import build_cache
+
+    entry = _BuildEntry(object_key(fn._jit.program, opt=fn._jit.opt), fn.specs, fn._errors, fn.memory)
+    build_cache().store(key, entry.to_json())
 
 
 def _memory_plan(module: ModuleOp) -> MemorySummary | None:

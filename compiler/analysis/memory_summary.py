@@ -7,8 +7,9 @@ prints it; the compiled `Function` exposes it as `.memory`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from xdsl.dialects.builtin import StringAttr
 
@@ -50,6 +51,16 @@ class MemorySummary:
         rectangles over their lifetimes and arena offsets, the liveness lower bound as a
         line; `dims` binds symbolic sizes (`plot_memory`)."""
         plot_memory(self, path, dims=dims, title=title)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plan as JSON-able data (symbolic sizes stay expression texts); `from_dict`
+        reads it back equal."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MemorySummary:
+        buffers = [BufferInfo(**b) for b in data["buffers"]]
+        return cls(data["function"], buffers, data["arena"], data["no_reuse"], data["lower_bound"])
 
     def __repr__(self) -> str:
         buffers = ", ".join(f"{b.name} {b.size}" for b in self.buffers)

@@ -196,7 +196,7 @@ class JitModule:
     def __init__(
         self,
         module: LLVMModule,
-        program: str,
+        program: str | Callable[[], str],
         object_code: bytes,
         *,
         opt: int,
@@ -205,7 +205,7 @@ class JitModule:
         llvm_ir: str | None = None,
         optimized_ir: str | None = None,
     ):
-        self.program = program
+        self._program = program
         self.object_code = object_code
         self.opt = opt
         self.from_cache = from_cache
@@ -214,6 +214,14 @@ class JitModule:
         self._llvm_ir = llvm_ir
         self._optimized_ir = optimized_ir
         self.engine = load_object(object_code)
+
+    @property
+    def program(self) -> str:
+        """The text naming the program in the cache key (computed now if a build entry of the
+        cache gave the object without it: `compiler.build`)."""
+        if not isinstance(self._program, str):
+            self._program = self._program()
+        return self._program
 
     def llvm_module(self) -> ModuleOp:
         """The llvm-dialect module (lowered now if it came from the cache)."""
@@ -253,6 +261,23 @@ class JitModule:
         return obj
 
 
+def object_key(program: str, *, pic: bool = False, opt: int = 3) -> str:
+    """The cache key of `program`'s object (`compile_object`)."""
+    return cache_key(program, kind="pic" if pic else "jit", target=target_description(opt))
+
+
+def load_cached(
+    key: str, module: LLVMModule, program: Callable[[], str], *, opt: int = 3, cache: bool | None = None
+) -> JitModule | None:
+    """The module whose object is stored under `key`, loaded; None when the entry is missing
+    or unusable (`ObjectCache.load` warns). `module` and `program` compute the llvm-dialect
+    module and the program's text when they are asked for (IR texts, shared libraries)."""
+    obj = ObjectCache().load(key)
+    if obj is None:
+        return None
+    return JitModule(module, program, obj, opt=opt, from_cache=True, cache=cache)
+
+
 def compile_object(
     module: LLVMModule,
     program: str,
@@ -269,7 +294,7 @@ def compile_object(
     and, when LLVM ran, the IR before and after optimization (`llvm_ir`, `optimized_ir`).
     """
     store = ObjectCache() if cache_enabled(cache) else None
-    key = cache_key(program, kind="pic" if pic else "jit", target=target_description(opt))
+    key = object_key(program, pic=pic, opt=opt)
     if store is not None:
         obj = store.load(key)
         if obj is not None:

@@ -18,9 +18,19 @@ generation. The key (`cache_key`) is a SHA-256 of
   version number did not move never loads an object its code would not
   produce now (the lowering after the key's IR is code of this package).
 
+A second, earlier level serves `compiler.build` and `compile_module`: a build
+entry (`build_cache()`, the `builds/` folder) is keyed by the program as
+`compile_module` receives it (the te+sched module's text, before any pass),
+the function's name, every option that changes the result, the target above
+plus the host facts the auto-scheduler reads (vector width, cores), and the
+same versions and source digest. It holds what the compiled function needs
+besides the code (argument specs, failure table, memory plan) and the key of
+its object entry, so a hit runs no pass at all (`compiler.build`'s
+`_load_build`); the IR texts are recomputed when first asked for.
+
 Where: `$COMPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/xdsl-tensor-compiler`, else
-`~/.cache/xdsl-tensor-compiler`; objects live in its `objects/` folder, one
-file a key. `COMPILER_CACHE=0` (or `false`, `off`, `no`) turns the cache off;
+`~/.cache/xdsl-tensor-compiler`; objects live in its `objects/` folder, build
+entries in `builds/`, one file a key. `COMPILER_CACHE=0` (or `false`, `off`, `no`) turns the cache off;
 so does `compile_module(..., cache=False)`. Nothing evicts entries: delete the
 folder to reclaim the space.
 
@@ -53,6 +63,11 @@ CACHE_FORMAT = 1
 
 MAGIC = b"XTCOBJ\x00\x01"
 _HEADER = struct.Struct("<8s32sQ32s")  # magic, key digest, payload length, payload SHA-256
+
+OBJECTS = "objects"
+"""The folder of object files, keyed by the flat loop IR (`jit.compile_object`)."""
+BUILDS = "builds"
+"""The folder of build entries, keyed by the program before any pass (`build_cache`)."""
 
 ENV_DIR = "COMPILER_CACHE_DIR"
 ENV_SWITCH = "COMPILER_CACHE"
@@ -125,14 +140,16 @@ def cache_key(program: str, *, kind: str, target: dict[str, str]) -> str:
 
 
 class ObjectCache:
-    """The entries of one cache folder (`ObjectCache()`: the environment's)."""
+    """The entries of one cache folder (`ObjectCache()`: the environment's objects;
+    `ObjectCache(folder=BUILDS, suffix=".json")`: its build entries, `build_cache()`)."""
 
-    def __init__(self, root: Path | str | None = None):
+    def __init__(self, root: Path | str | None = None, *, folder: str = OBJECTS, suffix: str = ".o"):
         self.root = Path(root) if root is not None else cache_dir()
-        self.objects = self.root / "objects"
+        self.objects = self.root / folder
+        self.suffix = suffix
 
     def path(self, key: str) -> Path:
-        return self.objects / f"{key}.o"
+        return self.objects / f"{key}{self.suffix}"
 
     def load(self, key: str) -> bytes | None:
         """The object stored under `key`, or None (missing; unusable: warns)."""
@@ -177,6 +194,12 @@ class ObjectCache:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
         return path
+
+
+def build_cache(root: Path | str | None = None) -> ObjectCache:
+    """The build entries of a cache folder: what `compiler.build` needs besides the object
+    (argument specs, failure table, memory plan, the object's key), as JSON."""
+    return ObjectCache(root, folder=BUILDS, suffix=".json")
 
 
 def _check(blob: bytes, key: str) -> str | None:

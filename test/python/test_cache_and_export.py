@@ -7,6 +7,8 @@ whole run away from ~/.cache); none depends on an earlier run.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
 import os
 import shutil
@@ -281,6 +283,230 @@ def test_entry_of_another_key_is_rejected(tmp_path: Path) -> None:
     with pytest.warns(CacheWarning, match="another key"):
         assert store.load(k2) is None
     assert sorted(p.name for p in (tmp_path / "objects").iterdir()) == [f"{k1}.o", f"{k2}.o"]
+
+
+# ---------------------------------------------------------------------------
+# Build entries: a warm build runs no pass
+# ---------------------------------------------------------------------------
+
+
+def builds(folder: Path) -> list[Path]:
+    found = folder / "builds"
+    return sorted(found.iterdir()) if found.exists() else []
+
+
+def twice_program(
+    split: int | None = None, **options: object
+) -> tuple[compiler.Function, tuple[np.ndarray, ...]]:
+    """C[i, j] = B[i, j] + B[i, 15 - j], B = 2 A over a symbolic n: B is an intermediate
+    buffer of n * 64 bytes (a symbolic memory plan)."""
+    n = te.var("n")
+    A = te.placeholder((n, 16), name="A")
+    B = te.compute((n, 16), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((n, 16), lambda i, j: B[i, j] + B[i, 15 - j], name="C")
+    s = te.create_schedule(C.op)
+    if split is not None:
+        s[C].split(C.op.axis[1], factor=split)
+    f = compiler.build(s, [A, C], name="twice", **options)
+    a = np.random.default_rng(1).random((5, 16), np.float32)
+    return f, (a, 2 * a + 2 * a[:, ::-1])
+
+
+@pytest.fixture
+def pass_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The functions whose passes `compile_module` ran, in order."""
+    build_module = importlib.import_module("compiler.build")  # `compiler.build` is the function
+
+    ran: list[str] = []
+    lower = build_module._lower_to_flat
+
+    def counting(module, name, options):  # type: ignore[no-untyped-def]
+        ran.append(name)
+        return lower(module, name, options)
+
+    monkeypatch.setattr(build_module, "_lower_to_flat", counting)
+    return ran
+
+
+def run_twice(f: compiler.Function, a: np.ndarray) -> np.ndarray:
+    c = np.zeros_like(a)
+    f(a, c)
+    return c
+
+
+def test_warm_build_runs_no_pass(cache: Path, pass_runs: list[str]) -> None:
+    cold, (a, expected) = twice_program()
+    assert pass_runs == ["twice"]
+    assert len(builds(cache)) == 1
+    warm, _ = twice_program()
+    assert pass_runs == ["twice"]  # nothing lowered: specs, errors and memory plan came from the entry
+    assert warm.from_cache
+    assert set(warm.stats.seconds) >= {"passes", "llvm", "total"}
+    np.testing.assert_allclose(run_twice(warm, a), expected, rtol=1e-6)
+    assert warm.specs == cold.specs
+    assert warm.specs[0].dims == ("n", 16)
+    assert warm._errors == cold._errors
+    assert warm.memory == cold.memory
+    assert warm.memory is not None
+    assert warm.memory.arena == "n * 64"
+    assert [b.size for b in warm.memory.buffers] == ["n * 64"]
+    for call in [(a,), (a, np.zeros((6, 16), np.float32)), (a.astype(np.float64), np.zeros_like(a))]:
+        assert error_of(warm, *call) == error_of(cold, *call)
+    # the IR texts are computed on first use, by running the passes on a copy
+    assert warm.loop_ir == cold.loop_ir
+    assert warm.flat_ir == cold.flat_ir
+    assert pass_runs == ["twice", "twice"]
+    assert warm.llvm_dialect_ir == cold.llvm_dialect_ir
+    assert "define" in warm.llvm_ir
+    assert len(entries(cache)) == 1  # reading the IR compiled nothing
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [{"check_bounds": True}, {"fast_math": True}, {"loop_partition": False}, {"split": 4}],
+    ids=["check_bounds", "fast_math", "loop_partition", "schedule"],
+)
+def test_changed_option_or_schedule_misses(cache: Path, pass_runs: list[str], changed: dict) -> None:
+    twice_program()
+    f, (a, expected) = twice_program(**changed)
+    assert pass_runs == ["twice", "twice"]
+    np.testing.assert_allclose(run_twice(f, a), expected, rtol=1e-6)
+    assert len(builds(cache)) == 2
+    again, _ = twice_program(**changed)
+    assert again.from_cache
+    assert pass_runs == ["twice", "twice"]
+    assert again.memory == f.memory
+
+
+def test_key_names_function_and_options() -> None:
+    from compiler.build import _build_key, _Options
+
+    options = _Options(None, (), True, False, False, True, False)
+    key = _build_key("module", "f", options)
+    assert key == _build_key("module", "f", _Options(None, (), True, False, False, True, False))
+    assert key != _build_key("module 2", "f", options)
+    assert key != _build_key("module", "g", options)
+    for field, value in [
+        ("call_order", (1, 0)),
+        ("strided_args", ("A",)),
+        ("tighten_pad_regions", False),
+        ("check_bounds", True),
+        ("auto_schedule", True),
+        ("loop_partition", False),
+        ("fast_math", True),
+    ]:
+        assert key != _build_key("module", "f", dataclasses.replace(options, **{field: value})), field
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        (lambda data: data[: len(data) // 2], "truncated"),
+        (lambda data: data[:-1] + bytes([data[-1] ^ 0xFF]), "checksum"),
+        (lambda data: b"", "truncated"),
+    ],
+    ids=["half", "flipped-byte", "empty"],
+)
+def test_damaged_build_entry_is_compiled_again(cache: Path, pass_runs: list[str], damage, problem: str) -> None:
+    cold, (a, expected) = twice_program()
+    (entry,) = builds(cache)
+    entry.write_bytes(damage(entry.read_bytes()))
+    with pytest.warns(CacheWarning, match=problem):
+        again, _ = twice_program()
+    assert pass_runs == ["twice", "twice"]  # the passes ran again (the object was still cached)
+    np.testing.assert_allclose(run_twice(again, a), expected, rtol=1e-6)
+    assert again.memory == cold.memory
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the entry was overwritten with a good one
+        third, _ = twice_program()
+    assert pass_runs == ["twice", "twice"]
+    assert third.from_cache
+
+
+def test_unreadable_build_entry_is_compiled_again(cache: Path, pass_runs: list[str]) -> None:
+    from compiler.lowering.object_cache import build_cache
+
+    twice_program()
+    (entry,) = builds(cache)
+    build_cache().store(entry.stem, b'{"object": "0", "specs": []}')  # a whole entry, but not one we read
+    with pytest.warns(CacheWarning, match="unreadable"):
+        again, (a, expected) = twice_program()
+    assert pass_runs == ["twice", "twice"]
+    np.testing.assert_allclose(run_twice(again, a), expected, rtol=1e-6)
+    assert twice_program()[0].from_cache
+    assert pass_runs == ["twice", "twice"]
+
+
+def test_build_entry_without_its_object_compiles_again(cache: Path, pass_runs: list[str]) -> None:
+    twice_program()
+    for path in entries(cache):
+        path.unlink()
+    f, (a, expected) = twice_program()
+    assert not f.from_cache
+    assert pass_runs == ["twice", "twice"]
+    np.testing.assert_allclose(run_twice(f, a), expected, rtol=1e-6)
+
+
+def test_no_build_entry_without_the_cache(cache: Path, monkeypatch: pytest.MonkeyPatch, pass_runs: list[str]) -> None:
+    twice_program()
+    twice_program(check_bounds=True)
+    monkeypatch.setenv("COMPILER_CACHE", "0")
+    f, _ = twice_program()
+    assert not f.from_cache
+    assert pass_runs == ["twice"] * 3
+    monkeypatch.delenv("COMPILER_CACHE")
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("COMPILER_CACHE_DIR", str(cache.parent / "other"))
+        twice_program()
+    assert len(builds(cache.parent / "other")) == 1
+    assert len(builds(cache)) == 2
+
+
+WARM_SCRIPT = """
+import json
+import sys
+import numpy as np
+import compiler
+import compiler.build
+from compiler import te
+from compiler.lowering import jit
+
+api = sys.modules["compiler.build"]  # `compiler.build` is the function
+warm = sys.argv[1] == "warm"
+if warm:  # no pass and no LLVM may run: everything comes from the cache
+    def boom(*args, **kwargs):
+        raise AssertionError("a pass ran although the build was cached")
+    saved = api._lower_to_flat, api.default_pipeline, api.stage_passes
+    api._lower_to_flat = api.default_pipeline = api.stage_passes = boom
+    jit.optimize = jit.to_llvm_ir = boom
+
+n = te.var("n")
+A = te.placeholder((n, 16), name="A")
+B = te.compute((n, 16), lambda i, j: A[i, j] * 2.0, name="B")
+C = te.compute((n, 16), lambda i, j: B[i, j] + B[i, 15 - j], name="C")
+f = compiler.build(te.create_schedule(C.op), [A, C], name="twice")
+a = np.arange(48, dtype=np.float32).reshape(3, 16)
+c = np.zeros_like(a)
+f(a, c)
+assert np.array_equal(c, 2 * a + 2 * a[:, ::-1]), c
+if warm:
+    api._lower_to_flat, api.default_pipeline, api.stage_passes = saved
+print(json.dumps({"from_cache": f.from_cache, "memory": f.memory.as_dict(), "specs": list(map(str, f.specs)),
+                  "loop_ir": f.loop_ir, "flat_ir": f.flat_ir}))
+"""
+
+
+def test_second_process_runs_no_pass(cache: Path) -> None:
+    runs = {}
+    for mode in ("cold", "warm"):
+        done = subprocess.run(
+            [sys.executable, "-c", WARM_SCRIPT, mode], capture_output=True, text=True, cwd=ROOT, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        runs[mode] = json.loads(done.stdout)
+    assert [runs["cold"].pop("from_cache"), runs["warm"].pop("from_cache")] == [False, True]
+    assert runs["warm"] == runs["cold"]  # memory plan (symbolic), specs and the recomputed IR
+    assert runs["warm"]["memory"]["arena"] == "n * 64"
 
 
 # ---------------------------------------------------------------------------
