@@ -247,8 +247,8 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
     loaded operands). Factors that divide the extents come first."""
     lanes = target.lanes(info.element_bits)
     extent = info.extents[v]
-    if extent is None:
-        vector_options: list[int | None] = [lanes]
+    if extent is None:  # loop-partition gives the split's tail a loop of its own
+        vector_options: list[int | None] = [lanes, 2 * lanes]
     elif extent <= lanes:
         return None, _unroll_only(info, u, target, 1)
     else:
@@ -276,8 +276,8 @@ def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
     if u is None or not info.reduce_extents:
         return [1]
     extent = info.extents[u]
-    if extent is None:  # a split of a symbolic extent guards every unrolled row
-        return [1]
+    if extent is None:  # the rows past the extent: a guarded tail that loop-partition peels
+        return [1, 2, 4]
     return [1, *_divisors(extent, [2, 3, 4, 6, 8, 12])]
 
 
@@ -441,9 +441,14 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
     if plan.reduce_split and reduce:
         ko, ki = b.split(reduce[0], plan.reduce_split)
         reduce_outer, reduce = [ko], [ki, *reduce[1:]]
-    # leading loops fused for the cores; a split reduction's outer loop right after them
+    # leading loops fused for the cores (past loops of one iteration: fused in, they would
+    # only turn the others' indices into divisions, which hide a split's tail guard from
+    # loop-partition); a split reduction's outer loop right after them
+    first = 0
+    while first < len(outer) - 1 and outer[first][1] == 1:
+        first += 1
     if outer:
-        groups, trips = 1, outer[0][1]
+        groups, trips = first + 1, outer[first][1]
         while groups < len(outer) and trips is not None and trips < target.cores * plan.min_parallel:
             nxt = outer[groups][1]
             trips = None if nxt is None else trips * nxt
@@ -462,8 +467,8 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
     if plan.vector_axis is not None:
         b.add(sched.VectorizeOp(inner[-1]))
     if plan.parallel and target.cores > 1 and groups:
-        fused = outer[0][0]
-        for v, _ in outer[1:groups]:
+        fused = outer[first][0]
+        for v, _ in outer[first + 1 : groups]:
             fused = b.add(sched.FuseOp(fused, v), f"{stage}_par").results[0]
         b.add(sched.ParallelOp(fused))
 

@@ -177,3 +177,21 @@ def test_host_target() -> None:
     assert t.cores >= 1
     assert t.l1_bytes >= 4096
     assert t.lanes(32) == t.vector_bits // 32
+
+
+@pytest.mark.parametrize(("k", "c", "h", "w"), [(5, 3, 2, 19), (8, 16, 3, 16), (1, 1, 1, 1), (13, 7, 1, 33)])
+def test_symbolic_1x1_conv_with_channel_and_width_tails_matches_numpy(k: int, c: int, h: int, w: int) -> None:
+    # the plan unrolls the symbolic channels by 4 and splits the symbolic width by vectors:
+    # sizes that leave tails of both (and sizes smaller than one tile) compute every output
+    kv, cv, hv, wv = te.var("k"), te.var("c"), te.var("h"), te.var("w")
+    x = te.placeholder((1, cv, hv, wv), name="x")
+    wt = te.placeholder((kv, cv, 1, 1), name="wt")
+    out = ops.relu(ops.conv2d_nchw(x, wt, name="conv"), name="relu")
+    f = compiler.build([x, wt, out], check_bounds=True)
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((1, c, h, w)).astype(np.float32)
+    ws = rng.standard_normal((k, c, 1, 1)).astype(np.float32)
+    got = np.full((1, k, h, w), np.nan, np.float32)
+    f(xs, ws, got)
+    want = np.maximum(np.einsum("kc,chw->khw", ws[:, :, 0, 0], xs[0]), 0)[None]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -83,3 +83,31 @@ sched.schedule @partial {
 // CHECK-NEXT:    sched.vectorize %C_j : !sched.iter<"C">
 // CHECK-NEXT:    sched.parallel %C_i : !sched.iter<"C">
 // CHECK-NEXT:  }
+
+// -----
+
+// A 1x1 conv over symbolic sizes: the output channels (not read by the row of x the
+// vectors load) unrolled by 4 and the symbolic width split by 2 vectors (loop-partition
+// gives both tails loops of their own). The batch loop of one iteration is not fused
+// with the channel loop: the fuse would make the channel a division by ceil(k/4), and
+// loop-partition could no longer see the channel tail's guard.
+te.func @conv1x1(%x: !te.tensor<[1, "c", "h", "w"], f32>, %wt: !te.tensor<["k", "c"], f32>) -> !te.tensor<[1, "k", "h", "w"], f32> {
+  %conv = te.compute "conv" (%nn, %ff, %yy, %xx) : !te.tensor<[1, "k", "h", "w"], f32> {
+    %r = te.reduce sum (%rc) in ["c"] : f32 {
+      %a = te.read %x[%nn, %rc, %yy, %xx] : !te.tensor<[1, "c", "h", "w"], f32>
+      %b = te.read %wt[%ff, %rc] : !te.tensor<["k", "c"], f32>
+      %p = arith.mulf %a, %b : f32
+      te.yield %p : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %conv : !te.tensor<[1, "k", "h", "w"], f32>
+}
+// CHECK-LABEL: sched.schedule @conv1x1 {
+// CHECK:         %conv_ff_o, %conv_ff_i = sched.split %conv_ff by 4 : !sched.iter<"conv">
+// CHECK-NEXT:    %conv_xx_o, %conv_xx_i = sched.split %conv_xx by 16 : !sched.iter<"conv">
+// CHECK-NEXT:    sched.reorder %conv_nn, %conv_ff_o, %conv_yy, %conv_xx_o, %conv_rc, %conv_ff_i, %conv_xx_i : !sched.iter<"conv">
+// CHECK-NEXT:    sched.unroll %conv_ff_i : !sched.iter<"conv">
+// CHECK-NEXT:    sched.vectorize %conv_xx_i : !sched.iter<"conv">
+// CHECK-NEXT:    sched.parallel %conv_ff_o : !sched.iter<"conv">
+// CHECK-NEXT:  }
