@@ -13,7 +13,9 @@ declared-strided buffer's bind or check like shapes. The stride of a
 dimension of static size 1 is never looked at, and that of a symbolic one
 is not checked when it is 1 at run time (`unit_exempt`). A check that needs
 a variable bound by a later argument is deferred until all are bound; a
-variable no field binds by itself is an error.
+variable no field binds by itself is an error. A scalar argument
+(`{loop.scalar = "n"}`, a 0-d int64 buffer) binds or checks its variable
+from its value (`n.value`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     Signedness,
+    StringAttr,
 )
 from xdsl.ir import Attribute
 
@@ -43,6 +46,7 @@ from compiler.errors import IRError
 from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
 
 OUTPUT_ATTR = "loop.output"  # as schedule-ops marks the outputs
+SCALAR_ATTR = "loop.scalar"  # a 0-d integer argument whose value is a variable (schedule-ops)
 
 # ---------------------------------------------------------------------------
 # The arguments as declared
@@ -76,6 +80,7 @@ class ArgDecl:
     dtype: DType
     strides: tuple[Dim, ...] | None = None
     is_output: bool = False
+    scalar: str | None = None  # the variable whose value this 0-d argument holds
 
 
 def dlpack_dtype(t: Attribute) -> DType:
@@ -109,6 +114,7 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
         t = arg.type
         assert isinstance(t, loop.BufferType)
         is_output = OUTPUT_ATTR in attr.data or arg in written
+        scalar = attr.data.get(SCALAR_ATTR)
         decls.append(
             ArgDecl(
                 arg.name_hint or f"arg{i}",
@@ -116,6 +122,7 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
                 dlpack_dtype(t.element_type),
                 t.get_strides(),
                 is_output,
+                scalar.data if isinstance(scalar, StringAttr) else None,
             )
         )
     return decls
@@ -164,14 +171,14 @@ def compact_strides(shape: Sequence[Dim]) -> list[Expr]:
 
 @dataclass(frozen=True)
 class FieldRef:
-    """`A.shape[k]` or `A.strides[k]`."""
+    """`A.shape[k]`, `A.strides[k]`, or `n.value` (the element of a scalar argument)."""
 
     arg: str
-    kind: Literal["shape", "strides"]
+    kind: Literal["shape", "strides", "value"]
     axis: int
 
     def __str__(self) -> str:
-        return f"{self.arg}.{self.kind}[{self.axis}]"
+        return f"{self.arg}.value" if self.kind == "value" else f"{self.arg}.{self.kind}[{self.axis}]"
 
 
 @dataclass(frozen=True)
@@ -205,6 +212,7 @@ class ArgPlan:
     decl: ArgDecl
     shape: list[Step] = field(default_factory=lambda: [])
     strides: list[Step] = field(default_factory=lambda: [])
+    value: list[Step] = field(default_factory=lambda: [])  # a scalar argument's variable
 
 
 class ArgBinder:
@@ -242,6 +250,8 @@ class ArgBinder:
                 self._add_check(plan.strides, Check(ref, expected, None, unit_exempt=symbolic))
             else:
                 self._add(plan.strides, ref, decl.strides[k], unit_exempt=symbolic)
+        if decl.scalar is not None:
+            self._add(plan.value, FieldRef(decl.name, "value", 0), decl.scalar)
         return plan
 
     def _add(self, steps: list[Step], ref: FieldRef, d: Dim, *, unit_exempt: bool = False) -> None:

@@ -38,6 +38,16 @@ def wrong_ndim(func: str, arg: str, ndim: int) -> str:
     return f"{func}: {arg}.ndim is {{0}}, expected {ndim}"
 
 
+def zero_divisor(func: str, field: str, declared: str, divisor: str) -> str:
+    """A shape declared with a division whose divisor is 0 at this call."""
+    return f"{func}: {field} is declared {declared}, whose divisor {divisor} is 0"
+
+
+def scalar_byte_offset(func: str, arg: str) -> str:
+    """A scalar argument (a 0-d int64 tensor) is read at `data`: `{0}` is its byte_offset."""
+    return f"{func}: scalar argument {arg} has byte_offset {{0}}, expected 0 (pass a Python int)"
+
+
 def wrong_dtype(func: str, arg: str, dtype: str) -> str:
     """`{0}` is the packed DLPack data type (a TypeError)."""
     return f"{func}: {arg}.dtype is {{0:dtype}}, expected {dtype}"

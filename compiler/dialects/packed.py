@@ -102,7 +102,8 @@ class DLTensorGetOp(IRDLOperation):
 
     The operand is a DLTensor address (`packed.arg`); fields and their
     types are in `DLTENSOR_FIELDS`. `shape[k]`/`strides[k]` read element k
-    of the array (the caller checks `ndim` and, for strides, non-NULL first).
+    of the array (the caller checks `ndim` and, for strides, non-NULL first);
+    `data[k]` reads int64 element k of the data (a scalar argument's value).
     """
 
     name = "packed.dltensor_get"
@@ -134,7 +135,7 @@ class DLTensorGetOp(IRDLOperation):
             raise VerifyError(
                 f"packed.dltensor_get: unknown field '{field}', expected one of {', '.join(DLTENSOR_FIELDS)}"
             )
-        if self.axis is not None and field not in ("shape", "strides"):
+        if self.axis is not None and field not in ("shape", "strides", "data"):
             raise VerifyError(f"packed.dltensor_get: field '{field}' takes no index")
         if self.result.type != DLTENSOR_FIELDS[field]:
             raise VerifyError(

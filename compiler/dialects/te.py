@@ -129,6 +129,10 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
         verify_dims(self.get_shape(), "!te.tensor")
 
 
+SCALAR_ATTR = "te.scalar"
+"""Argument attribute of a `te.func`: this argument, a 0-d i64 tensor, is the value of
+the named variable (TVM's scalar arguments: a `te.var` that `build` takes as an int)."""
+
 DYNAMIC = "?"
 """A `te.reduce` extent given by an operand (it depends on the compute's axes)."""
 
@@ -188,10 +192,25 @@ class FuncOp(IRDLOperation):
     def args(self) -> tuple[SSAValue, ...]:
         return self.body.block.args
 
+    def scalar_args(self) -> dict[int, str]:
+        """The scalar arguments (`{te.scalar = "x"}`): position -> variable name."""
+        if self.arg_attrs is None:
+            return {}
+        found: dict[int, str] = {}
+        for i, attrs in enumerate(self.arg_attrs.data):
+            name = attrs.data.get(SCALAR_ATTR)
+            if isinstance(name, StringAttr):
+                found[i] = name.data
+        return found
+
     def verify_(self) -> None:
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
                 raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
+        for i, var in self.scalar_args().items():
+            t = self.function_type.inputs.data[i]
+            if not isinstance(t, TensorType) or t.get_shape() or t.element_type != IntegerType(64):
+                raise VerifyError(f"te.func scalar argument {i} ('{var}') must be a !te.tensor<[], i64>, got {t}")
         if self.function_type.inputs.data != tuple(self.body.block.arg_types):
             raise VerifyError("te.func block arguments must match the function input types")
         ret = self.body.block.last_op
@@ -266,14 +285,14 @@ class VarOp(IRDLOperation):
             return
         from compiler.dialects.shape import shape_var_names
 
-        known: set[str] = set()
+        known: set[str] = set(func.scalar_args().values())
         for t in (*func.function_type.inputs.data, *func.function_type.outputs.data):
             if isinstance(t, TensorType):
                 known.update(shape_var_names(t.get_shape()))
         if self.var_name.data not in known:
             raise VerifyError(
                 f"symbolic variable '{self.var_name.data}' appears in no argument or result shape "
-                f"of @{func.sym_name.data}, so nothing can bind it"
+                f"of @{func.sym_name.data} and is no scalar argument, so nothing can bind it"
             )
 
 

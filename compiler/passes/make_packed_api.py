@@ -69,7 +69,10 @@ Algorithm (the `ArgBinder` plan, steps 3-4, then its emission):
      output's strides must not be 0. The stride of a dimension of size 1 is
      never checked (PyTorch exports arbitrary strides there).
   5. `data` is not NULL unless A is empty; `data + byte_offset` is aligned
-     to the element size.
+     to the element size. A scalar argument (`{loop.scalar = "n"}`, a 0-d
+     int64 buffer: a `te.var` that `build` takes as an int) binds or checks
+     its variable from its element, `packed.dltensor_get %n_tensor, data[0]`
+     (byte_offset must be 0).
   6. An output must not overlap any other argument in memory (`@f_compute`
      assumes noalias): the byte ranges [lo, hi) spanned by the two
      arguments are disjoint, or one of them is empty.
@@ -146,8 +149,11 @@ from compiler.arith.expr import (
     Cond,
     Const,
     Expr,
+    FloorDiv,
+    FloorMod,
     Or,
     Var,
+    as_binary,
     emax,
     emin,
 )
@@ -281,6 +287,22 @@ class PackedBuilder:
                 self.emit_step(step)
         self.strides(plan)
         self.data(decl)
+        if plan.value:
+            self.scalar_value(decl, plan.value)
+
+    def scalar_value(self, decl: ArgDecl, steps: Sequence[Step]) -> None:
+        """A scalar argument (0-d int64, `{loop.scalar = "n"}`): its element, read at
+        `data` (the offset must be 0), binds or checks the variable."""
+        a = decl.name
+        self.check(
+            EQ(Var(f"{a}.byte_offset"), Const(0)),
+            arg_messages.scalar_byte_offset(self.f, a),
+            [self.env[f"{a}.byte_offset"]],
+        )
+        hint = next((s.var for s in steps if isinstance(s, Bind)), f"{a}_value")
+        self.env[str(FieldRef(a, "value", 0))] = self.field(self.tensor[a], "data", 0, hint)
+        for step in steps:
+            self.emit_step(step)
 
     def emit_step(self, step: Step) -> None:
         if isinstance(step, Check):
@@ -308,6 +330,9 @@ class PackedBuilder:
             )
         values = [self.env[ref]]
         if not isinstance(check.declared, int):
+            for divisor in _divisors(check.expected):  # `n // x` with x == 0 would trap
+                message = arg_messages.zero_divisor(self.f, ref, str(check.expected), str(divisor))
+                self.check(NE(divisor, Const(0)), message)
             values.append(self.expr(check.expected))
         self.check(ok, self.binder.check_message(check), values)
 
@@ -447,6 +472,17 @@ class PackedBuilder:
 # ---------------------------------------------------------------------------
 # The rewrite
 # ---------------------------------------------------------------------------
+
+
+def _divisors(e: Expr) -> list[Expr]:
+    """The divisors of the `//` and `%` in `e` that are not constants, innermost first."""
+    if isinstance(e, Const | Var):
+        return []
+    node = as_binary(e)
+    found = _divisors(node.a) + _divisors(node.b)
+    if isinstance(node, FloorDiv | FloorMod) and not isinstance(node.b, Const):
+        found.append(node.b)
+    return list(dict.fromkeys(found))
 
 
 def _unique_symbol(module: ModuleOp, base: str) -> str:

@@ -57,6 +57,9 @@ from compiler.dialects.shape import Dim, shape_var_names
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives
 """Unit attribute on a `loop.func` argument that the function writes."""
+SCALAR_ATTR = "loop.scalar"
+"""On a `loop.func` argument, a 0-d i64 buffer: the value of the named variable (a
+`te.func` scalar argument, `{te.scalar = "n"}`); make-packed-api binds it from the data."""
 
 
 def tensor_type(t: Attribute) -> te.TensorType:
@@ -145,8 +148,10 @@ class FunctionLowering:
                 arg_types.append(buffer_type_of(value.type))
         self.result = loop.FuncOp(func.sym_name.data, arg_types)
         n_in = len(func.args)
+        scalars = func.scalar_args()
         self.result.arg_attrs = ArrayAttr(
-            [DictionaryAttr({})] * n_in + [DictionaryAttr({OUTPUT_ATTR: UnitAttr()})] * len(self.outputs)
+            [DictionaryAttr({SCALAR_ATTR: StringAttr(scalars[i])} if i in scalars else {}) for i in range(n_in)]
+            + [DictionaryAttr({OUTPUT_ATTR: UnitAttr()})] * len(self.outputs)
         )
         self.block = self.result.body.block
         for te_arg, buf in zip(func.args, self.block.args[:n_in], strict=True):

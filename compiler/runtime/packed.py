@@ -127,6 +127,10 @@ class PackedFunction:
         arg = self.args[k]
         if arg.is_output:  # before exporting: torch refuses to export a tensor that requires grad
             self._check_writable(k, value, flagged=False)
+        elif _is_integer(value) and arg.dtype.startswith("int"):
+            # a scalar argument (a te.var): a Python int is passed as a 0-d tensor
+            value = np.asarray(value, dtype=arg.dtype)
+            keep.append(value)
         try:
             cap = value.__dlpack__(max_version=(1, 0))
         except AttributeError:
@@ -144,8 +148,9 @@ class PackedFunction:
 
     def _raw(self, arg: PackedArg, value: Any, keep: list[Any]) -> int:
         if not isinstance(value, RawTensor):
+            scalar = " (or an int, for an integer argument)" if arg.dtype.startswith("int") and not arg.is_output else ""
             raise ArgumentTypeError(
-                f"{self.name}: argument {arg.name} must be a NumPy array or a DLPack tensor, "
+                f"{self.name}: argument {arg.name} must be a NumPy array or a DLPack tensor{scalar}, "
                 f"got {type(value).__name__}"
             )
         if value.read_only and arg.is_output:
@@ -207,6 +212,10 @@ _ERRORS: dict[str, type[ArgumentError | BoundsError]] = {
     "IndexError": BoundsError,
 }
 """The exception a failed `loop.assert` raises, by its `raises` name (default ValueError)."""
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
 
 
 def not_writable(value: Any) -> str | None:

@@ -9,11 +9,13 @@ becomes one `te.compute`, in a topological order of the stage graph.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
+    DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -22,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
     f16,
     f32,
@@ -112,18 +115,37 @@ def used_placeholders(stages: Sequence[T.Tensor]) -> list[T.Tensor]:
 
 @dataclass
 class FunctionSignature:
-    """How the user's argument list maps to the te.func inputs and results."""
+    """How the user's argument list maps to the te.func inputs and results; a scalar
+    `te.var` argument is a 0-d int64 placeholder, `scalars` maps its uid to the name."""
 
     args: list[T.Tensor]
     inputs: list[T.Tensor]
     outputs: list[T.Tensor]
+    scalars: dict[int, str] = field(default_factory=lambda: {})
 
 
-def signature(args: Sequence[T.Tensor], name: str) -> FunctionSignature:
+def _scalar_arguments(args: Sequence[object], name: str) -> tuple[list[T.Tensor], dict[int, str]]:
+    """Each `te.var` of the argument list as a 0-d int64 placeholder of its name."""
+    tensors: list[T.Tensor] = []
+    scalars: dict[int, str] = {}
+    for a in args:
+        if isinstance(a, T.Var):
+            if a.name in scalars.values():
+                raise ExprValueError(f"{name}: the variable {a.name} appears twice in the argument list")
+            p = T.placeholder((), "int64", name=a.name)
+            scalars[p.uid] = a.name
+            tensors.append(p)
+        elif isinstance(a, T.Tensor):
+            tensors.append(a)
+        else:
+            raise ExprTypeError(f"{name}: arguments must be tensors or te.var scalars, got {a!r}")
+    return tensors, scalars
+
+
+def signature(arguments: Sequence[T.Tensor | T.Var], name: str) -> FunctionSignature:
+    args, scalars = _scalar_arguments(arguments, name)
     seen: set[int] = set()
     for a in args:
-        if not isinstance(a, T.Tensor):
-            raise ExprTypeError(f"{name}: arguments must be tensors, got {a!r}")
         if a.uid in seen:
             raise ExprValueError(f"{name}: tensor {a.name} appears twice in the argument list")
         seen.add(a.uid)
@@ -136,7 +158,7 @@ def signature(args: Sequence[T.Tensor], name: str) -> FunctionSignature:
         raise ExprValueError(
             f"{name}: placeholder(s) {', '.join(missing)} are read but not in the argument list"
         )
-    return FunctionSignature(list(args), inputs, outputs)
+    return FunctionSignature(list(args), inputs, outputs, scalars)
 
 
 class _BodyEmitter:
@@ -518,7 +540,7 @@ def emit_schedule(
 
 
 def build_module(
-    args: Sequence[T.Tensor], name: str = "main", schedule: Schedule | None = None
+    args: Sequence[T.Tensor | T.Var], name: str = "main", schedule: Schedule | None = None
 ) -> tuple[ModuleOp, FunctionSignature]:
     sig = signature(args, name)
     stages = collect_stages(sig.outputs)
@@ -533,6 +555,13 @@ def build_module(
     for arg, t in zip(func.args, sig.inputs, strict=True):
         arg.name_hint = input_names[t.uid]
         tensors[t.uid] = arg
+    if sig.scalars:
+        func.arg_attrs = ArrayAttr(
+            [
+                DictionaryAttr({te.SCALAR_ATTR: StringAttr(sig.scalars[t.uid])} if t.uid in sig.scalars else {})
+                for t in sig.inputs
+            ]
+        )
     block = func.body.block
     for t in stages:
         op = _emit_stage(t, tensors, names[t.uid])

@@ -252,3 +252,25 @@ loop.func @free_var(%A: !loop.buffer<[4], f32> {loop.output}) {
   %q = loop.var "q" : index
 }
 // CHECK: make-packed-api: symbolic variable 'q' of @free_var appears in no argument shape or stride by itself, so no call can bind it
+
+// -----
+
+// A scalar argument (a te.var passed as an int: a 0-d int64 buffer marked
+// {loop.scalar = "x"}) binds x from its element, after the usual checks and
+// byte_offset 0; the deferred check of B.shape[0] = n // x first asserts x != 0.
+loop.func @scalar(%A: !loop.buffer<["n"], f32>, %B: !loop.buffer<["n // x"], f32> {loop.output}, %x: !loop.buffer<[], i64> {loop.scalar = "x"}) {
+  %xv = loop.var "x" : index
+}
+// CHECK-LABEL: loop.func @scalar(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.error_values}) {
+// CHECK:         %x_tensor = packed.arg %args[2]
+// CHECK:         loop.assert %{{.*}}, "scalar: x.ndim is {0}, expected 0" (%x_ndim : i32)
+// CHECK:         loop.assert %{{.*}}, "scalar: x.dtype is {0:dtype}, expected int64" (%x_dtype : i32) raises "TypeError"
+// CHECK:         loop.assert %{{.*}}, "scalar: x.data is NULL, but x has {0} elements"
+// CHECK:         %[[OK:.*]] = arith.cmpi eq, %x_byte_offset, %{{.*}} : index
+// CHECK-NEXT:    loop.assert %[[OK]], "scalar: scalar argument x has byte_offset {0}, expected 0 (pass a Python int)" (%x_byte_offset : index)
+// CHECK-NEXT:    %[[X:.*]] = packed.dltensor_get %x_tensor, data[0] : index
+// CHECK-NEXT:    %[[NZ:.*]] = arith.cmpi ne, %[[X]], %{{.*}} : index
+// CHECK-NEXT:    loop.assert %[[NZ]], "scalar: B.shape[0] is declared n // x, whose divisor x is 0"
+// CHECK-NEXT:    %[[Q:.*]] = arith.floordivsi %n, %[[X]] : index
+// CHECK:         loop.assert %{{.*}}, "scalar: B.shape[0] is {0}, expected n // x = {1} (n bound from A.shape[0], x bound from x.value)" (%B_shape0, %[[Q]] : index, index)
+// CHECK:         packed.call @scalar_compute(%A, %B, %x) ["n" = %n, "x" = %[[X]]]

@@ -9,6 +9,7 @@ loop.func @f(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.
   %n = packed.dltensor_get %x, shape[0] : index
   %s = packed.dltensor_get %x, strides[0] : index
   %data = packed.dltensor_get %x, data : index
+  %v = packed.dltensor_get %x, data[0] : index
   packed.call @f_compute(%data) ["n" = %n]
 }
 
@@ -18,5 +19,6 @@ loop.func @f(%args: !llvm.ptr, %num_args: i32, %error_values: !llvm.ptr {packed.
 // CHECK-NEXT:   %n = packed.dltensor_get %x, shape[0] : index
 // CHECK-NEXT:   %s = packed.dltensor_get %x, strides[0] : index
 // CHECK-NEXT:   %data = packed.dltensor_get %x, data : index
+// CHECK-NEXT:   %v = packed.dltensor_get %x, data[0] : index
 // CHECK-NEXT:   packed.call @f_compute(%data) ["n" = %n]
 // CHECK-NEXT: }

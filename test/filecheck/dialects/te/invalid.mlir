@@ -95,7 +95,7 @@ te.func @unbound(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   }
   te.return %c : !te.tensor<[4], f32>
 }
-// CHECK: invalid.mlir:92:5: error: symbolic variable 'm' appears in no argument or result shape of @unbound, so nothing can bind it
+// CHECK: invalid.mlir:92:5: error: symbolic variable 'm' appears in no argument or result shape of @unbound and is no scalar argument, so nothing can bind it
 
 // -----
 
@@ -231,3 +231,15 @@ te.func @dynamic_count(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   te.return %c : !te.tensor<[4], f32>
 }
 // CHECK: error: te.reduce has 2 dynamic ("?") extents but 1 dynamic(...) operands
+
+// -----
+
+// A scalar argument is a 0-d i64 tensor.
+te.func @scalar_type(%x: !te.tensor<[2], i64> {te.scalar = "x"}, %a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %a[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+// CHECK: error: te.func scalar argument 0 ('x') must be a !te.tensor<[], i64>, got !te.tensor<[2], i64>

@@ -125,3 +125,18 @@ te.func @triangular(%a: !te.tensor<[8], f32>) -> !te.tensor<[8], f32> {
 
 // CHECK-LABEL: te.func @triangular
 // CHECK:           %r = te.reduce sum (%k) in ["?"] dynamic(%e) : f32 {
+
+// -----
+
+// A scalar argument: the variable "k" is bound from its value, and read with te.var.
+te.func @scalar(%k: !te.tensor<[], i64> {te.scalar = "k"}, %a: !te.tensor<[8], f32>) -> !te.tensor<[8], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[8], f32> {
+    %kv = te.var "k" : index
+    %v = te.read %a[%kv] : !te.tensor<[8], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[8], f32>
+}
+
+// CHECK-LABEL: te.func @scalar(%k: !te.tensor<[], i64> {te.scalar = "k"}, %a: !te.tensor<[8], f32>)
+// CHECK:           %kv = te.var "k" : index
