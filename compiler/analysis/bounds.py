@@ -390,6 +390,12 @@ class InferBound:
         if divides and az.prove_eq(parent.extent, extent):
             self.set_range(rel.inner, Range_(Const(0), factor))
             return
+        if rel.disable_predication:
+            raise PassError(
+                f"infer-bound: split of {rel.parent.name} by {factor} with disable_predication: the extent "
+                f"{parent.extent} is not provably a multiple of {factor}, and without a predicate the loops "
+                "would run past it"
+            )
         if self.split_mode == "tight" and tight_ok:
             remaining = az.simplify(parent.extent - Var(rel.outer.name) * factor)
             self.set_range(rel.inner, Range_(Const(0), emin(factor, remaining)), Range_(Const(0), factor))

@@ -69,6 +69,7 @@ class Split:
     inner: IterVar
     factor: int | None
     nparts: int | None
+    disable_predication: bool = False
 
 
 @dataclass(eq=False)
@@ -364,7 +365,7 @@ class _Replay:
         inner = IterVar(self.names.fresh(f"{parent.name}_i"), stage.name, parent.is_reduce)
         factor = None if op.factor is None else op.factor.data
         nparts = None if op.nparts is None else op.nparts.data
-        stage.relations.append(Split(parent, outer, inner, factor, nparts))
+        stage.relations.append(Split(parent, outer, inner, factor, nparts, op.disable_predication is not None))
         position = stage.leaves.index(parent)
         stage.leaves[position : position + 1] = [outer, inner]
         self.move_attachments(parent, inner)

@@ -34,7 +34,7 @@ from abc import ABC
 from collections.abc import Callable, Collection, Sequence
 from typing import Self
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.ir import (
     Attribute,
     Block,
@@ -157,22 +157,35 @@ class AxisOp(IRDLOperation):
 
 @irdl_op_definition
 class SplitOp(IRDLOperation):
-    """`%o, %i = sched.split %x by 8 : !sched.iter<"D">` (factor) or `... nparts 4`."""
+    """`%o, %i = sched.split %x by 8 : !sched.iter<"D">` (factor) or `... nparts 4`.
+
+    `by 4 disable_predication` (TVM's `split(..., disable_predication=True)`): the
+    user states the loops need no bound predicate; infer-bound rejects the split
+    unless it proves the factor divides the extent (else the loops would run past it)."""
 
     name = "sched.split"
     split_axis = operand_def(IterType)
     factor = opt_prop_def(IntAttr)
     nparts = opt_prop_def(IntAttr)
+    disable_predication = opt_prop_def(UnitAttr)
     outer = result_def(IterType)
     inner = result_def(IterType)
 
-    def __init__(self, parent: SSAValue, *, factor: int | None = None, nparts: int | None = None):
+    def __init__(
+        self,
+        parent: SSAValue,
+        *,
+        factor: int | None = None,
+        nparts: int | None = None,
+        disable_predication: bool = False,
+    ):
         t = parent.type
         super().__init__(
             operands=[parent],
             properties={
                 "factor": None if factor is None else IntAttr(factor),
                 "nparts": None if nparts is None else IntAttr(nparts),
+                "disable_predication": UnitAttr() if disable_predication else None,
             },
             result_types=[t, t],
         )
@@ -194,6 +207,8 @@ class SplitOp(IRDLOperation):
         else:
             assert self.nparts is not None
             printer.print_string(f" nparts {self.nparts.data}")
+        if self.disable_predication is not None:
+            printer.print_string(" disable_predication")
         printer.print_string(" : ")
         printer.print_attribute(self.split_axis.type)
 
@@ -206,9 +221,10 @@ class SplitOp(IRDLOperation):
         else:
             parser.parse_keyword("nparts", " (sched.split takes `by N` or `nparts N`)")
             nparts = parser.parse_integer(allow_boolean=False)
+        disable = parser.parse_optional_keyword("disable_predication") is not None
         parser.parse_punctuation(":")
         t = parser.parse_type()
-        return cls(parser.resolve_operand(parent, t), factor=factor, nparts=nparts)
+        return cls(parser.resolve_operand(parent, t), factor=factor, nparts=nparts, disable_predication=disable)
 
 
 @irdl_op_definition

@@ -45,6 +45,7 @@ class Primitive:
     scope: str | None = None  # cache_read / cache_write
     readers: tuple[T.Tensor, ...] = ()  # cache_read
     offset: int | None = None  # storage_align (with factor)
+    disable_predication: bool = False  # split: the user states the factor divides the extent
 
     def __str__(self) -> str:
         parts = [self.stage.name]
@@ -130,12 +131,19 @@ class Stage:
         self.schedule.primitives.append(p)
 
     def split(
-        self, parent: T.IterVar, factor: int | None = None, nparts: int | None = None
+        self,
+        parent: T.IterVar,
+        factor: int | None = None,
+        nparts: int | None = None,
+        *,
+        disable_predication: bool = False,
     ) -> tuple[T.IterVar, T.IterVar]:
         """Split loop `parent` into `(outer, inner)`: `factor=` gives the inner extent,
         `nparts=` the outer one; both cover the extent with ceil(extent / factor)
         outer iterations, and a tail that the factor does not divide does no work
-        outside the extent.
+        outside the extent. `disable_predication=True` (TVM's) states that no tail
+        needs a predicate: the build fails unless the factor provably divides the
+        extent (TVM would write past the tensor).
 
         >>> A = te.placeholder((100,), name="A")
         >>> B = te.compute((100,), lambda i: A[i] * 2.0, name="B")
@@ -153,7 +161,11 @@ class Stage:
         inner = T.IterVar(f"{parent.name}.inner", is_reduce=parent.is_reduce)
         position = index_of(self.leaves, parent)
         self.leaves[position : position + 1] = [outer, inner]
-        self._record(Primitive("split", self.tensor, (parent,), (outer, inner), factor, nparts))
+        self._record(
+            Primitive(
+                "split", self.tensor, (parent,), (outer, inner), factor, nparts, disable_predication=disable_predication
+            )
+        )
         return outer, inner
 
     def fuse(self, *axes: T.IterVar) -> T.IterVar:

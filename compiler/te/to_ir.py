@@ -504,7 +504,9 @@ def emit_schedule(
         name = stage_name(p.stage)
         operands = [axis(p.stage if p.kind == "rfactor" else p.target or p.stage, iv) for iv in p.axes]
         if p.kind == "split":
-            op: Operation = sched.SplitOp(operands[0], factor=p.factor, nparts=p.nparts)
+            op: Operation = sched.SplitOp(
+                operands[0], factor=p.factor, nparts=p.nparts, disable_predication=p.disable_predication
+            )
         elif p.kind == "fuse":
             op = sched.FuseOp(operands[0], operands[1])
         elif p.kind == "singleton":

@@ -32,7 +32,7 @@ sched.schedule @f {
   %dj = sched.axis "D" 1
   %rk = sched.axis "R" reduce 0
   %jo, %ji = sched.split %dj by 4 : !sched.iter<"D">
-  %ko, %ki = sched.split %rk nparts 2 : !sched.iter<"R">
+  %ko, %ki = sched.split %rk nparts 2 disable_predication : !sched.iter<"R">
   sched.reorder %jo, %di, %ji : !sched.iter<"D">
   %f = sched.fuse %jo, %di : !sched.iter<"D">
   sched.parallel %f : !sched.iter<"D">
@@ -49,7 +49,7 @@ sched.schedule @f {
 // CHECK-NEXT:    %dj = sched.axis "D" 1
 // CHECK-NEXT:    %rk = sched.axis "R" reduce 0
 // CHECK-NEXT:    %jo, %ji = sched.split %dj by 4 : !sched.iter<"D">
-// CHECK-NEXT:    %ko, %ki = sched.split %rk nparts 2 : !sched.iter<"R">
+// CHECK-NEXT:    %ko, %ki = sched.split %rk nparts 2 disable_predication : !sched.iter<"R">
 // CHECK-NEXT:    sched.reorder %jo, %di, %ji : !sched.iter<"D">
 // CHECK-NEXT:    %f = sched.fuse %jo, %di : !sched.iter<"D">
 // CHECK-NEXT:    sched.parallel %f : !sched.iter<"D">
