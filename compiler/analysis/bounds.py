@@ -408,13 +408,15 @@ class InferBound:
         an empty symbolic extent still divides by it)."""
         if rel.factor is not None:
             return Const(rel.factor)
-        assert rel.nparts is not None
         az = self.analyzer()
+        if rel.factor_expr is not None:
+            return az.simplify(rel.inner_extent(extent))
+        assert rel.nparts is not None
         factor = az.simplify((extent + rel.nparts - 1) // rel.nparts)
         return factor if az.prove_ge(factor, 1) else az.simplify(emax(factor, Const(1)))
 
     def note_split(self, rel: Split, factor: Expr, outer_extent: Expr) -> None:
-        how = f"factor {rel.factor}:" if rel.factor is not None else f"nparts {rel.nparts}: factor {factor},"
+        how = f"nparts {rel.nparts}: factor {factor}," if rel.nparts is not None else f"factor {factor}:"
         note = f"split {rel.parent.name} by {how} outer loop {rel.outer.name} runs {outer_extent} iterations"
         if rel.nparts is not None and const_value(outer_extent) not in (None, rel.nparts):
             note += f" (not {rel.nparts}: more would compute nothing)"

@@ -70,6 +70,18 @@ class Split:
     factor: int | None
     nparts: int | None
     disable_predication: bool = False
+    factor_expr: Expr | None = None  # a symbolic factor (`sched.split ... by "s"`)
+
+    def inner_extent(self, extent: Expr) -> Expr:
+        """The inner loop's extent for the parent's extent: the factor (a symbolic one
+        at least 1: a split by 0 is read as a split by 1), or ceil(extent / nparts), at
+        least 1 (an empty symbolic extent still divides by it)."""
+        if self.factor is not None:
+            return Const(self.factor)
+        if self.factor_expr is not None:
+            return emax(self.factor_expr, 1)
+        nparts = self.nparts or 1
+        return emax((extent + nparts - 1) // nparts, 1)
 
 
 @dataclass(eq=False)
@@ -365,7 +377,14 @@ class _Replay:
         inner = IterVar(self.names.fresh(f"{parent.name}_i"), stage.name, parent.is_reduce)
         factor = None if op.factor is None else op.factor.data
         nparts = None if op.nparts is None else op.nparts.data
-        stage.relations.append(Split(parent, outer, inner, factor, nparts, op.disable_predication is not None))
+        factor_expr = None
+        if op.factor_expr is not None:
+            try:
+                factor_expr = parse_expr(op.factor_expr.data)
+            except ValueError as err:
+                raise ScheduleVerifyError(f"sched.split factor: {err}", op) from None
+        disable = op.disable_predication is not None
+        stage.relations.append(Split(parent, outer, inner, factor, nparts, disable, factor_expr))
         position = stage.leaves.index(parent)
         stage.leaves[position : position + 1] = [outer, inner]
         self.move_attachments(parent, inner)
@@ -681,7 +700,7 @@ def cache_layout(stage: Stage) -> Layout:
     for rel in stage.relations:
         if isinstance(rel, Split):
             e = extent[rel.parent.name]
-            f = Const(rel.factor) if rel.factor is not None else emax((e + (rel.nparts or 1) - 1) // (rel.nparts or 1), 1)
+            f = rel.inner_extent(e)
             factor[rel.parent.name] = extent[rel.inner.name] = f
             extent[rel.outer.name] = (e + f - 1) // f
         elif isinstance(rel, Fuse):

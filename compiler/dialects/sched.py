@@ -157,7 +157,8 @@ class AxisOp(IRDLOperation):
 
 @irdl_op_definition
 class SplitOp(IRDLOperation):
-    """`%o, %i = sched.split %x by 8 : !sched.iter<"D">` (factor) or `... nparts 4`.
+    """`%o, %i = sched.split %x by 8 : !sched.iter<"D">` (factor) or `... nparts 4`;
+    a symbolic factor is an expression string, `by "s"` (a factor below 1 splits by 1).
 
     `by 4 disable_predication` (TVM's `split(..., disable_predication=True)`): the
     user states the loops need no bound predicate; infer-bound rejects the split
@@ -166,6 +167,7 @@ class SplitOp(IRDLOperation):
     name = "sched.split"
     split_axis = operand_def(IterType)
     factor = opt_prop_def(IntAttr)
+    factor_expr = opt_prop_def(StringAttr)  # a symbolic factor
     nparts = opt_prop_def(IntAttr)
     disable_predication = opt_prop_def(UnitAttr)
     outer = result_def(IterType)
@@ -175,7 +177,7 @@ class SplitOp(IRDLOperation):
         self,
         parent: SSAValue,
         *,
-        factor: int | None = None,
+        factor: int | str | None = None,
         nparts: int | None = None,
         disable_predication: bool = False,
     ):
@@ -183,7 +185,8 @@ class SplitOp(IRDLOperation):
         super().__init__(
             operands=[parent],
             properties={
-                "factor": None if factor is None else IntAttr(factor),
+                "factor": IntAttr(factor) if isinstance(factor, int) else None,
+                "factor_expr": StringAttr(factor) if isinstance(factor, str) else None,
                 "nparts": None if nparts is None else IntAttr(nparts),
                 "disable_predication": UnitAttr() if disable_predication else None,
             },
@@ -191,8 +194,15 @@ class SplitOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        if (self.factor is None) == (self.nparts is None):
+        if (self.factor is None and self.factor_expr is None) == (self.nparts is None) or (
+            self.factor is not None and self.factor_expr is not None
+        ):
             raise VerifyError("sched.split takes exactly one of a factor or nparts")
+        if self.factor_expr is not None:
+            from compiler.dialects.shape import verify_dims
+
+            verify_dims([self.factor_expr.data], "sched.split factor")
+            return
         bound = self.factor if self.factor is not None else self.nparts
         assert bound is not None  # exactly one of them, checked above
         value = bound.data
@@ -204,6 +214,9 @@ class SplitOp(IRDLOperation):
         printer.print_operand(self.split_axis)
         if self.factor is not None:
             printer.print_string(f" by {self.factor.data}")
+        elif self.factor_expr is not None:
+            printer.print_string(" by ")
+            printer.print_string_literal(self.factor_expr.data)
         else:
             assert self.nparts is not None
             printer.print_string(f" nparts {self.nparts.data}")
@@ -215,9 +228,11 @@ class SplitOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> SplitOp:
         parent = parser.parse_unresolved_operand()
-        factor = nparts = None
+        factor: int | str | None = None
+        nparts = None
         if parser.parse_optional_keyword("by") is not None:
-            factor = parser.parse_integer(allow_boolean=False)
+            text = parser.parse_optional_str_literal()
+            factor = text if text is not None else parser.parse_integer(allow_boolean=False)
         else:
             parser.parse_keyword("nparts", " (sched.split takes `by N` or `nparts N`)")
             nparts = parser.parse_integer(allow_boolean=False)

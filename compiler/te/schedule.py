@@ -37,7 +37,7 @@ class Primitive:
     stage: T.Tensor
     axes: tuple[T.IterVar, ...] = ()
     results: tuple[T.IterVar, ...] = ()
-    factor: int | None = None
+    factor: int | T.Expr | None = None  # split: an int, or a te.var expression (symbolic)
     nparts: int | None = None
     target: T.Tensor | None = None
     pragma: str | None = None
@@ -133,7 +133,7 @@ class Stage:
     def split(
         self,
         parent: T.IterVar,
-        factor: int | None = None,
+        factor: int | T.Expr | None = None,
         nparts: int | None = None,
         *,
         disable_predication: bool = False,
@@ -143,7 +143,8 @@ class Stage:
         outer iterations, and a tail that the factor does not divide does no work
         outside the extent. `disable_predication=True` (TVM's) states that no tail
         needs a predicate: the build fails unless the factor provably divides the
-        extent (TVM would write past the tensor).
+        extent (TVM would write past the tensor). A symbolic factor (a `te.var`
+        expression, bound at call time) below 1 splits by 1.
 
         >>> A = te.placeholder((100,), name="A")
         >>> B = te.compute((100,), lambda i: A[i] * 2.0, name="B")
@@ -155,8 +156,11 @@ class Stage:
         if (factor is None) == (nparts is None):
             raise ScheduleError("split takes exactly one of factor= or nparts=")
         value = factor if factor is not None else nparts
-        if not isinstance(value, int) or value < 1:
-            raise ScheduleError(f"split: the factor/nparts must be a positive int, got {value!r}")
+        symbolic = isinstance(factor, T.Expr) and not isinstance(factor, T.IterVar) and factor.dtype == T.INDEX
+        if not symbolic and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ScheduleError(
+                f"split: the factor must be a positive int or a te.var expression, nparts a positive int; got {value!r}"
+            )
         outer = T.IterVar(f"{parent.name}.outer", is_reduce=parent.is_reduce)
         inner = T.IterVar(f"{parent.name}.inner", is_reduce=parent.is_reduce)
         position = index_of(self.leaves, parent)
@@ -497,6 +501,14 @@ class Schedule:
         return None
 
 
+def _static_split(p: Primitive, what: str) -> None:
+    if p.factor is not None and not isinstance(p.factor, int):
+        raise ScheduleError(
+            f"{what}: {p.stage.name}'s axis {p.axes[0].name} is split by the symbolic factor "
+            f"{T.dim_repr(p.factor)}; {what} of such a stage is not supported"
+        )
+
+
 def _names_an_axis(extent: T.Dim) -> bool:
     return not isinstance(extent, int) and any(isinstance(node, T.IterVar) for node in T.walk(extent))
 
@@ -531,6 +543,7 @@ class _Rfactor:
             if id(p.axes[0]) not in self.touched:
                 continue
             if p.kind == "split":
+                _static_split(p, "rfactor")
                 e = self.extent[id(p.axes[0])]
                 outer, inner = p.results
                 if p.factor is not None:
@@ -599,6 +612,7 @@ class _CacheLayout:
         index: dict[int, T.Expr] = {iv.uid: iv for iv in stage.op.axis}
         for p in _since_reset(schedule, stage.tensor):
             if p.kind == "split" and p.axes[0].uid in extent:
+                _static_split(p, "cache_write")
                 e, (outer, inner) = extent[p.axes[0].uid], p.results
                 if p.factor is not None:
                     f: T.Dim = p.factor

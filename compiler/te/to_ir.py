@@ -504,8 +504,9 @@ def emit_schedule(
         name = stage_name(p.stage)
         operands = [axis(p.stage if p.kind == "rfactor" else p.target or p.stage, iv) for iv in p.axes]
         if p.kind == "split":
+            factor = p.factor if p.factor is None or isinstance(p.factor, int) else canonical_dim(p.factor)
             op: Operation = sched.SplitOp(
-                operands[0], factor=p.factor, nparts=p.nparts, disable_predication=p.disable_predication
+                operands[0], factor=factor, nparts=p.nparts, disable_predication=p.disable_predication
             )
         elif p.kind == "fuse":
             op = sched.FuseOp(operands[0], operands[1])

@@ -1,5 +1,6 @@
-"""`split(..., disable_predication=True)`: accepted where the factor provably divides
-the extent (no predicate is needed), rejected where the loops would run past it."""
+"""Split options beyond an int factor: `disable_predication=True` (accepted where the
+factor provably divides the extent, rejected where the loops would run past it) and a
+symbolic factor (a `te.var` passed at call time; below 1 it splits by 1)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,54 @@ def test_attached_stage_whose_region_varies_is_rejected() -> None:
     s[C].split(C.op.axis[0], factor=4, disable_predication=True)
     with pytest.raises(compiler.CompilerError, match=r"disable_predication: the extent .* is not provably a multiple of 4"):
         compiler.build(s, [A, D])
+
+
+# -- split by a symbolic factor (a te.var, bound at call time) ---------------------------
+
+
+def _split_by_var(schedule: str) -> compiler.Function:
+    n, m, f = te.var("n"), te.var("m"), te.var("f")
+    A = te.placeholder((n, m), name="A")
+    C = te.compute((n, m), lambda i, j: A[i, j] + 1.0, name="C")
+    D = te.compute((n, m), lambda i, j: C[i, j] * 2.0, name="D")
+    s = te.create_schedule(D.op)
+    if schedule == "inner":
+        s[D].split(D.op.axis[1], factor=f)
+    elif schedule == "fused, attached":
+        xo, _ = s[D].split(s[D].fuse(*D.op.axis), factor=f)
+        s[C].compute_at(s[D], xo)
+    elif schedule == "nested, attached":
+        _, yi = s[D].split(D.op.axis[0], factor=f)
+        _, xi = s[D].split(yi, factor=2)
+        s[C].compute_at(s[D], xi)
+    elif schedule == "with an expression":
+        s[D].split(D.op.axis[0], factor=f * 2 + 1)
+    return compiler.build(s, [A, D, f], check_bounds=True)
+
+
+@pytest.mark.parametrize("schedule", ["inner", "fused, attached", "nested, attached", "with an expression"])
+def test_split_by_a_symbolic_factor(schedule: str) -> None:
+    fn = _split_by_var(schedule)
+    for shape, factor in (((5, 7), 3), ((5, 7), 7), ((4, 4), 1), ((3, 2), 50), ((6, 5), 0), ((0, 3), 2)):
+        a = np.arange(shape[0] * shape[1], dtype=np.float32).reshape(shape)
+        whole, d = guarded_array(shape, GUARD)
+        fn(a, d, factor)
+        assert_guard_unchanged(whole, GUARD)
+        np.testing.assert_allclose(d, (a + 1.0) * 2.0)
+
+
+def test_symbolic_factor_is_rejected_by_rfactor() -> None:
+    A = te.placeholder((16,), name="A")
+    k = te.reduce_axis((0, 16), name="k")
+    B = te.compute((1,), lambda i: te.sum(A[k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    _, ki = s[B].split(k, factor=te.var("f"))
+    with pytest.raises(compiler.ScheduleError, match="rfactor: B's axis k is split by the symbolic factor f"):
+        s.rfactor(B, ki)
+
+
+def test_a_float_factor_is_rejected() -> None:
+    _, B = _double((8,))
+    s = te.create_schedule(B.op)
+    with pytest.raises(compiler.ScheduleError, match=r"the factor must be a positive int or a te\.var expression"):
+        s[B].split(B.op.axis[0], factor=2.5)  # type: ignore[arg-type]  # the error under test

@@ -387,3 +387,29 @@ sched.schedule @triangular {
 // LOOPS:           loop.for %Y_k_o = %{{.*}} extent %{{.*}} {
 // LOOPS:             %[[E:.*]] = arith.minsi
 // LOOPS-NEXT:        loop.for %Y_k_i = %{{.*}} extent %[[E]] {
+
+// -----
+
+// A split by a symbolic factor s (a scalar argument): s below 1 splits by 1, so the
+// loops divide by max(s, 1); the tail is a tight inner extent, or a guard.
+te.func @split_by_var(%A: !te.tensor<["n"], f32>, %s: !te.tensor<[], i64> {te.scalar = "s"}) -> !te.tensor<["n"], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<["n"], f32> {
+    %0 = te.read %A[%i] : !te.tensor<["n"], f32>
+    te.yield %0 : f32
+  }
+  te.return %B : !te.tensor<["n"], f32>
+}
+sched.schedule @split_by_var {
+  %i = sched.axis "B" 0
+  %i_outer, %i_inner = sched.split %i by "s" : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @split_by_var
+// CHECK:      te.loops = ["B_i_o = [0, (n - 1) // max(s, 1) + 1] serial", "B_i_i = [0, min(max(s, 1), n - B_i_o * max(s, 1))] serial"]
+// CHECK-SAME: te.guards = []
+// GUARD-LABEL: te.func @split_by_var
+// GUARD:      te.loops = ["B_i_o = [0, (n - 1) // max(s, 1) + 1] serial", "B_i_i = [0, max(s, 1)] serial"]
+// GUARD-SAME: te.guards = ["B_i_i + B_i_o * max(s, 1) < n"]
+// LOOPS-LABEL: loop.func @split_by_var
+// LOOPS:         %[[S:.*]] = loop.var "s" : index
+// LOOPS:         %[[F:.*]] = arith.maxsi %[[S]], %{{.*}} : index
+// LOOPS:         arith.floordivsi %{{.*}}, %[[F]] : index

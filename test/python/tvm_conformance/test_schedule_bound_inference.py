@@ -142,7 +142,6 @@ FUSE_RELAX = (
 )
 
 
-@xfail_missing("Stage.split by a symbolic factor (a te.var) is missing")
 def test_bound_fusesplit1() -> None:
     m, lv, split1 = te.var("m"), te.var("l"), te.var("s")
     A, A1, A2 = _a1_a2(m, lv)
@@ -151,7 +150,13 @@ def test_bound_fusesplit1() -> None:
     xo, _ = s[A2].split(fused_axes, split1)
     s[A1].compute_at(s[A2], xo)
     # TVM: A1's rows are [xo * s // l, ((xo + 1) * s - 1) // l], its columns all of l
-    assert allocs(loop_ir(s, [A, A2]))["A1"][1] == "l"
+    assert allocs(loop_ir(s, [A, A2, split1]))["A1"][1] == "l"
+    # run with the factor s a scalar argument, dividing l, not dividing it, and above m * l
+    f = compiler.build(s, [A, A2, split1])
+    for shape, factor in (((5, 6), 3), ((5, 6), 4), ((4, 7), 100), ((3, 2), 1)):
+        a, a2 = rand(shape), guarded(shape)
+        f(a, a2.array, factor)
+        a2.check(a + 3.0)
 
 
 @xfail_missing(FUSE_RELAX)

@@ -775,3 +775,19 @@ sched.schedule @f {
   sched.storage_align %bi factor 4 offset 4 : !sched.iter<"B">
 }
 // CHECK: invalid.mlir:775:3: error: sched.storage_align needs 0 <= offset < factor, got offset 4 for factor 4
+
+// -----
+
+// A symbolic split factor must be an index expression.
+te.func @f(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
+  %b = te.compute "B" (%bi) : !te.tensor<["n"], f32> {
+    %v = te.read %a[%bi] : !te.tensor<["n"], f32>
+    te.yield %v : f32
+  }
+  te.return %b : !te.tensor<["n"], f32>
+}
+sched.schedule @f {
+  %bi = sched.axis "B" 0
+  %o, %i = sched.split %bi by "n +" : !sched.iter<"B">
+}
+// CHECK: invalid.mlir:791:3: error: sched.split factor: cannot parse 'n +': invalid syntax
