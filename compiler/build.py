@@ -31,7 +31,7 @@ from compiler.te.to_ir import FunctionSignature, build_module, mlir_type
 
 if TYPE_CHECKING:
     from compiler.analysis.memory_summary import MemorySummary
-    from compiler.lowering.jit import JitModule
+    from compiler.lowering.engine import JitModule, Toolchain
     from compiler.runtime.packed import ErrorEntry
 
 _NUMPY_DTYPES = {
@@ -233,7 +233,7 @@ class Function:
     @property
     def target(self) -> dict[str, str]:
         """What the code was compiled for (LLVM's `triple`, the host `cpu`, its `features`...)."""
-        from compiler.lowering.jit import target_description
+        from compiler.lowering.engine import target_description
 
         return target_description(self._jit.opt)
 
@@ -435,7 +435,7 @@ class _BuildEntry:
 def _build_key(text: str, name: str, options: _Options) -> str:
     """The build entry's key: the module's text, the function, the options, the target (as
     for objects) and the host facts the auto-scheduler reads."""
-    from compiler.lowering.jit import target_description
+    from compiler.lowering.engine import target_description
     from compiler.lowering.object_cache import cache_key
     from compiler.runtime.host import host_cores, host_vector_bits
 
@@ -460,7 +460,7 @@ def _load_build(
 ) -> Function | None:
     """The function of the build entry `key` (no pass runs), or None: no entry, or an
     unusable one (warns), or its object is gone."""
-    from compiler.lowering.jit import load_cached
+    from compiler.lowering.engine import load_cached
     from compiler.lowering.object_cache import CacheWarning, build_cache
 
     store = build_cache()
@@ -481,15 +481,23 @@ def _load_build(
     # the passes, on a copy of the module as given, only when an IR text is read
     lowered = functools.cache(lambda: _lower_to_flat(module.clone(), name, options))
     lower_to_llvm, program = _llvm_lowering(lowered, options.fast_math)
-    jit = load_cached(entry.object_key, lower_to_llvm, program, cache=cache)
+    jit = load_cached(entry.object_key, lower_to_llvm, program, toolchain=_toolchain, cache=cache)
     if jit is None:
         return None
     stats.seconds["llvm"] = time.perf_counter() - start
     return Function._from_cache(name, jit, entry, stats, lowered)
 
 
+def _toolchain() -> Toolchain:
+    """The JIT's compiler (imported when an IR text is asked for: a build served by the cache
+    never loads xDSL's LLVM backend)."""
+    from compiler.lowering.jit import toolchain
+
+    return toolchain()
+
+
 def _store_build(key: str, fn: Function) -> None:
-    from compiler.lowering.jit import object_key
+    from compiler.lowering.engine import object_key
     from compiler.lowering.object_cache import build_cache
 
     entry = _BuildEntry(object_key(fn._jit.program, opt=fn._jit.opt), fn.specs, fn._errors, fn.memory)

@@ -1,7 +1,8 @@
 """llvm-dialect module -> llvmlite -> O3 with both vectorizers -> object code -> MCJIT engine.
 
-This is the only file that imports llvmlite (with `export.py`, which links
-shared libraries). LLVM emits an object file (`compile_object`), which goes
+This file and `engine.py` (target machines, loading objects: llvmlite's bindings
+only, what a cached build needs) are the only ones that import llvmlite (with
+`export.py`, which links shared libraries). LLVM emits an object file (`compile_object`), which goes
 through the on-disk cache (`object_cache.py`: a second process that compiles
 the same program loads the object and skips LLVM) and is loaded into an MCJIT
 engine of its own (`load_object`), kept alive by the returned `JitModule`.
@@ -9,10 +10,8 @@ engine of its own (`load_object`), kept alive by the returned `JitModule`.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import sys
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -25,8 +24,36 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.hints import isa
 
 from compiler.dialects import loop
-from compiler.lowering.object_cache import ObjectCache, cache_enabled, cache_key
-from compiler.lowering.parallel import openmp_library
+from compiler.lowering.engine import (  # re-exported: the JIT's API lives in one place
+    JitModule,
+    LLVMModule,
+    Toolchain,
+    load_cached,
+    load_object,
+    object_key,
+    target_description,
+    target_machine,
+    uses_openmp,
+)
+from compiler.lowering.object_cache import ObjectCache, cache_enabled
+
+__all__ = [
+    "JitModule",
+    "LLVMModule",
+    "Toolchain",
+    "cache_once",
+    "compile_object",
+    "jit_compile",
+    "load_cached",
+    "load_object",
+    "object_key",
+    "optimize",
+    "target_description",
+    "target_machine",
+    "to_llvm_ir",
+    "toolchain",
+    "uses_openmp",
+]
 
 
 def _convert_gep(op: L.GEPOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
@@ -116,47 +143,6 @@ _convert_op._convert_store = _convert_store
 _convert_op._convert_br = _convert_br
 
 
-@cache
-def _initialize() -> None:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-
-
-def target_machine(opt: int = 3, *, pic: bool = False) -> llvm.TargetMachine:
-    """A new host target machine (an MCJIT engine takes ownership of the one it gets).
-
-    `pic=False`: what MCJIT uses (JIT code model); `pic=True`: position-independent code,
-    small code model, for shared libraries.
-    """
-    _initialize()
-    return llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=opt,
-        reloc="pic" if pic else "default",
-        codemodel="default" if pic else "jitdefault",
-        jit=not pic,
-    )
-
-
-def target_description(opt: int = 3) -> dict[str, str]:
-    """What an object depends on besides the program: a part of its cache key."""
-    return dict(_target_description(opt))
-
-
-@cache
-def _target_description(opt: int) -> dict[str, str]:
-    _initialize()
-    return {
-        "triple": llvm.get_default_triple(),
-        "cpu": llvm.get_host_cpu_name(),
-        "features": llvm.get_host_cpu_features().flatten(),
-        "opt": f"O{opt} loop-vectorize slp-vectorize",
-        "llvm": ".".join(map(str, llvm.llvm_version_info)),
-        "openmp": str(openmp_library() is not None),  # parallel loops lower to serial ones without
-    }
-
-
 def to_llvm_ir(module: ModuleOp) -> str:
     """The textual LLVM IR of an llvm-dialect module, before optimization."""
     tm = target_machine()
@@ -175,107 +161,6 @@ def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
     pass_builder = llvm.create_pass_builder(tm, pto)
     pass_builder.getModulePassManager().run(mod, pass_builder)
     return mod
-
-
-def uses_openmp(object_code: bytes) -> bool:
-    """Whether an object calls libgomp (its symbol table names `GOMP_parallel`)."""
-    return b"GOMP_" in object_code
-
-
-LLVMModule = ModuleOp | Callable[[], ModuleOp]
-"""An llvm-dialect module, or a function that lowers the program to one (called at most
-once, and only when LLVM runs or the IR is asked for)."""
-
-
-class JitModule:
-    """A compiled module, loaded into its own MCJIT engine: keep it alive while calling its
-    functions. `from_cache` tells whether its object code came from the on-disk cache:
-    then neither the lowering to the llvm dialect nor LLVM ran, and `llvm_module()`,
-    `llvm_ir` and `optimized_ir` are computed when first asked for."""
-
-    def __init__(
-        self,
-        module: LLVMModule,
-        program: str | Callable[[], str],
-        object_code: bytes,
-        *,
-        opt: int,
-        from_cache: bool,
-        cache: bool | None = None,
-        llvm_ir: str | None = None,
-        optimized_ir: str | None = None,
-    ):
-        self._program = program
-        self.object_code = object_code
-        self.opt = opt
-        self.from_cache = from_cache
-        self.cache = cache  # as asked for at compile time (None: the environment decides)
-        self._module = module
-        self._llvm_ir = llvm_ir
-        self._optimized_ir = optimized_ir
-        self.engine = load_object(object_code)
-
-    @property
-    def program(self) -> str:
-        """The text naming the program in the cache key (computed now if a build entry of the
-        cache gave the object without it: `compiler.build`)."""
-        if not isinstance(self._program, str):
-            self._program = self._program()
-        return self._program
-
-    def llvm_module(self) -> ModuleOp:
-        """The llvm-dialect module (lowered now if it came from the cache)."""
-        if not isinstance(self._module, ModuleOp):
-            self._module = self._module()
-        return self._module
-
-    @property
-    def llvm_ir(self) -> str:
-        """The LLVM IR before optimization."""
-        if self._llvm_ir is None:
-            self._llvm_ir = to_llvm_ir(self.llvm_module())
-        return self._llvm_ir
-
-    @property
-    def optimized_ir(self) -> str:
-        if self._optimized_ir is None:
-            self._optimized_ir = str(optimize(self.llvm_ir, target_machine(self.opt), self.opt))
-        return self._optimized_ir
-
-    def address(self, name: str) -> int:
-        addr: int = self.engine.get_function_address(name)  # llvmlite is untyped
-        if addr == 0:
-            raise KeyError(f"no function @{name} in the compiled module")
-        return addr
-
-    def assembly(self) -> str:
-        mod = llvm.parse_assembly(self.optimized_ir)
-        asm: str = target_machine().emit_assembly(mod)  # llvmlite is untyped
-        return asm
-
-    def shared_object(self, *, cache: bool | None = None) -> bytes:
-        """The program as a position-independent object, for a shared library (through the
-        cache too, unless `cache` or the module's own setting turn it off)."""
-        cache = self.cache if cache is None else cache
-        obj, _ = compile_object(self.llvm_module, self.program, pic=True, opt=self.opt, cache=cache)
-        return obj
-
-
-def object_key(program: str, *, pic: bool = False, opt: int = 3) -> str:
-    """The cache key of `program`'s object (`compile_object`)."""
-    return cache_key(program, kind="pic" if pic else "jit", target=target_description(opt))
-
-
-def load_cached(
-    key: str, module: LLVMModule, program: Callable[[], str], *, opt: int = 3, cache: bool | None = None
-) -> JitModule | None:
-    """The module whose object is stored under `key`, loaded; None when the entry is missing
-    or unusable (`ObjectCache.load` warns). `module` and `program` compute the llvm-dialect
-    module and the program's text when they are asked for (IR texts, shared libraries)."""
-    obj = ObjectCache().load(key)
-    if obj is None:
-        return None
-    return JitModule(module, program, obj, opt=opt, from_cache=True, cache=cache)
 
 
 def compile_object(
@@ -309,20 +194,6 @@ def compile_object(
     return obj, ir
 
 
-def load_object(object_code: bytes) -> llvm.ExecutionEngine:
-    """A finalized MCJIT engine holding `object_code`, its calls to libc and libgomp
-    resolved against the process."""
-    _load_libc()
-    if uses_openmp(object_code):
-        library = openmp_library()
-        if library is not None:
-            llvm.load_library_permanently(library)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
-    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
-    engine.finalize_object()
-    return engine
-
-
 def jit_compile(
     module: LLVMModule, opt: int = 3, *, cache: bool | None = None, program: str | None = None
 ) -> JitModule:
@@ -340,7 +211,14 @@ def jit_compile(
     if not isinstance(module, ModuleOp):
         module = cache_once(module)
     obj, ir = compile_object(module, program, opt=opt, cache=cache)
-    return JitModule(module, program, obj, opt=opt, from_cache=ir is None, cache=cache, **(ir or {}))
+    return JitModule(
+        module, program, obj, toolchain=toolchain, opt=opt, from_cache=ir is None, cache=cache, **(ir or {})
+    )
+
+
+def toolchain() -> Toolchain:
+    """This module, as the `Toolchain` a `JitModule` computes its IR texts with."""
+    return sys.modules[__name__]  # a module implementing the protocol
 
 
 def cache_once(lower: Callable[[], ModuleOp]) -> Callable[[], ModuleOp]:
@@ -353,10 +231,3 @@ def cache_once(lower: Callable[[], ModuleOp]) -> Callable[[], ModuleOp]:
         return done[0]
 
     return once
-
-
-@cache
-def _load_libc() -> None:
-    name = ctypes.util.find_library("c")
-    if name is not None:
-        llvm.load_library_permanently(name)

@@ -49,7 +49,9 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import struct
+import sys
 import tempfile
 import warnings
 from functools import cache
@@ -97,15 +99,51 @@ def cache_dir() -> Path:
 
 @cache
 def versions() -> dict[str, str]:
+    """This distribution's version, xDSL's and llvmlite's (read from their dist-info folders'
+    names: importing `importlib.metadata` would cost a warm build more than the rest of
+    its key)."""
+    return {DISTRIBUTION: _own_version(), "xdsl": _dist_version("xdsl"), "llvmlite": _dist_version("llvmlite")}
+
+
+def _dist_version(package: str) -> str:
+    """The version of the installed distribution named like `package`: its
+    `<name>-<version>.dist-info` folder next to the package (PEP 627), else
+    `importlib.metadata`'s answer."""
+    module = sys.modules.get(package)  # a build has imported both
+    origin = getattr(module, "__file__", None)
+    if origin is not None:
+        site = Path(origin).parent.parent
+        found = sorted(site.glob(f"{package}-*.dist-info"))
+        if len(found) == 1:
+            return found[0].name.removeprefix(f"{package}-").removesuffix(".dist-info")
     from importlib.metadata import PackageNotFoundError, version
 
-    found: dict[str, str] = {}
-    for dist in (DISTRIBUTION, "xdsl", "llvmlite"):
-        try:
-            found[dist] = version(dist)
-        except PackageNotFoundError:
-            found[dist] = "unknown"
-    return found
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _own_version() -> str:
+    """The version in the checkout's pyproject.toml (the truth for a checkout, whose
+    installed metadata may be stale), else the installed distribution's."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    try:
+        text = pyproject.read_text()
+    except OSError:
+        text = ""
+    # the [project] table's name and version, read without tomllib (16 ms to import)
+    table = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL)
+    if table is not None:
+        fields = dict(re.findall(r'^(name|version)\s*=\s*"([^"]*)"', table.group(1), re.MULTILINE))
+        if fields.get("name") == DISTRIBUTION and "version" in fields:
+            return str(fields["version"])
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 @cache

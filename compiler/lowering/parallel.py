@@ -32,9 +32,6 @@ libgomp on the machine, parallel loops run serially.
 
 from __future__ import annotations
 
-import ctypes.util
-from functools import cache
-
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     IndexType,
@@ -49,6 +46,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.dialects import loop
+from compiler.runtime.host import openmp_library
 
 PTR = llvm.LLVMPointerType()
 RUNTIME = {
@@ -56,12 +54,6 @@ RUNTIME = {
     "omp_get_thread_num": llvm.LLVMFunctionType([], i32),
     "omp_get_num_threads": llvm.LLVMFunctionType([], i32),
 }
-
-
-@cache
-def openmp_library() -> str | None:
-    """The path of libgomp, or None where it is not installed."""
-    return ctypes.util.find_library("gomp")
 
 
 def _outermost_parallel_loops(func: loop.FuncOp) -> list[loop.ForOp]:

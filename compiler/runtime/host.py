@@ -34,3 +34,12 @@ def host_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # no sched_getaffinity (macOS)
         return max(1, os.cpu_count() or 1)
+
+
+@cache
+def openmp_library() -> str | None:
+    """The path of libgomp, or None where it is not installed (looked up once: `find_library`
+    runs `ldconfig`)."""
+    import ctypes.util
+
+    return ctypes.util.find_library("gomp")

@@ -1,0 +1,209 @@
+"""Loading object code into MCJIT engines, and what an object depends on: the host
+target machine and its description (a part of every cache key).
+
+`jit.py` compiles (xDSL's LLVM backend, LLVM's optimizer and code generator); this
+module only needs llvmlite's bindings, so a build served by the cache
+(`compiler.build`: its build entry, then `load_cached`) never imports xDSL's llvm
+dialect or its converter. `JitModule` computes its IR texts through `jit.py` when
+they are first asked for.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+from collections.abc import Callable
+from functools import cache
+from typing import Protocol
+
+import llvmlite.binding as llvm
+from xdsl.dialects.builtin import ModuleOp
+
+from compiler.lowering.object_cache import ObjectCache, cache_key
+from compiler.runtime.host import openmp_library
+
+
+@cache
+def _initialize() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+def target_machine(opt: int = 3, *, pic: bool = False) -> llvm.TargetMachine:
+    """A new host target machine (an MCJIT engine takes ownership of the one it gets).
+
+    `pic=False`: what MCJIT uses (JIT code model); `pic=True`: position-independent code,
+    small code model, for shared libraries.
+    """
+    _initialize()
+    return llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=opt,
+        reloc="pic" if pic else "default",
+        codemodel="default" if pic else "jitdefault",
+        jit=not pic,
+    )
+
+
+def target_description(opt: int = 3) -> dict[str, str]:
+    """What an object depends on besides the program: a part of its cache key."""
+    return dict(_target_description(opt))
+
+
+@cache
+def _target_description(opt: int) -> dict[str, str]:
+    _initialize()
+    return {
+        "triple": llvm.get_default_triple(),
+        "cpu": llvm.get_host_cpu_name(),
+        "features": llvm.get_host_cpu_features().flatten(),
+        "opt": f"O{opt} loop-vectorize slp-vectorize",
+        "llvm": ".".join(map(str, llvm.llvm_version_info)),
+        "openmp": str(openmp_library() is not None),  # parallel loops lower to serial ones without
+    }
+
+
+def uses_openmp(object_code: bytes) -> bool:
+    """Whether an object calls libgomp (its symbol table names `GOMP_parallel`)."""
+    return b"GOMP_" in object_code
+
+
+LLVMModule = ModuleOp | Callable[[], ModuleOp]
+"""An llvm-dialect module, or a function that lowers the program to one (called at most
+once, and only when LLVM runs or the IR is asked for)."""
+
+
+class Toolchain(Protocol):
+    """What turns an llvm-dialect module into LLVM IR and object code: the `jit` module
+    (given to a `JitModule` as a function returning it, so that loading an object never
+    imports xDSL's LLVM backend)."""
+
+    def to_llvm_ir(self, module: ModuleOp) -> str: ...
+
+    def optimize(self, text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef: ...
+
+    def compile_object(
+        self, module: LLVMModule, program: str, *, pic: bool = False, opt: int = 3, cache: bool | None = None
+    ) -> tuple[bytes, dict[str, str] | None]: ...
+
+
+class JitModule:
+    """A compiled module, loaded into its own MCJIT engine: keep it alive while calling its
+    functions. `from_cache` tells whether its object code came from the on-disk cache:
+    then neither the lowering to the llvm dialect nor LLVM ran, and `llvm_module()`,
+    `llvm_ir` and `optimized_ir` are computed (by `toolchain()`) when first asked for."""
+
+    def __init__(
+        self,
+        module: LLVMModule,
+        program: str | Callable[[], str],
+        object_code: bytes,
+        *,
+        toolchain: Callable[[], Toolchain],
+        opt: int,
+        from_cache: bool,
+        cache: bool | None = None,
+        llvm_ir: str | None = None,
+        optimized_ir: str | None = None,
+    ):
+        self._program = program
+        self._toolchain = toolchain
+        self.object_code = object_code
+        self.opt = opt
+        self.from_cache = from_cache
+        self.cache = cache  # as asked for at compile time (None: the environment decides)
+        self._module = module
+        self._llvm_ir = llvm_ir
+        self._optimized_ir = optimized_ir
+        self.engine = load_object(object_code)
+
+    @property
+    def program(self) -> str:
+        """The text naming the program in the cache key (computed now if a build entry of the
+        cache gave the object without it: `compiler.build`)."""
+        if not isinstance(self._program, str):
+            self._program = self._program()
+        return self._program
+
+    def llvm_module(self) -> ModuleOp:
+        """The llvm-dialect module (lowered now if it came from the cache)."""
+        if not isinstance(self._module, ModuleOp):
+            self._module = self._module()
+        return self._module
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR before optimization."""
+        if self._llvm_ir is None:
+            self._llvm_ir = self._toolchain().to_llvm_ir(self.llvm_module())
+        return self._llvm_ir
+
+    @property
+    def optimized_ir(self) -> str:
+        if self._optimized_ir is None:
+            tm = target_machine(self.opt)
+            self._optimized_ir = str(self._toolchain().optimize(self.llvm_ir, tm, self.opt))
+        return self._optimized_ir
+
+    def address(self, name: str) -> int:
+        addr: int = self.engine.get_function_address(name)  # llvmlite is untyped
+        if addr == 0:
+            raise KeyError(f"no function @{name} in the compiled module")
+        return addr
+
+    def assembly(self) -> str:
+        mod = llvm.parse_assembly(self.optimized_ir)
+        asm: str = target_machine().emit_assembly(mod)  # llvmlite is untyped
+        return asm
+
+    def shared_object(self, *, cache: bool | None = None) -> bytes:
+        """The program as a position-independent object, for a shared library (through the
+        cache too, unless `cache` or the module's own setting turn it off)."""
+        cache = self.cache if cache is None else cache
+        compile_object = self._toolchain().compile_object
+        obj, _ = compile_object(self.llvm_module, self.program, pic=True, opt=self.opt, cache=cache)
+        return obj
+
+
+def object_key(program: str, *, pic: bool = False, opt: int = 3) -> str:
+    """The cache key of `program`'s object (`compile_object`)."""
+    return cache_key(program, kind="pic" if pic else "jit", target=target_description(opt))
+
+
+def load_cached(
+    key: str,
+    module: LLVMModule,
+    program: Callable[[], str],
+    *,
+    toolchain: Callable[[], Toolchain],
+    opt: int = 3,
+    cache: bool | None = None,
+) -> JitModule | None:
+    """The module whose object is stored under `key`, loaded; None when the entry is missing
+    or unusable (`ObjectCache.load` warns). `module` and `program` compute the llvm-dialect
+    module and the program's text when they are asked for (IR texts, shared libraries)."""
+    obj = ObjectCache().load(key)
+    if obj is None:
+        return None
+    return JitModule(module, program, obj, toolchain=toolchain, opt=opt, from_cache=True, cache=cache)
+
+
+def load_object(object_code: bytes) -> llvm.ExecutionEngine:
+    """A finalized MCJIT engine holding `object_code`, its calls to libc and libgomp
+    resolved against the process."""
+    _load_libc()
+    if uses_openmp(object_code):
+        library = openmp_library()
+        if library is not None:
+            llvm.load_library_permanently(library)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    return engine
+
+
+@cache
+def _load_libc() -> None:
+    name = ctypes.util.find_library("c")
+    if name is not None:
+        llvm.load_library_permanently(name)
