@@ -35,8 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from compiler.errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -129,6 +127,8 @@ class PackedFunction:
             self._check_writable(k, value, flagged=False)
         elif _is_integer(value) and arg.dtype.startswith("int"):
             # a scalar argument (a te.var): a Python int is passed as a 0-d tensor
+            import numpy as np
+
             value = np.asarray(value, dtype=arg.dtype)
             keep.append(value)
         try:
@@ -168,9 +168,7 @@ class PackedFunction:
         raise self._export_error(arg, value, err) from None
 
     def _export_error(self, arg: PackedArg, value: Any, err: Exception) -> Exception:
-        if isinstance(value, np.ndarray) and (
-            not value.dtype.isnative or value.dtype.kind not in "biufc"
-        ):
+        if _is_ndarray(value) and (not value.dtype.isnative or value.dtype.kind not in "biufc"):
             order = "" if value.dtype.isnative else " (non-native byte order)"
             return ArgumentTypeError(
                 f"{self.name}: {arg.name}.dtype is {value.dtype.str}{order}, expected {arg.dtype}"
@@ -184,7 +182,7 @@ class PackedFunction:
         if reason is None and flagged:
             reason = (
                 "NumPy's flags.writeable is False"
-                if isinstance(value, np.ndarray)
+                if _is_ndarray(value)
                 else "its DLPack capsule has the read-only flag"
             )
         if reason is not None:
@@ -215,7 +213,17 @@ _ERRORS: dict[str, type[ArgumentError | BoundsError]] = {
 
 
 def _is_integer(value: Any) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    np = sys.modules.get("numpy")
+    if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
+        return False
+    return isinstance(value, int) or (np is not None and isinstance(value, np.integer))
+
+
+def _is_ndarray(value: Any) -> bool:
+    """Whether `value` is a NumPy array (never, if NumPy was not imported: loading and calling a
+    library does not import NumPy for callers that pass other DLPack tensors)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.ndarray)
 
 
 def not_writable(value: Any) -> str | None:

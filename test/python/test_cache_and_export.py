@@ -603,6 +603,19 @@ def test_metadata_is_embedded(cache: Path, tmp_path: Path) -> None:
     assert ModuleMetadata.from_json(json.dumps(data)).errors == f._packed.errors
 
 
+def test_load_module_starts_light() -> None:
+    """`compiler.load_module` needs ctypes only: no xDSL, no LLVM, and no NumPy until an
+    array (or an int for a scalar argument) is passed."""
+    code = (
+        "import sys, compiler\n"
+        "compiler.load_module\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'xdsl', 'llvmlite', 'islpy'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]"]
+
+
 def test_load_module_rejects_other_files(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no such file"):
         load_module(tmp_path / "missing.so")
