@@ -18,32 +18,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 
 from compiler import te as T
-from compiler.dialects import loop, te
+from compiler.dialects import te
 from compiler.errors import ExprTypeError, IRError, MemoryPlanError
-from compiler.pipeline import Stage, default_pipeline, stage_passes
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import FunctionSignature, build_module, mlir_type
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loop and the pipeline are imported where used: a cached build needs neither
     from compiler.analysis.memory_summary import MemorySummary
+    from compiler.dialects import loop
     from compiler.lowering.engine import JitModule, Toolchain
+    from compiler.pipeline import Stage
     from compiler.runtime.packed import ErrorEntry
 
-_NUMPY_DTYPES = {
-    "float16": np.float16,
-    "float32": np.float32,
-    "float64": np.float64,
-    "int8": np.int8,
-    "int16": np.int16,
-    "int32": np.int32,
-    "int64": np.int64,
-    "uint8": np.uint8,
-}
+_NUMPY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8")
+"""The element types a compiled function's arguments can have, by NumPy's names."""
 
 
 def _split_args(
@@ -80,6 +72,7 @@ def lower(
     True
     """
     from compiler.context import make_context
+    from compiler.pipeline import default_pipeline
 
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
@@ -248,9 +241,11 @@ def _llvm_lowering(
 ) -> tuple[Callable[[], ModuleOp], Callable[[], str]]:
     """The lowering of the flat module to the llvm dialect (run when LLVM runs or its IR is
     read), and the cache key's program: the flat IR and the passes that lower it further."""
-    from compiler.context import make_context
 
     def lower_to_llvm() -> ModuleOp:
+        from compiler.context import make_context
+        from compiler.pipeline import stage_passes
+
         module = lowered().module
         ctx = make_context()
         for p in stage_passes("llvm", fast_math=fast_math):
@@ -258,6 +253,8 @@ def _llvm_lowering(
         return module
 
     def program() -> str:
+        from compiler.pipeline import stage_passes
+
         passes = ",".join(map(str, stage_passes("llvm", fast_math=fast_math)))
         return f"{lowered().flat_ir}\n// then: {passes}\n"
 
@@ -270,6 +267,7 @@ def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
     An output is an argument marked `{loop.output}` or one the function stores to.
     """
     from compiler.analysis.arg_binder import arg_decls
+    from compiler.dialects import loop
 
     return [
         ArgSpec(d.name, d.shape, dtype_of(t.element_type), d.is_output, d.strides is not None)
@@ -370,6 +368,8 @@ def _lower_to_flat(module: ModuleOp, name: str, options: _Options) -> _Lowered:
     """Run the passes up to the flat loop IR on `module` (in place)."""
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
+    from compiler.dialects import loop
+    from compiler.pipeline import default_pipeline, stage_passes
 
     ctx = make_context()
     if any(isinstance(op, te.FuncOp) for op in module.ops):
@@ -507,6 +507,7 @@ def _store_build(key: str, fn: Function) -> None:
 def _memory_plan(module: ModuleOp) -> MemorySummary | None:
     """The plan storage-rewrite made (checked: a wrong plan is an internal error)."""
     from compiler.analysis.memory_summary import memory_summary
+    from compiler.dialects import loop
     from compiler.passes.verify_memory_plan import check_function
 
     for func in module.ops:
