@@ -6,8 +6,8 @@ and Apache TVM's compile time for the same programs, in the same run.
 * workloads: the seed 000 chain, a matmul, the ResNet basic block and seed 001's
   network at 256x256 of bench/suite.py (built without a schedule: auto-scheduled);
 * in-process: `compiler.build` of each workload, `COMPILER_CACHE=0` (cold: every pass
-  and LLVM run) and with a filled cache (warm: the passes up to the flat loop IR run,
-  the object is loaded), medians of `--repeats` builds after one untimed build;
+  and LLVM run) and with a filled cache (warm: the build entry gives the object and the
+  function's metadata, no pass runs), medians of `--repeats` builds after one untimed build;
 * a second process: `python -c "build it"` end to end (interpreter, imports, build),
   first with an empty cache, then again with the cache the first one filled;
 * `import compiler`, `compiler.build` (xDSL, llvmlite, NumPy), `compiler.load_module`
