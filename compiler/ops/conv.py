@@ -2,7 +2,8 @@
 (depthwise when groups equals the channel count), as TOPI's `conv2d_nchw`.
 
 Padding is a separate stage `<name>_pad` (see `ops.pad`), the form seed 000's
-guard-aware bound inference works on.
+guard-aware bound inference works on. float16 convolutions accumulate in
+float32 (`<name>_acc`, one register per output element) and round once.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from compiler import te
 from compiler.errors import ExprValueError
 from compiler.ops.shape import pad
-from compiler.ops.util import padding4, pair, static
+from compiler.ops.util import padding4, pair, product_dtypes, product_term, reduce_rounded, static
 from compiler.te import Dim, Expr, Tensor
 
 
@@ -45,12 +46,6 @@ def _groups(c: Dim, k: Dim, wc: Dim, groups: int, name: str) -> tuple[int, int]:
     return wcc, kk // groups
 
 
-def _body(v: Expr, w: Expr, out_dtype: str | None) -> Expr:
-    if out_dtype is not None and out_dtype != v.dtype:
-        return v.astype(out_dtype) * w.astype(out_dtype)
-    return v * w
-
-
 def conv2d_nchw(
     x: Tensor,
     w: Tensor,
@@ -60,11 +55,14 @@ def conv2d_nchw(
     groups: int = 1,
     name: str = "conv2d",
     out_dtype: str | None = None,
+    acc_dtype: str | None = None,
 ) -> Tensor:
     """x: [N, C, H, W], w: [K, C / groups, R, S] -> [N, K, OH, OW].
 
     `padding` is an int, (h, w) or (top, left, bottom, right); `out_dtype` is the
-    accumulation and output type (the input's by default)."""
+    output type (the input's by default), `acc_dtype` the accumulation type (default: an
+    `out_dtype` other than the input's, else float32 for float16 inputs: stage
+    `<name>_acc`, rounded once by `<name>`, see `util.reduce_rounded`)."""
     (sh, sw), (dh, dw) = pair(stride, f"{name} stride"), pair(dilation, f"{name} dilation")
     pt, pl, pb, pr = padding4(padding)
     n, c, h, wd = x.shape
@@ -75,12 +73,14 @@ def conv2d_nchw(
     oh, ow = conv_out_dim(h, r, sh, pt + pb, dh), conv_out_dim(wd, s, sw, pl + pr, dw)
     rc, ry, rx = te.reduce_axis((0, wc), "rc"), te.reduce_axis((0, r), "ry"), te.reduce_axis((0, s), "rx")
 
+    out, acc = product_dtypes(x.dtype, out_dtype, acc_dtype)
+
     def element(nn: Expr, ff: Expr, yy: Expr, xx: Expr) -> Expr:
         channel = rc if groups == 1 else ff // kg * cg + rc
         v = xp[nn, channel, yy * sh + ry * dh, xx * sw + rx * dw]
-        return te.sum(_body(v, w[ff, rc, ry, rx], out_dtype), axis=(rc, ry, rx))
+        return te.sum(product_term(v, w[ff, rc, ry, rx], acc), axis=(rc, ry, rx))
 
-    return te.compute((n, k, oh, ow), element, name=name)
+    return reduce_rounded((n, k, oh, ow), element, out, name)
 
 
 def conv2d_nhwc(
@@ -92,8 +92,9 @@ def conv2d_nhwc(
     groups: int = 1,
     name: str = "conv2d",
     out_dtype: str | None = None,
+    acc_dtype: str | None = None,
 ) -> Tensor:
-    """x: [N, H, W, C], w: [R, S, C / groups, K] -> [N, OH, OW, K]."""
+    """x: [N, H, W, C], w: [R, S, C / groups, K] -> [N, OH, OW, K] (dtypes as `conv2d_nchw`)."""
     (sh, sw), (dh, dw) = pair(stride, f"{name} stride"), pair(dilation, f"{name} dilation")
     pt, pl, pb, pr = padding4(padding)
     n, h, wd, c = x.shape
@@ -104,12 +105,14 @@ def conv2d_nhwc(
     oh, ow = conv_out_dim(h, r, sh, pt + pb, dh), conv_out_dim(wd, s, sw, pl + pr, dw)
     rc, ry, rx = te.reduce_axis((0, wc), "rc"), te.reduce_axis((0, r), "ry"), te.reduce_axis((0, s), "rx")
 
+    out, acc = product_dtypes(x.dtype, out_dtype, acc_dtype)
+
     def element(nn: Expr, yy: Expr, xx: Expr, ff: Expr) -> Expr:
         channel = rc if groups == 1 else ff // kg * cg + rc
         v = xp[nn, yy * sh + ry * dh, xx * sw + rx * dw, channel]
-        return te.sum(_body(v, w[ry, rx, rc, ff], out_dtype), axis=(ry, rx, rc))
+        return te.sum(product_term(v, w[ry, rx, rc, ff], acc), axis=(ry, rx, rc))
 
-    return te.compute((n, oh, ow, k), element, name=name)
+    return reduce_rounded((n, oh, ow, k), element, out, name)
 
 
 def depthwise_conv2d_nchw(
@@ -120,9 +123,10 @@ def depthwise_conv2d_nchw(
     dilation: int | Sequence[int] = 1,
     name: str = "depthwise_conv2d",
     out_dtype: str | None = None,
+    acc_dtype: str | None = None,
 ) -> Tensor:
     """x: [N, C, H, W], w: [C * M, 1, R, S]: a convolution with one group per input channel."""
     c = static(x.shape[1])
     if c is None:
         raise ExprValueError(f"{name}: a depthwise convolution needs a static channel count")
-    return conv2d_nchw(x, w, stride, padding, dilation, groups=c, name=name, out_dtype=out_dtype)
+    return conv2d_nchw(x, w, stride, padding, dilation, groups=c, name=name, out_dtype=out_dtype, acc_dtype=acc_dtype)

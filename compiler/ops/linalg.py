@@ -1,5 +1,9 @@
 """Matrix products: `matmul` ([M, K] x [K, N]), `dense` (PyTorch's linear,
-x @ w.T with w stored [N, K]) and `batch_matmul` with broadcast batch dimensions."""
+x @ w.T with w stored [N, K]) and `batch_matmul` with broadcast batch dimensions.
+
+`out_dtype` is the output type (the inputs' by default), `acc_dtype` the
+accumulation type (default: an `out_dtype` other than the inputs', else float32
+for float16: stage `<name>_acc`, rounded once by `<name>`, `util.reduce_rounded`)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,14 @@ from collections.abc import Sequence
 
 from compiler import te
 from compiler.errors import ExprValueError
-from compiler.ops.util import broadcast_shape, same_dim, static
+from compiler.ops.util import (
+    broadcast_shape,
+    product_dtypes,
+    product_term,
+    reduce_rounded,
+    same_dim,
+    static,
+)
 from compiler.te import Dim, Expr, Tensor
 
 
@@ -16,37 +27,38 @@ def _check_k(ka: Dim, kb: Dim, name: str) -> None:
         raise ExprValueError(f"{name}: inner dimensions {ka} and {kb} differ")
 
 
-def _body(a: Expr, b: Expr, out_dtype: str | None) -> Expr:
-    if out_dtype is not None and out_dtype != a.dtype:
-        return a.astype(out_dtype) * b.astype(out_dtype)
-    return a * b
-
-
-def matmul(a: Tensor, b: Tensor, name: str = "matmul", out_dtype: str | None = None) -> Tensor:
+def matmul(
+    a: Tensor, b: Tensor, name: str = "matmul", out_dtype: str | None = None, acc_dtype: str | None = None
+) -> Tensor:
     """[M, K] x [K, N] -> [M, N]."""
     m, kk = a.shape
     kb, n = b.shape
     _check_k(kk, kb, name)
     k = te.reduce_axis((0, kk), "k")
-    return te.compute((m, n), lambda i, j: te.sum(_body(a[i, k], b[k, j], out_dtype), axis=k), name=name)
+    out, acc = product_dtypes(a.dtype, out_dtype, acc_dtype)
+    return reduce_rounded((m, n), lambda i, j: te.sum(product_term(a[i, k], b[k, j], acc), axis=k), out, name)
 
 
-def dense(x: Tensor, w: Tensor, name: str = "dense", out_dtype: str | None = None) -> Tensor:
+def dense(
+    x: Tensor, w: Tensor, name: str = "dense", out_dtype: str | None = None, acc_dtype: str | None = None
+) -> Tensor:
     """x [..., K] times w [N, K] transposed -> [..., N] (PyTorch's linear without bias)."""
     n, kw = w.shape
     kk = x.shape[-1]
     _check_k(kk, kw, name)
     k = te.reduce_axis((0, kk), "k")
-    return te.compute(
+    out, acc = product_dtypes(x.dtype, out_dtype, acc_dtype)
+    return reduce_rounded(
         (*x.shape[:-1], n),
-        lambda *i: te.sum(_body(x[(*i[:-1], k)], w[i[-1], k], out_dtype), axis=k),
-        name=name,
+        lambda *i: te.sum(product_term(x[(*i[:-1], k)], w[i[-1], k], acc), axis=k),
+        out,
+        name,
     )
 
 
 def batch_matmul(
     a: Tensor, b: Tensor, transpose_a: bool = False, transpose_b: bool = False,
-    name: str = "batch_matmul", out_dtype: str | None = None,
+    name: str = "batch_matmul", out_dtype: str | None = None, acc_dtype: str | None = None,
 ) -> Tensor:
     """a [..., M, K] x b [..., K, N] -> [..., M, N]; the batch dimensions broadcast
     (NumPy's matmul on arrays of two or more dimensions)."""
@@ -67,6 +79,7 @@ def batch_matmul(
         bi, row, col = i[:-2], i[-2], i[-1]
         va = a[(*batch_index(a, bi), *((k, row) if transpose_a else (row, k)))]
         vb = b[(*batch_index(b, bi), *((col, k) if transpose_b else (k, col)))]
-        return te.sum(_body(va, vb, out_dtype), axis=k)
+        return te.sum(product_term(va, vb, acc), axis=k)
 
-    return te.compute((*batch, m, n), element, name=name)
+    out, acc = product_dtypes(a.dtype, out_dtype, acc_dtype)
+    return reduce_rounded((*batch, m, n), element, out, name)

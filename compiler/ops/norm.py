@@ -2,7 +2,7 @@
 
 `layer_norm` is three stages: the sum of x, the sum of squared deviations
 (two passes, numerically safe), and the normalised output; the statistics
-accumulate in `acc_dtype` (float32 for float16 data).
+accumulate in `acc_dtype` (default float32 for float16 data).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from compiler import te
 from compiler.errors import ExprValueError
-from compiler.ops.util import count_expr, normalize_axes, product
+from compiler.ops.util import accumulator_dtype, count_expr, normalize_axes, product
 from compiler.te import Expr, Tensor
 
 
@@ -55,7 +55,7 @@ def layer_norm(
     axes = normalize_axes(axis, x.ndim, name)
     if list(axes) != list(range(x.ndim - len(axes), x.ndim)):
         raise ExprValueError(f"{name}: the normalised axes must be the trailing ones, got {axis!r}")
-    acc = acc_dtype or x.dtype
+    acc = accumulator_dtype(x.dtype, acc_dtype)
     lead = x.ndim - len(axes)
     count = count_expr(product([x.shape[d] for d in axes]), acc)
     keep = tuple(x.shape[:lead])

@@ -2,9 +2,11 @@
 average pooling, NCHW or NHWC, with PyTorch's output sizes and divisors.
 
 Windows that reach outside the input read through a lazy guard inside the
-reduction (no padded copy is allocated). An average pool without padding is
-two stages, `<name>_sum` and the scaling `<name>`: a 2x2 stride-2 sum is the
-stage storage-rewrite can write over its dead input (seed 001).
+reduction (no padded copy is allocated). An average pool is two stages,
+`<name>_sum` and the scaling `<name>`: a 2x2 stride-2 sum is the stage
+storage-rewrite can write over its dead input (seed 001). float16 pools sum
+in float32: `<name>_sum` is then a register attached to `<name>` (rounded once,
+`util.reduce_rounded`), and `<name>` the stage written over the input.
 """
 
 from __future__ import annotations
@@ -13,7 +15,17 @@ from collections.abc import Sequence
 
 from compiler import te
 from compiler.errors import ExprValueError
-from compiler.ops.util import ceil_div, count_expr, index_max, index_min, lowest, pair, static
+from compiler.ops.util import (
+    accumulator_dtype,
+    ceil_div,
+    count_expr,
+    index_max,
+    index_min,
+    lowest,
+    pair,
+    reduce_rounded,
+    static,
+)
 from compiler.te import Dim, Expr, IterVar, Tensor
 from compiler.te.expr import INDEX, as_expr
 
@@ -128,18 +140,15 @@ def avg_pool2d(
     pads = pair(padding, name)
     axes, shape, guards = _windows(x, kernel, strides, pads, (1, 1), ceil_mode, layout, name)
     ry, rx = te.reduce_axis((0, kernel[0]), "ry"), te.reduce_axis((0, kernel[1]), "rx")
-    acc = acc_dtype or x.dtype
+    acc = accumulator_dtype(x.dtype, acc_dtype)
 
-    pooled = te.compute(
-        shape,
-        lambda *i: te.sum(
-            _window_read(x, i, axes, (ry, rx), strides, pads, (1, 1), guards, 0.0).astype(acc), axis=(ry, rx)
-        ),
-        name=f"{name}_sum",
-    )
+    def window_sum(*i: Expr) -> Expr:
+        value = _window_read(x, i, axes, (ry, rx), strides, pads, (1, 1), guards, 0.0)
+        return te.sum(value.astype(acc), axis=(ry, rx))
+
     if divisor_override is not None or not any(guards):
         scale = 1.0 / (divisor_override or kernel[0] * kernel[1])
-        return te.compute(shape, lambda *i: (pooled[i] * scale).astype(x.dtype), name=name)
+        return reduce_rounded(shape, window_sum, x.dtype, name, finish=lambda v, i: v * scale, acc_name=f"{name}_sum")
 
     def divisor(i: Sequence[Expr]) -> Expr:
         total: Expr | None = None
@@ -154,7 +163,7 @@ def avg_pool2d(
         assert total is not None
         return total.astype(acc)
 
-    return te.compute(shape, lambda *i: (pooled[i] / divisor(i)).astype(x.dtype), name=name)
+    return reduce_rounded(shape, window_sum, x.dtype, name, finish=lambda v, i: v / divisor(i), acc_name=f"{name}_sum")
 
 
 def adaptive_avg_pool2d(
@@ -169,7 +178,7 @@ def adaptive_avg_pool2d(
     hi, wi = _spatial(layout, name)
     outs = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     sizes = [x.shape[d] if o is None else o for d, o in zip((hi, wi), outs, strict=True)]
-    acc = acc_dtype or x.dtype
+    acc = accumulator_dtype(x.dtype, acc_dtype)
     shape = list(x.shape)
     shape[hi], shape[wi] = sizes[0], sizes[1]
     windows: list[tuple[Dim, bool]] = []  # (reduce extent, guarded)
@@ -204,9 +213,7 @@ def adaptive_avg_pool2d(
             value = te.if_then_else(te.all(*conds), value, te.const(0.0, acc))
         return te.sum(value, axis=(ry, rx))
 
-    pooled = te.compute(tuple(shape), element, name=f"{name}_sum")
-
-    def average(*i: Expr) -> Expr:
+    def average(total: Expr, i: tuple[Expr, ...]) -> Expr:
         count: Expr | None = None
         for d, o in zip((hi, wi), sizes, strict=True):
             if static(o) == 1:
@@ -216,9 +223,9 @@ def adaptive_avg_pool2d(
                 c = (end - start).astype(acc)
             count = c if count is None else count * c
         assert count is not None
-        return (pooled[i] / count).astype(x.dtype)
+        return total / count
 
-    return te.compute(tuple(shape), average, name=name)
+    return reduce_rounded(tuple(shape), element, x.dtype, name, finish=average, acc_name=f"{name}_sum")
 
 
 def global_avg_pool2d(x: Tensor, layout: str = "NCHW", name: str = "global_avg_pool", acc_dtype: str | None = None) -> Tensor:

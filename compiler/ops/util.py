@@ -4,7 +4,7 @@ broadcasting and dtype promotion."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from compiler import te
 from compiler.errors import ExprValueError
@@ -144,3 +144,53 @@ def count_expr(d: Dim, dtype: str) -> Expr:
         return te.const(float(s), dtype)
     assert isinstance(d, Expr)
     return d.astype(dtype)
+
+
+def accumulator_dtype(dtype: str, acc_dtype: str | None) -> str:
+    """The type a reduction of `dtype` values accumulates in: `acc_dtype` when given,
+    float32 for float16 (as PyTorch on CPU), else `dtype` itself."""
+    if acc_dtype is not None:
+        return acc_dtype
+    return "float32" if dtype == "float16" else dtype
+
+
+def reduce_rounded(
+    shape: Sequence[Dim],
+    reduction: Callable[..., Expr],
+    out_dtype: str,
+    name: str,
+    finish: Callable[[Expr, tuple[Expr, ...]], Expr] | None = None,
+    acc_name: str | None = None,
+) -> Tensor:
+    """A reduction (`reduction(*i)`: a `te.sum` over wider values) rounded once to `out_dtype`.
+
+    With a wider accumulator: stage `<name>_acc` (`acc_name`) reduces in it and stage
+    `<name>` applies `finish(value, i)` (a mean's division, a pool's scale) and rounds;
+    the accumulator is attached at the innermost loop of `<name>` by the default
+    schedule (`Operation.attach_to`): one register per element, no full-size float32
+    buffer. Without one (and without `finish`), one stage `<name>`."""
+    probe = te.compute(shape, reduction, name=acc_name or f"{name}_acc")
+    if probe.dtype == out_dtype and finish is None:
+        probe.op.name = name
+        return probe
+    out = te.compute(
+        shape, lambda *i: (probe[i] if finish is None else finish(probe[i], i)).astype(out_dtype), name=name
+    )
+    if probe.dtype != out_dtype:
+        probe.op.attach_to = out
+    return out
+
+
+def product_dtypes(dtype: str, out_dtype: str | None, acc_dtype: str | None) -> tuple[str, str]:
+    """(output type, accumulation type) of a sum of products of `dtype` values: the output
+    is `out_dtype` (default `dtype`); the sum accumulates in `acc_dtype`, else in an
+    `out_dtype` other than `dtype` (TOPI's meaning of out_dtype), else float32 for float16."""
+    out = out_dtype or dtype
+    return out, acc_dtype or (out if out != dtype else accumulator_dtype(dtype, None))
+
+
+def product_term(a: Expr, b: Expr, acc: str) -> Expr:
+    """a * b in the accumulation type."""
+    if acc != a.dtype:
+        return a.astype(acc) * b.astype(acc)
+    return a * b

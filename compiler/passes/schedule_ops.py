@@ -12,7 +12,8 @@ itself when they are missing). For every `te.func`:
      attached at a leaf loop `X` of a consumer is emitted at the start of the
      body of `X`;
   4. a stage is a `loop.alloc` over its realized region (unless it is an
-     output), then its leaf loops, outer first; at the innermost point the
+     output; `local`, a register, when it is one element of an attached
+     stage), then its leaf loops, outer first; at the innermost point the
      root axes are computed from the leaf variables, the body is guarded by
      the bound checks (`loop.if ... likely`), `te.read` becomes `loop.load`,
      and the yielded value is stored;
@@ -207,7 +208,10 @@ class FunctionLowering:
         for k, result in enumerate(stage.outputs):
             if result not in self.values:
                 mins = [self.expr(m, block) for m in plan.realize_mins]
-                alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, plan.alloc_shape, k))
+                # one element of a stage attached at a consumer's loop: a register, as a
+                # reduction's accumulator (compiler.ops' float32 accumulators of float16 stages)
+                local = plan.attach is not None and all(d == 1 for d in plan.alloc_shape)
+                alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, plan.alloc_shape, k), local=local)
                 alloc.result.name_hint = result_name(result)
                 block.add_op(alloc)
                 self.values[result] = alloc.result

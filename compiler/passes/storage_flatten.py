@@ -166,7 +166,7 @@ def _zero_mins(op: loop.AllocOp) -> bool:
 def _flatten_alloc(op: loop.AllocOp, exprs: IndexExprs, layouts: dict[SSAValue, _Layout]) -> None:
     mins = [exprs.to_expr(m) for m in op.mins]
     zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-    new = loop.AllocOp(op.buffer_name.data, [zero.result], flat_type(op.buffer_type))
+    new = loop.AllocOp(op.buffer_name.data, [zero.result], flat_type(op.buffer_type), local=op.is_local)
     new.attributes |= op.attributes
     Rewriter.insert_op(zero, InsertPoint.before(op))
     Rewriter.replace_op(op, new)

@@ -257,6 +257,11 @@ def _symbolic_disjoint(
     boxes |= {f"r{k}": _box(lp, names, {n: Var(v) for n, v in rren.items()}) for k, lp in enumerate(r.loops)}
     wa = substitute(w.address, {n: Var(v) for n, v in wren.items()}) * write_bytes
     ra = substitute(r.address, {n: Var(v) for n, v in rren.items()}) * read_bytes
+    # a loop of one iteration (a stage attached at its consumer's innermost loop runs one
+    # element: `for yy = i extent 1`) is its start, which may name other such counters
+    points = {v: lo for v, (lo, hi) in boxes.items() if simplify(hi - lo) == Const(0)}
+    for _ in range(len(points)):
+        wa, ra = substitute(wa, points), substitute(ra, points)
     cases: list[dict[str, Expr]] = []  # read counters fixed by the case
     gap = Var("d't")  # >= 0
     for k in range(common):

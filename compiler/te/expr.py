@@ -375,6 +375,10 @@ class Operation:
     output_tensor: Tensor | None = field(default=None, repr=False)
     bodies: tuple[Expr, ...] = ()  # a multi-output compute: one body per output (body is the first)
     outputs: tuple[Tensor, ...] = field(default=(), repr=False)
+    attach_to: Tensor | None = field(default=None, repr=False)
+    """The consumer in whose innermost loop `te.create_schedule` (and `build` without a
+    schedule) computes this stage: a wider accumulator its consumer rounds (`compiler.ops`
+    reduces float16 in float32), one element at a time instead of a full buffer."""
 
     @property
     def num_outputs(self) -> int:

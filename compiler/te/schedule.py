@@ -654,8 +654,9 @@ def _since_reset(schedule: Schedule, tensor: T.Tensor) -> list[Primitive]:
 
 def create_schedule(ops: T.Operation | T.Tensor | Sequence[T.Operation | T.Tensor]) -> Schedule:
     """The default schedule of the stages that compute `ops` (one output op or tensor, or a
-    list): every stage computed at the root, its loops as its axes; `s[T]` then gives the
-    `Stage` to transform.
+    list): every stage computed at the root, its loops as its axes, except the stages whose
+    op names a consumer to attach to (`Operation.attach_to`: computed in its innermost
+    loop); `s[T]` then gives the `Stage` to transform.
 
     >>> A = te.placeholder((64, 64), name="A")
     >>> B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
@@ -677,4 +678,10 @@ def create_schedule(ops: T.Operation | T.Tensor | Sequence[T.Operation | T.Tenso
         else:
             raise ScheduleTypeError(f"create_schedule takes ops or tensors, got {item!r}")
     schedule.outputs = tensors
+    stages = {t.uid for t in schedule._reachable()}
+    for t in schedule._reachable():
+        consumer = t.op.attach_to
+        if consumer is not None and consumer.uid in stages and consumer.op.axis:
+            # a wider accumulator computed per element of the stage that rounds it
+            schedule[t].compute_at(schedule[consumer], consumer.op.axis[-1])
     return schedule

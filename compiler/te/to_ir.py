@@ -39,7 +39,7 @@ from compiler.dialects import sched, te
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.te import expr as T
 from compiler.te.expr import collect_stages
-from compiler.te.schedule import Primitive, Schedule, index_of
+from compiler.te.schedule import Primitive, Schedule, create_schedule, index_of
 
 _TYPES: dict[str, Attribute] = {
     "float16": f16,
@@ -574,6 +574,8 @@ def build_module(
             tensors[t.op.output(k).uid] = result
     block.add_op(te.ReturnOp(*[tensors[t.uid] for t in sig.outputs]))
     module = ModuleOp([func])
+    if schedule is None and any(t.op.attach_to is not None for t in stages):
+        schedule = create_schedule(sig.outputs)  # the default schedule attaches them
     if schedule is not None:
         factors = [p.target for p in schedule.primitives if p.kind == "rfactor" and p.target is not None]
         names |= unique_names(factors, used)

@@ -6,9 +6,9 @@ the defaults of the ATen schema, and returns the node's value. A converter
 raises `UnsupportedOperatorError` for a variant it does not handle
 (a transposed convolution, a 1-D one, a rounding division...).
 
-float16 statistics (means, sums, softmax, layer norm, adaptive pools)
-accumulate in float32; convolutions and matrix products accumulate in their
-input type, as TVM's TOPI does with `out_dtype` left to the input's.
+float16 reductions (convolutions, matrix products, pools, means, sums,
+softmax, layer norm) accumulate in float32 and round once, as PyTorch does on
+CPU: the default of `compiler.ops`.
 """
 
 from __future__ import annotations
@@ -62,10 +62,6 @@ def aten(*names: str) -> Callable[[_ConverterT], _ConverterT]:
 
 def unsupported(cx: Converter, why: str) -> UnsupportedOperatorError:
     return UnsupportedOperatorError(why, cx.node)
-
-
-def _acc(x: Tensor) -> str | None:
-    return "float32" if x.dtype == "float16" else None
 
 
 def _ints(v: int | Sequence[int], n: int = 2) -> tuple[int, ...]:
@@ -176,7 +172,7 @@ def layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int], weight
     axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
     g = cx.tensor(weight, "weight") if weight is not None else None
     b = cx.tensor(bias, "bias") if bias is not None else None
-    return ops.layer_norm(x, g, b, axes, eps, name=cx.name, acc_dtype=_acc(x))
+    return ops.layer_norm(x, g, b, axes, eps, name=cx.name)
 
 
 @aten("native_layer_norm.default")
@@ -225,7 +221,7 @@ def avg_pool2d(cx: Converter, x: Tensor, kernel_size: Any, stride: Any = (), pad
 def adaptive_avg_pool2d(cx: Converter, x: Tensor, output_size: Any) -> Tensor:
     x = _check_4d(cx, x)
     sizes = _ints(output_size)
-    return ops.adaptive_avg_pool2d(x, sizes, name=cx.name, acc_dtype=_acc(x))
+    return ops.adaptive_avg_pool2d(x, sizes, name=cx.name)
 
 
 # ---------------------------------------------------------------------------
@@ -418,14 +414,14 @@ def _reduce_dtype(cx: Converter, dtype: torch.dtype | None) -> None:
 def mean(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:
     _reduce_dtype(cx, dtype)
     t = cx.tensor(x, "input")
-    return ops.mean(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name, acc_dtype=_acc(t))
+    return ops.mean(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name)
 
 
 @aten("sum.dim_IntList", "sum.default")
 def sum_(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:
     _reduce_dtype(cx, dtype)
     t = cx.tensor(x, "input")
-    return ops.sum(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name, acc_dtype=_acc(t))
+    return ops.sum(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name)
 
 
 @aten("amax.default")
@@ -445,7 +441,7 @@ def softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = None)
     if dtype_or_half_to_float not in (None, False):
         raise unsupported(cx, "softmax with a dtype or half_to_float is not supported")
     t = cx.tensor(x, "input")
-    return ops.softmax(t, int(dim), name=cx.name, acc_dtype=_acc(t))
+    return ops.softmax(t, int(dim), name=cx.name)
 
 
 @aten("log_softmax.int", "_log_softmax.default")
@@ -453,7 +449,7 @@ def log_softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = N
     if dtype_or_half_to_float not in (None, False):
         raise unsupported(cx, "log_softmax with a dtype or half_to_float is not supported")
     t = cx.tensor(x, "input")
-    return ops.log_softmax(t, int(dim), name=cx.name, acc_dtype=_acc(t))
+    return ops.log_softmax(t, int(dim), name=cx.name)
 
 
 # ---------------------------------------------------------------------------

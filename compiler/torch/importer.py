@@ -396,7 +396,9 @@ def fusion_schedule(outputs: Sequence[te.Tensor]) -> tuple[te.Schedule, list[str
     * a stage that is not a reduction, evaluated once per element there, otherwise
       (elementwise chains, bias adds, activations: they land in the next stage that
       needs a buffer, e.g. a conv's pad or a residual add).
-    Reductions and outputs always get a buffer."""
+    Reductions and outputs always get a buffer, and so does a stage that rounds a wider
+    accumulator attached in its loops (`Operation.attach_to`, which create_schedule
+    honours: float16 convolutions, products and sums accumulate in float32 registers)."""
     stages = collect_stages(outputs)
     consumers: dict[int, set[int]] = {}
     sites: dict[tuple[int, int], int] = {}
@@ -411,10 +413,11 @@ def fusion_schedule(outputs: Sequence[te.Tensor]) -> tuple[te.Schedule, list[str
     home: dict[int, te.Tensor] = {}  # the stage whose loop nest computes t's elements
     evaluations: dict[int, int] = {}  # how often t's element is computed per element of its home
     inlined: list[str] = []
+    rounding = {s.op.attach_to.uid for s in stages if s.op.attach_to is not None}
     for t in reversed(stages):
         home[t.uid], evaluations[t.uid] = t, 1
         users = consumers.get(t.uid, set())
-        if t.uid in output_ids or isinstance(t.op.body, Reduce) or len(users) != 1:
+        if t.uid in output_ids or t.uid in rounding or isinstance(t.op.body, Reduce) or len(users) != 1:
             continue
         (user,) = users
         target, count = home[user], sites[(user, t.uid)] * evaluations[user]

@@ -67,7 +67,7 @@ def test_document_example_4_and_chain() -> None:
     s[C].compute_at(s[D], D.op.axis[1])
     s[D].compute_at(s[E], E.op.axis[1])
     loop_ir = str(compiler.lower(s, [E], until="loop"))
-    assert 'loop.alloc "D" [%E_i, %E_j] : !loop.buffer<[1, 1], f32>' in loop_ir
+    assert 'loop.alloc local "D" [%E_i, %E_j] : !loop.buffer<[1, 1], f32>' in loop_ir
     e = np.zeros((5, 16), np.float32)
     compiler.build(s, [E])(e)
     np.testing.assert_array_equal(e, c_reference() * 8)

@@ -26,6 +26,7 @@ te.func @ex1() -> !te.tensor<[5, 16], f32> {
 // -----
 
 // Ex. 2: C computed at D's j: one element of C at a time, realize C([di, 1], [dj, 1]).
+// One element of an attached stage is a register: `loop.alloc local`.
 te.func @ex2() -> !te.tensor<[5, 16], f32> {
   %C = te.compute "C" (%ci, %cj) : !te.tensor<[5, 16], f32> {
     %five = arith.constant 5.0 : f32
@@ -50,7 +51,7 @@ sched.schedule @ex2 {
 // LOOPS-LABEL: loop.func @ex2
 // LOOPS:         loop.for %D_di = %{{.*}} extent %{{.*}} {
 // LOOPS:           loop.for %D_dj = %{{.*}} extent %{{.*}} {
-// LOOPS:             %C = loop.alloc "C" [%D_di, %D_dj] : !loop.buffer<[1, 1], f32>
+// LOOPS:             %C = loop.alloc local "C" [%D_di, %D_dj] : !loop.buffer<[1, 1], f32>
 
 // -----
 
@@ -105,7 +106,7 @@ sched.schedule @ex4 {
 // LOOPS:         loop.for %D_di = %{{.*}} extent %{{.*}} {
 // LOOPS:           loop.for %D_dj = %{{.*}} extent %{{.*}} {
 // LOOPS:             loop.for %D_dk = %{{.*}} extent %{{.*}} {
-// LOOPS-NEXT:          %C = loop.alloc "C" [%D_dj, %D_dk] : !loop.buffer<[1, 1], f32>
+// LOOPS-NEXT:          %C = loop.alloc local "C" [%D_dj, %D_dk] : !loop.buffer<[1, 1], f32>
 
 // -----
 
@@ -171,10 +172,10 @@ sched.schedule @chain {
 // LOOPS-LABEL: loop.func @chain
 // LOOPS:         loop.for %E_ei
 // LOOPS:           loop.for %E_ej
-// LOOPS-NEXT:        %D = loop.alloc "D" [%E_ei, %E_ej] : !loop.buffer<[1, 1], f32>
+// LOOPS-NEXT:        %D = loop.alloc local "D" [%E_ei, %E_ej] : !loop.buffer<[1, 1], f32>
 // LOOPS:             loop.for %D_di = %E_ei extent
 // LOOPS:               loop.for %D_dj = %E_ej extent
-// LOOPS-NEXT:            %C = loop.alloc "C" [%D_di, %D_dj] : !loop.buffer<[1, 1], f32>
+// LOOPS-NEXT:            %C = loop.alloc local "C" [%D_di, %D_dj] : !loop.buffer<[1, 1], f32>
 
 // -----
 

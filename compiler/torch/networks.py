@@ -1,0 +1,160 @@
+"""Example networks written with torch.nn (random weights, no downloads): the
+models the frontend's tests check against torch eager and `bench/networks.py`
+measures.
+
+* `ResNet18`: torchvision's structure written out (`BasicBlock`s).
+* `InvertedResidual`: a MobileNetV2 block (1x1 expand, 3x3 depthwise, 1x1
+  project, ReLU6, residual when the shape allows).
+* `MobileNetStem`: MobileNetV2's stem conv and three such blocks.
+* `MLPBlock`: a transformer MLP block (layer_norm, linear, gelu, residual add).
+* `Seed001`: seed 001's Relax function op for op (NHWC convs between permutes,
+  bias + leaky_relu, a 2x2 avg_pool), float16 with `.half()`.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def randomize_batch_norms(model: nn.Module, seed: int = 1) -> nn.Module:
+    """Give every batch norm non-trivial statistics and affine parameters; returns the
+    model in eval mode."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                n = m.num_features
+                assert m.running_mean is not None
+                assert m.running_var is not None
+                m.running_mean.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
+                m.running_var.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
+                if m.affine:
+                    m.weight.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
+                    m.bias.copy_(torch.rand(n, generator=g) * 0.2 - 0.1)
+    return model.eval()
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.downsample: nn.Module | None = None
+        if stride != 1 or cin != cout:
+            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        out += identity
+        result: torch.Tensor = self.relu(out)
+        return result
+
+
+class ResNet18(nn.Module):
+    def __init__(self, widths: tuple[int, ...] = (64, 128, 256, 512), num_classes: int = 10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, widths[0], 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(widths[0])
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        stages, cin = [], widths[0]
+        for k, w in enumerate(widths):
+            stages.append(nn.Sequential(BasicBlock(cin, w, 1 if k == 0 else 2), BasicBlock(w, w, 1)))
+            cin = w
+        self.layer1, self.layer2, self.layer3, self.layer4 = stages
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(cin, num_classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        logits: torch.Tensor = self.fc(torch.flatten(self.avgpool(x), 1))
+        return logits
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int, expand: int = 4):
+        super().__init__()
+        hidden = cin * expand
+        self.use_residual = stride == 1 and cin == cout
+        self.block = nn.Sequential(
+            nn.Conv2d(cin, hidden, 1, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6(inplace=True),
+            nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False), nn.BatchNorm2d(hidden),
+            nn.ReLU6(inplace=True),
+            nn.Conv2d(hidden, cout, 1, bias=False), nn.BatchNorm2d(cout),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y: torch.Tensor = self.block(x)
+        return x + y if self.use_residual else y
+
+
+class MobileNetStem(nn.Module):
+    """MobileNetV2's first layers on an RGB image: a 3x3 stride-2 conv (batch norm,
+    ReLU6), then inverted residual blocks (the second with a residual, the third stride 2)."""
+
+    def __init__(self, width: int = 32) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, width, 3, 2, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU6(inplace=True))
+        self.blocks = nn.Sequential(
+            InvertedResidual(width, width // 2, 1, expand=1),
+            InvertedResidual(width // 2, width // 2, 1, expand=6),
+            InvertedResidual(width // 2, width, 2, expand=6),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y: torch.Tensor = self.blocks(self.stem(x))
+        return y
+
+
+class MLPBlock(nn.Module):
+    def __init__(self, dim: int = 32, hidden: int = 64):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y: torch.Tensor = self.fc2(F.gelu(self.fc1(self.norm(x))))
+        return x + y
+
+
+class Seed001(nn.Module):
+    """The seed's Relax function, op for op: NHWC convs are torch's NCHW conv between
+    permutes (the importer fuses the permutes into the neighbouring stages)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w0 = nn.Parameter(torch.randn(64, 3, 3, 3) * 0.3)
+        self.b0 = nn.Parameter(torch.randn(1, 1, 1, 64) * 0.1)
+        self.w1 = nn.Parameter(torch.randn(64, 64, 3, 3) * 0.05)
+        self.b1 = nn.Parameter(torch.randn(1, 1, 1, 64) * 0.1)
+
+    @staticmethod
+    def conv_nhwc(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return F.conv2d(x.permute(0, 3, 1, 2), w, padding=1).permute(0, 2, 3, 1)
+
+    def forward(self, x1: torch.Tensor) -> torch.Tensor:
+        lv = x1.permute(0, 2, 3, 1)
+        lv_1 = F.leaky_relu(self.conv_nhwc(lv, self.w0) + self.b0, 0.1)
+        lv1 = F.leaky_relu(self.conv_nhwc(lv_1, self.w1) + self.b1, 0.1)
+        lv5 = F.avg_pool2d(lv1.permute(0, 3, 1, 2), 2, 2).permute(0, 2, 3, 1)
+        return lv5.permute(0, 3, 1, 2)
+
+
+__all__ = [
+    "BasicBlock",
+    "InvertedResidual",
+    "MLPBlock",
+    "MobileNetStem",
+    "ResNet18",
+    "Seed001",
+    "randomize_batch_norms",
+]
