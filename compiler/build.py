@@ -25,7 +25,7 @@ from compiler import te as T
 from compiler.dialects import te
 from compiler.errors import ExprTypeError, IRError, MemoryPlanError
 from compiler.te.schedule import Schedule
-from compiler.te.to_ir import FunctionSignature, build_module, mlir_type
+from compiler.te.to_ir import FunctionSignature, build_module, mlir_type, verify_program
 
 if TYPE_CHECKING:  # loop and the pipeline are imported where used: a cached build needs neither
     from compiler.analysis.memory_summary import MemorySummary
@@ -356,6 +356,8 @@ def compile_module(
         if hit is not None:
             return hit
     start = time.perf_counter()
+    if any(isinstance(op, te.FuncOp) for op in module.ops):  # `build` leaves this to a miss
+        verify_program(module, name)
     lowered = _lower_to_flat(module, name, options)
     stats.seconds["passes"] = time.perf_counter() - start
     fn = Function(name, lowered, stats, cache=cache, fast_math=fast_math)
@@ -563,7 +565,9 @@ def build(
 
     start = time.perf_counter()
     schedule, tensors = _split_args(schedule_or_args, args)
-    module, sig = build_module(tensors, name, schedule)
+    # verified by compile_module unless its cache has an entry for the module's text (a
+    # program that compiled before, with this compiler: it verified then)
+    module, sig = build_module(tensors, name, schedule, verify=False)
     automatic = schedule is None if auto_schedule is None else auto_schedule
     if schedule is None and automatic:
         apply_logged_schedule(module, name, tuning_log)

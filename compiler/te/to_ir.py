@@ -543,8 +543,14 @@ def emit_schedule(
 
 
 def build_module(
-    args: Sequence[T.Tensor | T.Var], name: str = "main", schedule: Schedule | None = None
+    args: Sequence[T.Tensor | T.Var],
+    name: str = "main",
+    schedule: Schedule | None = None,
+    *,
+    verify: bool = True,
 ) -> tuple[ModuleOp, FunctionSignature]:
+    """The te+sched module of `args` (verified unless `verify=False`: `compiler.build`
+    verifies it only when its cache has no entry for the module's text)."""
     sig = signature(args, name)
     stages = collect_stages(sig.outputs)
     # argument and stage names become the names of the compiled function's arguments
@@ -580,9 +586,16 @@ def build_module(
         factors = [p.target for p in schedule.primitives if p.kind == "rfactor" and p.target is not None]
         names |= unique_names(factors, used)
         module.body.block.add_op(emit_schedule(schedule, name, names, input_names))
+    if verify:
+        verify_program(module, name)
+    return module, sig
+
+
+def verify_program(module: ModuleOp, name: str) -> None:
+    """Verify a module of `build_module`: a ScheduleError when a schedule primitive is to
+    blame, else an IRError."""
     try:
         module.verify()
-    except VerifyException as err:  # a ScheduleError when a schedule primitive is to blame
+    except VerifyException as err:
         error = ScheduleError if isinstance(err, ScheduleError) else IRError
         raise error(f"{name}: invalid schedule or program: {err}") from None
-    return module, sig
