@@ -131,6 +131,7 @@ class StagePlan:
     vector_first: bool = False  # the vector axis' outer loop outermost (a matmul's column panel)
     parallel: bool = True
     min_parallel: int = 4  # fuse leading loops until this many iterations per core
+    local_tile: bool = False  # compute the register tile in a cache_write "local" stage
 
     def describe(self) -> str:
         if self.action != "root":
@@ -308,6 +309,11 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
         plan = replace(plan, unroll_axis=u, unroll_factor=uf)
     last = info.reduce_extents[-1] if info.reduce_extents else None
     plan = replace(plan, unroll_reduce=last is not None and 1 < last <= 7)
+    if plan.unroll_axis is not None and any(e is None for e in info.extents[plan.unroll_axis + 1 :]):
+        # the unrolled rows lie a symbolic stride apart in the stage's buffer, where LLVM
+        # can't tell them apart: the tile goes to a cache stage of constant shape
+        # (schedule-ops puts it on the stack), whose rows it keeps in registers
+        return replace(plan, local_tile=True)
     if vf is not None:
         # a column panel (the vector tile's columns over the whole reduction) shared by
         # every row tile: its outer loop goes outside the row tiles, and a long
@@ -412,13 +418,16 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
     if plan.action != "root" or not info.axis_names:
         return
     stage = plan.stage
+    if plan.local_tile:
+        b.add(sched.CacheWriteOp(stage, "local"))  # `stage` becomes the tile's copy-out
     data = [b.axis(stage, k, n) for k, n in enumerate(info.axis_names)]
-    reduce = [b.axis(stage, k, n, reduce=True) for k, n in enumerate(info.reduce_names)]
+    reduce = [] if plan.local_tile else [b.axis(stage, k, n, reduce=True) for k, n in enumerate(info.reduce_names)]
     b.leaves = [*data, *reduce]
     # outer loops (with their trip counts, for the parallel fuse) and the tile inside
     outer: list[tuple[SSAValue, int | None]] = [(d, e) for d, e in zip(data, info.extents, strict=True)]
     inner: list[SSAValue] = []
     vo: tuple[SSAValue, int | None] | None = None
+    uo: SSAValue | None = None
     if plan.unroll_axis is not None and plan.unroll_factor > 1:
         u, ue = outer[plan.unroll_axis]
         uo, ui = b.split(u, plan.unroll_factor)
@@ -437,6 +446,13 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
     if vo is not None and plan.vector_first:
         outer.remove(vo)
         outer.insert(0, vo)
+    if plan.local_tile and uo is not None:
+        # the rows' outer loop innermost: the input panel of one vector tile (the reduction
+        # times the tile's columns) stays in L1 while every row tile reads it, and the rows'
+        # operands (a conv's weights) come from L2
+        rows = next(entry for entry in outer if entry[0] is uo)
+        outer.remove(rows)
+        outer.append(rows)
     reduce_outer: list[SSAValue] = []
     if plan.reduce_split and reduce:
         ko, ki = b.split(reduce[0], plan.reduce_split)
@@ -471,6 +487,29 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
         for v, _ in outer[first + 1 : groups]:
             fused = b.add(sched.FuseOp(fused, v), f"{stage}_par").results[0]
         b.add(sched.ParallelOp(fused))
+    if plan.local_tile and outer:
+        _emit_local_tile(b, info, plan, order[len(order) - len(inner) - 1])
+
+
+def _emit_local_tile(b: _Builder, info: StageInfo, plan: StagePlan, at: SSAValue) -> None:
+    """The cache stage of a `local_tile` plan, computed at the copy's innermost outer loop
+    `at`: its tile axes innermost (unrolled rows, vector columns), the reduction outside
+    them, as the register tile of a stage without a cache."""
+    cache = f"{plan.stage}.local"
+    b.add(sched.ComputeAtOp(cache, at))
+    data = [b.axis(cache, k, f"{n}_l") for k, n in enumerate(info.axis_names)]
+    reduce = [b.axis(cache, k, f"{n}_l", reduce=True) for k, n in enumerate(info.reduce_names)]
+    tile = [a for a in (plan.unroll_axis, plan.vector_axis) if a is not None]
+    order = [d for a, d in enumerate(data) if a not in tile] + reduce + [data[a] for a in tile]
+    b.leaves = [*data, *reduce]
+    if order != b.leaves:
+        b.add(sched.ReorderOp(order))
+    if plan.unroll_reduce and reduce:
+        b.add(sched.UnrollOp(reduce[-1]))
+    assert plan.unroll_axis is not None
+    b.add(sched.UnrollOp(data[plan.unroll_axis]))
+    if plan.vector_axis is not None:
+        b.add(sched.VectorizeOp(data[plan.vector_axis]))
 
 
 def emit_plans(

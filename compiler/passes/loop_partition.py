@@ -83,6 +83,7 @@ from compiler.analysis.value_names import ValueNames
 from compiler.arith.expr import (
     LE,
     LT,
+    Add,
     And,
     BoolConst,
     Cond,
@@ -91,13 +92,14 @@ from compiler.arith.expr import (
     Max,
     Min,
     Not,
+    Sub,
     Var,
     free_vars,
     substitute,
 )
 from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value, emit_expr
-from compiler.arith.simplify import Analyzer
+from compiler.arith.simplify import Analyzer, simplify
 from compiler.dialects import loop
 
 LIKELY_ATTR = "te.likely"
@@ -141,8 +143,21 @@ def is_guard(op: Operation) -> bool:
 
 
 def min_args(e: Expr) -> list[Expr]:
+    """The operands of a `min` extent, with sums moved inside it: infer-bound writes an
+    attached stage's split extent as `min(4 * f + 3, k - 1) - 4 * f + 1`, whose operands
+    are `4` and `k - 4 * f` (each simplified)."""
+    return [simplify(a) for a in _min_operands(e)]
+
+
+def _min_operands(e: Expr) -> list[Expr]:
     if isinstance(e, Min):
-        return min_args(e.a) + min_args(e.b)
+        return _min_operands(e.a) + _min_operands(e.b)
+    if isinstance(e, Add | Sub):
+        left, right = _min_operands(e.a), _min_operands(e.b)
+        if len(left) > 1 and len(right) == 1:
+            return [type(e)(a, e.b) for a in left]
+        if len(right) > 1 and len(left) == 1 and isinstance(e, Add):
+            return [Add(e.a, b) for b in right]
     return [e]
 
 
@@ -298,7 +313,17 @@ def atoms_of(names: ValueNames, op: Operation, x: str) -> list[LT | LE]:
 
 
 def is_candidate(op: Operation) -> bool:
-    return is_guard(op) or (isinstance(op, loop.ForOp) and isinstance(op.extent.owner, arith.MinSIOp))
+    return is_guard(op) or (isinstance(op, loop.ForOp) and _has_min(op.extent))
+
+
+def _has_min(value: SSAValue) -> bool:
+    """Whether an extent is a `min`, or a sum or difference of one (`min(...) - a + 1`)."""
+    owner = value.owner
+    if isinstance(owner, arith.MinSIOp):
+        return True
+    if isinstance(owner, arith.AddiOp | arith.SubiOp):
+        return _has_min(owner.lhs) or _has_min(owner.rhs)
+    return False
 
 
 # ---------------------------------------------------------------------------

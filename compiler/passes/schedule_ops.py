@@ -26,6 +26,7 @@ itself when they are missing). For every `te.func`:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -50,7 +51,7 @@ from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse
 from compiler.analysis.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
-from compiler.arith.simplify import const_value
+from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, shape_var_names
@@ -210,8 +211,12 @@ class FunctionLowering:
                 mins = [self.expr(m, block) for m in plan.realize_mins]
                 # one element of a stage attached at a consumer's loop: a register, as a
                 # reduction's accumulator (compiler.ops' float32 accumulators of float16 stages)
-                local = plan.attach is not None and all(d == 1 for d in plan.alloc_shape)
-                alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, plan.alloc_shape, k), local=local)
+                shape = plan.alloc_shape
+                local = plan.attach is not None and all(d == 1 for d in shape)
+                tile = _constant_tile(stage, plan, k)
+                if tile is not None:
+                    shape, local = tile, True
+                alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, shape, k), local=local)
                 alloc.result.name_hint = result_name(result)
                 block.add_op(alloc)
                 self.values[result] = alloc.result
@@ -410,6 +415,37 @@ def result_name(value: SSAValue) -> str:
         return stage.stage.data
     outputs: list[SSAValue] = list(stage.outputs)
     return f"{stage.stage.data}.v{outputs.index(value)}"
+
+
+LOCAL_TILE_BYTES = 4096
+"""The largest attached stage kept on the stack (`_constant_tile`)."""
+
+
+def _constant_tile(stage: te.ComputeOp, plan: StagePlan, index: int) -> list[Dim] | None:
+    """The constant shape of a small attached stage whose extents are symbolic but bounded
+    by constants (a register tile `min(k, 4) x min(w, 16)` of a split symbolic axis, as
+    the auto-scheduler's and TVM's `cache_write(C, "local")` make): allocated at those
+    bounds on the stack, its rows lie at constant distances, so LLVM keeps the tile in
+    registers across the reduction (at symbolic distances it can not tell the rows
+    apart and loads and stores every accumulator at each step). None otherwise."""
+    if plan.attach is None or all(isinstance(d, int) for d in plan.alloc_shape):
+        return None
+    shape: list[Dim] = []
+    for d in plan.alloc_shape:
+        hi = d if isinstance(d, int) else const_bounds(parse_expr(d), _non_negative(d))[1]
+        if hi is None or hi < 1:
+            return None
+        shape.append(hi)
+    element = stage.tensor_types[index].element_type
+    size = math.prod(int(d) for d in shape) * loop.element_bytes(element)
+    if size > LOCAL_TILE_BYTES or STORAGE_ALIGN_ATTR in stage.attributes:
+        return None
+    return shape
+
+
+def _non_negative(text: str) -> dict[str, tuple[int, None]]:
+    """Every variable of an extent is a size (or a loop variable): at least 0."""
+    return {v: (0, None) for v in free_vars(parse_expr(text))}
 
 
 def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loop.BufferType:

@@ -1,8 +1,8 @@
 """unroll-loops: fully unroll `loop.for ... unrolled` loops with constant bounds.
 
-`sched.unroll` marks a loop. A marked loop whose min and extent are
-constants and whose trip count is at most `max-trip-count` is unrolled
-fully, in one of two ways:
+`sched.unroll` marks a loop. A marked loop whose extent is a constant (its
+start may be symbolic) and whose trip count is at most `max-trip-count` is
+unrolled fully, in one of two ways:
 
 * by LLVM (the default): the loop stays and gets the `{unroll_full}`
   attribute, which lower-to-llvm turns into `llvm.loop.unroll.full`
@@ -12,7 +12,7 @@ fully, in one of two ways:
   with them); LLVM unrolls early in its pipeline, before the passes that
   keep the accumulators in registers, so the code is the same.
 * here, by copying the body once per iteration with the induction
-  variable replaced by a constant: for loops nested in a `vectorized` loop
+  variable replaced by a constant (or the start plus one): for loops nested in a `vectorized` loop
   (lower-to-llvm's vector code generator needs a straight-line body), and
   for every marked loop with `copy=true`. Inner loops are copied first.
 
@@ -42,9 +42,9 @@ def constant_index(value: SSAValue) -> int | None:
 
 
 def trip_count(for_op: loop.ForOp) -> int | None:
-    """The number of iterations, if min and extent are constants."""
-    lo, extent = constant_index(for_op.min), constant_index(for_op.extent)
-    if lo is None or extent is None:
+    """The number of iterations, if the extent is a constant (the start may be symbolic)."""
+    extent = constant_index(for_op.extent)
+    if extent is None:
         return None
     step = for_op.step.value.data
     return max(0, -(-extent // step))
@@ -60,15 +60,18 @@ def in_vectorized_loop(op: loop.ForOp) -> bool:
 
 
 def unroll(for_op: loop.ForOp) -> None:
-    """Replace the loop by one copy of its body per iteration (constant bounds)."""
+    """Replace the loop by one copy of its body per iteration (a constant extent): the
+    induction variable is a constant, or `min + k * step` when the start is symbolic."""
     lo = constant_index(for_op.min)
     trips = trip_count(for_op)
-    assert lo is not None
     assert trips is not None
     step = for_op.step.value.data
     for k in range(trips):
-        iv = arith.ConstantOp(IntegerAttr(lo + k * step, IndexType()))
+        iv: arith.ConstantOp | arith.AddiOp = arith.ConstantOp(IntegerAttr((lo or 0) + k * step, IndexType()))
         Rewriter.insert_op(iv, InsertPoint.before(for_op))
+        if lo is None:
+            iv = arith.AddiOp(for_op.min, iv.result)
+            Rewriter.insert_op(iv, InsertPoint.before(for_op))
         mapping: dict[SSAValue, SSAValue] = {for_op.induction_var: iv.result}
         for op in for_op.body.block.ops:
             Rewriter.insert_op(op.clone(mapping), InsertPoint.before(for_op))

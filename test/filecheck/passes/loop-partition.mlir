@@ -319,3 +319,66 @@ sched.schedule @attached {
 // CHECK:           arith.minsi
 // CHECK:           loop.for %C_i_i = %{{.*}} extent %{{.*}} {
 // CHECK-NOT:     loop.for %C_i_o_1
+
+// -----
+
+// A register tile of a symbolic 1x1 conv, as auto-schedule writes it (cache_write
+// "local" computed at the channel tile): schedule-ops allocates the tile at its
+// constant bounds (min(k, 4) x min(w, 16) -> 4 x 16) on the stack, and the tile loops'
+// extents, `min(4 * f + 3, k - 1) - 4 * f + 1` as infer-bound writes them, are a `min`
+// that loop-partition splits the channel loop at: in the main piece they are the
+// constants 4 and 16 (unroll-loops and the vectorizer need them), the tail keeps them.
+te.func @conv1x1(%x: !te.tensor<[1, "c", "h", "w"], f32>, %wt: !te.tensor<["k", "c"], f32>) -> !te.tensor<[1, "k", "h", "w"], f32> {
+  %conv = te.compute "conv" (%nn, %ff, %yy, %xx) : !te.tensor<[1, "k", "h", "w"], f32> {
+    %r = te.reduce sum (%rc) in ["c"] : f32 {
+      %a = te.read %x[%nn, %rc, %yy, %xx] : !te.tensor<[1, "c", "h", "w"], f32>
+      %b = te.read %wt[%ff, %rc] : !te.tensor<["k", "c"], f32>
+      %p = arith.mulf %a, %b : f32
+      te.yield %p : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %conv : !te.tensor<[1, "k", "h", "w"], f32>
+}
+sched.schedule @conv1x1 {
+  sched.cache_write "conv", "local"
+  %conv_nn = sched.axis "conv" 0
+  %conv_ff = sched.axis "conv" 1
+  %conv_yy = sched.axis "conv" 2
+  %conv_xx = sched.axis "conv" 3
+  %conv_ff_o, %conv_ff_i = sched.split %conv_ff by 4 : !sched.iter<"conv">
+  %conv_xx_o, %conv_xx_i = sched.split %conv_xx by 16 : !sched.iter<"conv">
+  sched.reorder %conv_nn, %conv_yy, %conv_xx_o, %conv_ff_o, %conv_ff_i, %conv_xx_i : !sched.iter<"conv">
+  sched.unroll %conv_ff_i : !sched.iter<"conv">
+  sched.vectorize %conv_xx_i : !sched.iter<"conv">
+  sched.parallel %conv_yy : !sched.iter<"conv">
+  sched.compute_at "conv.local", %conv_ff_o : !sched.iter<"conv">
+  %conv_nn_l = sched.axis "conv.local" 0
+  %conv_ff_l = sched.axis "conv.local" 1
+  %conv_yy_l = sched.axis "conv.local" 2
+  %conv_xx_l = sched.axis "conv.local" 3
+  %conv_rc_l = sched.axis "conv.local" reduce 0
+  sched.reorder %conv_nn_l, %conv_yy_l, %conv_rc_l, %conv_ff_l, %conv_xx_l : !sched.iter<"conv.local">
+  sched.unroll %conv_ff_l : !sched.iter<"conv.local">
+  sched.vectorize %conv_xx_l : !sched.iter<"conv.local">
+}
+// CHECK-LABEL: loop.func @conv1x1(
+// CHECK:         loop.for %conv_yy = %{{.*}} extent %h parallel {
+// CHECK:           loop.for %conv_xx_o = %{{.*}} extent %{{.*}} {
+// CHECK:             %[[NT:.*]] = arith.floordivsi %k, %{{.*}} : index
+// CHECK-NEXT:        loop.for %conv_ff_o = %{{.*}} extent %[[NT]] {
+// CHECK:               %conv.local = loop.alloc local "conv.local" [{{.*}}] : !loop.buffer<[1, 4, 1, 16], f32>
+// CHECK:               loop.for %conv_local_rc = %{{.*}} extent %c {
+// CHECK:                 arith.muli %conv_ff_o, %{{.*}} : index
+// CHECK-NEXT:            %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT:            loop.for %conv_local_ff = %{{.*}} extent %[[FOUR]] unrolled {
+// CHECK:                   arith.muli %conv_xx_o, %{{.*}} : index
+// CHECK-NEXT:              %[[SIXTEEN:.*]] = arith.constant 16 : index
+// CHECK-NEXT:              loop.for %conv_local_xx = %{{.*}} extent %[[SIXTEEN]] vectorized {
+// CHECK:             loop.for %conv_ff_o_1 = %{{.*}} extent %{{.*}} {
+// CHECK:               %conv.local_1 = loop.alloc local "conv.local" [{{.*}}] : !loop.buffer<[1, 4, 1, 16], f32>
+// CHECK:               loop.for %conv_local_ff_1 = %{{.*}} extent %{{.*}} unrolled {
+// OFF-LABEL:   loop.func @conv1x1(
+// OFF:           %conv.local = loop.alloc local "conv.local" [{{.*}}] : !loop.buffer<[1, 4, 1, 16], f32>
+// OFF:           loop.for %conv_local_ff = %{{.*}} extent %{{.*}} unrolled {
+// OFF-NOT:       loop.for %conv_ff_o_1

@@ -101,3 +101,32 @@ loop.func @in_vector(%a: !loop.buffer<[32], f32>, %b: !loop.buffer<[32], f32> {l
 // LLVM-LABEL: define i32 @"in_vector"(
 // LLVM-COUNT-2: load <{{[0-9]+}} x float>
 // LLVM-NOT:     !llvm.loop
+
+// -----
+
+// A constant extent from a symbolic start (the main piece of a split tile that
+// loop-partition cut): unrolled all the same; the copies count from the start.
+loop.func @from_symbolic(%a: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c2 = arith.constant 2 : index
+  %s = arith.subi %n, %c2 : index
+  loop.for %i = %s extent %c2 unrolled {
+    %z = arith.constant 0.0 : f32
+    loop.store %z, %a[%i] : !loop.buffer<["n"], f32>
+  }
+}
+// CHECK-LABEL: loop.func @from_symbolic
+// CHECK:         loop.for %i = %s extent %c2 unrolled attributes {unroll_full} {
+// COPY-LABEL:  loop.func @from_symbolic
+// COPY-NOT:      loop.for
+// COPY:          %[[K0:.*]] = arith.constant 0 : index
+// COPY-NEXT:     %[[I0:.*]] = arith.addi %s, %[[K0]] : index
+// COPY-NEXT:     %[[Z0:.*]] = arith.constant 0.000000e+00 : f32
+// COPY-NEXT:     loop.store %[[Z0]], %a[%[[I0]]]
+// COPY-NEXT:     %[[K1:.*]] = arith.constant 1 : index
+// COPY-NEXT:     %[[I1:.*]] = arith.addi %s, %[[K1]] : index
+// COPY-NEXT:     %[[Z1:.*]] = arith.constant 0.000000e+00 : f32
+// COPY-NEXT:     loop.store %[[Z1]], %a[%[[I1]]]
+// COPY-NOT:      loop.store
+// LLVM-LABEL:  define i32 @"from_symbolic"(
+// LLVM:          !llvm.loop
