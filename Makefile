@@ -24,10 +24,12 @@ lit: $(STAMP)
 pytest: $(STAMP)
 	$(VENV)/bin/pytest -n 2 test/python
 
-# make bench BENCH_ARGS=--quick: fewer rounds, smaller workloads (bench/suite.py --help)
+# make bench BENCH_ARGS=--quick: fewer rounds, smaller workloads (bench/suite.py --help);
+# NETWORKS_ARGS=--skip=seed001_1024: bench/networks.py without its longest network (--help)
 bench: $(STAMP)
 	$(PY) bench/run.py $(BENCH_ARGS)
 	$(PY) bench/memory.py
+	$(PY) bench/networks.py $(NETWORKS_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check compiler tools bench test
