@@ -9,11 +9,13 @@ or any object with `__dlpack__`; they are passed zero-copy.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -355,15 +357,31 @@ def compile_module(
         hit = _load_build(key, module, name, options, stats, cache, start)
         if hit is not None:
             return hit
-    start = time.perf_counter()
-    if any(isinstance(op, te.FuncOp) for op in module.ops):  # `build` leaves this to a miss
-        verify_program(module, name)
-    lowered = _lower_to_flat(module, name, options)
-    stats.seconds["passes"] = time.perf_counter() - start
-    fn = Function(name, lowered, stats, cache=cache, fast_math=fast_math)
+    with _cyclic_gc_paused():
+        start = time.perf_counter()
+        if any(isinstance(op, te.FuncOp) for op in module.ops):  # `build` leaves this to a miss
+            verify_program(module, name)
+        lowered = _lower_to_flat(module, name, options)
+        stats.seconds["passes"] = time.perf_counter() - start
+        fn = Function(name, lowered, stats, cache=cache, fast_math=fast_math)
     if key is not None:
         _store_build(key, fn)
     return fn
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """xDSL's IR is a web of reference cycles (parents, uses, blocks): while the passes
+    create ops, Python's cyclic collector runs every few thousand allocations and walks
+    all of it again each time (a sixth of a cold build). Paused for the compilation; the
+    cycles it leaves are collected by the first automatic run after it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _lower_to_flat(module: ModuleOp, name: str, options: _Options) -> _Lowered:
