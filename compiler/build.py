@@ -60,12 +60,14 @@ def lower(
     tighten_pad_regions: bool = True,
     check_bounds: bool = False,
     loop_partition: bool = True,
+    auto_schedule: bool = False,
 ) -> ModuleOp:
     """The IR after the default pipeline (or after the stage `until`).
 
     `lower([A, B, C])` or, with a schedule, `lower(s, [A, B, C])`. `until` is one of
     `compiler.pipeline.STAGES` (`"te"`, `"loop"`: after schedule-ops, `"flat"`,
-    `"llvm"`); the options are those of `build`.
+    `"llvm"`); the options are those of `build`, except `auto_schedule`, which is off
+    unless asked for (`build` turns it on when it is given no schedule).
 
     >>> A = te.placeholder((16,), name="A")
     >>> B = te.compute((16,), lambda i: A[i] + 1.0, name="B")
@@ -80,7 +82,7 @@ def lower(
     module, _ = build_module(tensors, name, schedule)
     ctx = make_context()
     options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
-    for p in default_pipeline(until, **options, loop_partition=loop_partition):
+    for p in default_pipeline(until, **options, loop_partition=loop_partition, auto_schedule=auto_schedule):
         p.apply(ctx, module)
     module.verify()
     return module

@@ -108,7 +108,7 @@ def _convert_store(op: L.StoreOp, builder: ir.IRBuilder, val_map: dict[Any, Any]
     _add_alias_metadata(op, instr, builder.module)
 
 
-class _LoopID(ir.values.MDValue):  # type: ignore[misc]  # llvmlite is untyped
+class _LoopID(ir.values.MDValue):
     """A loop's `distinct !{!self, !{!"llvm.loop.unroll.full"}}`: LLVM finds loop
     properties on a distinct node that names itself first, which Module.add_metadata
     (uniqued nodes only) can not make."""

@@ -522,10 +522,11 @@ def emit_schedule(
         elif p.kind == "rfactor":
             assert p.target is not None
             assert p.new_op is not None
+            assert p.factor is None or isinstance(p.factor, int)  # rfactor's factor axis
             op = sched.RfactorOp(operands[0], stage_name(p.target), p.factor or 0)
             ops[p.stage.uid], ops[p.target.uid] = p.new_op, p.target.op
         elif p.kind == "storage_align":
-            assert p.factor is not None
+            assert isinstance(p.factor, int)
             assert p.offset is not None
             op = sched.StorageAlignOp(operands[0], p.factor, p.offset)
         elif p.kind == "compute_root":

@@ -17,6 +17,7 @@ Dim = torch.export.Dim
 from compiler.arith.expr import evaluate, parse_expr  # noqa: E402
 from compiler.torch import UnsupportedOperatorError, from_torch  # noqa: E402
 from compiler.torch.networks import (  # noqa: E402
+    BasicBlock,
     InvertedResidual,
     MLPBlock,
     ResNet18,
@@ -50,6 +51,25 @@ def test_resnet18() -> None:
     assert all("batch_norm" not in t.name for t in net.graph.params)
     assert net.memory is not None
     assert int(net.memory.arena) < int(net.memory.no_reuse)
+
+
+def test_static_networks_are_auto_scheduled_and_symbolic_ones_keep_the_fusion_schedule() -> None:
+    torch.manual_seed(2)
+    model = randomize_batch_norms(BasicBlock(8, 8, 1))
+    x = torch.randn(1, 8, 12, 12)
+    static = from_torch(model, (x,))
+    assert_matches_torch(static, model, x, rtol=1e-4, atol=1e-5)
+    fused = from_torch(model, (x,), auto_schedule=False)
+    symbolic = from_torch(model, (x,), dynamic_shapes={"x": {2: Dim("h", min=4), 3: Dim("w", min=4)}})
+    assert_matches_torch(symbolic, model, torch.randn(1, 8, 9, 13), rtol=1e-4, atol=1e-5)
+
+    def kinds(net: object) -> set[str]:
+        text = str(net.lower(until="loop"))  # type: ignore[attr-defined]
+        return {k for k in ("parallel", "vectorized", "unrolled") if f" {k} " in text}
+
+    assert kinds(static) == {"parallel", "vectorized", "unrolled"}  # register tiles, cores
+    assert kinds(fused) == set()
+    assert kinds(symbolic) == set()
 
 
 # ---------------------------------------------------------------------------
