@@ -1,5 +1,5 @@
 """Expression variables for SSA index values, shared by the passes that reason about
-loop IR with `compiler.arith` (insert-bound-checks, loop-partition)."""
+loop IR with `compiler.arith` (insert-bound-checks, loop-partition, storage-flatten)."""
 
 from __future__ import annotations
 

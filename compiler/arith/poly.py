@@ -12,15 +12,20 @@ M = TypeVar("M", bound=Hashable)
 C = TypeVar("C", int, Fraction)
 
 
+def _accumulate(out: dict[M, C], m: M, k: C) -> None:
+    """`out[m] += k`, dropping the monomial when its coefficient becomes zero."""
+    v = out.get(m, 0) + k
+    if v:
+        out[m] = v
+    else:
+        out.pop(m, None)
+
+
 def poly_add(p: dict[M, C], q: dict[M, C], scale: int = 1) -> dict[M, C]:
     """`p + scale * q`."""
     out = dict(p)
     for m, k in q.items():
-        v = out.get(m, 0) + scale * k
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
+        _accumulate(out, m, scale * k)
     return out
 
 
@@ -30,10 +35,5 @@ def poly_mul(p: dict[M, C], q: dict[M, C], join: Callable[[M, M], M]) -> dict[M,
     out: dict[M, C] = {}
     for m1, k1 in p.items():
         for m2, k2 in q.items():
-            m = join(m1, m2)
-            v = out.get(m, 0) + k1 * k2
-            if v:
-                out[m] = v
-            else:
-                out.pop(m, None)
+            _accumulate(out, join(m1, m2), k1 * k2)
     return out

@@ -12,8 +12,9 @@ itself when they are missing). For every `te.func`:
      attached at a leaf loop `X` of a consumer is emitted at the start of the
      body of `X`;
   4. a stage is a `loop.alloc` over its realized region (unless it is an
-     output; `local`, a register, when it is one element of an attached
-     stage), then its leaf loops, outer first; at the innermost point the
+     output; `local`, on the stack, for one element of an attached stage or
+     an attached tile of symbolic extents bounded by small constants, at those
+     bounds: `_stack_shape`), then its leaf loops, outer first; at the innermost point the
      root axes are computed from the leaf variables, the body is guarded by
      the bound checks (`loop.if ... likely`), `te.read` becomes `loop.load`,
      and the yielded value is stored;
@@ -209,14 +210,9 @@ class FunctionLowering:
         for k, result in enumerate(stage.outputs):
             if result not in self.values:
                 mins = [self.expr(m, block) for m in plan.realize_mins]
-                # one element of a stage attached at a consumer's loop: a register, as a
-                # reduction's accumulator (compiler.ops' float32 accumulators of float16 stages)
-                shape = plan.alloc_shape
-                local = plan.attach is not None and all(d == 1 for d in shape)
-                tile = _constant_tile(stage, plan, k)
-                if tile is not None:
-                    shape, local = tile, True
-                alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, shape, k), local=local)
+                stack = _stack_shape(stage, plan, k)
+                shape = plan.alloc_shape if stack is None else stack
+                alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, shape, k), local=stack is not None)
                 alloc.result.name_hint = result_name(result)
                 block.add_op(alloc)
                 self.values[result] = alloc.result
@@ -418,21 +414,30 @@ def result_name(value: SSAValue) -> str:
 
 
 LOCAL_TILE_BYTES = 4096
-"""The largest attached stage kept on the stack (`_constant_tile`)."""
+"""The largest tile of symbolic extents kept on the stack (`_stack_shape`)."""
 
 
-def _constant_tile(stage: te.ComputeOp, plan: StagePlan, index: int) -> list[Dim] | None:
-    """The constant shape of a small attached stage whose extents are symbolic but bounded
-    by constants (a register tile `min(k, 4) x min(w, 16)` of a split symbolic axis, as
-    the auto-scheduler's and TVM's `cache_write(C, "local")` make): allocated at those
-    bounds on the stack, its rows lie at constant distances, so LLVM keeps the tile in
-    registers across the reduction (at symbolic distances it can not tell the rows
-    apart and loads and stores every accumulator at each step). None otherwise."""
-    if plan.attach is None or all(isinstance(d, int) for d in plan.alloc_shape):
+def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int) -> list[Dim] | None:
+    """The shape at which a small attached stage lives on the stack (`loop.alloc local`,
+    registers once LLVM promotes it), or None for a buffer of the arena:
+
+    * one element: a reduction's accumulator (compiler.ops' float32 accumulators of
+      float16 stages);
+    * symbolic extents bounded by constants (a register tile `min(k, 4) x min(w, 16)` of
+      a split symbolic axis, as the auto-scheduler's and TVM's `cache_write(C, "local")`
+      make), at those bounds: its rows then lie at constant distances, so LLVM keeps the
+      tile in registers across the reduction (at symbolic distances it can't tell the
+      rows apart and loads and stores every accumulator at each step).
+    """
+    if plan.attach is None:
+        return None
+    if all(d == 1 for d in plan.alloc_shape):
+        return list(plan.alloc_shape)
+    if all(isinstance(d, int) for d in plan.alloc_shape):
         return None
     shape: list[Dim] = []
     for d in plan.alloc_shape:
-        hi = d if isinstance(d, int) else const_bounds(parse_expr(d), _non_negative(d))[1]
+        hi = d if isinstance(d, int) else _constant_upper_bound(parse_expr(d))
         if hi is None or hi < 1:
             return None
         shape.append(hi)
@@ -443,9 +448,9 @@ def _constant_tile(stage: te.ComputeOp, plan: StagePlan, index: int) -> list[Dim
     return shape
 
 
-def _non_negative(text: str) -> dict[str, tuple[int, None]]:
-    """Every variable of an extent is a size (or a loop variable): at least 0."""
-    return {v: (0, None) for v in free_vars(parse_expr(text))}
+def _constant_upper_bound(extent: Expr) -> int | None:
+    """The largest value of an extent, whose variables are sizes (at least 0), if constant."""
+    return const_bounds(extent, {v: (0, None) for v in free_vars(extent)})[1]
 
 
 def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loop.BufferType:

@@ -29,8 +29,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.arith.expr import Const, Expr, Var, parse_expr
-from compiler.arith.ir import emit_expr, expr_from_value
+from compiler.analysis.value_names import ValueNames
+from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.ir import emit_expr
 from compiler.arith.simplify import const_value, simplify
 from compiler.dialects import loop
 from compiler.dialects.shape import Dim
@@ -73,30 +74,15 @@ class _Layout:
     strides: list[Expr]
 
 
-class IndexExprs:
-    """Converts SSA index values to expressions and back, within one function."""
+class IndexExprs(ValueNames):
+    """Converts SSA index values to expressions (`ValueNames`) and back, within one function."""
 
     def __init__(self, func: loop.FuncOp):
+        super().__init__()
         self.func = func
-        self.values: dict[str, SSAValue] = {}
-        self.names: dict[SSAValue, str] = {}
-        for op in func.body.block.ops:
+        for op in func.body.block.ops:  # emitted expressions reuse the function's loop.vars
             if isinstance(op, loop.VarOp):
                 self.values.setdefault(op.var_name.data, op.result)
-
-    def leaf(self, value: SSAValue) -> Expr:
-        if isinstance(value.owner, loop.VarOp):
-            return Var(value.owner.var_name.data)
-        if value not in self.names:
-            name = f"%{len(self.names)}"
-            self.names[value] = name
-            self.values[name] = value
-        return Var(self.names[value])
-
-    def to_expr(self, value: SSAValue) -> Expr:
-        e = expr_from_value(value, self.leaf)
-        assert e is not None  # leaf never gives up
-        return e
 
     def var_value(self, name: str) -> SSAValue:
         if name not in self.values:
@@ -164,7 +150,7 @@ def _zero_mins(op: loop.AllocOp) -> bool:
 
 
 def _flatten_alloc(op: loop.AllocOp, exprs: IndexExprs, layouts: dict[SSAValue, _Layout]) -> None:
-    mins = [exprs.to_expr(m) for m in op.mins]
+    mins = [exprs.expr(m) for m in op.mins]
     zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
     new = loop.AllocOp(op.buffer_name.data, [zero.result], flat_type(op.buffer_type), local=op.is_local)
     new.attributes |= op.attributes
@@ -176,7 +162,7 @@ def _flatten_alloc(op: loop.AllocOp, exprs: IndexExprs, layouts: dict[SSAValue, 
 def _flatten_access(
     op: loop.LoadOp | loop.StoreOp, exprs: IndexExprs, layout: _Layout
 ) -> None:
-    flat = _flat_index(layout, [exprs.to_expr(i) for i in op.indices])
+    flat = _flat_index(layout, [exprs.expr(i) for i in op.indices])
     index = exprs.emit(flat, op)
     if isinstance(op, loop.LoadOp):
         new: Operation = loop.LoadOp(op.buffer, [index])

@@ -131,7 +131,7 @@ loop.func @strided(%A: !loop.buffer<["n", 8], f32, strides ["sn", 2]>, %B: !loop
 
 // FLAT-LABEL:  loop.func @strided_compute(%A: !loop.buffer<["n * sn - sn + 15"], f32>, %B: !loop.buffer<["n * 8"], f32> {loop.output}) {
 // FLAT-NEXT:     %sn = loop.var "sn" : index
-// FLAT:          %[[ROW:.*]] = arith.muli %i, %sn : index
+// FLAT:          %[[ROW:.*]] = arith.muli %sn, %i : index
 // FLAT-NEXT:     %[[TWO:.*]] = arith.constant 2 : index
 // FLAT-NEXT:     %[[COL:.*]] = arith.muli %j, %[[TWO]] : index
 // FLAT-NEXT:     %[[IDX:.*]] = arith.addi %[[ROW]], %[[COL]] : index
