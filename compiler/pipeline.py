@@ -84,7 +84,7 @@ def default_pipeline(
                 *([AutoSchedulePass()] if auto_schedule else []),
                 ComputeInlinePass(),
                 *([TightenPadRegionsPass()] if tighten_pad_regions else []),
-                InferBoundPass(),
+                InferBoundPass(clip_to_shape=tighten_pad_regions),  # both off: old TVM's regions
                 ScheduleOpsPass(),
                 *([InsertBoundChecksPass()] if check_bounds else []),
             ],

@@ -15,7 +15,8 @@ InferRootBound, for a stage that is not an output:
      loop variables of the consumer's own attach path that do not enclose
      the stage are relaxed to their ranges (the relax set);
   3. PropBoundToInputs: every `te.read` of the stage's tensor, evaluated over
-     those sets, is one request per dimension;
+     those sets, is one request per dimension, cut to the stage's shape where
+     it provably reaches past it (`clip_to_shape`, as TVM);
   4. GatherBound: the union of the requests, dimension by dimension.
 
 Outputs are realized over their whole shape. A region that is not provably
@@ -27,7 +28,10 @@ whose factor does not provably divide the extent, the inner loop does no work
 outside the parent's range: `split-mode=tight` gives it the extent
 `min(factor, extent - outer * factor)`, `split-mode=guard` keeps the factor
 and guards the body with `parent < min + extent`. PassUpDomain intersects
-the parent's set with its range, so requests never exceed it either.
+the parent's set with its range, so requests never exceed it either. Through
+a fuse, a range of fused values gives its rows, and one row's columns when it
+never crosses a row end (TVM's PassUpDomain: `split(fuse(i, j), 3)` over rows
+of 6 reads 1 x 3 per outer iteration).
 
 Results are recorded on each `te.compute` as discardable attributes, so
 `compiler-opt -p infer-bound` shows them (every expression is text over
@@ -148,6 +152,7 @@ class Request:
     set: IntSet
     where: str
     guard: GuardUse
+    clipped: bool = False  # cut to the stage's shape (the read reaches past it)
 
 
 @dataclass
@@ -169,6 +174,7 @@ class StageBounds:
 class InferBound:
     model: ScheduleModel
     split_mode: SplitMode = "tight"
+    clip_to_shape: bool = True  # cut each read's set to the stage's shape (see clip_to_shape)
     ranges: dict[str, Range_] = field(default_factory=dict)  # exact, may name outer loop variables
     relaxed: dict[str, Range_] = field(default_factory=dict)  # no references to sibling loops
     accesses: dict[str, list[Access]] = field(default_factory=dict)
@@ -229,6 +235,24 @@ class InferBound:
         self.requests[stage.name] = requests
         self.set_reduce_ranges(stage)
 
+    def clip(self, s: IntSet, extent: Expr) -> IntSet:
+        """A read's set without the part provably outside [0, extent) (TVM's PropBoundToInputs
+        takes the shape when a read provably covers it): the stage computes nothing outside
+        its shape, and a read there (`A[i]`, i beyond A's extent) is undefined. An end not
+        provably outside is kept (the stage's bound checks keep the work inside the shape)."""
+        az = self.analyzer()
+        if s.empty_set:
+            return s
+        lo, hi = s.lo, s.hi
+        if lo is not None and az.prove_lt(lo, 0):
+            lo = Const(0)
+        top = az.simplify(extent - 1)
+        if hi is not None and az.prove_gt(hi, top):
+            hi = top
+        if lo is not None and hi is not None and az.prove_lt(hi, lo):
+            return IntSet.empty()  # read only outside the shape
+        return IntSet(lo, hi)
+
     def set_reduce_ranges(self, stage: Stage) -> None:
         """Reduce axes run over [0, extent). An extent over the stage's data axes (a
         triangular `te.reduce_axis((0, i))`) stays exact in the loop (it names the data
@@ -260,6 +284,7 @@ class InferBound:
         dom = {iv.name: up[iv.name] for iv in consumer.root_vars}
         relax = [iv for iv in self.model.attach_path(consumer) if iv.name not in enclosing]
         requests: list[list[Request]] = [[] for _ in stage.axes]
+        shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
         for access in self.accesses[consumer.name]:
             if access.source != stage.name:
                 continue
@@ -270,7 +295,8 @@ class InferBound:
                     requests[dim].append(Request(IntSet.everything(), where, guard))
                     continue
                 s = self.relax(eval_set(index, read_dom, self.bounds), relax)
-                requests[dim].append(Request(s, where, guard))
+                clipped = self.clip(s, shape[dim]) if self.clip_to_shape else s
+                requests[dim].append(Request(clipped, where, guard, clipped != s))
         return requests
 
     def guarded_domain(self, access: Access, dom: dict[str, IntSet]) -> tuple[dict[str, IntSet], GuardUse]:
@@ -316,13 +342,16 @@ class InferBound:
         return Const(const_hi) if az.prove_le(const_hi, hi) else az.simplify(emin(hi, const_hi))
 
     def pass_up_domain(self, stage: Stage, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+        loose: dict[str, IntSet] = {}  # a split parent's set before it is cut to the parent's range
         for rel in reversed(stage.relations):
             if isinstance(rel, Split):
-                self.pass_up_split(rel, up, full)
+                self.pass_up_split(rel, up, full, loose)
             elif isinstance(rel, Fuse):
-                self.pass_up_fuse(rel, up, full)
+                self.pass_up_fuse(rel, up, full, loose)
 
-    def pass_up_split(self, rel: Split, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+    def pass_up_split(
+        self, rel: Split, up: dict[str, IntSet], full: dict[str, bool], loose: dict[str, IntSet]
+    ) -> None:
         parent = self.relaxed[rel.parent.name]
         parent_set = IntSet.from_range(parent.min, parent.extent, self.bounds)
         if full[rel.outer.name] and full[rel.inner.name]:
@@ -331,22 +360,52 @@ class InferBound:
         factor = self.relaxed[rel.inner.name].extent
         value = Var(rel.outer.name) * factor + Var(rel.inner.name) + parent.min
         dom = {rel.outer.name: up[rel.outer.name], rel.inner.name: up[rel.inner.name]}
-        result = eval_set(value, dom, self.bounds).intersect(parent_set, self.bounds)
+        loose[rel.parent.name] = eval_set(value, dom, self.bounds)
+        result = loose[rel.parent.name].intersect(parent_set, self.bounds)
         up[rel.parent.name], full[rel.parent.name] = result, False
 
-    def pass_up_fuse(self, rel: Fuse, up: dict[str, IntSet], full: dict[str, bool]) -> None:
+    def pass_up_fuse(
+        self, rel: Fuse, up: dict[str, IntSet], full: dict[str, bool], loose: dict[str, IntSet]
+    ) -> None:
+        """The fused variable's set back to its outer and inner variables (TVM's PassUpDomain):
+        a point gives points; a range [lo, hi] gives the outer rows lo // inner .. hi // inner,
+        and, when its extent divides the inner extent and lo is a multiple of it (the range
+        never crosses a row), the inner columns lo % inner .. hi % inner of one row; any
+        other range all columns."""
         fused = up[rel.fused.name]
         outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
-        if full[rel.fused.name] or not fused.is_point(self.bounds):
-            up[rel.outer.name] = IntSet.from_range(outer.min, outer.extent, self.bounds)
-            up[rel.inner.name] = IntSet.from_range(inner.min, inner.extent, self.bounds)
+        outer_full = IntSet.from_range(outer.min, outer.extent, self.bounds)
+        inner_full = IntSet.from_range(inner.min, inner.extent, self.bounds)
+        az = self.analyzer()
+        fused_min = self.relaxed[rel.fused.name].min
+        if not full[rel.fused.name] and fused.is_point(self.bounds):
+            assert fused.lo is not None
+            offset = fused.lo - fused_min
+            up[rel.outer.name] = IntSet.point(az.simplify(outer.min + offset // inner.extent))
+            up[rel.inner.name] = IntSet.point(az.simplify(inner.min + offset % inner.extent))
+            full[rel.outer.name] = full[rel.inner.name] = False
+            return
+        # the split's set before the cut to the fused range: a superset, with the
+        # regular shape that shows whether it stays in one row
+        fused = loose.get(rel.fused.name, fused)
+        if full[rel.fused.name] or fused.lo is None or fused.hi is None:
+            up[rel.outer.name], up[rel.inner.name] = outer_full, inner_full
             full[rel.outer.name] = full[rel.inner.name] = True
             return
-        assert fused.lo is not None
-        offset = fused.lo - self.relaxed[rel.fused.name].min
-        up[rel.outer.name] = IntSet.point(self.analyzer().simplify(outer.min + offset // inner.extent))
-        up[rel.inner.name] = IntSet.point(self.analyzer().simplify(inner.min + offset % inner.extent))
-        full[rel.outer.name] = full[rel.inner.name] = False
+        lo, hi = az.simplify(fused.lo - fused_min), az.simplify(fused.hi - fused_min)
+        width = az.simplify(hi - lo + 1)
+        rows = IntSet(az.simplify(outer.min + lo // inner.extent), az.simplify(outer.min + hi // inner.extent))
+        up[rel.outer.name] = rows.intersect(outer_full, self.bounds)
+        full[rel.outer.name] = False
+        if az.prove_ge(width, 1) and az.prove_eq(az.simplify(inner.extent % width), 0) and az.prove_eq(
+            az.simplify(lo % width), 0
+        ):
+            up[rel.outer.name] = IntSet.point(az.simplify(outer.min + lo // inner.extent))
+            start = az.simplify(inner.min + lo % inner.extent)
+            up[rel.inner.name] = IntSet(start, az.simplify(start + width - 1))
+            full[rel.inner.name] = False
+        else:
+            up[rel.inner.name], full[rel.inner.name] = inner_full, True
 
     # -- PassDownDomain ------------------------------------------------------------
 
@@ -439,10 +498,15 @@ class InferBound:
             lines.append(f"  dim {dim}: min {r.min} from {self._source(requests, r.min, 'lo', az)}; "
                          f"max {hi} from {self._source(requests, hi, 'hi', az)}")
         seen: set[str] = set()
-        for request in (req for dim in self.requests[stage.name] for req in dim):
+        every = [req for dim in self.requests[stage.name] for req in dim]
+        for request in every:
             if request.where in seen:
                 continue
             seen.add(request.where)
+            past = [str(d) for d, dim in enumerate(self.requests[stage.name]) if any(
+                r.clipped and r.where == request.where for r in dim)]
+            if past:
+                lines.append(f"  {request.where}: reaches past the shape in dim {', '.join(past)}, cut to it")
             if request.guard.used:
                 lines.append(f"  {request.where}: tightened by the guard {' and '.join(request.guard.used)}")
             for reason in request.guard.unused:
@@ -596,12 +660,17 @@ def record(op: te.ComputeOp, bounds: StageBounds, stage: Stage) -> None:
 
 
 def infer_function(
-    module: ModuleOp, func: te.FuncOp, split_mode: SplitMode = "tight", *, explain: bool = False
+    module: ModuleOp,
+    func: te.FuncOp,
+    split_mode: SplitMode = "tight",
+    *,
+    explain: bool = False,
+    clip_to_shape: bool = True,
 ) -> None:
     inline_function(module, func)  # a no-op when compute-inline already ran
     schedule = schedule_of(module, func)
     model = ScheduleModel.build(func, schedule)
-    inference = InferBound(model, split_mode)
+    inference = InferBound(model, split_mode, clip_to_shape)
     results = inference.run()
     for stage in model.stages.values():
         record(stage.op, results[stage.name], stage)

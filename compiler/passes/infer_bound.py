@@ -33,10 +33,15 @@ class InferBoundPass(ModulePass):
     explain: bool = False
     """Print, for each stage, its region and what determined each side of it."""
 
+    clip_to_shape: bool = True
+    """Cut each read's region to the part inside the stage's shape (as TVM's
+    PropBoundToInputs): a read past the shape, such as a pad's, never grows its producer.
+    `false` gives the regions of older TVM, which grow into the pads (seed 000)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.split_mode not in ("tight", "guard"):
             raise PassError(f"infer-bound: split-mode must be tight or guard, got '{self.split_mode}'")
         split_mode: SplitMode = "tight" if self.split_mode == "tight" else "guard"
         for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            infer_function(op, func, split_mode, explain=self.explain)
+            infer_function(op, func, split_mode, explain=self.explain, clip_to_shape=self.clip_to_shape)
 

@@ -137,11 +137,6 @@ def test_bound_tile_divisible() -> None:
     assert [lp.extent for lp in loops(loop_ir(s, [A, B]))] == ["m", "l", 8, 32]
 
 
-FUSE_RELAX = (
-    "the region of a stage attached under split(fuse(i, j)) is the whole tensor: "
-    "PassUpDomain through fuse does not narrow it to the rows/columns the fused range covers"
-)
-
 
 def test_bound_fusesplit1() -> None:
     m, lv, split1 = te.var("m"), te.var("l"), te.var("s")
@@ -160,7 +155,6 @@ def test_bound_fusesplit1() -> None:
         a2.check(a + 3.0)
 
 
-@xfail_missing(FUSE_RELAX)
 def test_bound_fusesplit2() -> None:
     A, A1, A2 = _a1_a2(te.var("m"), 6)
     s = te.create_schedule(A2.op)
@@ -300,15 +294,7 @@ def test_bound_nest_group() -> None:
             id="div_minus_min",
         ),
         pytest.param(lambda i: i + (0 - i), lambda i: 0 * i, id="cancelling"),
-        pytest.param(
-            lambda i: i,
-            None,
-            id="out_of_bounds",
-            marks=xfail_missing(
-                "the region of a stage read outside its shape is not clipped to the shape: "
-                "A (shape 2) read at A[i], i < 10, is allocated and computed with 10 elements"
-            ),
-        ),
+        pytest.param(lambda i: i, None, id="out_of_bounds"),
     ],
 )
 def test_bound_simplification_failure(index: object, reference: object) -> None:
