@@ -600,7 +600,13 @@ def memory_of(fn: compiler.Function, env: dict[str, int]) -> dict[str, Any]:
         if all(sz is not None for _, sz in sizes):
             end = max(b.last for b, _ in sizes)
             bound = max(sum(sz or 0 for b, sz in sizes if b.first <= k <= b.last) for k in range(end + 1))
-    return {"arena": arena, "lower_bound": bound, "buffers": len(plan.buffers), "arena_expr": plan.arena}
+    return {
+        "arena": arena,
+        "lower_bound": bound,
+        "buffers": len(plan.buffers),
+        "arena_expr": plan.arena,
+        "stack_per_thread": sum(plan.stack.values()),  # packed panels, register tiles
+    }
 
 
 def ours(w: Workload, variant: str, tuning_log: str | None = None) -> Contender:
@@ -791,8 +797,10 @@ def _fmt_bytes(v: int | None) -> str:
 def _bytes_cell(r: dict[str, Any]) -> str:
     if "intermediate_bytes" not in r:
         return ""
-    if "liveness_lower_bound" in r:  # ours: the plan / the liveness lower bound
-        return f"{_fmt_bytes(r['intermediate_bytes'])} / {_fmt_bytes(r['liveness_lower_bound'])}"
+    if "liveness_lower_bound" in r:  # ours: the plan / the liveness lower bound (+ per-thread stack)
+        stack = r.get("stack_bytes_per_thread") or 0
+        extra = f" +{_fmt_bytes(stack)}/thr" if stack >= 1024 else ""
+        return f"{_fmt_bytes(r['intermediate_bytes'])} / {_fmt_bytes(r['liveness_lower_bound'])}{extra}"
     return _fmt_bytes(r["intermediate_bytes"])  # TVM's allocation
 
 
@@ -812,6 +820,7 @@ def workload_rows(w: Workload, contenders: list[Contender]) -> list[dict[str, An
             row["untrusted"] = s["iqr_over_median"] > SPREAD_LIMIT
         if c.memory is not None:
             row["intermediate_bytes"] = c.memory.get("arena")
+            row["stack_bytes_per_thread"] = c.memory.get("stack_per_thread", 0)
             if c.name.startswith("ours"):
                 row["liveness_lower_bound"] = c.memory.get("lower_bound")
         if c.max_abs_error is not None:

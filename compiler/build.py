@@ -132,6 +132,7 @@ class Function:
         *,
         cache: bool | None = None,
         fast_math: bool = False,
+        fp_contract: bool = True,
     ):
         from compiler.lowering.jit import jit_compile
         from compiler.lowering.to_llvm import assert_table
@@ -139,7 +140,7 @@ class Function:
 
         errors = [ErrorEntry(e.message, e.error, e.n_values) for e in assert_table(lowered.module, name)]
         start = time.perf_counter()
-        lower_to_llvm, program = _llvm_lowering(lambda: lowered, fast_math)
+        lower_to_llvm, program = _llvm_lowering(lambda: lowered, fast_math, fp_contract)
         jit = jit_compile(lower_to_llvm, cache=cache, program=program())
         stats.seconds["llvm"] = time.perf_counter() - start
         self._setup(name, jit, lowered.specs, errors, stats, lowered.memory)
@@ -241,7 +242,7 @@ class Function:
 
 
 def _llvm_lowering(
-    lowered: Callable[[], _Lowered], fast_math: bool
+    lowered: Callable[[], _Lowered], fast_math: bool, fp_contract: bool
 ) -> tuple[Callable[[], ModuleOp], Callable[[], str]]:
     """The lowering of the flat module to the llvm dialect (run when LLVM runs or its IR is
     read), and the cache key's program: the flat IR and the passes that lower it further."""
@@ -252,14 +253,14 @@ def _llvm_lowering(
 
         module = lowered().module
         ctx = make_context()
-        for p in stage_passes("llvm", fast_math=fast_math):
+        for p in stage_passes("llvm", fast_math=fast_math, fp_contract=fp_contract):
             p.apply(ctx, module)
         return module
 
     def program() -> str:
         from compiler.pipeline import stage_passes
 
-        passes = ",".join(map(str, stage_passes("llvm", fast_math=fast_math)))
+        passes = ",".join(map(str, stage_passes("llvm", fast_math=fast_math, fp_contract=fp_contract)))
         return f"{lowered().flat_ir}\n// then: {passes}\n"
 
     return lower_to_llvm, program
@@ -298,6 +299,7 @@ class _Options:
     auto_schedule: bool
     loop_partition: bool
     fast_math: bool
+    fp_contract: bool
 
 
 @dataclass
@@ -323,6 +325,7 @@ def compile_module(
     auto_schedule: bool = False,
     loop_partition: bool = True,
     fast_math: bool = False,
+    fp_contract: bool = True,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
@@ -350,6 +353,7 @@ def compile_module(
         auto_schedule,
         loop_partition,
         fast_math,
+        fp_contract,
     )
     stats = CompileStats()
     key = None
@@ -365,7 +369,7 @@ def compile_module(
             verify_program(module, name)
         lowered = _lower_to_flat(module, name, options)
         stats.seconds["passes"] = time.perf_counter() - start
-        fn = Function(name, lowered, stats, cache=cache, fast_math=fast_math)
+        fn = Function(name, lowered, stats, cache=cache, fast_math=fast_math, fp_contract=fp_contract)
     if key is not None:
         _store_build(key, fn)
     return fn
@@ -502,7 +506,7 @@ def _load_build(
     start = time.perf_counter()
     # the passes, on a copy of the module as given, only when an IR text is read
     lowered = functools.cache(lambda: _lower_to_flat(module.clone(), name, options))
-    lower_to_llvm, program = _llvm_lowering(lowered, options.fast_math)
+    lower_to_llvm, program = _llvm_lowering(lowered, options.fast_math, options.fp_contract)
     jit = load_cached(entry.object_key, lower_to_llvm, program, toolchain=_toolchain, cache=cache)
     if jit is None:
         return None
@@ -538,7 +542,7 @@ def _memory_plan(module: ModuleOp) -> MemorySummary | None:
             if problems:
                 raise MemoryPlanError(f"internal error: unsound memory plan: {'; '.join(problems)}")
             summary = memory_summary(func)
-            if summary.buffers:
+            if summary.buffers or summary.stack:
                 return summary
     return None
 
@@ -553,6 +557,7 @@ def build(
     tuning_log: str | os.PathLike[str] | None = None,
     loop_partition: bool = True,
     fast_math: bool = False,
+    fp_contract: bool = True,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable `Function`.
 
@@ -577,9 +582,11 @@ def build(
     `compiler.tune` writes it) if there is one, else the `auto-schedule` pass's for the
     host. `auto_schedule=False` compiles the unscheduled program (TVM's default
     schedule); `auto_schedule=True` also extends a partial schedule to the stages it
-    does not name. `fast_math=True` lets LLVM reassociate and contract float math
-    (reductions vectorize, a*b+c becomes one FMA): faster, and no longer bit-exact;
-    off (the default), every float operation rounds as written.
+    does not name. `a * b + c` becomes one fused multiply-add, rounded once (as TVM,
+    clang and the BLAS libraries do; the FMA units are twice the throughput of a
+    multiply and an add); `fp_contract=False` rounds every float operation as written.
+    `fast_math=True` also lets LLVM reassociate float math (reductions vectorize):
+    faster, and the sum's order no longer the program's.
     """
     from compiler.tuning_log import apply_logged_schedule
 
@@ -600,6 +607,7 @@ def build(
         auto_schedule=automatic,
         loop_partition=loop_partition,
         fast_math=fast_math,
+        fp_contract=fp_contract,
     )
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn

@@ -49,10 +49,12 @@ def default_pipeline(
     auto_schedule: bool = False,
     loop_partition: bool = True,
     fast_math: bool = False,
+    fp_contract: bool = True,
 ) -> list[ModulePass]:
     """The passes from te to llvm; `fast_math=True` lets LLVM reassociate and contract
     float math (`lower-to-llvm{fast-math=true}`: reductions vectorize, FMAs; results
-    may differ from the IEEE-exact default in the last bits); `tighten_pad_regions=False` leaves pad guards out of
+    may differ from the default in the last bits); `fp_contract=False` rounds every
+    multiply and add on its own (no FMA: `lower-to-llvm{fp-contract=false}`); `tighten_pad_regions=False` leaves pad guards out of
     bound inference (TVM's behaviour, for comparison); `check_bounds=True` checks every
     load and store against its buffer's region at run time; `auto_schedule=True` first
     schedules every stage no `sched` op names (`auto-schedule`, for the host; `build()`
@@ -100,7 +102,7 @@ def default_pipeline(
                 UnrollLoopsPass(),
             ],
         ),
-        ("llvm", [LowerToLLVMPass(fast_math=fast_math)]),
+        ("llvm", [LowerToLLVMPass(fast_math=fast_math, fp_contract=fp_contract)]),
     ]
     passes: list[ModulePass] = []
     for stage, stage_passes in stages:
@@ -146,6 +148,9 @@ class DefaultPipelinePass(ModulePass):
 
     fast_math: bool = False
     """Let LLVM reassociate and contract float math (`lower-to-llvm{fast-math=true}`)."""
+
+    fp_contract: bool = True
+    """Fuse a*b+c into one FMA, rounded once (`lower-to-llvm{fp-contract=false}`: not)."""
 
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""

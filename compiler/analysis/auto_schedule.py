@@ -132,6 +132,7 @@ class StagePlan:
     parallel: bool = True
     min_parallel: int = 4  # fuse leading loops until this many iterations per core
     local_tile: bool = False  # compute the register tile in a cache_write "local" stage
+    pack_input: str | None = None  # read this input through a packed panel (cache_read "global")
 
     def describe(self) -> str:
         if self.action != "root":
@@ -143,6 +144,8 @@ class StagePlan:
             parts.append(f"unroll axis {self.unroll_axis} by {self.unroll_factor}")
         if self.reduce_split:
             parts.append(f"reduce split {self.reduce_split}")
+        if self.pack_input:
+            parts.append(f"pack {self.pack_input}")
         parts.append("parallel" if self.parallel else "serial")
         return " ".join(parts)
 
@@ -158,10 +161,19 @@ class StageInfo:
     guarded: bool  # the body holds a lazy scf.if (a pad, a stencil's edge)
     is_output: bool
     reads: list[list[frozenset[str]]]  # per read: the axis names each index uses
+    read_tensors: list[str | None]  # per read: the stage or argument read (None: a multi-output stage's)
     axis_names: list[str]
     reduce_names: list[str]
     consumers: list[str] = field(default_factory=list)
     reads_reduction: bool = False
+
+
+def _tensor_name(value: SSAValue) -> str | None:
+    """The name sched ops give the tensor `value` (a stage's or an argument's)."""
+    owner = value.owner
+    if isinstance(owner, te.ComputeOp):
+        return owner.stage.data if len(owner.outputs) == 1 else None
+    return value.name_hint
 
 
 def _extent(d: Dim) -> int | None:
@@ -181,8 +193,10 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
     leaf = stage.index_leaf()
     names = {iv.name for iv in stage.root_vars}
     reads: list[list[frozenset[str]]] = []
+    read_tensors: list[str | None] = []
     for inner in op.body.walk():
         if isinstance(inner, te.ReadOp):
+            read_tensors.append(_tensor_name(inner.tensor))
             uses = []
             for index in inner.indices:
                 e: Expr | None = expr_from_value(index, leaf)
@@ -197,6 +211,7 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
         guarded,
         stage.is_output,
         reads,
+        read_tensors,
         [iv.name for iv in stage.axes],
         [iv.name for iv in stage.reduce_axes],
     )
@@ -254,14 +269,21 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
         return None, _unroll_only(info, u, target, 1)
     else:
         vector_options = list(_divisors(extent, [lanes * k for k in (1, 2, 3, 4)]))
+        if extent >= 8 * lanes:  # long rows: wider tiles too, their tail peeled by loop-partition
+            vector_options += [lanes * k for k in (2, 3) if lanes * k not in vector_options]
         if not vector_options:  # no multiple of the lanes divides: a tail
             vector_options = [None] if extent <= 4 * lanes else [lanes]
     budget = max(1, target.registers - 4)
+    # a matmul's panel (B[k, j]) at most 3 vectors wide: 4 (3 x 32 floats) measured 1.5x
+    # slower than 6 x 16 on AVX2, its panel twice as large for the same k block
+    max_vectors = 3 if _panel_only(info, v) else 4
     best: tuple[float, int | None, int] | None = None
     for vf in vector_options:
         width = extent if vf is None else vf
         assert width is not None  # vf is None only for a known extent (with a tail)
         nv = -(-width // lanes)
+        if nv > max_vectors and vf != vector_options[0]:
+            continue
         for uf in _unroll_options(info, u):
             if uf * nv > budget:
                 continue
@@ -279,7 +301,11 @@ def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
     extent = info.extents[u]
     if extent is None:  # the rows past the extent: a guarded tail that loop-partition peels
         return [1, 2, 4]
-    return [1, *_divisors(extent, [2, 3, 4, 6, 8, 12])]
+    dividing = _divisors(extent, [2, 3, 4, 6, 8, 12])
+    # a long axis may take 4 or 6 rows with a tail (peeled by loop-partition): 6 x 16 is
+    # the AVX2 matmul kernel (12 accumulators), and 512 or 1000 rows aren't multiples of 6
+    tails = [uf for uf in (4, 6) if extent >= 8 * uf and uf not in dividing]
+    return [1, *dividing, *tails]
 
 
 def _unroll_only(info: StageInfo, u: int | None, target: Target, nv: int) -> int:
@@ -295,6 +321,28 @@ def _panel_only(info: StageInfo, v: int) -> bool:
     others = set(info.axis_names) - {vname}
     contiguous = [r for r in info.reads if r and vname in r[-1]]
     return bool(contiguous) and all(not (u & others) for r in contiguous for u in r)
+
+
+PACK_MIN_ROWS = 16
+"""A matmul's B panel is packed when at least this many rows read it (the copy costs
+one read of B per column panel and k block, the kernel M reads of it)."""
+
+
+def _panel_input(info: StageInfo, v: int) -> str | None:
+    """The one input a column panel reads (B of B[k, j]: contiguous along `v`, no other
+    data axis), which rows `PACK_MIN_ROWS` or more apart in memory would make the panel's
+    rows fall into a few cache sets (a 2 KiB row stride: 2 of L1's 64 sets)."""
+    vname = info.axis_names[v]
+    others = set(info.axis_names) - {vname}
+    panel = {
+        info.read_tensors[k]
+        for k, r in enumerate(info.reads)
+        if r and vname in r[-1] and not any(u & others for u in r)
+    }
+    if len(panel) != 1:
+        return None
+    (name,) = panel
+    return name
 
 
 def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
@@ -327,6 +375,11 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
                        if k % c == 0 and c * vf * info.element_bits // 8 <= target.l1_bytes // 2]
             if fitting:
                 plan = replace(plan, reduce_split=fitting[0])
+        rows = info.extents[plan.unroll_axis] if plan.unroll_axis is not None else None
+        if plan.vector_first and (rows is None or rows >= PACK_MIN_ROWS):
+            # the panel copied into a compact buffer (TVM's GEMM tutorial's packing, here a
+            # cache_read at the panel's k block): contiguous rows of the tile's width
+            plan = replace(plan, pack_input=_panel_input(info, v))
     return plan
 
 
@@ -389,9 +442,10 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
 
 
 class _Builder:
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, taken: set[str]):
         self.block = block
         self.leaves: list[SSAValue] = []  # the current stage's leaves, in loop order
+        self.taken = taken  # stage and argument names (a new cache stage's must differ)
 
     def add(self, op: Operation, *hints: str) -> Operation:
         self.block.add_op(op)
@@ -482,13 +536,31 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
         b.add(sched.UnrollOp(ui))
     if plan.vector_axis is not None:
         b.add(sched.VectorizeOp(inner[-1]))
-    if plan.parallel and target.cores > 1 and groups:
-        fused = outer[first][0]
-        for v, _ in outer[first + 1 : groups]:
+    fused_loops = [v for v, _ in outer[first:groups]] if plan.parallel and target.cores > 1 else []
+    if fused_loops:
+        fused = fused_loops[0]
+        for v in fused_loops[1:]:
             fused = b.add(sched.FuseOp(fused, v), f"{stage}_par").results[0]
         b.add(sched.ParallelOp(fused))
+    if plan.pack_input is not None:
+        # the panel is packed once per k block, or per column panel when k isn't blocked
+        # (unless that loop was fused with others for the cores)
+        at = reduce_outer[0] if reduce_outer else vo[0] if vo is not None else None
+        if at is not None and (reduce_outer or at not in fused_loops or len(fused_loops) == 1):
+            _emit_pack(b, info, plan, plan.pack_input, at)
     if plan.local_tile and outer:
         _emit_local_tile(b, info, plan, order[len(order) - len(inner) - 1])
+
+
+def _emit_pack(b: _Builder, info: StageInfo, plan: StagePlan, tensor: str, at: SSAValue) -> None:
+    """`tensor` read through a compact copy of the region one iteration of `at` reads
+    (`cache_read "global"` computed at `at`), copied a vector at a time."""
+    rank = next(len(r) for r, name in zip(info.reads, info.read_tensors, strict=True) if name == tensor)
+    cache = sched.cache_stage_name(tensor, "global", b.taken)
+    b.taken.add(cache)
+    b.add(sched.CacheReadOp(tensor, "global", [plan.stage]))
+    b.add(sched.ComputeAtOp(cache, at))
+    b.add(sched.VectorizeOp(b.axis(cache, rank - 1, f"{tensor}_p")))
 
 
 def _emit_local_tile(b: _Builder, info: StageInfo, plan: StagePlan, at: SSAValue) -> None:
@@ -517,7 +589,7 @@ def emit_plans(
 ) -> None:
     """Appends the sched ops of `plans` to `schedule` (the user's ops stay first)."""
     model = ScheduleModel.build(func)
-    b = _Builder(schedule.body.block)
+    b = _Builder(schedule.body.block, {*model.stages, *(a.name_hint or "" for a in func.args)})
     for plan in plans:
         if plan.stage in model.stages:
             emit_stage(b, stage_info(model, model.stages[plan.stage]), plan, target)

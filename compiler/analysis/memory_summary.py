@@ -45,6 +45,9 @@ class MemorySummary:
     arena: str = "0"
     no_reuse: str = "0"
     lower_bound: int | None = None
+    stack: dict[str, int] = field(default_factory=dict)
+    """Buffers on the stack (`loop.alloc local`: register tiles, accumulators, stages
+    computed inside a parallel loop, one copy per thread), bytes each: not in the arena."""
 
     def plot(self, path: str | Path, *, dims: Mapping[str, int] | None = None, title: str | None = None) -> None:
         """Draw the plan into `path` (PNG, SVG or PDF; matplotlib needed): buffers as
@@ -60,7 +63,9 @@ class MemorySummary:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MemorySummary:
         buffers = [BufferInfo(**b) for b in data["buffers"]]
-        return cls(data["function"], buffers, data["arena"], data["no_reuse"], data["lower_bound"])
+        return cls(
+            data["function"], buffers, data["arena"], data["no_reuse"], data["lower_bound"], dict(data.get("stack", {}))
+        )
 
     def __repr__(self) -> str:
         buffers = ", ".join(f"{b.name} {b.size}" for b in self.buffers)
@@ -85,6 +90,9 @@ class MemorySummary:
             f"  arena {self.arena} bytes; without reuse {self.no_reuse}; "
             f"liveness lower bound {bound} (in-place writes can go below it)"
         )
+        if self.stack:
+            each = ", ".join(f"{name} {size}" for name, size in self.stack.items())
+            out.append(f"  stack (per thread, not in the arena): {sum(self.stack.values())} bytes ({each})")
         return out
 
 
@@ -116,6 +124,9 @@ def memory_summary(func: loop.FuncOp) -> MemorySummary:
         summary.arena = str(buffer_bytes(arena.buffer_type))
     summary.no_reuse = "symbolic" if symbolic else str(total)
     summary.lower_bound = liveness_lower_bound(lifetimes)
+    for op in func.walk():
+        if isinstance(op, loop.AllocOp) and op.is_local:
+            summary.stack[op.buffer_name.data] = const_value(buffer_bytes(op.buffer_type)) or 0
     return summary
 
 

@@ -36,14 +36,14 @@ from compiler.diagnostics import PassError
 NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
 
 
-def lower_scalar_ops(module: ModuleOp, *, fast_math: bool = False) -> None:
+def lower_scalar_ops(module: ModuleOp, *, fast_math: bool = False, fp_contract: bool = True) -> None:
     """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func.
 
     One walk over a snapshot of the ops, each replaced in place: every op's lowering
     is made of llvm ops only, so nothing needs a second look (xDSL's greedy pattern
     walker, with its worklist and re-matching, took 4x as long on large functions).
     """
-    lowering = LowerScalarOps(fast_math)
+    lowering = LowerScalarOps(fast_math, fp_contract)
     for op in list(module.walk()):
         if isinstance(op, arith.IndexCastOp) and _llvm_type(op.input.type) == _llvm_type(op.result.type):
             Rewriter.replace_op(op, [], [op.input])  # index <-> i64: the same value once index is i64
@@ -165,14 +165,16 @@ def _llvm_type(t: Attribute) -> Attribute:
 FAST_MATH = llvm.FastMathAttr([llvm.FastMathFlag.REASSOC, llvm.FastMathFlag.ALLOW_CONTRACT])
 """With `fast_math`: the float adds, subtractions and products may be reassociated
 (a reduction vectorizes) and contracted (a*b+c into one FMA, rounded once)."""
+CONTRACT = llvm.FastMathAttr([llvm.FastMathFlag.ALLOW_CONTRACT])
+"""With `fp_contract` (the default): a*b+c may become one FMA, rounded once."""
 _FAST_MATH_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
 
 
 class LowerScalarOps:
     """arith, math, cf and func.return to llvm, one op at a time."""
 
-    def __init__(self, fast_math: bool = False):
-        self.fast_math = fast_math
+    def __init__(self, fast_math: bool = False, fp_contract: bool = True):
+        self.float_flags = FAST_MATH if fast_math else CONTRACT if fp_contract else None
 
     def lower(self, op: Operation) -> Operation | list[Operation] | None:
         """The llvm ops replacing `op` (the last one's results replace its results), or None
@@ -184,8 +186,8 @@ class LowerScalarOps:
         if (ctor := _INT_BINARY.get(type(op))) is not None:
             return ctor(op.operands[0], op.operands[1])
         if (float_ctor := _FLOAT_BINARY.get(type(op))) is not None:
-            if self.fast_math and isinstance(op, _FAST_MATH_OPS):
-                return float_ctor(op.operands[0], op.operands[1], fast_math=FAST_MATH)
+            if self.float_flags is not None and isinstance(op, _FAST_MATH_OPS):
+                return float_ctor(op.operands[0], op.operands[1], fast_math=self.float_flags)
             return float_ctor(op.operands[0], op.operands[1])
         if (cast := _CAST.get(type(op))) is not None:
             return cast(op.operands[0], op.results[0].type)

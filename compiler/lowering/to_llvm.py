@@ -103,13 +103,20 @@ class LowerToLLVMPass(ModulePass):
 
     fast_math: bool = False
     """Let LLVM reassociate and contract float math (`reassoc contract` on fadd/fsub/fmul:
-    reductions vectorize, a*b+c becomes an FMA); off, results are IEEE-exact."""
+    reductions vectorize, a*b+c becomes an FMA)."""
+
+    fp_contract: bool = True
+    """Let LLVM fuse a*b+c into one FMA, rounded once (`contract` on fadd/fsub/fmul), as
+    TVM and clang do; off, every float operation rounds as written (IEEE-exact)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_module(ctx, op, vector_bits=self.vector_bits or host_vector_bits(), fast_math=self.fast_math)
+        bits = self.vector_bits or host_vector_bits()
+        lower_module(ctx, op, vector_bits=bits, fast_math=self.fast_math, fp_contract=self.fp_contract)
 
 
-def lower_module(ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False) -> None:
+def lower_module(
+    ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False, fp_contract: bool = True
+) -> None:
     for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
         annotate_alias_scopes(f)  # before outlining: the groups are the parent's
     outline_parallel_loops(module)
@@ -130,7 +137,7 @@ def lower_module(ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast
     lower_structured_control_flow(module)
     for state in states:
         lower_asserts(state, abi)
-    lower_scalar_ops(module, fast_math=fast_math)
+    lower_scalar_ops(module, fast_math=fast_math, fp_contract=fp_contract)
     declare_runtime(module)
 
 

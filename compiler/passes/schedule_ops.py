@@ -135,6 +135,7 @@ class FunctionLowering:
         self.env: dict[str, SSAValue] = {}  # loop variables in scope, by name
         self.plans = {op: plan_of(op) for op in func.body.block.ops if isinstance(op, te.ComputeOp)}
         self.attached: dict[str, list[te.ComputeOp]] = {}
+        self.in_parallel = False  # emitting inside a parallel loop (a stage attached there)
         for op, plan in self.plans.items():
             if plan.attach is not None:
                 self.attached.setdefault(plan.attach, []).append(op)
@@ -210,7 +211,7 @@ class FunctionLowering:
         for k, result in enumerate(stage.outputs):
             if result not in self.values:
                 mins = [self.expr(m, block) for m in plan.realize_mins]
-                stack = _stack_shape(stage, plan, k)
+                stack = _stack_shape(stage, plan, k, self.in_parallel)
                 shape = plan.alloc_shape if stack is None else stack
                 alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, shape, k), local=stack is not None)
                 alloc.result.name_hint = result_name(result)
@@ -224,6 +225,7 @@ class FunctionLowering:
             self.emit_init_nest(stage, plan, out, block)  # a reduce loop encloses a data loop
         accumulator: tuple[list[SSAValue], Block] | None = None
         current = block
+        enclosing_parallel = self.in_parallel
         for k, lp in enumerate(plan.loops):
             if reduction is not None and init_inline and k == first_reduce:
                 accumulator = (self.emit_accumulator(stage, current), current)
@@ -234,8 +236,10 @@ class FunctionLowering:
             current.add_op(for_op)
             self.env[lp.name] = for_op.induction_var
             current = for_op.body.block
+            self.in_parallel |= lp.kind == str(loop.LoopKind.PARALLEL)
             for inner in self.attached.get(lp.name, []):
                 self.emit_stage(inner, current)
+        self.in_parallel = enclosing_parallel
         if reduction is not None and init_inline and first_reduce == len(plan.loops):
             accumulator = (self.emit_accumulator(stage, current), current)
         body = self.guarded(plan.guards, current)
@@ -416,8 +420,14 @@ def result_name(value: SSAValue) -> str:
 LOCAL_TILE_BYTES = 4096
 """The largest tile of symbolic extents kept on the stack (`_stack_shape`)."""
 
+PRIVATE_SCRATCH_BYTES = 256 * 1024
+"""The largest stage attached inside a parallel loop that gets a copy per thread on
+the thread's stack (`_stack_shape`): glibc gives threads 8 MiB of stack (2 MiB under
+an unlimited `ulimit -s`), libgomp's workers included. Larger stages stay in the arena
+and the loop runs serially. The memory plan reports these per-thread bytes."""
 
-def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int) -> list[Dim] | None:
+
+def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: bool = False) -> list[Dim] | None:
     """The shape at which a small attached stage lives on the stack (`loop.alloc local`,
     registers once LLVM promotes it), or None for a buffer of the arena:
 
@@ -427,13 +437,17 @@ def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int) -> list[Dim] 
       a split symbolic axis, as the auto-scheduler's and TVM's `cache_write(C, "local")`
       make), at those bounds: its rows then lie at constant distances, so LLVM keeps the
       tile in registers across the reduction (at symbolic distances it can't tell the
-      rows apart and loads and stores every accumulator at each step).
+      rows apart and loads and stores every accumulator at each step);
+    * inside a parallel loop, constant (or constant-bounded) shapes up to
+      PRIVATE_SCRATCH_BYTES: each thread its own copy (a packed panel of a matmul's B
+      computed at the tile loop), where one buffer of the arena would be shared by the
+      threads and make the loop run serially (lowering/parallel.py).
     """
     if plan.attach is None:
         return None
     if all(d == 1 for d in plan.alloc_shape):
         return list(plan.alloc_shape)
-    if all(isinstance(d, int) for d in plan.alloc_shape):
+    if all(isinstance(d, int) for d in plan.alloc_shape) and not in_parallel:
         return None
     shape: list[Dim] = []
     for d in plan.alloc_shape:
@@ -443,7 +457,7 @@ def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int) -> list[Dim] 
         shape.append(hi)
     element = stage.tensor_types[index].element_type
     size = math.prod(int(d) for d in shape) * loop.element_bytes(element)
-    if size > LOCAL_TILE_BYTES or STORAGE_ALIGN_ATTR in stage.attributes:
+    if size > (PRIVATE_SCRATCH_BYTES if in_parallel else LOCAL_TILE_BYTES) or STORAGE_ALIGN_ATTR in stage.attributes:
         return None
     return shape
 

@@ -381,9 +381,9 @@ def test_changed_option_or_schedule_misses(cache: Path, pass_runs: list[str], ch
 def test_key_names_function_and_options() -> None:
     from compiler.build import _build_key, _Options
 
-    options = _Options(None, (), True, False, False, True, False)
+    options = _Options(None, (), True, False, False, True, False, True)
     key = _build_key("module", "f", options)
-    assert key == _build_key("module", "f", _Options(None, (), True, False, False, True, False))
+    assert key == _build_key("module", "f", _Options(None, (), True, False, False, True, False, True))
     assert key != _build_key("module 2", "f", options)
     assert key != _build_key("module", "g", options)
     for field, value in [
@@ -394,6 +394,7 @@ def test_key_names_function_and_options() -> None:
         ("auto_schedule", True),
         ("loop_partition", False),
         ("fast_math", True),
+        ("fp_contract", False),
     ]:
         assert key != _build_key("module", "f", dataclasses.replace(options, **{field: value})), field
 

@@ -103,8 +103,8 @@ def test_vectorized_matmul_tile_is_vector_fmul_fadd_in_registers() -> None:
     f(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
     body = _function_body(f.llvm_ir, "main_compute")
-    assert f"fadd <{LANES} x float>" in body
-    assert f"fmul <{LANES} x float>" in body
+    assert f"fadd contract <{LANES} x float>" in body
+    assert f"fmul contract <{LANES} x float>" in body
     # the accumulators stay in registers across k: phis of vectors, not loads per k
     assert re.search(rf"phi <{LANES} x float>", body)
 
@@ -121,7 +121,7 @@ def test_parallel_body_keeps_alias_facts_and_vectors() -> None:
     bodies = re.findall(r"define [^@]*@main_compute_parallel\d+\(.*?\n}\n", ir, re.S)
     hot = [body for body in bodies if "fmul" in body]
     assert len(hot) == 1
-    assert f"fadd <{LANES} x float>" in hot[0]
+    assert f"fadd contract <{LANES} x float>" in hot[0]
     assert re.search(rf"phi <{LANES} x float>", hot[0])
     assert "!noalias" in hot[0]
 
@@ -161,7 +161,7 @@ def test_float_reductions_stay_sequential_without_fast_math() -> None:
         expected += a[:, j]
     np.testing.assert_array_equal(out, expected)
     assert "reassoc" not in f.llvm_ir
-    assert not re.search(r"fadd <\d+ x float>", _function_body(f.llvm_ir, "main_compute"))
+    assert not re.search(r"fadd (contract )?<\d+ x float>", _function_body(f.llvm_ir, "main_compute"))
 
 
 def test_fast_math_reassociates_reductions_into_vectors() -> None:
@@ -171,19 +171,73 @@ def test_fast_math_reassociates_reductions_into_vectors() -> None:
     assert re.search(r"fadd reassoc contract <\d+ x float>", body)
 
 
-def test_fast_math_contracts_into_fma() -> None:
+def _host_has_fma() -> bool:
+    import llvmlite.binding as llvm
+
+    return bool(llvm.get_host_cpu_features().get("fma", False))
+
+
+def test_multiply_add_is_one_fma_by_default_and_rounds_twice_without_fp_contract() -> None:
+    """a*b+c: one FMA rounded once by default (TVM's and clang's contraction), two
+    roundings as written with `fp_contract=False`; fast_math adds reassociation."""
     A = te.placeholder((8, 8 * LANES), name="A")
     B = te.placeholder((8, 8 * LANES), name="B")
     C = te.compute(A.shape, lambda i, j: A[i, j] * B[i, j] + 1.0, name="C")
     s = te.create_schedule(C.op)
     s[C].vectorize(C.op.axis[1])
-    exact = compiler.build(s, [A, B, C])
+    exact = compiler.build(s, [A, B, C], fp_contract=False)
+    default = compiler.build(s, [A, B, C])
     fast = compiler.build(s, [A, B, C], fast_math=True)
     a, b = _rand(8, 8 * LANES), _rand(8, 8 * LANES)
-    c1, c2 = np.zeros_like(a), np.zeros_like(a)
+    c1, c2, c3 = np.zeros_like(a), np.zeros_like(a), np.zeros_like(a)
     exact(a, b, c1)
-    fast(a, b, c2)
-    np.testing.assert_array_equal(c1, a * b + np.float32(1))  # rounded twice, as written
-    np.testing.assert_allclose(c2, a * b + np.float32(1), rtol=1e-6, atol=1e-6)
-    assert "fmul contract" not in exact.llvm_ir
+    default(a, b, c2)
+    fast(a, b, c3)
+    twice = a * b + np.float32(1)  # float32 product rounded, then the sum rounded
+    once = (a.astype(np.float64) * b + 1.0).astype(np.float32)  # the product is exact in float64
+    assert not np.array_equal(twice, once)  # the inputs tell the two apart
+    np.testing.assert_array_equal(c1, twice)
+    assert "contract" not in exact.llvm_ir
+    assert f"fmul contract <{LANES} x float>" in default.llvm_ir
+    assert "reassoc" not in default.llvm_ir
+    if _host_has_fma():
+        np.testing.assert_array_equal(c2, once)
+        assert "vfmadd" in default.assembly()
+    np.testing.assert_allclose(c3, once, rtol=1e-6, atol=1e-6)
     assert f"fmul reassoc contract <{LANES} x float>" in fast.llvm_ir
+
+
+@pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
+def test_stage_computed_in_a_parallel_loop_gets_a_copy_per_thread() -> None:
+    """A packed panel of B computed at the k block inside the parallel column loop: each
+    thread packs into its own stack buffer, so the loop still forks (it ran serially when
+    the panel was one buffer of the arena); the plan reports the per-thread bytes."""
+    n = 96
+    A, B = te.placeholder((n, n), name="A"), te.placeholder((n, n), name="B")
+    C = ops.matmul(A, B, name="C")
+    s = te.create_schedule(C.op)
+    i, j = C.op.axis
+    (k,) = C.op.reduce_axis
+    packed = s.cache_read(B, "global", [C])
+    jo, ji = s[C].split(j, factor=LANES)
+    ko, ki = s[C].split(k, factor=32)
+    s[C].reorder(jo, ko, i, ki, ji)
+    s[C].vectorize(ji)
+    s[C].parallel(jo)
+    s[packed].compute_at(s[C], ko)
+    f = compiler.build(s, [A, B, C])
+    compute = _function_body(f.llvm_ir, "main_compute")
+    assert compute.count("call void @GOMP_parallel") == 2  # C's initialisation and the kernel
+    kernels = re.findall(r"define [^@]*@main_compute_parallel\d+\(.*?\n}\n", f.llvm_ir, re.S)
+    assert sum(f"alloca [{32 * LANES} x float], align 64" in body for body in kernels) == 1
+    assert f.memory is not None
+    assert f.memory.stack == {"B.global": 32 * LANES * 4}
+    assert f"stack (per thread, not in the arena): {32 * LANES * 4} bytes" in str(f.memory)
+    a, b = _rand(n, n), _rand(n, n)
+    guarded = np.full(n * n + 2 * LANES, np.nan, np.float32)
+    c = guarded[LANES:-LANES].reshape(n, n)
+    for _ in range(3):  # threads racing on one buffer would show as wrong sums
+        f(a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
+    assert np.isnan(guarded[:LANES]).all()
+    assert np.isnan(guarded[-LANES:]).all()

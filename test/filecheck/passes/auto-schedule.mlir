@@ -1,9 +1,12 @@
 // RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768}' | filecheck %s
 
-// A matmul: a register tile of 4 rows x 2 vectors of 8 (8 accumulators, 6 loads per
-// 8 FMAs), k outside the tile, the column panel (k x 16 floats: 32 KiB) blocked to
-// 256 rows of k (half of L1) and its loop outside the row tiles, the column tiles in
-// parallel (32 of them: enough for 2 cores without a fuse).
+// A matmul: a register tile of 4 rows x 3 vectors of 8 (12 accumulators, 7 loads per
+// 12 FMAs), k outside the tile, the column panel (k x 24 floats: 48 KiB) blocked to
+// 128 rows of k (the longest block that divides k and fits half of L1) and its loop
+// outside the row tiles, the column tiles in parallel (22 of them, the last one 8
+// wide: enough for 2 cores without a fuse). The panel is packed: B is read through a
+// compact copy of the 128 x 24 block (`cache_read`, computed at the k block), whose
+// rows a vector load apart instead of 2 KiB (B's rows, which fall into 2 of L1's 64 sets).
 te.func @matmul(%a: !te.tensor<[512, 512], f32>, %b: !te.tensor<[512, 512], f32>) -> !te.tensor<[512, 512], f32> {
   %c = te.compute "C" (%i, %j) : !te.tensor<[512, 512], f32> {
     %r = te.reduce sum (%k) in [512] : f32 {
@@ -21,12 +24,60 @@ te.func @matmul(%a: !te.tensor<[512, 512], f32>, %b: !te.tensor<[512, 512], f32>
 // CHECK-NEXT:    %C_j = sched.axis "C" 1
 // CHECK-NEXT:    %C_k = sched.axis "C" reduce 0
 // CHECK-NEXT:    %C_i_o, %C_i_i = sched.split %C_i by 4 : !sched.iter<"C">
-// CHECK-NEXT:    %C_j_o, %C_j_i = sched.split %C_j by 16 : !sched.iter<"C">
-// CHECK-NEXT:    %C_k_o, %C_k_i = sched.split %C_k by 256 : !sched.iter<"C">
+// CHECK-NEXT:    %C_j_o, %C_j_i = sched.split %C_j by 24 : !sched.iter<"C">
+// CHECK-NEXT:    %C_k_o, %C_k_i = sched.split %C_k by 128 : !sched.iter<"C">
 // CHECK-NEXT:    sched.reorder %C_j_o, %C_k_o, %C_i_o, %C_k_i, %C_i_i, %C_j_i : !sched.iter<"C">
 // CHECK-NEXT:    sched.unroll %C_i_i : !sched.iter<"C">
 // CHECK-NEXT:    sched.vectorize %C_j_i : !sched.iter<"C">
 // CHECK-NEXT:    sched.parallel %C_j_o : !sched.iter<"C">
+// CHECK-NEXT:    sched.cache_read "b", "global" readers ["C"]
+// CHECK-NEXT:    sched.compute_at "b.global", %C_k_o : !sched.iter<"C">
+// CHECK-NEXT:    %b_p = sched.axis "b.global" 1
+// CHECK-NEXT:    sched.vectorize %b_p : !sched.iter<"b.global">
+// CHECK-NEXT:  }
+
+// -----
+
+// 1000 (no tile size divides it but 4 and 8): the same 4 x 24 tile, its column tail
+// (16 of 1000) peeled by loop-partition; k blocked by 125.
+te.func @matmul1000(%a: !te.tensor<[1000, 1000], f32>, %b: !te.tensor<[1000, 1000], f32>) -> !te.tensor<[1000, 1000], f32> {
+  %c = te.compute "C" (%i, %j) : !te.tensor<[1000, 1000], f32> {
+    %r = te.reduce sum (%k) in [1000] : f32 {
+      %x = te.read %a[%i, %k] : !te.tensor<[1000, 1000], f32>
+      %y = te.read %b[%k, %j] : !te.tensor<[1000, 1000], f32>
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %c : !te.tensor<[1000, 1000], f32>
+}
+// CHECK-LABEL: sched.schedule @matmul1000 {
+// CHECK:         %C_i_o, %C_i_i = sched.split %C_i by 4 : !sched.iter<"C">
+// CHECK-NEXT:    %C_j_o, %C_j_i = sched.split %C_j by 24 : !sched.iter<"C">
+// CHECK-NEXT:    %C_k_o, %C_k_i = sched.split %C_k by 125 : !sched.iter<"C">
+// CHECK:         sched.cache_read "b", "global" readers ["C"]
+// CHECK-NEXT:    sched.compute_at "b.global", %C_k_o : !sched.iter<"C">
+
+// -----
+
+// 8 rows read each panel: packing it would cost as much as the kernel reads of it, so B
+// is read in place.
+te.func @skinny(%a: !te.tensor<[8, 256], f32>, %b: !te.tensor<[256, 256], f32>) -> !te.tensor<[8, 256], f32> {
+  %c = te.compute "C" (%i, %j) : !te.tensor<[8, 256], f32> {
+    %r = te.reduce sum (%k) in [256] : f32 {
+      %x = te.read %a[%i, %k] : !te.tensor<[8, 256], f32>
+      %y = te.read %b[%k, %j] : !te.tensor<[256, 256], f32>
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %c : !te.tensor<[8, 256], f32>
+}
+// CHECK-LABEL: sched.schedule @skinny {
+// CHECK:         sched.parallel %C_j_o : !sched.iter<"C">
+// CHECK-NOT:     sched.cache_read
 // CHECK-NEXT:  }
 
 // -----

@@ -27,14 +27,14 @@ loop.func @axpy(%x: !loop.buffer<[20], f32>, %y: !loop.buffer<[20], f32> {loop.o
 // CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[INS:.*]] = llvm.insertelement %a, %[[U]][%[[ZERO]] : i32] : vector<8xf32>
 // CHECK-NEXT:    %[[BCAST:.*]] = llvm.shufflevector %[[INS]], %[[INS]] [0, 0, 0, 0, 0, 0, 0, 0] : vector<8xf32>
-// CHECK-NEXT:    %[[W:.*]] = llvm.fmul %[[V]], %[[BCAST]] : vector<8xf32>
+// CHECK-NEXT:    %[[W:.*]] = llvm.fmul %[[V]], %[[BCAST]] {fastmathFlags = #llvm.fastmath<contract>} : vector<8xf32>
 // CHECK-NEXT:    %[[PY:.*]] = llvm.getelementptr inbounds %y[%i_vec] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %[[W]], %[[PY]] {alias_scopes = ["axpy/y"], noalias_scopes = ["axpy/x"], alignment = 4 : i64} : vector<8xf32>, !llvm.ptr
 // CHECK-NEXT:    %{{.*}} = llvm.add %i_vec, %[[STEP]] overflow<nsw> : i64
 // CHECK:         llvm.br ^[[THEAD:.*]](%[[SPLIT]] : i64)
 // CHECK-NEXT:  ^[[THEAD]](%i: i64):
 // CHECK:         %v = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK-NEXT:    %w = llvm.fmul %v, %a : f32
+// CHECK-NEXT:    %w = llvm.fmul %v, %a {fastmathFlags = #llvm.fastmath<contract>} : f32
 
 // -----
 
@@ -79,7 +79,7 @@ loop.func @reduce(%x: !loop.buffer<[32], f32>, %s: !loop.buffer<[1], f32> {loop.
 }
 // CHECK-LABEL: llvm.func @reduce(
 // CHECK-NOT:     vector
-// CHECK:         %b = llvm.fadd %a, %v : f32
+// CHECK:         %b = llvm.fadd %a, %v {fastmathFlags = #llvm.fastmath<contract>} : f32
 // CHECK-NOT:     vector
 // CHECK:         llvm.return
 
@@ -141,3 +141,30 @@ loop.func @symbolic(%x: !loop.buffer<["n"], f64>, %y: !loop.buffer<["n"], f64> {
 // CHECK-NEXT:  ^[[THEAD]](%i: i64):
 // CHECK-NEXT:    llvm.icmp "slt" %i, %[[UB]] : i64
 // CHECK:         llvm.call_intrinsic "llvm.sqrt.f64"
+
+// -----
+
+// fp-contract (on by default) marks float multiplies and adds `contract` (LLVM may
+// fuse a*b+c into one FMA, rounded once); fp-contract=false leaves them as written,
+// fast-math adds reassociation.
+// RUN: compiler-opt %s --split-input-file -p 'lower-to-llvm{vector-bits=256 fp-contract=false}' | filecheck %s --check-prefix=EXACT
+// RUN: compiler-opt %s --split-input-file -p 'lower-to-llvm{vector-bits=256 fast-math=true}' | filecheck %s --check-prefix=FAST
+loop.func @muladd(%x: !loop.buffer<[4], f32>, %y: !loop.buffer<[4], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  loop.for %i = %c0 extent %c4 {
+    %v = loop.load %x[%i] : !loop.buffer<[4], f32>
+    %p = arith.mulf %v, %v : f32
+    %s = arith.addf %p, %v : f32
+    loop.store %s, %y[%i] : !loop.buffer<[4], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @muladd(
+// CHECK:         %p = llvm.fmul %v, %v {fastmathFlags = #llvm.fastmath<contract>} : f32
+// CHECK:         %s = llvm.fadd %p, %v {fastmathFlags = #llvm.fastmath<contract>} : f32
+// EXACT-LABEL: llvm.func @muladd(
+// EXACT:         %p = llvm.fmul %v, %v : f32
+// EXACT:         %s = llvm.fadd %p, %v : f32
+// FAST-LABEL: llvm.func @muladd(
+// FAST:          %p = llvm.fmul %v, %v {fastmathFlags = #llvm.fastmath<reassoc,contract>} : f32
+// FAST:          %s = llvm.fadd %p, %v {fastmathFlags = #llvm.fastmath<reassoc,contract>} : f32
