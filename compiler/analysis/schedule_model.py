@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
@@ -102,6 +102,29 @@ Relation = Split | Fuse | Singleton
 
 
 @dataclass(eq=False)
+class Group:
+    """A group of stages (`sched.create_group`, TVM's group stage): attached as one.
+    Groups nest: `parent` is the group that holds this one."""
+
+    name: str
+    parent: Group | None = None
+    attach_stage: Stage | None = None
+    attach_ivar: IterVar | None = None
+
+    def __repr__(self) -> str:
+        return f"Group({self.name})"
+
+
+def group_chain(group: Group | None) -> list[Group]:
+    """The group and the groups that hold it, innermost first."""
+    chain: list[Group] = []
+    while group is not None:
+        chain.append(group)
+        group = group.parent
+    return chain
+
+
+@dataclass(eq=False)
 class Stage:
     name: str
     op: te.ComputeOp
@@ -114,6 +137,7 @@ class Stage:
     attach_stage: Stage | None = None
     attach_ivar: IterVar | None = None
     inline: bool = False
+    group: Group | None = None  # the innermost group holding the stage
 
     @property
     def root_vars(self) -> list[IterVar]:
@@ -185,6 +209,7 @@ class ScheduleModel:
     stages: dict[str, Stage]  # producers before consumers, as in the function
     rfactors: list[RfactorRecord] = field(default_factory=list)  # detached until apply_rfactors
     rewritten: list[Operation] = field(default_factory=list)  # sched ops applied to the function (in place)
+    groups: dict[str, Group] = field(default_factory=dict)  # sched.create_group, by name
 
     # -- construction ---------------------------------------------------
 
@@ -238,6 +263,10 @@ class ScheduleModel:
             current = target
         return path
 
+    def attachables(self) -> list[Stage | Group]:
+        """Everything compute_at can attach: the stages and the groups."""
+        return [*self.stages.values(), *self.groups.values()]
+
     def stage_of(self, op: te.ComputeOp) -> Stage:
         return self.stages[op.stage.data]
 
@@ -276,6 +305,7 @@ class _Replay:
         self.retired: dict[IterVar, str] = {}  # axes of a stage before its rfactor
         self.stale: dict[IterVar, str] = {}  # axes a cache_write replaced: why
         self.structure_ops: dict[str, list[Operation]] = {}  # split/fuse/reorder/singleton, per stage
+        self.via_group: dict[str, Group] = {}  # stages attached by their group's compute_at
 
     def stage(self, name: str, what: str) -> Stage:
         if name not in self.model.stages:
@@ -309,6 +339,7 @@ class _Replay:
                 if isinstance(err, ScheduleVerifyError) and err.op is not None:
                     raise
                 raise ScheduleVerifyError(str(err), op) from None
+        self.resolve_group_attachments()
         self.check_attachments()
 
     def apply(self, op: Operation) -> None:
@@ -323,13 +354,24 @@ class _Replay:
                 self.singleton(op)
             case sched.ReorderOp():
                 self.reorder(op)
+            case sched.ComputeAtOp() if op.stage.data in self.model.groups:
+                self.group_compute_at(op, self.model.groups[op.stage.data])
             case sched.ComputeAtOp():
                 self.compute_at(op)
+            case sched.ComputeRootOp() if op.stage.data in self.model.groups:
+                group = self.model.groups[op.stage.data]
+                group.attach_stage, group.attach_ivar = None, None
             case sched.ComputeRootOp():
                 s = self.stage(op.stage.data, "sched.compute_root")
                 s.attach_stage, s.attach_ivar, s.inline = None, None, False
+            case sched.ComputeInlineOp() if op.stage.data in self.model.groups:
+                raise ScheduleVerifyError(
+                    f"sched.compute_inline: \"{op.stage.data}\" is a group; inline its stages one by one"
+                )
             case sched.ComputeInlineOp():
                 self.compute_inline(op.stage.data)
+            case sched.CreateGroupOp():
+                self.create_group(op)
             case sched.PragmaOp() if op.pragma.data in PRAGMA_PRIMITIVES:
                 self.annotate(op.axis, f"sched.{op.pragma.data}")
             case sched.PragmaOp():
@@ -421,9 +463,9 @@ class _Replay:
     def move_attachments(self, old: IterVar, new: IterVar) -> None:
         """Stages computed at a loop that is then split or fused move to the loop that
         replaces it: the inner one of a split, the fused one (TVM's LegalizeInvalidAttach)."""
-        for stage in self.model.stages.values():
-            if stage.attach_ivar is old:
-                stage.attach_ivar = new
+        for holder in self.model.attachables():
+            if holder.attach_ivar is old:
+                holder.attach_ivar = new
 
     def reorder(self, op: sched.ReorderOp) -> None:
         pairs = [self.leaf(v, "sched.reorder") for v in op.axes]
@@ -451,8 +493,125 @@ class _Replay:
         if current is stage or target is stage:
             cycle = " -> ".join([stage.name, *chain, stage.name])
             raise ScheduleVerifyError(f"sched.compute_at: attachment cycle {cycle}")
+        self.check_within_group(f"stage \"{stage.name}\"", stage.group, target)
         stage.attach_stage, stage.attach_ivar, stage.inline = target, iv, False
         self.attach_ops[stage.name] = op
+
+    # -- create_group (TVM's Schedule::create_group) ------------------------------------
+
+    @staticmethod
+    def check_within_group(what: str, group: Group | None, target: Stage) -> None:
+        """A stage or group inside a group can only be computed at a stage of that group."""
+        if group is not None and group not in group_chain(target.group):
+            raise ScheduleVerifyError(
+                f"sched.compute_at: {what} is in group \"{group.name}\"; it can only be computed at a "
+                f"stage of that group, and \"{target.name}\" is not in it"
+            )
+
+    def group_compute_at(self, op: sched.ComputeAtOp, group: Group) -> None:
+        target, iv = self.leaf(op.axis, "sched.compute_at")
+        if group in group_chain(target.group):
+            raise ScheduleVerifyError(
+                f"sched.compute_at: stage \"{target.name}\" is in group \"{group.name}\", which can't be "
+                "computed inside one of its own stages"
+            )
+        self.check_within_group(f"group \"{group.name}\"", group.parent, target)
+        group.attach_stage, group.attach_ivar = target, iv
+        self.attach_ops[group.name] = op
+
+    def group_stages(self, group: Group) -> list[Stage]:
+        """The stages of a group and of the groups nested in it."""
+        return [s for s in self.model.stages.values() if group in group_chain(s.group)]
+
+    def create_group(self, op: sched.CreateGroupOp) -> None:
+        op.verify_()  # its own checks first (the schedule's verifier runs before its ops')
+        name = op.group.data
+        where = f"sched.create_group \"{name}\""
+        if name in self.model.stages or name in self.model.groups:
+            kind = "stage" if name in self.model.stages else "group"
+            raise ScheduleVerifyError(f"{where}: @{self.model.func.sym_name.data} already has a {kind} \"{name}\"")
+        members = self.group_members(op, where)
+        parent = _common_group([s.group for s in members])
+        touched = {g for s in members for g in group_chain(s.group) if g not in group_chain(parent)}
+        for inner in touched:
+            outside = [s.name for s in self.group_stages(inner) if s not in members]
+            if outside:
+                raise ScheduleVerifyError(
+                    f"{where} cuts through group \"{inner.name}\": its stage(s) {', '.join(outside)} are not "
+                    "between the new group's inputs and outputs (a group nests whole groups only)"
+                )
+        group = Group(name, parent)
+        for inner in touched:
+            if inner.parent is parent:
+                inner.parent = group
+        for stage in members:
+            if stage.group is parent:
+                stage.group = group
+        self.model.groups[name] = group
+        holders: list[Stage | Group] = [*members, *touched]
+        for holder in holders:
+            target = holder.attach_stage
+            if target is not None and group not in group_chain(target.group):
+                raise ScheduleVerifyError(
+                    f"{where}: {holder.name} is computed at \"{target.name}\", outside the group; "
+                    "attach it after create_group, or put that stage in the group"
+                )
+
+    def group_members(self, op: sched.CreateGroupOp, where: str) -> list[Stage]:
+        """The stages on a path from an output down to an input (TVM's GetSubGraph): the
+        outputs, the stages between, and the inputs with include_inputs."""
+        outputs = [self.stage(o.data, where) for o in op.outputs.data]
+        args = {a.name_hint for a in self.model.func.args if a.name_hint is not None}
+        boundary = {i.data for i in op.inputs.data}
+        for name in boundary:
+            if name not in self.model.stages and name not in args:
+                raise ScheduleVerifyError(f"{where}: @{self.model.func.sym_name.data} has no stage or argument \"{name}\"")
+        include = op.include_inputs is not None
+        reaches: dict[str, bool] = {}
+        reached: set[str] = set()
+
+        def visit(name: str) -> bool:
+            if name in reaches:
+                return reaches[name]
+            if name in boundary:
+                reached.add(name)
+                reaches[name] = True
+                return True
+            reaches[name] = False
+            stage = self.model.stages.get(name)
+            if stage is None:
+                return False  # an argument that is not an input
+            found = [visit(source) for source in [*stage.inputs, *_arg_inputs(stage.op)]]
+            reaches[name] = any(found)
+            return reaches[name]
+
+        for stage in outputs:
+            if not visit(stage.name):
+                raise ScheduleVerifyError(
+                    f"{where}: output \"{stage.name}\" reads none of the inputs ({', '.join(sorted(boundary))}), "
+                    "directly or through other stages"
+                )
+        unread = sorted(boundary - reached)
+        if unread:
+            raise ScheduleVerifyError(
+                f"{where}: input(s) {', '.join(unread)} are not read by the outputs (directly or through other "
+                "stages): a group holds the stages between its inputs and outputs"
+            )
+        return [
+            s for s in self.model.stages.values()
+            if reaches.get(s.name) and (include or s.name not in boundary)
+        ]
+
+    def resolve_group_attachments(self) -> None:
+        """A stage not attached itself is computed where its innermost attached group is
+        (TVM's GetAttachSpec)."""
+        for stage in self.model.stages.values():
+            if stage.inline or stage.attach_stage is not None:
+                continue
+            group = next((g for g in group_chain(stage.group) if g.attach_stage is not None), None)
+            if group is not None:
+                stage.attach_stage, stage.attach_ivar = group.attach_stage, group.attach_ivar
+                self.via_group[stage.name] = group
 
     def rfactor(self, op: sched.RfactorOp) -> None:
         """TVM's rfactor (compiler.analysis.rfactor): a factor stage before the stage, and
@@ -469,7 +628,7 @@ class _Replay:
             raise ScheduleVerifyError(
                 f"sched.rfactor: factor_axis {factor_axis} is past the {len(stage.axes)} data axes of \"{stage.name}\""
             )
-        attached = [s.name for s in self.model.stages.values() if s.attach_stage is stage]
+        attached = [s.name for s in self.model.attachables() if s.attach_stage is stage]
         if attached:
             raise ScheduleVerifyError(
                 f"sched.rfactor: stage(s) {', '.join(attached)} are computed at loops of \"{stage.name}\", "
@@ -582,7 +741,7 @@ class _Replay:
             raise ScheduleVerifyError(f"{where} is inlined; cache its writes before compute_inline, or not at all")
         if stage.attach_stage is not None:
             raise ScheduleVerifyError(f"{where} is attached (compute_at); apply cache_write first, then attach it")
-        attached = [s.name for s in self.model.stages.values() if s.attach_stage is stage]
+        attached = [s.name for s in self.model.attachables() if s.attach_stage is stage]
         if attached:
             raise ScheduleVerifyError(
                 f"{where} has stage(s) {', '.join(attached)} computed at its loops, which cache_write replaces; "
@@ -643,13 +802,38 @@ class _Replay:
             raise ScheduleVerifyError(f"sched.compute_inline: stage \"{name}\" is a result of the function")
         stage.inline, stage.attach_stage, stage.attach_ivar = True, None, None
 
+    def check_group_scope(self, stage: Stage, group: Group) -> None:
+        """The group's target reads a stage of it, and every reader of `stage` outside the
+        group runs inside the attach point."""
+        target, ivar = group.attach_stage, group.attach_ivar
+        assert target is not None
+        assert ivar is not None
+        inside = {s.name for s in self.group_stages(group)}
+        if not inside & set(target.inputs):
+            raise ScheduleVerifyError(
+                f"sched.compute_at: stage \"{target.name}\" reads no stage of group \"{group.name}\", "
+                f"so the group can't be computed at its axis {ivar.name}"
+            )
+        for consumer in self.model.consumers(stage):
+            if consumer is target or consumer.name in inside or ivar in self.model.attach_path(consumer):
+                continue
+            raise ScheduleVerifyError(
+                f"sched.compute_at: stage \"{stage.name}\" of group \"{group.name}\" is computed inside loop "
+                f"{ivar.name} of \"{target.name}\", but \"{consumer.name}\" also reads it outside that loop"
+            )
+
     def check_attachments(self) -> None:
         for stage in self.model.stages.values():
             if stage.attach_stage is not None and stage.attach_ivar is not None:
+                group = self.via_group.get(stage.name)
                 try:
-                    self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
+                    if group is None:
+                        self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
+                    else:
+                        self.check_group_scope(stage, group)
                 except VerifyException as err:
-                    raise ScheduleVerifyError(str(err), self.attach_ops[stage.name]) from None
+                    op = self.attach_ops[stage.name if group is None else group.name]
+                    raise ScheduleVerifyError(str(err), op) from None
         for stage in self.model.stages.values():
             seen = [stage.name]
             current = stage.attach_stage
@@ -674,6 +858,28 @@ def _stage_inputs(op: te.ComputeOp) -> list[str]:
             if source not in inputs:
                 inputs.append(source)
     return inputs
+
+
+def _arg_inputs(op: te.ComputeOp) -> list[str]:
+    """The arguments of the function a stage reads, by name."""
+    found: list[str] = []
+    for inner in op.body.walk():
+        if isinstance(inner, te.ReadOp) and isinstance(inner.tensor, BlockArgument):
+            name = inner.tensor.name_hint
+            if name is not None and name not in found:
+                found.append(name)
+    return found
+
+
+def _common_group(groups: list[Group | None]) -> Group | None:
+    """The innermost group holding all of `groups` (None: the schedule's root)."""
+    if not groups:
+        return None
+    common = group_chain(groups[0])
+    for group in groups[1:]:
+        chain = group_chain(group)
+        common = [g for g in common if g in chain]
+    return common[0] if common else None
 
 
 def _relation_vars(stage: Stage) -> list[IterVar]:

@@ -25,7 +25,9 @@ a data axis or a stage others are computed at, and using a stage's axes from
 before its rfactor; a `sched.cache_write` of a stage that is attached,
 inlined, annotated, has stages attached to it or its reduce axes split, a
 `sched.cache_read` whose reader does not read the tensor, axes a cache_write
-replaced, and a `sched.storage_align` of a non-root axis or of an output.
+replaced, a `sched.storage_align` of a non-root axis or of an output, and a
+`sched.create_group` whose inputs the outputs do not read or that cuts
+through another group, or a stage of a group computed at a stage outside it.
 """
 
 from __future__ import annotations
@@ -383,7 +385,8 @@ class PragmaOp(IRDLOperation):
 
 @irdl_op_definition
 class ComputeAtOp(IRDLOperation):
-    """`sched.compute_at "C", %j : !sched.iter<"D">`: compute C inside D's loop %j."""
+    """`sched.compute_at "C", %j : !sched.iter<"D">`: compute C inside D's loop %j
+    (C a stage, or a group of `sched.create_group`)."""
 
     name = "sched.compute_at"
     stage = prop_def(StringAttr)
@@ -473,7 +476,9 @@ def _stage_op(op_name: str, doc: str) -> type[StageDirectiveOp]:
     return irdl_op_definition(StageOp)
 
 
-ComputeRootOp = _stage_op("sched.compute_root", '`sched.compute_root "C"`: C at the function root (default).')
+ComputeRootOp = _stage_op(
+    "sched.compute_root", '`sched.compute_root "C"`: C (a stage or a group) at the function root, or its group\'s (default).'
+)
 ComputeInlineOp = _stage_op("sched.compute_inline", '`sched.compute_inline "C"`: C is substituted into its consumers.')
 
 
@@ -586,6 +591,71 @@ class StorageAlignOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CreateGroupOp(IRDLOperation):
+    """`sched.create_group "g" outputs ["x1"] inputs ["x"] include_inputs` (TVM's
+    `s.create_group(outputs, inputs, include_inputs)`): the stages on a path from an
+    output down to an input (the outputs, and the inputs with `include_inputs`) form
+    group "g", which `sched.compute_at "g", %j` attaches (every stage of it that is not
+    attached itself) and `sched.compute_root "g"` puts back at the root. Inputs are
+    stages or arguments of the function. A group that holds every stage of another
+    one nests it; a stage of a group can only be computed at a stage of that group."""
+
+    name = "sched.create_group"
+    group = prop_def(StringAttr)
+    outputs = prop_def(ArrayAttr[StringAttr])
+    inputs = prop_def(ArrayAttr[StringAttr])
+    include_inputs = opt_prop_def(UnitAttr)
+
+    def __init__(self, group: str, outputs: Sequence[str], inputs: Sequence[str], include_inputs: bool = False):
+        super().__init__(
+            properties={
+                "group": StringAttr(group),
+                "outputs": ArrayAttr([StringAttr(o) for o in outputs]),
+                "inputs": ArrayAttr([StringAttr(i) for i in inputs]),
+                "include_inputs": UnitAttr() if include_inputs else None,
+            }
+        )
+
+    def verify_(self) -> None:
+        outputs = [o.data for o in self.outputs.data]
+        inputs = [i.data for i in self.inputs.data]
+        if not outputs:
+            raise VerifyError(f"sched.create_group \"{self.group.data}\" needs at least one output stage")
+        if not inputs:
+            raise VerifyError(
+                f"sched.create_group \"{self.group.data}\" needs at least one input: its stages are those "
+                "between the inputs and the outputs"
+            )
+        for what, names in (("an output", outputs), ("an input", inputs)):
+            if len(set(names)) != len(names):
+                raise VerifyError(f"sched.create_group \"{self.group.data}\" names {what} twice")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.group.data)
+        for word, names in (("outputs", self.outputs), ("inputs", self.inputs)):
+            printer.print_string(f" {word} [")
+            printer.print_list(names.data, lambda n: printer.print_string_literal(n.data))
+            printer.print_string("]")
+        if self.include_inputs is not None:
+            printer.print_string(" include_inputs")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CreateGroupOp:
+        group = parser.parse_str_literal(" (the group name)")
+
+        def names(word: str) -> list[str]:
+            parser.parse_keyword(word, ' (sched.create_group "g" outputs [...] inputs [...])')
+            return parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, lambda: parser.parse_str_literal(" (a stage name)")
+            )
+
+        outputs, inputs = names("outputs"), names("inputs")
+        include = parser.parse_optional_keyword("include_inputs") is not None
+        return cls(group, outputs, inputs, include)
+
+
+@irdl_op_definition
 class ScheduleOp(IRDLOperation):
     """`sched.schedule @f { ... }`: the schedule of `te.func @f`."""
 
@@ -664,6 +734,7 @@ SCHED = Dialect(
         CacheReadOp,
         CacheWriteOp,
         StorageAlignOp,
+        CreateGroupOp,
     ],
     [IterType],
 )

@@ -46,8 +46,13 @@ class Primitive:
     readers: tuple[T.Tensor, ...] = ()  # cache_read
     offset: int | None = None  # storage_align (with factor)
     disable_predication: bool = False  # split: the user states the factor divides the extent
+    group: Group | None = None  # create_group, group_compute_at, group_compute_root
+    include_inputs: bool = False  # create_group
 
     def __str__(self) -> str:
+        if self.group is not None:
+            target = "" if self.target is None else f", {self.target.name}, {self.axes[0].name}"
+            return f"{self.kind}({self.group.name}{target})"
         parts = [self.stage.name]
         if self.target is not None:
             parts.append(self.target.name)
@@ -106,6 +111,11 @@ class Stage:
             if p.kind == "compute_at" and p.target is not None:
                 return f", attached at {p.target.name}.{p.axes[0].name}"
         return ""
+
+    @property
+    def group(self) -> Group | None:
+        """The innermost group (`Schedule.create_group`) holding the stage, if any."""
+        return self.schedule._group_of.get(self.tensor.uid)
 
     def _leaf(self, iv: T.IterVar, what: str) -> T.IterVar:
         if not isinstance(iv, T.IterVar):
@@ -303,6 +313,8 @@ class Schedule:
     stages: dict[int, Stage] = field(default_factory=dict)
     primitives: list[Primitive] = field(default_factory=list)
     _redirected: set[tuple[int, int]] = field(default_factory=set)  # (reader, tensor) pairs cache_read moved
+    groups: list[Group] = field(default_factory=list)  # create_group, in order
+    _group_of: dict[int, Group] = field(default_factory=dict)  # stage uid -> its innermost group
 
     def __repr__(self) -> str:
         stages = []
@@ -478,9 +490,10 @@ class Schedule:
                     f"cache_write: {name} already has a {p.kind}; cache_write replaces {name}'s stage, so it must "
                     "come before compute_at, compute_inline and loop annotations"
                 )
-            if p.kind == "compute_at" and p.target is stage.tensor:
+            if p.kind in ("compute_at", "group_compute_at") and p.target is stage.tensor:
+                what = p.group.name if p.group is not None else p.stage.name
                 raise ScheduleError(
-                    f"cache_write: {p.stage.name} is computed at a loop of {name}, which cache_write replaces; "
+                    f"cache_write: {what} is computed at a loop of {name}, which cache_write replaces; "
                     "attach it after the cache_write"
                 )
         for iv in stage.leaves:
@@ -489,6 +502,55 @@ class Schedule:
                     f"cache_write: the reduce axis {iv.name} of {name} was split or fused; split the cache "
                     "stage's reduce axes after the cache_write"
                 )
+
+    def create_group(
+        self,
+        outputs: T.Tensor | Sequence[T.Tensor],
+        inputs: T.Tensor | Sequence[T.Tensor],
+        include_inputs: bool = False,
+    ) -> Group:
+        """The stages between `inputs` and `outputs` (on a path from an output down to an
+        input: the outputs, the stages between, and the inputs if `include_inputs`) as one
+        group that `compute_at` attaches (TVM's `create_group`). A group holding every
+        stage of an existing group nests it; one that holds only some of them is an error.
+
+        >>> A = te.placeholder((8, 8), name="A")
+        >>> B = te.compute((8, 8), lambda i, j: A[i, j] + 1.0, name="B")
+        >>> C = te.compute((8, 8), lambda i, j: B[i, j] * 2.0, name="C")
+        >>> D = te.compute((8, 8), lambda i, j: C[i, j] - 1.0, name="D")
+        >>> s = te.create_schedule(D.op)
+        >>> g = s.create_group(outputs=C, inputs=B, include_inputs=True)
+        >>> g.compute_at(s[D], D.op.axis[0])
+        >>> s[B].group is g
+        True
+        """
+        outs, ins = _tensor_list(outputs, "outputs"), _tensor_list(inputs, "inputs")
+        for t in outs:
+            if t.is_placeholder:
+                raise ScheduleError(f"create_group: output {t.name} is a placeholder, not a stage")
+        members = _subgraph(self, outs, ins, include_inputs)
+        stages = [self[t] for t in members]
+        parent = _common_group([s.group for s in stages])
+        touched = {g for s in stages for g in _group_chain(s.group) if g not in _group_chain(parent)}
+        for inner in touched:
+            outside = [uid for uid, g in self._group_of.items() if inner in _group_chain(g) and uid not in {t.uid for t in members}]
+            if outside:
+                names = ", ".join(self.stages[uid].tensor.name for uid in outside)
+                raise ScheduleError(
+                    f"create_group: the new group cuts through {inner.name}: its stage(s) {names} are not between "
+                    "the inputs and the outputs (a group nests whole groups only)"
+                )
+        group = Group(self, f"group{len(self.groups)}", parent)
+        for inner in touched:
+            if inner.group is parent:
+                inner.group = group
+        for t in members:
+            if self._group_of.get(t.uid) is parent:
+                self._group_of[t.uid] = group
+        self.groups.append(group)
+        group.outputs, group.inputs = tuple(outs), tuple(ins)
+        self.primitives.append(Primitive("create_group", outs[0], group=group, include_inputs=include_inputs))
+        return group
 
     def owner_of(self, iv: T.IterVar) -> Stage | None:
         """The stage an axis belongs to (a root axis of its op, or a leaf made by split/fuse)."""
@@ -499,6 +561,111 @@ class Schedule:
             if max(index_of(t.op.axis, iv), index_of(t.op.reduce_axis, iv)) >= 0:
                 return self[t]
         return None
+
+
+class Group:
+    """A group of stages attached as one (`Schedule.create_group`, TVM's group stage):
+    `g.compute_at(s[T], axis)` computes every stage of the group that is not attached
+    itself inside that loop of T; `group` is the group that holds this one."""
+
+    def __init__(self, schedule: Schedule, name: str, group: Group | None):
+        self.schedule = schedule
+        self.name = name
+        self.group = group
+        self.outputs: tuple[T.Tensor, ...] = ()
+        self.inputs: tuple[T.Tensor, ...] = ()
+
+    def __repr__(self) -> str:
+        members = [s.tensor.name for uid, g in self.schedule._group_of.items() if g is self for s in [self.schedule.stages[uid]]]
+        return f"Group({self.name}, stages=[{', '.join(members)}])"
+
+    def compute_at(self, parent: Stage, axis: T.IterVar) -> None:
+        """Compute the group's stages inside loop `axis` of stage `parent` (only the region
+        one iteration of `parent` reads, as a stage's compute_at)."""
+        if not isinstance(parent, Stage):
+            raise ScheduleTypeError("compute_at: the first argument is a stage, s[T]")
+        parent._leaf(axis, "compute_at")
+        if self in _group_chain(parent.group):
+            raise ScheduleError(f"compute_at: {parent.tensor.name} is in {self.name}, which can't be computed inside itself")
+        self.schedule.primitives.append(
+            Primitive("group_compute_at", self.outputs[0], (axis,), target=parent.tensor, group=self)
+        )
+
+    def compute_root(self) -> None:
+        """Compute the group at the root (of the group holding it): undoes `compute_at`."""
+        self.schedule.primitives.append(Primitive("group_compute_root", self.outputs[0], group=self))
+
+
+def _tensor_list(items: T.Tensor | Sequence[T.Tensor], what: str) -> list[T.Tensor]:
+    found = [items] if isinstance(items, T.Tensor) else list(items)
+    if not found:
+        raise ScheduleError(f"create_group: no {what} given")
+    for t in found:
+        if not isinstance(t, T.Tensor):
+            raise ScheduleTypeError(f"create_group: the {what} are tensors, got {t!r}")
+    return [t.op.output(0) if t.op.outputs else t for t in found]
+
+
+def _subgraph(schedule: Schedule, outputs: list[T.Tensor], inputs: list[T.Tensor], include: bool) -> list[T.Tensor]:
+    """The computed tensors on a path from an output down to an input (TVM's GetSubGraph)."""
+    boundary = {t.uid for t in inputs}
+    reaches: dict[int, bool] = {}
+    order: list[T.Tensor] = []
+
+    def visit(t: T.Tensor) -> bool:
+        if t.uid in reaches:
+            return reaches[t.uid]
+        if t.uid in boundary:
+            reaches[t.uid] = True
+            if include and not t.is_placeholder:
+                order.append(t)
+            return True
+        reaches[t.uid] = False
+        if t.is_placeholder:
+            return False
+        found = [visit(r.op.output(0) if r.op.outputs else r) for r in _read_tensors(schedule[t].op)]
+        reaches[t.uid] = any(found)
+        if reaches[t.uid]:
+            order.append(t)
+        return reaches[t.uid]
+
+    for t in outputs:
+        if not visit(t):
+            raise ScheduleError(f"create_group: output {t.name} reads none of the inputs, directly or through other stages")
+    unread = [t.name for t in inputs if not reaches.get(t.uid)]
+    if unread:
+        raise ScheduleError(
+            f"create_group: input(s) {', '.join(unread)} are not read by the outputs (directly or through other "
+            "stages): a group holds the stages between its inputs and outputs"
+        )
+    return order
+
+
+def _read_tensors(op: T.Operation) -> list[T.Tensor]:
+    found: list[T.Tensor] = []
+    for body in op.all_bodies():
+        for node in T.walk(body):
+            if isinstance(node, T.Read) and all(node.tensor is not t for t in found):
+                found.append(node.tensor)
+    return found
+
+
+def _group_chain(group: Group | None) -> list[Group]:
+    chain: list[Group] = []
+    while group is not None:
+        chain.append(group)
+        group = group.group
+    return chain
+
+
+def _common_group(groups: list[Group | None]) -> Group | None:
+    if not groups:
+        return None
+    common = _group_chain(groups[0])
+    for group in groups[1:]:
+        chain = _group_chain(group)
+        common = [g for g in common if g in chain]
+    return common[0] if common else None
 
 
 def _static_split(p: Primitive, what: str) -> None:

@@ -497,9 +497,33 @@ def emit_schedule(
         ops[p.stage.uid] = p.new_op
         return sched.CacheWriteOp(source, p.scope)
 
+    group_names: dict[int, str] = {}
+
+    def group(p: Primitive) -> Operation:
+        """create_group and the compute_at/compute_root of a group, named `group<k>` (suffixed
+        when a stage or argument has that name)."""
+        assert p.group is not None
+        if p.kind != "create_group":
+            name = group_names[id(p.group)]
+            return sched.ComputeAtOp(name, axis(p.target, p.axes[0])) if p.target is not None else sched.ComputeRootOp(name)
+        taken = {*names.values(), *(inputs or {}).values(), *group_names.values()}
+        name, k = p.group.name, 1
+        while name in taken:
+            name, k = f"{p.group.name}_{k}", k + 1
+        group_names[id(p.group)] = name
+        return sched.CreateGroupOp(
+            name,
+            [stage_name(t) for t in p.group.outputs],
+            [(inputs or {}).get(t.uid) or stage_name(t) for t in p.group.inputs],
+            p.include_inputs,
+        )
+
     for p in schedule.primitives:
         if p.kind in ("cache_read", "cache_write"):
             block.add_op(cache(p))
+            continue
+        if p.group is not None:
+            block.add_op(group(p))
             continue
         name = stage_name(p.stage)
         operands = [axis(p.stage if p.kind == "rfactor" else p.target or p.stage, iv) for iv in p.axes]

@@ -107,3 +107,74 @@ te.func @past_the_shape() -> !te.tensor<[10], i64> {
 // NOCLIP-LABEL: te.func @past_the_shape
 // NOCLIP:       te.compute "A" {{.*}}te.realize = ["[0, 10]"], te.alloc_shape = ["10"]
 // NOCLIP-SAME:  te.guards = ["A_j < 2"]
+
+// -----
+
+// test_bound_group_schedule: the group {x, x1} computed at x2's rows: both are 1 x n
+// per row of x2 (x1 by x2's read, x by x1's).
+te.func @group_schedule() -> !te.tensor<["m", "n"], f32> {
+  %x = te.compute "x" (%i, %j) : !te.tensor<["m", "n"], f32> {
+    %0 = arith.constant 1.000000e+00 : f32
+    te.yield %0 : f32
+  }
+  %x1 = te.compute "x1" (%i_1, %j_1) : !te.tensor<["m", "n"], f32> {
+    %1 = te.read %x[%i_1, %j_1] : !te.tensor<["m", "n"], f32>
+    %2 = arith.constant 1.000000e+00 : f32
+    %3 = arith.addf %1, %2 : f32
+    te.yield %3 : f32
+  }
+  %x2 = te.compute "x2" (%i_2, %j_2) : !te.tensor<["m", "n"], f32> {
+    %4 = te.read %x1[%i_2, %j_2] : !te.tensor<["m", "n"], f32>
+    %5 = arith.constant 2.000000e+00 : f32
+    %6 = arith.addf %4, %5 : f32
+    te.yield %6 : f32
+  }
+  te.return %x2 : !te.tensor<["m", "n"], f32>
+}
+sched.schedule @group_schedule {
+  sched.create_group "g" outputs ["x1"] inputs ["x"] include_inputs
+  %i = sched.axis "x2" 0
+  sched.compute_at "g", %i : !sched.iter<"x2">
+}
+// CHECK-LABEL: te.func @group_schedule
+// CHECK:       te.compute "x" {{.*}}te.realize = ["[x2_i, 1]", "[0, n]"], te.alloc_shape = ["1", "n"]
+// CHECK-SAME:  te.attach = "x2_i"
+// CHECK:       te.compute "x1" {{.*}}te.realize = ["[x2_i, 1]", "[0, n]"], te.alloc_shape = ["1", "n"]
+// CHECK-SAME:  te.attach = "x2_i"
+
+// -----
+
+// test_bound_nest_group: g1 = {x} nested in g2 = {x, x1}; g2 at x2's rows, g1 at x1's
+// columns: x1 is 1 x n, x 1 x 1.
+te.func @nest_group() -> !te.tensor<["m", "n"], f32> {
+  %x = te.compute "x" (%i, %j) : !te.tensor<["m", "n"], f32> {
+    %0 = arith.constant 1.000000e+00 : f32
+    te.yield %0 : f32
+  }
+  %x1 = te.compute "x1" (%i_1, %j_1) : !te.tensor<["m", "n"], f32> {
+    %1 = te.read %x[%i_1, %j_1] : !te.tensor<["m", "n"], f32>
+    %2 = arith.constant 1.000000e+00 : f32
+    %3 = arith.addf %1, %2 : f32
+    te.yield %3 : f32
+  }
+  %x2 = te.compute "x2" (%i_2, %j_2) : !te.tensor<["m", "n"], f32> {
+    %4 = te.read %x1[%i_2, %j_2] : !te.tensor<["m", "n"], f32>
+    %5 = arith.constant 2.000000e+00 : f32
+    %6 = arith.addf %4, %5 : f32
+    te.yield %6 : f32
+  }
+  te.return %x2 : !te.tensor<["m", "n"], f32>
+}
+sched.schedule @nest_group {
+  sched.create_group "g1" outputs ["x"] inputs ["x"] include_inputs
+  sched.create_group "g2" outputs ["x1"] inputs ["x"] include_inputs
+  %i = sched.axis "x2" 0
+  sched.compute_at "g2", %i : !sched.iter<"x2">
+  %j = sched.axis "x1" 1
+  sched.compute_at "g1", %j : !sched.iter<"x1">
+}
+// CHECK-LABEL: te.func @nest_group
+// CHECK:       te.compute "x" {{.*}}te.realize = ["[x1_i, 1]", "[x1_j, 1]"], te.alloc_shape = ["1", "1"]
+// CHECK-SAME:  te.attach = "x1_j"
+// CHECK:       te.compute "x1" {{.*}}te.realize = ["[x2_i, 1]", "[0, n]"], te.alloc_shape = ["1", "n"]
+// CHECK-SAME:  te.attach = "x2_i"

@@ -241,7 +241,6 @@ def _x_x1_x2() -> tuple[te.Tensor, te.Tensor, te.Tensor]:
     return x, x1, x2
 
 
-@xfail_missing("Schedule.create_group is missing")
 def test_bound_group_schedule() -> None:
     x, x1, x2 = _x_x1_x2()
     s = te.create_schedule(x2.op)
@@ -255,7 +254,6 @@ def test_bound_group_schedule() -> None:
     out.check(4.0)
 
 
-@xfail_missing("Schedule.create_group is missing")
 def test_bound_nest_group() -> None:
     x, x1, x2 = _x_x1_x2()
     s = te.create_schedule(x2.op)

@@ -133,3 +133,41 @@ sched.schedule @f {
 // CHECK-NEXT:    %x = sched.axis "a.shared" 1
 // CHECK-NEXT:    sched.vectorize %x : !sched.iter<"a.shared">
 // CHECK-NEXT:  }
+
+// -----
+
+// sched.create_group, nested groups, and the compute_at/compute_root of a group.
+te.func @g(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4, 8], f32> {
+  %x = te.compute "X" (%i, %j) : !te.tensor<[4, 8], f32> {
+    %v = te.read %a[%i, %j] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %x1 = te.compute "X1" (%i1, %j1) : !te.tensor<[4, 8], f32> {
+    %v = te.read %x[%i1, %j1] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  %x2 = te.compute "X2" (%i2, %j2) : !te.tensor<[4, 8], f32> {
+    %v = te.read %x1[%i2, %j2] : !te.tensor<[4, 8], f32>
+    te.yield %v : f32
+  }
+  te.return %x2 : !te.tensor<[4, 8], f32>
+}
+sched.schedule @g {
+  sched.create_group "g1" outputs ["X"] inputs ["a"]
+  sched.create_group "g2" outputs ["X1"] inputs ["X"] include_inputs
+  %i = sched.axis "X2" 0
+  sched.compute_at "g2", %i : !sched.iter<"X2">
+  %j = sched.axis "X1" 1
+  sched.compute_at "g1", %j : !sched.iter<"X1">
+  sched.compute_root "g1"
+}
+
+// CHECK-LABEL: sched.schedule @g {
+// CHECK-NEXT:    sched.create_group "g1" outputs ["X"] inputs ["a"]
+// CHECK-NEXT:    sched.create_group "g2" outputs ["X1"] inputs ["X"] include_inputs
+// CHECK-NEXT:    %i = sched.axis "X2" 0
+// CHECK-NEXT:    sched.compute_at "g2", %i : !sched.iter<"X2">
+// CHECK-NEXT:    %j = sched.axis "X1" 1
+// CHECK-NEXT:    sched.compute_at "g1", %j : !sched.iter<"X1">
+// CHECK-NEXT:    sched.compute_root "g1"
+// CHECK-NEXT:  }
