@@ -20,6 +20,8 @@ point (TVM's relayout; without split/fuse/reorder it is C's own shape):
     C[i, j]              = C.local[leaf indices of (i, j)]   (PassDownIndex: i // 4, i % 4)
 
 C keeps its op (the schedule refers to it by name); its body becomes the read.
+A multi-output stage (`C, D = te.compute(...)`) gets a multi-output cache: every
+output moves to the cache, and the stage reads each one back.
 A guarded reduction folds the reduction's identity where the guard fails, so the
 cache holds defined values everywhere (C never reads them).
 """
@@ -152,8 +154,8 @@ def _emitter(block: Block, names: dict[str, SSAValue]) -> Callable[[str], SSAVal
 def insert_cache_write(func: te.FuncOp, stage: te.ComputeOp, name: str, layout: Layout) -> te.ComputeOp:
     """Moves the computation of `stage` into a new stage `name` laid out as `layout`
     (placed right before it); `stage` becomes the copy that reads it."""
-    element = stage.tensor_type.element_type
-    cache_type = te.TensorType([_dim(e) for e in layout.extents], element)
+    dims = [_dim(e) for e in layout.extents]
+    cache_types = [te.TensorType(dims, t.element_type) for t in stage.tensor_types]
     block = Block(arg_types=[IndexType()] * len(layout.leaves))
     names: dict[str, SSAValue] = {}
     for arg, leaf, hint in zip(block.args, layout.leaves, layout.hints, strict=True):
@@ -171,7 +173,7 @@ def insert_cache_write(func: te.FuncOp, stage: te.ComputeOp, name: str, layout: 
             cond = And(cond, g)
         guard = emit_cond(cond, block.add_op, var, shared)
     _clone_body(stage, block, mapping, guard)
-    cache = te.ComputeOp(name, cache_type, Region(block))
+    cache = te.ComputeOp(name, cache_types, Region(block))
     cache.result.name_hint = name
     func.body.block.insert_op_before(cache, stage)
     _become_copy(stage, cache, layout)
@@ -184,10 +186,10 @@ def _clone_body(stage: te.ComputeOp, block: Block, mapping: dict[SSAValue, SSAVa
     reduction = stage.reduction()
     if guard is not None and reduction is None:
         inner = Block()
-        value = _clone_ops(stage.body.block, inner, mapping)
-        guarded = _guarded(guard, inner, value)
+        values = _clone_ops(stage.body.block, inner, mapping)
+        guarded = _guarded(guard, inner, values)
         block.add_op(guarded)
-        block.add_op(te.YieldOp(guarded.results[0]))
+        block.add_op(te.YieldOp(*guarded.results))
         return
     for op in stage.body.block.ops:
         clone = op.clone(mapping)
@@ -197,51 +199,55 @@ def _clone_body(stage: te.ComputeOp, block: Block, mapping: dict[SSAValue, SSAVa
             _guard_reduce_body(clone, guard)
 
 
-def _clone_ops(source: Block, into: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:
-    """Clones every op but the terminator; the yielded value, mapped."""
+def _clone_ops(source: Block, into: Block, mapping: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+    """Clones every op but the terminator; the yielded values (one per output), mapped."""
     yielded = source.last_op
     assert isinstance(yielded, te.YieldOp)
     for op in source.ops:
         if op is not yielded:
             into.add_op(op.clone(mapping))
-    return mapping.get(yielded.values[0], yielded.values[0])
+    return [mapping.get(v, v) for v in yielded.values]
 
 
-def _guarded(guard: SSAValue, then_block: Block, value: SSAValue) -> scf.IfOp:
-    """`scf.if guard { then_block; yield value } else { yield 0 }` (a lazy select)."""
-    then_block.add_op(scf.YieldOp(value))
-    t = value.type
+def _zero(t: Attribute) -> arith.ConstantOp:
     if isinstance(t, IntegerType | IndexType):
-        zero = arith.ConstantOp(IntegerAttr(0, t))
-    else:
-        assert isinstance(t, AnyFloat)  # te element types: integers, index, floats
-        zero = arith.ConstantOp(FloatAttr(0.0, t))
-    else_block = Block([zero, scf.YieldOp(zero.result)])
-    return scf.IfOp(guard, [t], Region(then_block), Region(else_block))
+        return arith.ConstantOp(IntegerAttr(0, t))
+    assert isinstance(t, AnyFloat)  # te element types: integers, index, floats
+    return arith.ConstantOp(FloatAttr(0.0, t))
+
+
+def _guarded(guard: SSAValue, then_block: Block, values: Sequence[SSAValue]) -> scf.IfOp:
+    """`scf.if guard { then_block; yield values } else { yield 0, ... }` (a lazy select)."""
+    then_block.add_op(scf.YieldOp(*values))
+    zeros = [_zero(v.type) for v in values]
+    else_block = Block([*zeros, scf.YieldOp(*[z.result for z in zeros])])
+    return scf.IfOp(guard, [v.type for v in values], Region(then_block), Region(else_block))
 
 
 def _guard_reduce_body(reduce: te.ReduceOp, guard: SSAValue) -> None:
-    """The reduce body yields the reduction's identity where the guard fails."""
+    """The reduce body yields the reduction's identity where the guard fails (a named
+    reducer's start values: the cache elements there are never read, only defined)."""
     body = reduce.body.block
     then_block = Block()
-    value = _move_ops(body, then_block)
-    then_block.add_op(scf.YieldOp(value))
-    identity = arith.ConstantOp(te.default_init(reduce.reduce_kind, reduce.result.type))
-    else_block = Block([identity, scf.YieldOp(identity.result)])
-    if_op = scf.IfOp(guard, [value.type], Region(then_block), Region(else_block))
-    body.add_ops([if_op, te.YieldOp(if_op.results[0])])
+    values = _move_ops(body, then_block)
+    then_block.add_op(scf.YieldOp(*values))
+    starts = reduce.init_values() if reduce.is_custom else [te.default_init(reduce.reduce_kind, reduce.result.type)]
+    identities = [arith.ConstantOp(a) for a in starts]
+    else_block = Block([*identities, scf.YieldOp(*[i.result for i in identities])])
+    if_op = scf.IfOp(guard, [v.type for v in values], Region(then_block), Region(else_block))
+    body.add_ops([if_op, te.YieldOp(*if_op.results)])
 
 
-def _move_ops(source: Block, into: Block) -> SSAValue:
+def _move_ops(source: Block, into: Block) -> list[SSAValue]:
     yielded = source.last_op
     assert isinstance(yielded, te.YieldOp)
-    value = yielded.values[0]
+    values = list(yielded.values)
     yielded.detach()
     yielded.erase()
     for op in list(source.ops):
         op.detach()
         into.add_op(op)
-    return value
+    return values
 
 
 def _become_copy(stage: te.ComputeOp, cache: te.ComputeOp, layout: Layout) -> None:
@@ -255,8 +261,8 @@ def _become_copy(stage: te.ComputeOp, cache: te.ComputeOp, layout: Layout) -> No
     var = _emitter(block, names)
     shared: dict[Expr | Cond, SSAValue] = {}
     indices = [emit_expr(e, block.add_op, var, shared) for e in layout.leaf_indices]
-    read = te.ReadOp(cache.result, indices)
-    block.add_ops([read, te.YieldOp(read.result)])
+    reads = [te.ReadOp(output, indices) for output in cache.outputs]  # one per output of a multi-output stage
+    block.add_ops([*reads, te.YieldOp(*[r.result for r in reads])])
     stage.body.detach_block(old)
     old.erase()
     stage.body.add_block(block)

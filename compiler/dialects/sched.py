@@ -538,7 +538,8 @@ class CacheWriteOp(IRDLOperation):
     `C.local` (its axes, reduce axes and body) and C becomes the copy
     `C[i] = C.local[i]` (TVM's `cache_write`). Splits, fuses and reorders of C
     made before it define the cache's layout (one dimension per data-parallel
-    loop of C, TVM's relayout) and are then undone: C's loops start afresh."""
+    loop of C, TVM's relayout) and are then undone: C's loops start afresh. A
+    multi-output stage moves all its outputs to one multi-output cache stage."""
 
     name = "sched.cache_write"
     stage = prop_def(StringAttr)

@@ -458,29 +458,51 @@ class Schedule:
         """Move the computation of `tensor` to a new stage `<tensor>.<scope>` (its axes,
         reduce axes and body) and make `tensor` its copy (TVM's `cache_write`). Splits,
         fuses and reorders of `tensor` made before lay the cache out by those loops and are
-        undone; compute_at, compute_inline and loop annotations must come after."""
-        if isinstance(tensor, list | tuple):
-            if len(tensor) != 1:
-                raise ScheduleError("cache_write: a list of tensors is for multi-output stages, which it does not support")
-            tensor = tensor[0]
-        if not isinstance(tensor, T.Tensor):
-            raise ScheduleTypeError(f"cache_write: expected a tensor, got {tensor!r}")
+        undone; compute_at, compute_inline and loop annotations must come after. A list of
+        the outputs of one multi-output stage caches them all in one multi-output stage,
+        and returns the list of its outputs (TVM's)."""
+        items: list[object] = list(tensor) if isinstance(tensor, list | tuple) else [tensor]
+        tensors: list[T.Tensor] = []
+        for t in items:
+            if not isinstance(t, T.Tensor):
+                raise ScheduleTypeError(f"cache_write: expected a tensor, got {t!r}")
+            tensors.append(t)
         _check_scope("cache_write", scope)
-        stage = self[tensor]
+        first = tensors[0] if tensors else None
+        if first is None or first.is_placeholder or list(map(id, tensors)) != list(
+            map(id, [first.op.output(k) for k in range(first.op.num_outputs)])
+        ):
+            if len(tensors) == 1 and first is not None and not first.is_placeholder:
+                raise ScheduleError(
+                    f"cache_write: {first.name} is one output of a multi-output stage; pass the list of all "
+                    f"{first.op.num_outputs} outputs, in order"
+                )
+            names = ", ".join(getattr(t, "name", "?") for t in tensors) or "nothing"
+            raise ScheduleError(
+                f"cache_write: the tensors ({names}) must be all the outputs of one computed stage, in order"
+            )
+        stage = self[first]
         self._check_cache_write(stage)
         layout = _CacheLayout(self, stage)
-        assert stage.op.body is not None
-        op = T.Operation(f"{tensor.name}.{scope}", tuple(layout.axes), T.substitute(stage.op.body, layout.roots))
-        cache = T.Tensor(tuple(layout.extents), tensor.dtype, op)
-        op.output_tensor = cache
-        copy = T.Operation(stage.op.name, stage.op.axis, T.Read(cache, tuple(layout.indices)))
-        copy.output_tensor = tensor
+        name = f"{first.name}.{scope}"
+        bodies = tuple(T.substitute(b, layout.roots) for b in stage.op.all_bodies())
+        op = T.Operation(name, tuple(layout.axes), bodies[0], bodies=bodies if len(bodies) > 1 else ())
+        caches = tuple(
+            T.Tensor(tuple(layout.extents), t.dtype, op, value_index=k) for k, t in enumerate(tensors)
+        )
+        op.output_tensor = caches[0]
+        reads = tuple(T.Read(c, tuple(layout.indices)) for c in caches)
+        copy = T.Operation(stage.op.name, stage.op.axis, reads[0], bodies=reads if len(reads) > 1 else ())
+        copy.output_tensor = first
+        if len(caches) > 1:
+            op.outputs, copy.outputs = caches, tuple(tensors)
         stage.cached += [*stage.leaves, *stage.op.reduce_axis]
         stage._op = copy
         stage.leaves = list(copy.axis)
-        self.stages[cache.uid] = Stage(self, cache)
-        self.primitives.append(Primitive("cache_write", tensor, target=cache, scope=scope, new_op=copy))
-        return cache
+        self.stages[caches[0].uid] = Stage(self, caches[0])
+        self.primitives.append(Primitive("cache_write", first, target=caches[0], scope=scope, new_op=copy))
+        # one output gives the cache tensor, a multi-output stage the list of them (TVM's API)
+        return caches[0] if len(caches) == 1 else list(caches)  # type: ignore[return-value]
 
     def _check_cache_write(self, stage: Stage) -> None:
         name = stage.tensor.name
@@ -766,7 +788,7 @@ def _check_scope(what: str, scope: object) -> None:
 
 
 def _reads(op: T.Operation, tensor: T.Tensor) -> bool:
-    return op.body is not None and any(isinstance(n, T.Read) and n.tensor is tensor for n in T.walk(op.body))
+    return any(isinstance(n, T.Read) and n.tensor is tensor for body in op.all_bodies() for n in T.walk(body))
 
 
 class _CacheLayout:
