@@ -619,9 +619,10 @@ def parse_range(text: str) -> tuple[Expr, Expr]:
 
 
 def format_loop(iv: IterVar, r: Range_) -> str:
-    """`D_j_i = [0, 8] vectorized`, with ` reduce` for a reduction loop and
-    ` pragma=name` for each pragma."""
-    words = [iv.kind, *(["reduce"] if iv.is_reduce else []), *(f"pragma={p}" for p in iv.pragmas)]
+    """`D_j_i = [0, 8] vectorized`, with ` reduce` for a reduction loop (` reduce mixed`
+    for one that fuses data-parallel axes too) and ` pragma=name` for each pragma."""
+    words = [iv.kind, *(["reduce"] if iv.is_reduce else []), *(["mixed"] if iv.mixed else [])]
+    words += [f"pragma={p}" for p in iv.pragmas]
     return f"{iv.name} = {format_range(r.min, r.extent)} " + " ".join(words)
 
 
@@ -635,6 +636,7 @@ class LoopSpec:
     kind: str
     is_reduce: bool
     pragmas: list[str]
+    mixed: bool = False  # a reduce loop over data axes too (a fuse of both): initialised per iteration
 
 
 def parse_loop(text: str) -> LoopSpec:
@@ -644,7 +646,7 @@ def parse_loop(text: str) -> LoopSpec:
     lo, extent = parse_range(rest[: close + 1])
     words = rest[close + 1 :].split()
     pragmas = [w.removeprefix("pragma=") for w in words[1:] if w.startswith("pragma=")]
-    return LoopSpec(name, lo, extent, words[0], "reduce" in words[1:], pragmas)
+    return LoopSpec(name, lo, extent, words[0], "reduce" in words[1:], pragmas, "mixed" in words[1:])
 
 
 def record(op: te.ComputeOp, bounds: StageBounds, stage: Stage) -> None:

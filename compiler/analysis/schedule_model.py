@@ -57,6 +57,7 @@ class IterVar:
     root_index: int | None = None
     kind: str = "serial"
     pragmas: list[str] = field(default_factory=list)
+    mixed: bool = False  # a reduce loop that also runs over data axes (a fuse of both kinds)
 
     def __repr__(self) -> str:
         return self.name
@@ -415,8 +416,8 @@ class _Replay:
 
     def split(self, op: sched.SplitOp) -> None:
         stage, parent = self.leaf(op.split_axis, "sched.split")
-        outer = IterVar(self.names.fresh(f"{parent.name}_o"), stage.name, parent.is_reduce)
-        inner = IterVar(self.names.fresh(f"{parent.name}_i"), stage.name, parent.is_reduce)
+        outer = IterVar(self.names.fresh(f"{parent.name}_o"), stage.name, parent.is_reduce, mixed=parent.mixed)
+        inner = IterVar(self.names.fresh(f"{parent.name}_i"), stage.name, parent.is_reduce, mixed=parent.mixed)
         factor = None if op.factor is None else op.factor.data
         nparts = None if op.nparts is None else op.nparts.data
         factor_expr = None
@@ -436,17 +437,18 @@ class _Replay:
     def fuse(self, op: sched.FuseOp) -> None:
         stage, outer = self.leaf(op.outer, "sched.fuse")
         _, inner = self.leaf(op.inner, "sched.fuse")
-        if outer.is_reduce != inner.is_reduce:
-            data, red = (inner, outer) if outer.is_reduce else (outer, inner)
-            raise ScheduleVerifyError(
-                f"sched.fuse: can't fuse the data-parallel axis {data.name} with the reduce axis {red.name}"
-            )
         position = stage.leaves.index(outer)
         if position + 1 >= len(stage.leaves) or stage.leaves[position + 1] is not inner:
             raise ScheduleVerifyError(
                 f"sched.fuse: {inner.name} must be the loop right inside {outer.name} in stage \"{stage.name}\""
             )
-        fused = IterVar(self.names.fresh(f"{outer.name}_f"), stage.name, outer.is_reduce)
+        # A data axis fused with a reduce axis is a reduce axis (TVM's fuse takes the larger
+        # iteration type) that also runs over data: its reduction is initialised in a nest
+        # of its own before the loops, over every loop not purely of reduce axes.
+        mixed = outer.mixed or inner.mixed or outer.is_reduce != inner.is_reduce
+        fused = IterVar(
+            self.names.fresh(f"{outer.name}_f"), stage.name, outer.is_reduce or inner.is_reduce, mixed=mixed
+        )
         stage.relations.append(Fuse(outer, inner, fused))
         stage.leaves[position : position + 2] = [fused]
         self.move_attachments(outer, fused)
@@ -621,6 +623,11 @@ class _Replay:
         if not iv.is_reduce:
             raise ScheduleVerifyError(
                 f"sched.rfactor: {iv.name} is a data-parallel axis of \"{stage.name}\"; only a reduce axis can be factored"
+            )
+        if iv.mixed:
+            raise ScheduleVerifyError(
+                f"sched.rfactor: {iv.name} of \"{stage.name}\" fuses data-parallel and reduce axes; "
+                "only a loop of reduce axes alone can be factored"
             )
         if name in self.model.stages:
             raise ScheduleVerifyError(f"sched.rfactor: @{self.model.func.sym_name.data} already has a stage \"{name}\"")

@@ -20,7 +20,8 @@ itself when they are missing). For every `te.func`:
      and the yielded value is stored;
   5. a reduction stores its init value before its outermost reduce loop
      (or in a separate nest over the data-parallel loops when a reduce loop
-     was reordered outside a data-parallel one) and accumulates innermost;
+     was reordered outside a data-parallel one or fused with one: that loop
+     is in the nest too) and accumulates innermost;
      a `te.where` in its body makes the rest of the body and the update a
      `loop.if` on the predicate.
 """
@@ -220,7 +221,7 @@ class FunctionLowering:
             out.append(self.values[result])
         reduction = stage.reduction()
         first_reduce = next((k for k, lp in enumerate(plan.loops) if lp.is_reduce), len(plan.loops))
-        init_inline = all(lp.is_reduce for lp in plan.loops[first_reduce:])
+        init_inline = all(lp.is_reduce and not lp.mixed for lp in plan.loops[first_reduce:])
         if reduction is not None and not init_inline:
             self.emit_init_nest(stage, plan, out, block)  # a reduce loop encloses a data loop
         accumulator: tuple[list[SSAValue], Block] | None = None
@@ -320,7 +321,7 @@ class FunctionLowering:
         """Initialise the whole realized region before the nest (reduce loop outside a data loop)."""
         current = block
         for lp in plan.loops:
-            if lp.is_reduce:
+            if lp.is_reduce and not lp.mixed:  # a mixed loop runs over data too: initialised at each
                 continue
             for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
             for_op.induction_var.name_hint = f"{lp.name}_init"
@@ -329,7 +330,7 @@ class FunctionLowering:
             current = for_op.body.block
         self.emit_init(stage, plan, out, current)
         for lp in plan.loops:
-            if not lp.is_reduce:
+            if not lp.is_reduce or lp.mixed:
                 self.env.pop(lp.name, None)
 
     def emit_body(

@@ -198,12 +198,11 @@ class Stage:
     def _fuse_pair(self, outer: T.IterVar, inner: T.IterVar) -> T.IterVar:
         self._leaf(outer, "fuse")
         self._leaf(inner, "fuse")
-        if outer.is_reduce != inner.is_reduce:
-            raise ScheduleError(f"fuse: can't fuse a data-parallel axis with a reduce axis ({outer.name}, {inner.name})")
         position = index_of(self.leaves, outer)
         if position + 1 >= len(self.leaves) or self.leaves[position + 1] is not inner:
             raise ScheduleError(f"fuse: {inner.name} must be the loop right inside {outer.name}")
-        fused = T.IterVar(f"{outer.name}.{inner.name}.fused", is_reduce=outer.is_reduce and inner.is_reduce)
+        # a data axis fused with a reduce axis is a reduce axis (TVM's larger iteration type)
+        fused = T.IterVar(f"{outer.name}.{inner.name}.fused", is_reduce=outer.is_reduce or inner.is_reduce)
         self.leaves[position : position + 2] = [fused]
         self._record(Primitive("fuse", self.tensor, (outer, inner), (fused,)))
         return fused
@@ -725,6 +724,12 @@ class _Rfactor:
                 if any(id(iv) in self.touched for iv in group) and not all(id(iv) in self.touched for iv in group):
                     self.touched.update(id(iv) for iv in group)
                     changed = True
+        fused_data = [iv.name for iv in stage.op.axis if id(iv) in self.touched]
+        if fused_data:
+            raise ScheduleError(
+                f"rfactor: {axis.name} of {stage.tensor.name} is fused with the data axis {fused_data[0]}; only "
+                "loops of reduce axes alone can be factored"
+            )
         reduce = stage.op.body
         assert isinstance(reduce, T.Reduce)
         self.extent: dict[int, T.Dim] = {id(iv): iv.known_extent for iv in reduce.axes if id(iv) in self.touched}

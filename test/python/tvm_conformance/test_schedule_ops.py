@@ -390,10 +390,6 @@ def test_loop_dep_reduce_cache_write() -> None:
 
 
 @isolated  # a split by nparts (20 parts of 1 element) once wrote past its output
-@xfail_missing(
-    "Stage.fuse of a data-parallel with a reduce axis is rejected "
-    "(TVM allows it: the fused axis is a reduce axis)"
-)
 def test_reduction_and_dummy_fuse_split() -> None:
     n = 10
     X = te.placeholder(shape=(n,), dtype="int32", name="X")
