@@ -45,9 +45,12 @@ def inline_function(module: ModuleOp, func: te.FuncOp) -> None:
     if schedule is None:
         return
     model = ScheduleModel.build(func, schedule)
+    inlined = {stage.name for stage in model.stages.values() if stage.inline}
     for stage in reversed(list(model.stages.values())):
         if stage.inline:
             inline_stage(stage.op)
     for op in list(schedule.body.ops):
-        if isinstance(op, sched.ComputeInlineOp):
+        # placements of an inlined stage made before its compute_inline go with it
+        placement = isinstance(op, sched.ComputeRootOp | sched.ComputeAtOp) and op.stage.data in inlined
+        if isinstance(op, sched.ComputeInlineOp) or placement:
             Rewriter.erase_op(op)

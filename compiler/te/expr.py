@@ -379,6 +379,7 @@ class Operation:
     """The consumer in whose innermost loop `te.create_schedule` (and `build` without a
     schedule) computes this stage: a wider accumulator its consumer rounds (`compiler.ops`
     reduces float16 in float32), one element at a time instead of a full buffer."""
+    tag: str = ""  # `te.compute(..., tag=)`: the kind of stage (TVM's; "broadcast", ...)
 
     @property
     def num_outputs(self) -> int:
@@ -531,6 +532,7 @@ def compute(
     dtype: str | None = ...,
     *,
     strided: bool = ...,
+    tag: str = ...,
 ) -> Tensor: ...
 
 
@@ -542,6 +544,7 @@ def compute(
     dtype: str | None = ...,
     *,
     strided: bool = ...,
+    tag: str = ...,
 ) -> tuple[Tensor, ...]: ...
 
 
@@ -552,10 +555,14 @@ def compute(
     dtype: str | None = None,
     *,
     strided: bool = False,
+    tag: str = "",
 ) -> Tensor | tuple[Tensor, ...]:
     """`te.compute(shape, lambda i, j: ..., name=...)`. A body that is a tuple makes a
     multi-output compute: a tuple of tensors of one shape, computed in one loop nest
     (TVM's; elementwise values, or the reductions of one tuple reducer).
+
+    `tag`: a label of the stage's kind (TVM's; `"broadcast"` is what
+    `te.schedule.AutoInlineBroadcast` inlines).
 
     `strided=True`: passed to `build` as an output, the tensor may be any strided view
     (a column slice, a transpose...: its strides are bound at call time, as for
@@ -571,14 +578,16 @@ def compute(
     axes = tuple(IterVar(n, d) for n, d in zip(_axis_names(fcompute, len(dims)), dims, strict=True))
     value = fcompute(*axes)
     if isinstance(value, list | tuple):
-        return _multi_output(name, dims, axes, value, dtype)
+        outputs = _multi_output(name, dims, axes, value, dtype)
+        outputs[0].op.tag = tag
+        return outputs
     if not isinstance(value, Expr | int | float):
         raise ExprTypeError(f"compute {name}: the body is {value!r}, not an expression")
     body = as_expr(value, dtype or "float32")
     if dtype is not None:
         body = body.astype(dtype)
     _check_reduce_placement(body, name)
-    op = Operation(name, axes, body)
+    op = Operation(name, axes, body, tag=tag)
     tensor = Tensor(dims, _check_dtype(body.dtype), op, strided=strided)
     op.output_tensor = tensor
     return tensor

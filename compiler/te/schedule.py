@@ -15,7 +15,7 @@ invalid schedule as a `ValueError` from `build`/`lower`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from compiler.dialects.sched import CACHE_SCOPES
@@ -844,6 +844,56 @@ def _since_reset(schedule: Schedule, tensor: T.Tensor) -> list[Primitive]:
         if p.stage is tensor:
             found = [] if p.kind in ("cache_write", "rfactor") else [*found, p]
     return found
+
+
+def _is_scheduled(schedule: Schedule, tensor: T.Tensor) -> bool:
+    """Whether a primitive other than compute_root names the stage (TVM's is_scheduled:
+    its loops, placement or annotations changed), or its group is attached."""
+    if any(p.stage is tensor and p.group is None and p.kind != "compute_root" for p in schedule.primitives):
+        return True
+    return any(p.kind == "group_compute_at" and p.group in _group_chain(schedule[tensor].group) for p in schedule.primitives)
+
+
+def _auto_inline(schedule: Schedule, inlinable: Callable[[T.Operation], bool]) -> None:
+    """compute_inline of every stage that is not an output, not scheduled yet, and
+    `inlinable` (TVM's AutoInline* passes)."""
+    outputs = {t.op.output(0).uid if t.op.outputs else t.uid for t in schedule.outputs}
+    for tensor in schedule._reachable():
+        stage = schedule[tensor]
+        if tensor.uid in outputs or stage.op.body is None or _is_scheduled(schedule, tensor):
+            continue
+        if inlinable(stage.op):
+            stage.compute_inline()
+
+
+def _is_injective(op: T.Operation) -> bool:
+    return not op.reduce_axis
+
+
+def _is_elementwise(op: T.Operation) -> bool:
+    """Injective, and every read indexes by the stage's own axes, in order."""
+    reads = [n for body in op.all_bodies() for n in T.walk(body) if isinstance(n, T.Read)]
+    return _is_injective(op) and all(
+        len(r.indices) == len(op.axis) and all(i is a for i, a in zip(r.indices, op.axis, strict=True)) for r in reads
+    )
+
+
+def AutoInlineElemWise(schedule: Schedule) -> None:  # TVM's name
+    """Inline every unscheduled intermediate stage that is elementwise: no reduction, and
+    each read at exactly the stage's own indices (`te.schedule.AutoInlineElemWise`)."""
+    _auto_inline(schedule, _is_elementwise)
+
+
+def AutoInlineBroadcast(schedule: Schedule) -> None:  # TVM's name
+    """Inline every unscheduled intermediate stage tagged `"broadcast"` (`te.compute(...,
+    tag="broadcast")`) without a reduction (`te.schedule.AutoInlineBroadcast`)."""
+    _auto_inline(schedule, lambda op: _is_injective(op) and op.tag == "broadcast")
+
+
+def AutoInlineInjective(schedule: Schedule) -> None:  # TVM's name
+    """Inline every unscheduled intermediate stage without a reduction
+    (`te.schedule.AutoInlineInjective`)."""
+    _auto_inline(schedule, _is_injective)
 
 
 def create_schedule(ops: T.Operation | T.Tensor | Sequence[T.Operation | T.Tensor]) -> Schedule:

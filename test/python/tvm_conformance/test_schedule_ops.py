@@ -116,10 +116,6 @@ def test_inline_multi_reduce() -> None:
     mx.check(np.exp(v + 1).max(axis=1))
 
 
-@xfail_missing(
-    "te.schedule.AutoInlineElemWise/AutoInlineBroadcast/AutoInlineInjective and "
-    "te.compute(..., tag=) are missing"
-)
 def test_auto_inline() -> None:
     def elemwise() -> tuple:
         m, n = te.var("m"), te.var("n")
