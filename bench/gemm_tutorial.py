@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import compiler
 from compiler import te
+from compiler.runtime.host import host_vector_bits
 from compiler.te.schedule import Schedule
 
 BN = 32  # the block of C each step computes at a time (TVM's bn)
@@ -138,8 +139,46 @@ def parallel(size: int) -> tuple[Schedule, list[te.Tensor]]:
     return write_cache(size, threads=True)
 
 
+def packed_kernel_schedule(A: te.Tensor, B: te.Tensor, C: te.Tensor) -> Schedule:
+    """The schedule of step 7 for any C = A @ B (bench/suite.py's best matmul schedule
+    too): a register tile of 4 rows x 3 vectors (12 accumulators) with k inside the tile
+    loops; the tile's column panel of B packed per k block (a cache_read computed at ko:
+    a contiguous kb x 3-vector block in L1, one copy per thread on its stack) and the
+    panel loop outside the row tiles; the column panels in parallel:
+    jo (parallel), ko, io, ki, ii (unroll), ji (vector)."""
+    lanes = host_vector_bits() // 32  # float32
+    (k_axis,) = C.op.reduce_axis
+    assert isinstance(k_axis.extent, int)
+    # the longest k block up to 128 that divides k: 128 x 24 floats is 12 KiB, so A's rows
+    # of the block and the panel share L1
+    kb = max((d for d in range(1, 129) if k_axis.extent % d == 0), default=1)
+    s = te.create_schedule(C.op)
+    packed = s.cache_read(B, "global", [C])
+    i, j = C.op.axis
+    (k,) = C.op.reduce_axis
+    jo, ji = s[C].split(j, factor=3 * lanes)
+    io, ii = s[C].split(i, factor=4)
+    ko, ki = s[C].split(k, factor=kb)
+    s[C].reorder(jo, ko, io, ki, ii, ji)
+    s[C].unroll(ii)
+    s[C].vectorize(ji)
+    s[C].parallel(jo)
+    s[packed].compute_at(s[C], ko)
+    s[packed].vectorize(packed.op.axis[1])
+    return s
+
+
+def packed_kernel(size: int) -> tuple[Schedule, list[te.Tensor]]:
+    """7. Packed micro-kernel: what `auto-schedule` picks for a matmul. B packed per k
+    block with a cache_read instead of a whole packedB stage, so the copy is as small
+    as L1 and made by the thread that reads it; a 4 x 3-vector register tile; a*b+c
+    one FMA (the default, `fp_contract=True`)."""
+    g = Gemm(size)
+    return packed_kernel_schedule(g.A, g.B, g.C), [g.A, g.B, g.C]
+
+
 STEPS: list[Callable[[int], tuple[Schedule, list[te.Tensor]]]] = [
-    default, blocking, vectorize, permutation, array_packing, write_cache, parallel,
+    default, blocking, vectorize, permutation, array_packing, write_cache, parallel, packed_kernel,
 ]
 
 

@@ -70,6 +70,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from gemm_tutorial import packed_kernel_schedule
+
 import compiler
 from compiler import ops, te
 from compiler.te.expr import collect_stages
@@ -378,18 +380,9 @@ def matmul(n: int) -> Callable[[bool], Workload]:
         a, b = _rand(rng, (m, m)), _rand(rng, (m, m))
 
         def best() -> Schedule:
-            # 8x8 register tile of C (8 rows unrolled x one 8-wide vector), k inside the
-            # tile loops, and the j tile outside the i tile so the 8-column panel of B
-            # (k x 8 floats) stays in cache across all rows: jo, io, k, ii (unroll), ji (vector)
-            s = te.create_schedule(C.op)
-            i, j = C.op.axis
-            (k,) = C.op.reduce_axis
-            io, ii = s[C].split(i, factor=8)
-            jo, ji = s[C].split(j, factor=8)
-            s[C].reorder(jo, io, k, ii, ji)
-            s[C].unroll(ii)
-            s[C].vectorize(ji)
-            return s
+            # gemm_tutorial.py's step 7: B packed per k block (one copy per thread), a 4 x
+            # 3-vector register tile, the column panels in parallel
+            return packed_kernel_schedule(A, B, C)
 
         def torch_fn(torch: Any) -> Callable[[], Any]:
             at, bt = torch.from_numpy(a), torch.from_numpy(b)
