@@ -6,8 +6,8 @@ first when the pass did not run.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.schedule_model import (
@@ -49,8 +49,16 @@ def inline_function(module: ModuleOp, func: te.FuncOp) -> None:
     for stage in reversed(list(model.stages.values())):
         if stage.inline:
             inline_stage(stage.op)
-    for op in list(schedule.body.ops):
-        # placements of an inlined stage made before its compute_inline go with it
-        placement = isinstance(op, sched.ComputeRootOp | sched.ComputeAtOp) and op.stage.data in inlined
-        if isinstance(op, sched.ComputeInlineOp) or placement:
+    for op in reversed(list(schedule.body.ops)):
+        # the loops and placement an inlined stage was given go with it (TVM ignores them)
+        if isinstance(op, sched.ComputeInlineOp) or _names_stage(op, inlined):
             Rewriter.erase_op(op)
+
+
+def _names_stage(op: Operation, stages: set[str]) -> bool:
+    """Whether a sched op is about one of `stages`: names it, or works on its axes."""
+    stage = op.properties.get("stage")
+    if isinstance(stage, StringAttr) and stage.data in stages:
+        return True
+    values = [*op.operands, *op.results]
+    return any(isinstance(v.type, sched.IterType) and v.type.stage.data in stages for v in values)

@@ -501,7 +501,7 @@ class Schedule:
         self.stages[caches[0].uid] = Stage(self, caches[0])
         self.primitives.append(Primitive("cache_write", first, target=caches[0], scope=scope, new_op=copy))
         # one output gives the cache tensor, a multi-output stage the list of them (TVM's API)
-        return caches[0] if len(caches) == 1 else list(caches)  # type: ignore[return-value]
+        return caches[0] if len(caches) == 1 else list(caches)  # type: ignore[return-value]  # a list: see above
 
     def _check_cache_write(self, stage: Stage) -> None:
         name = stage.tensor.name
