@@ -12,6 +12,11 @@ schedule use it.
 replay only verifies, the function itself for apply-cache-stages
 (`apply_dataflow_rewrites`), so the primitives after them see the new stages.
 
+`sched.create_group` makes a `Group` of stages (TVM's group stage): a stage not
+attached itself is computed where its innermost attached group is
+(`resolve_group_attachments`, TVM's GetAttachSpec), so the passes see plain
+attachments.
+
 Every iteration variable gets a name unique in the function that is also a
 valid variable of `compiler.arith` expressions: `<stage>_<axis>` for root
 axes, `<parent>_o` / `<parent>_i` after a split, `<outer>_f` after a fuse.
@@ -647,6 +652,7 @@ class _Replay:
             self.retired[old] = f"the sched.rfactor of {iv.name}"
         new_stage = _make_stage(repl, stage.is_output, self.names)
         new_stage.attach_stage, new_stage.attach_ivar = stage.attach_stage, stage.attach_ivar
+        new_stage.group = stage.group
         stages: dict[str, Stage] = {}
         for key, value in self.model.stages.items():
             if value is stage:
