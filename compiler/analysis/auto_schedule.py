@@ -23,7 +23,13 @@ For each stage:
   a long reduction whose panel (reduce extent x vector tile) overflows half of
   L1 is split and its outer part runs outside the row tiles (GEMM blocking);
 * leading outer data loops are fused until they give each core a few
-  iterations, and run in parallel.
+  iterations, and run in parallel;
+* a reduction (not a matmul's packed panel) whose only consumer reads it
+  element for element (a conv's bias and relu, inlined into one stage) is
+  computed in that consumer's tile: the consumer's loops take the register
+  tile's splits and order, and the reduction is computed at its innermost
+  outer loop, so its buffer is one tile (registers) instead of a tensor that
+  the epilogue reads back (TVM's fused conv + bias + relu).
 
 A stage the user already scheduled (any `sched` op names it) is kept as it is;
 the rest are scheduled around it. Splits prefer factors that divide the
@@ -44,7 +50,7 @@ from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from compiler.analysis.schedule_model import ScheduleModel, Stage
-from compiler.arith.expr import Expr, free_vars
+from compiler.arith.expr import Const, Expr, Var, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
@@ -133,10 +139,13 @@ class StagePlan:
     min_parallel: int = 4  # fuse leading loops until this many iterations per core
     local_tile: bool = False  # compute the register tile in a cache_write "local" stage
     pack_input: str | None = None  # read this input through a packed panel (cache_read "global")
+    tile_of: str | None = None  # an epilogue: its loops carry this reduction's tile, computed at them
 
     def describe(self) -> str:
         if self.action != "root":
             return f"{self.stage}: {self.action}"
+        if self.tile_of:
+            return f"{self.stage}: epilogue of {self.tile_of} (its register tile)"
         parts = [f"{self.stage}:"]
         if self.vector_axis is not None:
             parts.append(f"vector axis {self.vector_axis} by {self.vector_factor or 'all'}")
@@ -162,10 +171,17 @@ class StageInfo:
     is_output: bool
     reads: list[list[frozenset[str]]]  # per read: the axis names each index uses
     read_tensors: list[str | None]  # per read: the stage or argument read (None: a multi-output stage's)
+    identity_reads: list[bool]  # per read: index k is axis k (an elementwise read)
+    shape: list[str]
     axis_names: list[str]
     reduce_names: list[str]
     consumers: list[str] = field(default_factory=list)
     reads_reduction: bool = False
+
+
+def _is_axis(index: Expr | None, axis: str, extent: Dim) -> bool:
+    """`index` is the axis itself, or 0 along an axis of extent 1 (a broadcast's index)."""
+    return (isinstance(index, Var) and index.name == axis) or (extent == 1 and index == Const(0))
 
 
 def _tensor_name(value: SSAValue) -> str | None:
@@ -192,16 +208,23 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
     reduction = op.reduction()
     leaf = stage.index_leaf()
     names = {iv.name for iv in stage.root_vars}
+    axis_names = [iv.name for iv in stage.axes]
     reads: list[list[frozenset[str]]] = []
     read_tensors: list[str | None] = []
+    identity: list[bool] = []
     for inner in op.body.walk():
         if isinstance(inner, te.ReadOp):
             read_tensors.append(_tensor_name(inner.tensor))
             uses = []
-            for index in inner.indices:
-                e: Expr | None = expr_from_value(index, leaf)
+            exprs = [expr_from_value(index, leaf) for index in inner.indices]
+            for e in exprs:
                 uses.append(names if e is None else free_vars(e) & names)
             reads.append([frozenset(u) for u in uses])
+            shape = op.tensor_type.get_shape()
+            identity.append(
+                len(exprs) == len(axis_names)
+                and all(_is_axis(e, a, d) for e, a, d in zip(exprs, axis_names, shape, strict=True))
+            )
     guarded = any(isinstance(inner, scf.IfOp) for inner in op.body.walk())
     return StageInfo(
         stage.name,
@@ -212,7 +235,9 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
         stage.is_output,
         reads,
         read_tensors,
-        [iv.name for iv in stage.axes],
+        identity,
+        [str(d) for d in op.tensor_type.get_shape()],
+        axis_names,
         [iv.name for iv in stage.reduce_axes],
     )
 
@@ -442,7 +467,43 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             plans.append(StagePlan(name, action="inline"))
             continue
         plans.append(plan_injective(info, target))
-    return plans
+    return _fuse_epilogues(plans, infos)
+
+
+def _epilogue(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan]) -> str | None:
+    """The one stage that reads reduction `name` element for element, through stages
+    inlined on the way (bias, relu), each with that one consumer; None if there is not
+    exactly one, or it does not cover the same shape."""
+    current = name
+    while True:
+        consumers = infos[current].consumers
+        if len(consumers) != 1:
+            return None
+        (consumer,) = consumers
+        info = infos[consumer]
+        reads = [k for k, t in enumerate(info.read_tensors) if t == current]
+        if not reads or not all(info.identity_reads[k] for k in reads) or info.shape != infos[name].shape:
+            return None
+        if plans[consumer].action != "inline":
+            return consumer
+        current = consumer
+
+
+def _fuse_epilogues(plans: list[StagePlan], infos: dict[str, StageInfo]) -> list[StagePlan]:
+    """Reductions computed in their epilogue's tile (the module docstring's last rule)."""
+    by_name = {p.stage: p for p in plans}
+    for p in plans:
+        info = infos[p.stage]
+        if p.action != "root" or not info.reduce_extents or p.vector_axis is None:
+            continue
+        if p.vector_first or p.pack_input or p.reduce_split:  # a matmul: its k blocks and panels stay
+            continue
+        epilogue = _epilogue(p.stage, infos, by_name)
+        if epilogue is None or by_name[epilogue].action != "root" or infos[epilogue].reduce_extents:
+            continue
+        by_name[epilogue] = replace(p, stage=epilogue, local_tile=False, tile_of=p.stage)
+        by_name[p.stage] = replace(p, action=f"computed in {epilogue}'s tile", local_tile=False)
+    return [by_name[p.stage] for p in plans]
 
 
 # ---------------------------------------------------------------------------
@@ -473,8 +534,11 @@ class _Builder:
         return op.results[0], op.results[1]
 
 
-def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) -> None:
-    """The sched ops of one stage's plan."""
+def emit_stage(
+    b: _Builder, info: StageInfo, plan: StagePlan, target: Target, tile_info: StageInfo | None = None
+) -> None:
+    """The sched ops of one stage's plan (`tile_info`: the reduction an epilogue's tile
+    computes, `plan.tile_of`)."""
     if plan.action == "inline":
         b.add(sched.ComputeInlineOp(plan.stage))
         return
@@ -483,6 +547,7 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
     stage = plan.stage
     if plan.local_tile:
         b.add(sched.CacheWriteOp(stage, "local"))  # `stage` becomes the tile's copy-out
+    tiled = plan.local_tile or plan.tile_of is not None  # the tile computed at this stage's loops
     data = [b.axis(stage, k, n) for k, n in enumerate(info.axis_names)]
     reduce = [] if plan.local_tile else [b.axis(stage, k, n, reduce=True) for k, n in enumerate(info.reduce_names)]
     b.leaves = [*data, *reduce]
@@ -509,7 +574,7 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
     if vo is not None and plan.vector_first:
         outer.remove(vo)
         outer.insert(0, vo)
-    if plan.local_tile and uo is not None:
+    if tiled and uo is not None:
         # the rows' outer loop innermost: the input panel of one vector tile (the reduction
         # times the tile's columns) stays in L1 while every row tile reads it, and the rows'
         # operands (a conv's weights) come from L2
@@ -557,8 +622,15 @@ def emit_stage(b: _Builder, info: StageInfo, plan: StagePlan, target: Target) ->
         at = reduce_outer[0] if reduce_outer else vo[0] if vo is not None else None
         if at is not None and (reduce_outer or at not in fused_loops or len(fused_loops) == 1):
             _emit_pack(b, info, plan, plan.pack_input, at)
-    if plan.local_tile and outer:
-        _emit_local_tile(b, info, plan, order[len(order) - len(inner) - 1])
+    if tiled and outer:
+        at = order[len(order) - len(inner) - 1]
+        if at in fused_loops:  # the innermost outer loop went into the parallel fuse
+            at = fused
+        if plan.tile_of is not None:
+            assert tile_info is not None
+            _emit_local_tile(b, tile_info, plan, at, plan.tile_of)
+        else:
+            _emit_local_tile(b, info, plan, at, f"{stage}.local")
 
 
 def _emit_pack(b: _Builder, info: StageInfo, plan: StagePlan, tensor: str, at: SSAValue) -> None:
@@ -572,14 +644,14 @@ def _emit_pack(b: _Builder, info: StageInfo, plan: StagePlan, tensor: str, at: S
     b.add(sched.VectorizeOp(b.axis(cache, rank - 1, f"{tensor}_p")))
 
 
-def _emit_local_tile(b: _Builder, info: StageInfo, plan: StagePlan, at: SSAValue) -> None:
+def _emit_local_tile(b: _Builder, info: StageInfo, plan: StagePlan, at: SSAValue, cache: str) -> None:
     """The cache stage of a `local_tile` plan, computed at the copy's innermost outer loop
     `at`: its tile axes innermost (unrolled rows, vector columns), the reduction outside
     them, as the register tile of a stage without a cache."""
-    cache = f"{plan.stage}.local"
     b.add(sched.ComputeAtOp(cache, at))
-    data = [b.axis(cache, k, f"{n}_l") for k, n in enumerate(info.axis_names)]
-    reduce = [b.axis(cache, k, f"{n}_l", reduce=True) for k, n in enumerate(info.reduce_names)]
+    suffix = "_l" if cache != info.name else ""  # a cache stage's axes, or the stage's own
+    data = [b.axis(cache, k, f"{n}{suffix}") for k, n in enumerate(info.axis_names)]
+    reduce = [b.axis(cache, k, f"{n}{suffix}", reduce=True) for k, n in enumerate(info.reduce_names)]
     tile = [a for a in (plan.unroll_axis, plan.vector_axis) if a is not None]
     order = [d for a, d in enumerate(data) if a not in tile] + reduce + [data[a] for a in tile]
     b.leaves = [*data, *reduce]
@@ -587,8 +659,8 @@ def _emit_local_tile(b: _Builder, info: StageInfo, plan: StagePlan, at: SSAValue
         b.add(sched.ReorderOp(order))
     if plan.unroll_reduce and reduce:
         b.add(sched.UnrollOp(reduce[-1]))
-    assert plan.unroll_axis is not None
-    b.add(sched.UnrollOp(data[plan.unroll_axis]))
+    if plan.unroll_axis is not None:  # an epilogue's tile may be one row of vectors
+        b.add(sched.UnrollOp(data[plan.unroll_axis]))
     if plan.vector_axis is not None:
         b.add(sched.VectorizeOp(data[plan.vector_axis]))
 
@@ -601,4 +673,5 @@ def emit_plans(
     b = _Builder(schedule.body.block, {*model.stages, *(a.name_hint or "" for a in func.args)})
     for plan in plans:
         if plan.stage in model.stages:
-            emit_stage(b, stage_info(model, model.stages[plan.stage]), plan, target)
+            tile = stage_info(model, model.stages[plan.tile_of]) if plan.tile_of in model.stages else None
+            emit_stage(b, stage_info(model, model.stages[plan.stage]), plan, target, tile)

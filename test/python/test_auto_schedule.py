@@ -102,20 +102,31 @@ def test_auto_scheduled_matmul_with_tails_and_packed_panel_is_exact(n: int) -> N
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
 
 
-def test_conv_pad_kept_channels_unrolled_rows_vectorized() -> None:
+def test_conv_pad_kept_channels_unrolled_rows_vectorized_in_its_relu_tile() -> None:
     x = te.placeholder((1, 64, 56, 56), name="x")
     w = te.placeholder((64, 64, 3, 3), name="w")
     y = ops.conv2d_nchw(x, w, padding=1, name="y")
     out = ops.relu(y, name="r")
     text = sched_text([x, w, out])
     assert 'compute_inline' not in text.split("sched.axis")[0]  # the pad is not inlined
-    assert "sched.vectorize %y_xx_i" in text or "sched.vectorize %y_xx" in text
-    assert "sched.unroll %y_ff_i" in text
+    # the conv is computed in the relu's tile: the relu's loops take the conv's tile
+    # (8 channels x one vector of the row) and the conv is computed at the innermost
+    # outer loop, its reduction outside the tile's loops
+    lines = text.splitlines()
+    relu_order = next(line for line in lines if "sched.reorder %r_" in line)
+    assert relu_order.endswith("%r_ax1_o, %r_ax1_i, %r_ax3_i : !sched.iter<\"r\">")
+    assert 'sched.compute_at "y", %r_ax1_o' in text
+    assert "sched.unroll %r_ax1_i" in text
+    assert "sched.vectorize %r_ax3_i" in text
+    conv_order = next(line for line in lines if "sched.reorder %y_nn" in line)
+    assert conv_order.index("%y_rc") < conv_order.index("%y_ff") < conv_order.index("%y_xx")
     assert "sched.unroll %y_rx" in text  # the 3-tap loop
-    reorder = next(line for line in text.splitlines() if "sched.reorder %y_nn" in line)
-    assert reorder.index("%y_rc") < reorder.index("%y_ff_i") < reorder.index("%y_xx_i")
-    assert reorder.index("%y_ff_o") < reorder.index("%y_yy") < reorder.index("%y_xx_o")  # rows stay in order
+    assert "sched.unroll %y_ff" in text
+    assert "sched.vectorize %y_xx" in text
     assert "sched.parallel" in text
+    f = compiler.build([x, w, out], tuning_log=os.devnull)
+    assert f.memory is not None
+    assert "y" not in {b.name for b in f.memory.buffers}  # one tile, not a 64 x 56 x 56 tensor
 
 
 def test_elementwise_producers_inlined_output_vectorized() -> None:

@@ -171,3 +171,65 @@ te.func @conv1x1(%x: !te.tensor<[1, "c", "h", "w"], f32>, %wt: !te.tensor<["k", 
 // CHECK-NEXT:    sched.unroll %conv_ff_l : !sched.iter<"conv.local">
 // CHECK-NEXT:    sched.vectorize %conv_xx_l : !sched.iter<"conv.local">
 // CHECK-NEXT:  }
+
+
+// -----
+
+// A conv whose bias and relu (inlined into one stage) read it element for element: the
+// conv is computed in the relu's tile. The relu's loops take the conv's register tile
+// (4 channels unrolled x 2 vectors of the row) and their order; the conv is computed at
+// the innermost outer loop (the channel tiles), its reduction outside the tile's loops,
+// so its buffer is one 4 x 16 tile (a stack buffer of the parallel loop, registers)
+// instead of a tensor the epilogue would read back.
+// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768},default-pipeline{until=loop}' | filecheck %s --check-prefix=LOOP
+te.func @conv_bias_relu(%x: !te.tensor<[1, 8, 4, 32], f32>, %w: !te.tensor<[16, 8, 1, 1], f32>, %b: !te.tensor<[16], f32>) -> !te.tensor<[1, 16, 4, 32], f32> {
+  %y = te.compute "y" (%nn, %ff, %yy, %xx) : !te.tensor<[1, 16, 4, 32], f32> {
+    %0 = te.reduce sum (%rc, %ry, %rx) in [8, 1, 1] : f32 {
+      %1 = arith.constant 1 : index
+      %2 = arith.muli %yy, %1 : index
+      %3 = arith.constant 1 : index
+      %4 = arith.muli %ry, %3 : index
+      %5 = arith.addi %2, %4 : index
+      %6 = arith.constant 1 : index
+      %7 = arith.muli %xx, %6 : index
+      %8 = arith.constant 1 : index
+      %9 = arith.muli %rx, %8 : index
+      %10 = arith.addi %7, %9 : index
+      %11 = te.read %x[%nn, %rc, %5, %10] : !te.tensor<[1, 8, 4, 32], f32>
+      %12 = te.read %w[%ff, %rc, %ry, %rx] : !te.tensor<[16, 8, 1, 1], f32>
+      %13 = arith.mulf %11, %12 : f32
+      te.yield %13 : f32
+    }
+    te.yield %0 : f32
+  }
+  %bias = te.compute "bias" (%ax0, %ax1, %ax2, %ax3) : !te.tensor<[1, 16, 4, 32], f32> {
+    %14 = te.read %y[%ax0, %ax1, %ax2, %ax3] : !te.tensor<[1, 16, 4, 32], f32>
+    %15 = te.read %b[%ax1] : !te.tensor<[16], f32>
+    %16 = arith.addf %14, %15 : f32
+    te.yield %16 : f32
+  }
+  %r = te.compute "r" (%ax0_1, %ax1_1, %ax2_1, %ax3_1) : !te.tensor<[1, 16, 4, 32], f32> {
+    %17 = te.read %bias[%ax0_1, %ax1_1, %ax2_1, %ax3_1] : !te.tensor<[1, 16, 4, 32], f32>
+    %18 = arith.constant 0.000000e+00 : f32
+    %19 = arith.maximumf %17, %18 : f32
+    te.yield %19 : f32
+  }
+  te.return %r : !te.tensor<[1, 16, 4, 32], f32>
+}
+// CHECK-LABEL: sched.schedule @conv_bias_relu {
+// CHECK-NEXT:    sched.compute_inline "bias"
+// CHECK:         %r_ax1_o, %r_ax1_i = sched.split %r_ax1 by 4 : !sched.iter<"r">
+// CHECK-NEXT:    %r_ax3_o, %r_ax3_i = sched.split %r_ax3 by 16 : !sched.iter<"r">
+// CHECK-NEXT:    sched.reorder %r_ax0, %r_ax2, %r_ax3_o, %r_ax1_o, %r_ax1_i, %r_ax3_i : !sched.iter<"r">
+// CHECK-NEXT:    sched.unroll %r_ax1_i : !sched.iter<"r">
+// CHECK-NEXT:    sched.vectorize %r_ax3_i : !sched.iter<"r">
+// CHECK-NEXT:    %r_par = sched.fuse %r_ax2, %r_ax3_o : !sched.iter<"r">
+// CHECK-NEXT:    sched.parallel %r_par : !sched.iter<"r">
+// CHECK-NEXT:    sched.compute_at "y", %r_ax1_o : !sched.iter<"r">
+// CHECK:         sched.reorder %y_nn, %y_yy, %y_rc, %y_ry, %y_rx, %y_ff, %y_xx : !sched.iter<"y">
+// CHECK-NEXT:    sched.unroll %y_ff : !sched.iter<"y">
+// CHECK-NEXT:    sched.vectorize %y_xx : !sched.iter<"y">
+// CHECK-NEXT:  }
+// LOOP-LABEL: loop.func @conv_bias_relu(
+// LOOP:         loop.for %r_ax2_f = %{{.*}} extent %{{.*}} parallel {
+// LOOP:           %y = loop.alloc local "y" [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : !loop.buffer<[1, 4, 1, 16], f32>

@@ -135,7 +135,9 @@ def test_parallel_alloc() -> None:
     outer = loops(ir)[0]
     assert outer.kind == "parallel"
     assert allocs(ir)["B"] == (1, 16)
-    alloc_line = next(line for line in ir.splitlines() if 'loop.alloc "B"' in line)
+    # one copy per thread: a stack buffer (`loop.alloc local`) inside the parallel loop,
+    # which the outlined body allocates in each thread
+    alloc_line = next(line for line in ir.splitlines() if 'loop.alloc local "B"' in line)
     assert len(alloc_line) - len(alloc_line.lstrip()) > outer.depth  # inside the parallel loop
     a = rand((n, 16))
     c = guarded((n, 16))
