@@ -611,6 +611,7 @@ def emit_stage(
     if plan.vector_axis is not None:
         b.add(sched.VectorizeOp(inner[-1]))
     fused_loops = [v for v, _ in outer[first:groups]] if plan.parallel and target.cores > 1 else []
+    fused: SSAValue | None = None
     if fused_loops:
         fused = fused_loops[0]
         for v in fused_loops[1:]:
@@ -624,7 +625,7 @@ def emit_stage(
             _emit_pack(b, info, plan, plan.pack_input, at)
     if tiled and outer:
         at = order[len(order) - len(inner) - 1]
-        if at in fused_loops:  # the innermost outer loop went into the parallel fuse
+        if at in fused_loops and fused is not None:  # the innermost outer loop went into the parallel fuse
             at = fused
         if plan.tile_of is not None:
             assert tile_info is not None
