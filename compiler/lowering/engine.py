@@ -195,11 +195,22 @@ def load_object(object_code: bytes) -> llvm.ExecutionEngine:
     if uses_openmp(object_code):
         library = openmp_library()
         if library is not None:
-            llvm.load_library_permanently(library)
+            _load_openmp(library)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
     return engine
+
+
+@cache
+def _load_openmp(library: str) -> ctypes.CDLL:
+    """libgomp for the JIT's symbol lookup, and a handle of our own that nothing closes:
+    llvmlite closes the libraries it loaded when the process exits, and an OpenMP
+    worker still spinning in libgomp then (OMP_WAIT_POLICY=ACTIVE) ran into unmapped
+    code (a segfault at exit)."""
+    handle = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
+    llvm.load_library_permanently(library)
+    return handle
 
 
 @cache

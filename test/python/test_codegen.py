@@ -4,7 +4,10 @@ numbers and on the optimized LLVM IR."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -241,3 +244,26 @@ def test_stage_computed_in_a_parallel_loop_gets_a_copy_per_thread() -> None:
         np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
     assert np.isnan(guarded[:LANES]).all()
     assert np.isnan(guarded[-LANES:]).all()
+
+
+@pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
+def test_process_exits_cleanly_right_after_a_parallel_call() -> None:
+    """With OMP_WAIT_POLICY=ACTIVE the OpenMP workers still spin in libgomp when the
+    process exits; llvmlite then closed libgomp under them (a segfault at exit, 4 runs
+    in 5). The JIT's libgomp stays loaded."""
+    script = (
+        "import numpy as np, compiler\n"
+        "from compiler import te\n"
+        "A = te.placeholder((256, 64), name='A')\n"
+        "B = te.compute((256, 64), lambda i, j: A[i, j] * 2.0, name='B')\n"
+        "s = te.create_schedule(B.op)\n"
+        "s[B].parallel(B.op.axis[0])\n"
+        "f = compiler.build(s, [A, B])\n"
+        "a = np.ones((256, 64), np.float32); b = np.empty_like(a)\n"
+        "for _ in range(20): f(a, b)\n"
+        "assert float(b.sum()) == 2.0 * a.size\n"
+    )
+    env = {**os.environ, "OMP_WAIT_POLICY": "ACTIVE", "OMP_NUM_THREADS": "2"}
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
