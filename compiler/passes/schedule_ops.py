@@ -222,14 +222,17 @@ class FunctionLowering:
         reduction = stage.reduction()
         first_reduce = next((k for k, lp in enumerate(plan.loops) if lp.is_reduce), len(plan.loops))
         init_inline = all(lp.is_reduce and not lp.mixed for lp in plan.loops[first_reduce:])
-        if reduction is not None and not init_inline:
-            self.emit_init_nest(stage, plan, out, block)  # a reduce loop encloses a data loop
+        mixed = any(lp.mixed for lp in plan.loops)
+        if reduction is not None and not init_inline and mixed:
+            self.emit_init_nest(stage, plan, out, block)  # a loop over data and reduce axes
         accumulator: tuple[list[SSAValue], Block] | None = None
         current = block
         enclosing_parallel = self.in_parallel
         for k, lp in enumerate(plan.loops):
             if reduction is not None and init_inline and k == first_reduce:
                 accumulator = (self.emit_accumulator(stage, current), current)
+            elif reduction is not None and not mixed and k == first_reduce:
+                self.emit_init_nest(stage, plan, out, current, first_reduce)  # a reduce loop encloses a data loop
             for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
             if lp.pragmas:
                 for_op.attributes[PRAGMAS_ATTR] = ArrayAttr([StringAttr(p) for p in lp.pragmas])
@@ -317,10 +320,16 @@ class FunctionLowering:
             init = arith.ConstantOp(value)
             body.add_ops([init, loop.StoreOp(init, buf, index)])
 
-    def emit_init_nest(self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block) -> None:
-        """Initialise the whole realized region before the nest (reduce loop outside a data loop)."""
+    def emit_init_nest(
+        self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block, first: int = 0
+    ) -> None:
+        """Initialise the elements the loops from `first` on write, before them (a reduce
+        loop outside a data loop). From the first reduce loop, inside the data loops
+        around it (TVM's init): the tile is set right before its accumulation, in cache
+        or registers, by the thread that computes it; from 0 (a loop over data and
+        reduce axes), the whole realized region before the nest."""
         current = block
-        for lp in plan.loops:
+        for lp in plan.loops[first:]:
             if lp.is_reduce and not lp.mixed:  # a mixed loop runs over data too: initialised at each
                 continue
             for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
@@ -329,7 +338,7 @@ class FunctionLowering:
             self.env[lp.name] = for_op.induction_var
             current = for_op.body.block
         self.emit_init(stage, plan, out, current)
-        for lp in plan.loops:
+        for lp in plan.loops[first:]:
             if not lp.is_reduce or lp.mixed:
                 self.env.pop(lp.name, None)
 
