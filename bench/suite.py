@@ -93,7 +93,22 @@ def _import_torch() -> Any:
     except Exception as e:  # any import failure makes the peer n/a
         return f"n/a ({type(e).__name__}: {e})"
     torch.set_grad_enabled(False)
+    global _DEFAULT_TORCH_THREADS
+    _DEFAULT_TORCH_THREADS = torch.get_num_threads()
     return torch
+
+
+# PyTorch's libgomp is the one our JIT code calls (the same soname, loaded first), and
+# torch.set_num_threads sets that runtime's thread count for the calling thread: after
+# `torch 1t` ran, our parallel loops ran on one thread too (every `ours` figure of the
+# earlier runs after the first round). Contenders without a thread count get the
+# default back before they run.
+_DEFAULT_TORCH_THREADS = 1
+
+
+def _set_threads(c: Contender, torch: Any) -> None:
+    if not isinstance(torch, str):
+        torch.set_num_threads(c.threads if c.threads is not None else _DEFAULT_TORCH_THREADS)
 
 
 def _import_tvm() -> Any:
@@ -693,8 +708,7 @@ def _first_line(e: BaseException) -> str:
 
 
 def _call(c: Contender, torch: Any) -> None:
-    if c.threads is not None:
-        torch.set_num_threads(c.threads)
+    _set_threads(c, torch)
     assert c.run is not None
     c.run()
 
@@ -752,8 +766,7 @@ def measure(contenders: list[Contender], torch: Any, rounds: int, round_seconds:
         c.calls = max(1, min(50, int(round_seconds / max(once, 1e-6))))
     for _ in range(rounds):
         for c in live:
-            if c.threads is not None:
-                torch.set_num_threads(c.threads)
+            _set_threads(c, torch)
             assert c.run is not None
             start = time.perf_counter()
             for _ in range(c.calls):
