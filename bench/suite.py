@@ -200,8 +200,9 @@ def np_conv_nhwc(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
 # * `vectorize` is now explicit vector code at the host's width (vector loads, stores,
 #   broadcasts, gathers; scalar tail), not a hint to LLVM's loop vectorizer; a
 #   `vectorize`d loop with a vector compare/select (leaky_relu, max pool) or a
-#   conditional (an inlined pad) is still left to LLVM. Float math stays IEEE-exact:
-#   no FMA contraction unless build(..., fast_math=True).
+#   conditional (an inlined pad) is still left to LLVM. a*b+c is one FMA by default
+#   (fp_contract=True, as TVM and PyTorch's kernels); build(..., fp_contract=False)
+#   rounds every operation as written.
 # * a pad computed inline puts its guard in the conv's inner loop (7x slower).
 
 
