@@ -45,7 +45,11 @@ class AutoSchedulePass(ModulePass):
     """Cores for parallel loops; 0: the host's usable cores. 1: no parallel loops."""
 
     l1_bytes: int = 0
-    """L1 data cache bytes (blocks long reductions); 0: the host's."""
+    """L1 data cache bytes; 0: the host's. Part of the target, but no choice of the
+    current cost model depends on it (reduction blocks are sized by L2, see `l2_bytes`)."""
+
+    l2_bytes: int = 0
+    """L2 cache bytes per core (blocks long reductions: a matmul panel stays in a quarter of it); 0: the host's."""
 
     parallel: bool = True
     """Run the outer loops in parallel (when cores > 1)."""
@@ -55,7 +59,7 @@ class AutoSchedulePass(ModulePass):
 
     def target(self) -> Target:
         host = host_target()
-        for option in ("vector_bits", "registers", "cores", "l1_bytes"):
+        for option in ("vector_bits", "registers", "cores", "l1_bytes", "l2_bytes"):
             if getattr(self, option) < 0:
                 raise PassError(f"auto-schedule: {option.replace('_', '-')} must be >= 0, got {getattr(self, option)}")
         if self.vector_bits and (self.vector_bits % 64 or self.vector_bits > 2048):
@@ -66,6 +70,7 @@ class AutoSchedulePass(ModulePass):
             registers=self.registers or (32 if self.vector_bits >= 512 else 16 if self.vector_bits else host.registers),
             cores=self.cores or host.cores,
             l1_bytes=self.l1_bytes or host.l1_bytes,
+            l2_bytes=self.l2_bytes or host.l2_bytes,
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -51,7 +51,8 @@ def test_partial_schedules_extended_keep_results_and_bounds(kind: str, data: st.
 
 def sched_text(tensors: list[te.Tensor], schedule: te.Schedule | None = None, **options: object) -> str:
     module, _ = build_module(tensors, "main", schedule)
-    AutoSchedulePass(vector_bits=256, registers=16, cores=2, l1_bytes=32 * 1024, **options).apply(make_context(), module)  # type: ignore[arg-type]
+    options = {"vector_bits": 256, "registers": 16, "cores": 2, "l1_bytes": 32 * 1024, "l2_bytes": 512 * 1024, **options}
+    AutoSchedulePass(**options).apply(make_context(), module)  # type: ignore[arg-type]
     return str(schedule_of(module, module.ops.first))  # type: ignore[arg-type]
 
 
@@ -59,29 +60,40 @@ def test_matmul_register_tile_reduce_outside_parallel_columns() -> None:
     A, B = te.placeholder((512, 512), name="A"), te.placeholder((512, 512), name="B")
     text = sched_text([A, B, ops.matmul(A, B, name="C")])
     # 4 rows x 3 vectors of 8 (12 accumulators, 7 loads per 12 FMAs; the last column
-    # tile 8 wide), the column panel (k x 24 floats = 48 KiB) blocked to 128 rows of k,
-    # so at most half of L1, and packed at that block
+    # tile 8 wide), the column panel (k x 24 floats = 48 KiB) within a quarter of L2, so
+    # k is not blocked (each block would reload and store the accumulators), and packed
+    # per column tile
     assert "sched.split %C_i by 4" in text
     assert "sched.split %C_j by 24" in text
-    assert "sched.split %C_k by 128" in text
-    assert "sched.reorder %C_j_o, %C_k_o, %C_i_o, %C_k_i, %C_i_i, %C_j_i" in text
+    assert "sched.split %C_k" not in text
+    assert "sched.reorder %C_j_o, %C_i_o, %C_k, %C_i_i, %C_j_i" in text
     assert "sched.unroll %C_i_i" in text
     assert "sched.vectorize %C_j_i" in text
     assert "sched.parallel %C_j_o" in text
     assert 'sched.cache_read "B", "global" readers ["C"]' in text
+    assert 'sched.compute_at "B.global", %C_j_o' in text
+
+
+def test_matmul_long_reduction_blocked_to_a_quarter_of_l2() -> None:
+    A, B = te.placeholder((256, 4096), name="A"), te.placeholder((4096, 256), name="B")
+    text = sched_text([A, B, ops.matmul(A, B, name="C")])
+    # 4096 x 24 floats = 384 KiB: blocked by the longest divisor of k within 128 KiB
+    assert "sched.split %C_k by 1024" in text
     assert 'sched.compute_at "B.global", %C_k_o' in text
+    # a smaller L2 gives a shorter block
+    assert "sched.split %C_k by 512" in sched_text([A, B, ops.matmul(A, B, name="C")], l2_bytes=256 * 1024)
 
 
 def test_matmul_1000_tile_with_tails() -> None:
     A, B = te.placeholder((1000, 1000), name="A"), te.placeholder((1000, 1000), name="B")
     text = sched_text([A, B, ops.matmul(A, B, name="C")])
     # 1000 = 8 * 125, but an 8 x 8 tile (one vector a row) ran 1.6x slower than 4 x 24 at
-    # 512: the wide tile is kept, loop-partition peels the 16-column tail; k blocked by a
-    # divisor (125 x 24 floats: 12 KiB, under half of L1)
+    # 512: the wide tile is kept, loop-partition peels the 16-column tail; k not blocked
+    # (1000 x 24 floats: 94 KiB, within a quarter of L2)
     assert "sched.split %C_j by 24" in text
     assert "sched.split %C_i by 4" in text
-    assert "sched.split %C_k by 125" in text
-    assert 'sched.compute_at "B.global", %C_k_o' in text
+    assert "sched.split %C_k" not in text
+    assert 'sched.compute_at "B.global", %C_j_o' in text
 
 
 @pytest.mark.parametrize("n", [1000, 517])

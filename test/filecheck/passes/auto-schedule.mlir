@@ -1,12 +1,13 @@
-// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768}' | filecheck %s
+// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768 l2_bytes=524288}' | filecheck %s
 
 // A matmul: a register tile of 4 rows x 3 vectors of 8 (12 accumulators, 7 loads per
-// 12 FMAs), k outside the tile, the column panel (k x 24 floats: 48 KiB) blocked to
-// 128 rows of k (the longest block that divides k and fits half of L1) and its loop
-// outside the row tiles, the column tiles in parallel (22 of them, the last one 8
-// wide: enough for 2 cores without a fuse). The panel is packed: B is read through a
-// compact copy of the 128 x 24 block (`cache_read`, computed at the k block), whose
-// rows a vector load apart instead of 2 KiB (B's rows, which fall into 2 of L1's 64 sets).
+// 12 FMAs), k inside the row tiles, the column panel's loop outside them, the column
+// tiles in parallel (22 of them, the last one 8 wide: enough for 2 cores without a
+// fuse). The panel (k x 24 floats: 48 KiB) fits a quarter of L2, so k is not blocked:
+// the accumulator tile is loaded and stored once. The panel is packed: B is read
+// through a compact copy of the k x 24 panel (`cache_read`, computed at the column
+// tile), whose rows a vector load apart instead of 2 KiB (B's rows, which fall into 2
+// of L1's 64 sets).
 te.func @matmul(%a: !te.tensor<[512, 512], f32>, %b: !te.tensor<[512, 512], f32>) -> !te.tensor<[512, 512], f32> {
   %c = te.compute "C" (%i, %j) : !te.tensor<[512, 512], f32> {
     %r = te.reduce sum (%k) in [512] : f32 {
@@ -25,13 +26,12 @@ te.func @matmul(%a: !te.tensor<[512, 512], f32>, %b: !te.tensor<[512, 512], f32>
 // CHECK-NEXT:    %C_k = sched.axis "C" reduce 0
 // CHECK-NEXT:    %C_i_o, %C_i_i = sched.split %C_i by 4 : !sched.iter<"C">
 // CHECK-NEXT:    %C_j_o, %C_j_i = sched.split %C_j by 24 : !sched.iter<"C">
-// CHECK-NEXT:    %C_k_o, %C_k_i = sched.split %C_k by 128 : !sched.iter<"C">
-// CHECK-NEXT:    sched.reorder %C_j_o, %C_k_o, %C_i_o, %C_k_i, %C_i_i, %C_j_i : !sched.iter<"C">
+// CHECK-NEXT:    sched.reorder %C_j_o, %C_i_o, %C_k, %C_i_i, %C_j_i : !sched.iter<"C">
 // CHECK-NEXT:    sched.unroll %C_i_i : !sched.iter<"C">
 // CHECK-NEXT:    sched.vectorize %C_j_i : !sched.iter<"C">
 // CHECK-NEXT:    sched.parallel %C_j_o : !sched.iter<"C">
 // CHECK-NEXT:    sched.cache_read "b", "global" readers ["C"]
-// CHECK-NEXT:    sched.compute_at "b.global", %C_k_o : !sched.iter<"C">
+// CHECK-NEXT:    sched.compute_at "b.global", %C_j_o : !sched.iter<"C">
 // CHECK-NEXT:    %b_p = sched.axis "b.global" 1
 // CHECK-NEXT:    sched.vectorize %b_p : !sched.iter<"b.global">
 // CHECK-NEXT:  }
@@ -39,7 +39,7 @@ te.func @matmul(%a: !te.tensor<[512, 512], f32>, %b: !te.tensor<[512, 512], f32>
 // -----
 
 // 1000 (no tile size divides it but 4 and 8): the same 4 x 24 tile, its column tail
-// (16 of 1000) peeled by loop-partition; k blocked by 125.
+// (16 of 1000) peeled by loop-partition; the panel (94 KiB) fits a quarter of L2.
 te.func @matmul1000(%a: !te.tensor<[1000, 1000], f32>, %b: !te.tensor<[1000, 1000], f32>) -> !te.tensor<[1000, 1000], f32> {
   %c = te.compute "C" (%i, %j) : !te.tensor<[1000, 1000], f32> {
     %r = te.reduce sum (%k) in [1000] : f32 {
@@ -55,9 +55,31 @@ te.func @matmul1000(%a: !te.tensor<[1000, 1000], f32>, %b: !te.tensor<[1000, 100
 // CHECK-LABEL: sched.schedule @matmul1000 {
 // CHECK:         %C_i_o, %C_i_i = sched.split %C_i by 4 : !sched.iter<"C">
 // CHECK-NEXT:    %C_j_o, %C_j_i = sched.split %C_j by 24 : !sched.iter<"C">
-// CHECK-NEXT:    %C_k_o, %C_k_i = sched.split %C_k by 125 : !sched.iter<"C">
+// CHECK-NEXT:    sched.reorder %C_j_o, %C_i_o, %C_k, %C_i_i, %C_j_i : !sched.iter<"C">
 // CHECK:         sched.cache_read "b", "global" readers ["C"]
-// CHECK-NEXT:    sched.compute_at "b.global", %C_k_o : !sched.iter<"C">
+// CHECK-NEXT:    sched.compute_at "b.global", %C_j_o : !sched.iter<"C">
+
+// -----
+
+// A long reduction (k = 4096: a 384 KiB panel) is blocked by the longest divisor of k
+// whose panel fits a quarter of L2 (1024 x 24 floats: 96 KiB); the panel is packed per
+// k block, and the block loop runs outside the row tiles.
+te.func @longk(%a: !te.tensor<[256, 4096], f32>, %b: !te.tensor<[4096, 256], f32>) -> !te.tensor<[256, 256], f32> {
+  %c = te.compute "C" (%i, %j) : !te.tensor<[256, 256], f32> {
+    %r = te.reduce sum (%k) in [4096] : f32 {
+      %x = te.read %a[%i, %k] : !te.tensor<[256, 4096], f32>
+      %y = te.read %b[%k, %j] : !te.tensor<[4096, 256], f32>
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %c : !te.tensor<[256, 256], f32>
+}
+// CHECK-LABEL: sched.schedule @longk {
+// CHECK:         %C_k_o, %C_k_i = sched.split %C_k by 1024 : !sched.iter<"C">
+// CHECK-NEXT:    sched.reorder %C_j_o, %C_k_o, %C_i_o, %C_k_i, %C_i_i, %C_j_i : !sched.iter<"C">
+// CHECK:         sched.compute_at "b.global", %C_k_o : !sched.iter<"C">
 
 // -----
 
@@ -181,7 +203,7 @@ te.func @conv1x1(%x: !te.tensor<[1, "c", "h", "w"], f32>, %wt: !te.tensor<["k", 
 // the innermost outer loop (the channel tiles), its reduction outside the tile's loops,
 // so its buffer is one 4 x 16 tile (a stack buffer of the parallel loop, registers)
 // instead of a tensor the epilogue would read back.
-// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768},default-pipeline{until=loop}' | filecheck %s --check-prefix=LOOP
+// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768 l2_bytes=524288},default-pipeline{until=loop}' | filecheck %s --check-prefix=LOOP
 te.func @conv_bias_relu(%x: !te.tensor<[1, 8, 4, 32], f32>, %w: !te.tensor<[16, 8, 1, 1], f32>, %b: !te.tensor<[16], f32>) -> !te.tensor<[1, 16, 4, 32], f32> {
   %y = te.compute "y" (%nn, %ff, %yy, %xx) : !te.tensor<[1, 16, 4, 32], f32> {
     %0 = te.reduce sum (%rc, %ry, %rx) in [8, 1, 1] : f32 {
