@@ -192,7 +192,7 @@ def np_conv_nhwc(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
 #   slower (216 ms vs 14 ms serial). lower-to-llvm now gives every load and store
 #   scoped-noalias metadata per alias group (compiler/lowering/aliasing.py), kept by
 #   the outlined body: the same schedule with `parallel(jo)` ran in 10 ms, accumulators
-#   in vector registers. The best schedules below are still serial (not re-tuned).
+#   in vector registers.
 # * (fixed) intermediate buffers are views of one arena: LLVM couldn't tell them apart
 #   (seed 001's NHWC conv2 at 64x64: 14 ms writing an output argument, 140-170 ms
 #   writing an intermediate). Views whose byte ranges are disjoint are now separate
@@ -206,18 +206,49 @@ def np_conv_nhwc(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
 # * a pad computed inline puts its guard in the conv's inner loop (7x slower).
 
 
-def conv_nchw_rows(s: Schedule, conv: te.Tensor, channels: int = 4) -> None:
-    """NCHW conv: each output row (xx) is one vector loop; `channels` output channels
-    (unrolled) share every input row read; the reduction (rc, ry, rx) runs outside
-    them, so the row accumulates in vector registers / L1 and rx is unrolled:
-    nn, ff.o, yy, rc, ry, rx, ff.i (unroll), xx (vectorize)."""
+def conv_nchw_blocked(s: Schedule, conv: te.Tensor, channels: int = 4, width: int = 24) -> None:
+    """NCHW conv blocked over output channels and width (what `auto-schedule` picks on
+    AVX2): a register tile of `channels` output channels (unrolled) x `width` pixels of a
+    row (3 vectors: 12 accumulators, 7 loads per 12 FMAs), the reduction around it with
+    rx unrolled; the channel blocks in parallel. A row of 56 is 2 tiles of 24 and one of
+    8, peeled by loop-partition: nn, ff.o (parallel), yy, xx.o, rc, ry, rx, ff.i, xx.i."""
     nn, ff, yy, xx = conv.op.axis
     rc, ry, rx = conv.op.reduce_axis
     fo, fi = s[conv].split(ff, factor=channels)
-    s[conv].reorder(nn, fo, yy, rc, ry, rx, fi, xx)
-    s[conv].unroll(fi)
+    xo, xi = s[conv].split(xx, factor=width)
+    s[conv].reorder(nn, fo, yy, xo, rc, ry, rx, fi, xi)
     s[conv].unroll(rx)
+    s[conv].unroll(fi)
+    s[conv].vectorize(xi)
+    s[conv].parallel(fo)
+
+
+def conv_in_epilogue_tile(s: Schedule, conv: te.Tensor, out: te.Tensor, channels: int = 4, width: int = 24) -> None:
+    """`conv` (NCHW) computed in the register tile of its elementwise consumer `out`
+    (bias, residual add, relu inlined into it): `out`'s rows in parallel, its
+    `channels` x `width` tiles, and the conv's tile at the tile's outer loop, so the
+    conv's output is one tile on the stack, never a tensor written and read back."""
+    a0, a1, a2, a3 = out.op.axis
+    fo, fi = s[out].split(a1, factor=channels)
+    xo, xi = s[out].split(a3, factor=width)
+    s[out].reorder(a0, a2, xo, fo, fi, xi)
+    s[out].unroll(fi)
+    s[out].vectorize(xi)
+    s[out].parallel(a2)
+    s[conv].compute_at(s[out], fo)
+    nn, ff, yy, xx = conv.op.axis
+    rc, ry, rx = conv.op.reduce_axis
+    s[conv].reorder(nn, yy, rc, ry, rx, ff, xx)
+    s[conv].unroll(rx)
+    s[conv].unroll(ff)
     s[conv].vectorize(xx)
+
+
+def pad_rows(s: Schedule, pad: te.Tensor) -> None:
+    """A pad stage of its own (guard-aware bounds; inlined, its guard would run in the
+    conv's inner loop): channels in parallel, rows as vectors."""
+    s[pad].parallel(pad.op.axis[1])
+    s[pad].vectorize(pad.op.axis[3])
 
 
 def conv_nhwc_pixels(s: Schedule, conv: te.Tensor, pixels: int = 2) -> None:
@@ -255,12 +286,14 @@ def seed000(quick: bool) -> Workload:
     ws = [_rand(rng, s, 0.05) for s in [(64, 64, 1, 1), (64, 64, 3, 3), (64, 64, 3, 3)]]
 
     def best() -> Schedule:
-        # every conv: rows as vectors, 8 output channels unrolled, reduction outside;
-        # the pads stay stages of their own (58x58, guard-aware bounds): inlined, their
-        # guards would run in the conv's inner loop
+        # every conv blocked over 4 output channels x 24 pixels of a row, the channel
+        # blocks in parallel; the pads stay stages of their own (58x58, guard-aware bounds)
         s = te.create_schedule(y3.op)
+        stages = _stages(y3)
         for conv in (y1, y2, y3):
-            conv_nchw_rows(s, conv, channels=8)
+            conv_nchw_blocked(s, conv)
+        for pad in ("y2_pad", "y3_pad"):
+            pad_rows(s, stages[pad])
         return s
 
     def torch_fn(torch: Any) -> Callable[[], Any]:
@@ -291,18 +324,10 @@ def conv1x1_relu(quick: bool) -> Workload:
     ws = _rand(rng, (env["k"], env["c"], 1, 1), 0.1)
 
     def best() -> Schedule:
-        # the conv is computed at the relu's channel loop, one h x w plane at a time (its
-        # buffer: one plane instead of k), with the reduction outside the plane's rows and
-        # each row a vector loop over the symbolic width: cn, cf, rc, cy, cx (vectorize);
-        # the relu's rows are vectors too
+        # the conv computed in the relu's register tile (4 channels x 2 vectors of the
+        # symbolic width, its tail peeled by loop-partition), the relu's rows in parallel
         s = te.create_schedule(out.op)
-        _nn, ff, _yy, xx = out.op.axis
-        s[out].vectorize(xx)
-        s[conv].compute_at(s[out], ff)
-        cn, cf, cy, cx = conv.op.axis
-        rc, _ry, _rx = conv.op.reduce_axis
-        s[conv].reorder(cn, cf, rc, cy, cx)
-        s[conv].vectorize(cx)
+        conv_in_epilogue_tile(s, conv, out, channels=4, width=16)
         return s
 
     def torch_fn(torch: Any) -> Callable[[], Any]:
@@ -435,12 +460,15 @@ def resnet_block(quick: bool) -> Workload:
     w2s, b2s = _rand(rng, (64, 64, 3, 3), 0.05), _rand(rng, (64,), 0.1)
 
     def best() -> Schedule:
-        # bias1 + relu1 inlined into conv2's pad, bias2 + add into the final relu;
-        # both convs: rows as vectors, 8 output channels unrolled, reduction outside
+        # bias1 + relu1 inlined into conv2's pad, bias2 + add into the final relu; conv1
+        # blocked over 4 output channels x 24 pixels, conv2 computed in the final relu's
+        # tile of the same shape (its output never a tensor)
         s = te.create_schedule(out.op)
         inline(s, st, "bias1", "relu1", "bias2", "add")
-        conv_nchw_rows(s, c1, channels=8)
-        conv_nchw_rows(s, c2, channels=8)
+        conv_nchw_blocked(s, c1)
+        conv_in_epilogue_tile(s, c2, out)
+        for pad in ("conv1_pad", "conv2_pad"):
+            pad_rows(s, st[pad])
         return s
 
     def torch_fn(torch: Any) -> Callable[[], Any]:

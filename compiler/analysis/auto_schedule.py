@@ -294,8 +294,9 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
         return None, _unroll_only(info, u, target, 1)
     else:
         vector_options = list(_divisors(extent, [lanes * k for k in (1, 2, 3, 4)]))
-        if extent >= 32 * lanes and _panel_only(info, v) and _gemm_like(info):
-            # a matmul's long rows: wider tiles too, their tail peeled by loop-partition
+        if extent >= 4 * lanes:
+            # long rows: wider tiles too, their tail peeled by loop-partition (a 56-wide
+            # conv row as 2 x 24 + 8: 4 channels x 3 vectors ran 1.16x faster than 8 x 1)
             vector_options += [lanes * k for k in (2, 3) if lanes * k not in vector_options]
         if not vector_options:  # no multiple of the lanes divides: a tail
             vector_options = [None] if extent <= 4 * lanes else [lanes]
@@ -313,12 +314,32 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
         for uf in _unroll_options(info, u):
             if uf * nv > budget:
                 continue
-            cost = (uf + nv) / (uf * nv)
+            rows = info.extents[u] if u is not None else None
+            cost = _tile_cost(uf, rows, nv, None if vf is None else -(-extent // lanes) if extent else None)
             if best is None or cost < best[0] - 1e-9:
                 best = (cost, vf, uf)
     if best is None:
         return vector_options[0], 1
     return best[1], best[2]
+
+
+def _tile_cost(rows: int, row_extent: int | None, vectors: int, row_vectors: int | None) -> float:
+    """Loads per FMA of a `rows` x `vectors` register tile, (u + nv) / (u * nv), averaged
+    over the stage: the tails of splits that do not divide (a row of 7 vectors in tiles of
+    3: two of 3, one of 1) run narrower tiles, which load more per FMA. Symbolic extents
+    count as long (their tails negligible)."""
+
+    def pieces(factor: int, extent: int | None) -> list[tuple[int, int]]:
+        if extent is None or extent % factor == 0:
+            return [(factor, 1)]
+        return [(factor, extent - extent % factor), (extent % factor, extent % factor)]
+
+    total = weight = 0.0
+    for u, nu in pieces(rows, row_extent):
+        for v, nvs in pieces(vectors, row_vectors):
+            total += (u + v) / (u * v) * nu * nvs
+            weight += nu * nvs
+    return total / weight
 
 
 def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
@@ -331,7 +352,7 @@ def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
     # a matmul's long axis may take 4 or 6 rows with a tail (peeled by loop-partition):
     # 6 x 16 is the AVX2 matmul kernel (12 accumulators), and 512 or 1000 rows aren't
     # multiples of 6
-    tails = [uf for uf in (4, 6) if _gemm_like(info) and extent >= 8 * uf and uf not in dividing]
+    tails = [uf for uf in (4, 6) if extent >= 8 * uf and uf not in dividing]
     return [1, *dividing, *tails]
 
 
@@ -537,6 +558,35 @@ class _Builder:
         return op.results[0], op.results[1]
 
 
+def _parallel_group(
+    outer: list[tuple[SSAValue, int | None]], tails: set[SSAValue], wanted: int
+) -> tuple[list[tuple[SSAValue, int | None]], int, int]:
+    """(outer loops, first, end): outer[first:end] are the leading loops fused into one
+    parallel loop of at least `wanted` iterations. Loops of one iteration before them
+    stay out (fused in, they would only turn the others' indices into divisions), and so
+    do the outer loops of splits with a tail (`tails`), which go right after the group:
+    a fused index hides their tail guard from loop-partition, which left the guard in
+    the vector loop (seed 001's NHWC convs, 64 channels by 24: 5x slower)."""
+    first = 0
+    while first < len(outer) - 1 and outer[first][1] == 1:
+        first += 1
+    if not outer:
+        return outer, 0, 0
+    end, trips = first + 1, outer[first][1]
+    while end < len(outer) and trips is not None and trips < wanted:
+        nxt = outer[end][1]
+        trips = None if nxt is None else trips * nxt
+        end += 1
+    group = [entry for entry in outer[first:end] if entry[0] in tails]
+    if end - first > 1 and group:
+        rest = [entry for entry in outer if entry not in group]
+        if all(trips == 1 for _, trips in rest):  # nothing else to run in parallel: the
+            return outer, first, first + 1  # first loop alone (its tail a serial piece)
+        rest, first, end = _parallel_group(rest, set(), wanted)
+        return rest[:end] + group + rest[end:], first, end
+    return outer, first, end
+
+
 def emit_stage(
     b: _Builder, info: StageInfo, plan: StagePlan, target: Target, tile_info: StageInfo | None = None
 ) -> None:
@@ -588,20 +638,15 @@ def emit_stage(
     if plan.reduce_split and reduce:
         ko, ki = b.split(reduce[0], plan.reduce_split)
         reduce_outer, reduce = [ko], [ki, *reduce[1:]]
-    # leading loops fused for the cores (past loops of one iteration: fused in, they would
-    # only turn the others' indices into divisions, which hide a split's tail guard from
-    # loop-partition); a split reduction's outer loop right after them
-    first = 0
-    while first < len(outer) - 1 and outer[first][1] == 1:
-        first += 1
-    if outer:
-        groups, trips = first + 1, outer[first][1]
-        while groups < len(outer) and trips is not None and trips < target.cores * plan.min_parallel:
-            nxt = outer[groups][1]
-            trips = None if nxt is None else trips * nxt
-            groups += 1
-    else:
-        groups = 0
+    # leading loops fused for the cores; a split reduction's outer loop right after them
+    tails = {
+        value for value, (factor, extent) in [
+            (uo, (plan.unroll_factor, info.extents[plan.unroll_axis] if plan.unroll_axis is not None else None)),
+            (vo[0] if vo is not None else None, (plan.vector_factor, info.extents[plan.vector_axis] if plan.vector_axis is not None else None)),
+        ]
+        if value is not None and factor and (extent is None or extent % factor)
+    }
+    outer, first, groups = _parallel_group(outer, tails, target.cores * plan.min_parallel)
     if reduce_outer and not plan.vector_first:
         groups = len(outer)
     order = [v for v, _ in outer[:groups]] + reduce_outer + [v for v, _ in outer[groups:]] + reduce + inner

@@ -122,8 +122,10 @@ def test_conv_pad_kept_channels_unrolled_rows_vectorized_in_its_relu_tile() -> N
     text = sched_text([x, w, out])
     assert 'compute_inline' not in text.split("sched.axis")[0]  # the pad is not inlined
     # the conv is computed in the relu's tile: the relu's loops take the conv's tile
-    # (8 channels x one vector of the row) and the conv is computed at the innermost
-    # outer loop, its reduction outside the tile's loops
+    # (4 channels x 3 vectors of the row: 56 = 2 x 24 + 8) and the conv is computed at
+    # the innermost outer loop, its reduction outside the tile's loops
+    assert "sched.split %r_ax1 by 4" in text
+    assert "sched.split %r_ax3 by 24" in text
     lines = text.splitlines()
     relu_order = next(line for line in lines if "sched.reorder %r_" in line)
     assert relu_order.endswith("%r_ax1_o, %r_ax1_i, %r_ax3_i : !sched.iter<\"r\">")
@@ -139,6 +141,38 @@ def test_conv_pad_kept_channels_unrolled_rows_vectorized_in_its_relu_tile() -> N
     f = compiler.build([x, w, out], tuning_log=os.devnull)
     assert f.memory is not None
     assert "y" not in {b.name for b in f.memory.buffers}  # one tile, not a 64 x 56 x 56 tensor
+
+
+def test_conv_tile_weighs_its_tails() -> None:
+    """Loads per FMA averaged over the tails. A row of 56 (7 vectors): 4 channels x 3
+    vectors (two full tiles and a 1-vector tail: 0.68) beats 8 x 1 (1.13) and 6 x 2 (64
+    channels by 6 and 56 by 16: 0.74). A row of 32 (4 vectors): 3 vectors would leave a
+    1-vector tail (4 x 3: 0.75), so 2 vectors, with 6 channels (10 blocks and a tail of 4:
+    0.67) over 4 (0.75)."""
+    for width, channels, tile in [(56, 4, 24), (32, 6, 16)]:
+        x = te.placeholder((1, 64, 8, width), name="x")
+        w = te.placeholder((64, 64, 3, 3), name="w")
+        text = sched_text([x, w, ops.conv2d_nchw(x, w, padding=1, name="y")])
+        assert f"sched.split %y_ff by {channels}" in text
+        assert f"sched.split %y_xx by {tile}" in text
+
+
+def test_a_split_with_a_tail_stays_out_of_the_parallel_fuse() -> None:
+    """NHWC conv, 64 channels by 24 (a 16-channel tail): the channel blocks (3) are too
+    few for the cores, but fused with the rows their index would be a division that
+    hides the tail guard from loop-partition (which then stayed in the vector loop: 5x
+    slower). The rows' blocks run in parallel and the channel blocks right inside."""
+    x = te.placeholder((1, 34, 34, 64), name="x")
+    w = te.placeholder((3, 3, 64, 64), name="w")
+    text = sched_text([x, w, ops.conv2d_nhwc(x, w, padding=0, name="y")])
+    assert "sched.split %y_ff by 24" in text
+    assert "sched.fuse" not in text
+    assert "sched.reorder %y_nn, %y_yy_o, %y_ff_o, %y_xx" in text
+    assert "sched.parallel %y_yy_o" in text
+    f = compiler.build([x, w, ops.conv2d_nhwc(x, w, padding=0, name="y")], tuning_log=os.devnull)
+    vector_loops = [line for line in f.flat_ir.splitlines() if "vectorized" in line]
+    assert vector_loops
+    assert " likely" not in f.flat_ir.split("loop.for %y_nn")[-1]  # no guard left in the conv
 
 
 def test_elementwise_producers_inlined_output_vectorized() -> None:

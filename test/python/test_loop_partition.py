@@ -139,14 +139,15 @@ def _vector_loops(make: Any, *, loop_partition: bool) -> list[tuple[bool, bool, 
 
 
 def test_an_inlined_pad_leaves_the_row_loops_of_the_interior_without_guards() -> None:
-    make = _conv(True, 9, 13, True)
+    make = _conv(True, 20, 13, True)
     off = _vector_loops(make, loop_partition=False)
     on = _vector_loops(make, loop_partition=True)
     assert off
     assert all(guarded for reads, guarded, _ in off if reads)
-    # interior rows (yy in [1, 8)): one guard-free vector loop per tap rx (the columns
+    # interior rows (yy in [1, 19)): one guard-free vector loop per tap rx (the columns
     # [1, 13), [0, 13), [0, 12)) and part of ff.o, in an fi loop that LLVM unrolls (4 copies
-    # in the main part of ff.o, 2 in its tail); only the two border rows (cold) keep the guard
+    # in the main part of ff.o, 2 in its tail); only the two border rows (cold: each 1/20
+    # of the rows, under loop-partition's 1/16) keep the guard
     hot = sorted(copies for reads, guarded, copies in on if reads and not guarded)
     assert hot == [2, 2, 2, 4, 4, 4]
 
@@ -206,3 +207,37 @@ def test_default_pipeline_option_turns_the_pass_off() -> None:
     assert "loop-partition" in names
     assert "loop-partition" not in [p.name for p in DefaultPipelinePass(until="flat", loop_partition=False).passes()]
     assert "loop-partition" not in [p.name for p in DefaultPipelinePass(until="loop").passes()]
+
+
+def test_the_tail_block_of_a_short_split_gets_guard_free_vector_loops() -> None:
+    """64 output channels in blocks of 6 (11 blocks, the last one 4 channels) and rows of
+    20 in tiles of 16 (a tail of 4): the last channel block is 1/11 of the loop, more than
+    loop-partition's 1/16, so it is hot and its column loop is partitioned too. Before,
+    it kept the column guard in its vector loop (guarded scalar code for 1/16 of the
+    conv: a 2x slower conv)."""
+
+    def make() -> tuple[Any, Any]:
+        x = te.placeholder((1, 8, 6, 20), name="x")
+        k = te.placeholder((64, 8, 1, 1), name="k")
+        y = ops.conv2d_nchw(x, k, name="y")
+        s = te.create_schedule(y.op)
+        nn, ff, yy, xx = y.op.axis
+        rc, ry, rx = y.op.reduce_axis
+        fo, fi = s[y].split(ff, factor=6)
+        xo, xi = s[y].split(xx, factor=16)
+        s[y].reorder(nn, fo, yy, xo, rc, ry, rx, fi, xi)
+        s[y].unroll(fi)
+        s[y].vectorize(xi)
+        return s, [x, k, y]
+
+    loops = _vector_loops(make, loop_partition=True)
+    reading = [(guarded, copies) for reads, guarded, copies in loops if reads]
+    # main blocks: 6 channels x (a 16-wide tile, the 4-wide tail); last block: 4 channels x the same
+    assert sorted(reading) == [(False, 4), (False, 4), (False, 6), (False, 6)]
+    on, off = _build_both(make)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 8, 6, 20)).astype(np.float32)
+    k = rng.standard_normal((64, 8, 1, 1)).astype(np.float32)
+    a, b = (_run(f, [x, k], (1, 64, 6, 20)) for f in (on, off))
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(a, np.einsum("nchw,fc->nfhw", x, k[:, :, 0, 0]), rtol=1e-4, atol=1e-4)
