@@ -251,16 +251,25 @@ def pad_rows(s: Schedule, pad: te.Tensor) -> None:
     s[pad].vectorize(pad.op.axis[3])
 
 
-def conv_nhwc_pixels(s: Schedule, conv: te.Tensor, pixels: int = 2) -> None:
-    """NHWC conv: all output channels (ff, contiguous in w and out) as one vector loop,
-    `pixels` output pixels of a row unrolled around it, the reduction outside:
-    nn, yy, xx.o, ry, rx, rc, xx.i (unroll), ff (vectorize)."""
+def conv_nhwc_blocked(s: Schedule, conv: te.Tensor, weights: te.Tensor, rows: int = 4, channels: int = 24) -> None:
+    """NHWC conv blocked over output rows and channels (what `auto-schedule` picks on
+    AVX2): a register tile of `rows` output rows (unrolled) x `channels` output channels
+    (3 vectors, contiguous in the weights and the output), the reduction around it;
+    the weights' panel of one channel block packed contiguous (a cache_read computed at
+    the block, one copy per thread); the row blocks in parallel. 64 channels are two
+    blocks of 24 and a tail of 16, peeled by loop-partition:
+    nn, yy.o (parallel), ff.o, xx, ry, rx, rc, yy.i, ff.i."""
     nn, yy, xx, ff = conv.op.axis
     ry, rx, rc = conv.op.reduce_axis
-    xo, xi = s[conv].split(xx, factor=pixels)
-    s[conv].reorder(nn, yy, xo, ry, rx, rc, xi, ff)
-    s[conv].unroll(xi)
-    s[conv].vectorize(ff)
+    yo, yi = s[conv].split(yy, factor=rows)
+    fo, fi = s[conv].split(ff, factor=channels)
+    s[conv].reorder(nn, yo, fo, xx, ry, rx, rc, yi, fi)
+    s[conv].unroll(yi)
+    s[conv].vectorize(fi)
+    s[conv].parallel(yo)
+    packed = s.cache_read(weights, "global", [conv])
+    s[packed].compute_at(s[conv], fo)
+    s[packed].vectorize(packed.op.axis[3])
 
 
 def inline(s: Schedule, stages: dict[str, te.Tensor], *names: str) -> None:
@@ -369,12 +378,15 @@ def seed001(quick: bool) -> Workload:
 
     def best() -> Schedule:
         # permutes, biases and activations inlined (into the pads and the pool), the
-        # pool's scaling into the output permute; each conv: all 64 channels as a vector,
-        # two pixels unrolled, the reduction outside them
+        # pool's scaling into the output permute; each conv blocked over 4 rows x 24
+        # channels with its weights packed per channel block
         s = te.create_schedule(out.op)
         inline(s, st, "to_nhwc", "bias1", "act1", "bias2", "act2", "pool")
-        conv_nhwc_pixels(s, c1, pixels=2)
-        conv_nhwc_pixels(s, c2, pixels=2)
+        conv_nhwc_blocked(s, c1, w1)
+        conv_nhwc_blocked(s, c2, w2)
+        for pad in ("conv1_pad", "conv2_pad"):
+            s[st[pad]].parallel(st[pad].op.axis[1])
+            s[st[pad]].vectorize(st[pad].op.axis[3])
         return s
 
     def torch_fn(torch: Any) -> Callable[[], Any]:
