@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from compiler.errors import ScheduleTypeError as ScheduleTypeError
     from compiler.errors import UnsupportedOpError as UnsupportedOpError
     from compiler.runtime.module import load_module
+    from compiler.runtime.threads import get_num_threads, set_num_threads
     from compiler.torch import from_torch
 
     __version__: str
@@ -61,9 +62,11 @@ __all__ = [
     "build",
     "errors",
     "from_torch",
+    "get_num_threads",
     "load_module",
     "lower",
     "ops",
+    "set_num_threads",
     "te",
     "tune",
     *_ERRORS,
@@ -117,6 +120,10 @@ def __getattr__(name: str) -> Any:
         value = sys.modules["compiler.ops"]
     elif name == "load_module":  # exported shared libraries: ctypes, no xDSL, no LLVM
         from compiler.runtime.module import load_module as value
+    elif name in ("set_num_threads", "get_num_threads"):  # the parallel loops' thread count
+        import compiler.runtime.threads as threads
+
+        value = getattr(threads, name)
     elif name == "from_torch":  # the PyTorch frontend (needs torch)
         from compiler.torch import from_torch as value
     elif name == "__version__":

@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from compiler.lowering.object_cache import ObjectCache, cache_key
 from compiler.runtime.host import openmp_library
+from compiler.runtime.threads import NUM_THREADS_SYMBOL
+from compiler.runtime.threads import bind as bind_thread_count
 
 
 @cache
@@ -199,6 +201,10 @@ def load_object(object_code: bytes) -> llvm.ExecutionEngine:
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     engine.finalize_object()
+    if uses_openmp(object_code):
+        address = engine.get_global_value_address(NUM_THREADS_SYMBOL)
+        if address:  # an object cached before the global existed has none
+            bind_thread_count(engine, address)
     return engine
 
 

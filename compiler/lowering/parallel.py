@@ -6,7 +6,7 @@ outlined body, the way GCC and Clang lower `#pragma omp parallel for`:
 
     loop.func @f(...) {                      loop.func @f(...) {
       loop.for %i = %lo extent %n parallel {   ctx = alloca [k x i64]; ctx[0] = %lo; ...
-        body(%i, captured values)     ==>      GOMP_parallel(@f_parallel0, ctx, 0, 0)
+        body(%i, captured values)     ==>      GOMP_parallel(@f_parallel0, ctx, @compiler_num_threads, 0)
       }                                      }
     }                                        loop.func @f_parallel0(%ctx: !llvm.ptr) {
                                                reload the captured values from ctx
@@ -14,7 +14,10 @@ outlined body, the way GCC and Clang lower `#pragma omp parallel for`:
                                                loop.for over this thread's chunk { body }
                                              }
 
-The iterations are split into `nt` contiguous chunks (static schedule). A
+The thread count is the module's `@compiler_num_threads` global, which the
+loader sets (`compiler.set_num_threads`, `compiler/runtime/threads.py`), not
+OpenMP's process-wide default, which PyTorch's `set_num_threads` changes. The
+iterations are split into `nt` contiguous chunks (static schedule). A
 reduction's register accumulator (`loop.alloc local`) inside the loop moves
 into the outlined function, so each thread has its own.
 
@@ -47,6 +50,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.dialects import loop
 from compiler.runtime.host import openmp_library
+from compiler.runtime.threads import NUM_THREADS_SYMBOL
 
 PTR = llvm.LLVMPointerType()
 RUNTIME = {
@@ -118,7 +122,11 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
         spill += [slot, llvm.StoreOp(value, slot.result)]
     fn = llvm.AddressOfOp(name, PTR)
     zero = _const(0, i32)
-    spill += [fn, zero, llvm.CallOp("GOMP_parallel", fn.result, ctx.res, zero.result, zero.result)]
+    # the thread count from the module's global (compiler.runtime.threads), read per fork
+    count_at = llvm.AddressOfOp(NUM_THREADS_SYMBOL, PTR)
+    count = llvm.LoadOp(count_at.result, i32)
+    spill += [fn, zero, count_at, count]
+    spill.append(llvm.CallOp("GOMP_parallel", fn.result, ctx.res, count.dereferenced_value, zero.result))
     Rewriter.insert_op(spill, InsertPoint.before(for_op))
 
     outlined = loop.FuncOp(name, [PTR])
@@ -192,4 +200,10 @@ def outline_parallel_loops(module: ModuleOp) -> None:
     for name, ftype in RUNTIME.items():
         if name in used:
             module.body.block.add_op(llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external")))
+    if "GOMP_parallel" in used:
+        # weak: a definition the loader finds by name (external with an initializer is
+        # not valid LLVM IR); 0 until the loader binds it: OpenMP's default
+        module.body.block.add_op(
+            llvm.GlobalOp(i32, NUM_THREADS_SYMBOL, "weak", value=IntegerAttr(0, i32), alignment=4)
+        )
 

@@ -27,6 +27,8 @@ from typing import Any
 
 from compiler.errors import ModuleLoadError
 from compiler.runtime.packed import ErrorEntry, PackedArg, PackedFunction
+from compiler.runtime.threads import NUM_THREADS_SYMBOL
+from compiler.runtime.threads import bind as bind_thread_count
 
 METADATA_SYMBOL = "__compiler_module_metadata"
 """The data symbol holding a library's `ModuleMetadata` (JSON, NUL-terminated)."""
@@ -89,6 +91,12 @@ class LoadedFunction:
             raise FileNotFoundError(f"load_module: no such file: {self.path}")
         self._library = ctypes.CDLL(self.path)
         self.metadata = read_metadata(self._library, self.path)
+        try:  # the parallel loops' thread count (compiler.set_num_threads); none without them
+            count = ctypes.c_int32.in_dll(self._library, NUM_THREADS_SYMBOL)
+        except ValueError:
+            pass
+        else:
+            bind_thread_count(self, ctypes.addressof(count))
         self.name = self.metadata.name
         self.specs = list(self.metadata.args)
         try:

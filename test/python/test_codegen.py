@@ -267,3 +267,44 @@ def test_process_exits_cleanly_right_after_a_parallel_call() -> None:
     for _ in range(3):
         run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr[-2000:]
+
+
+@pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
+def test_thread_count_is_ours_not_openmps_default(tmp_path) -> None:
+    """PyTorch shares our libgomp and `torch.set_num_threads(1)` sets its default thread
+    count (here: `omp_set_num_threads(1)`); a parallel loop still forks the count we
+    choose: COMPILER_NUM_THREADS, then `compiler.set_num_threads`, in JIT-compiled and
+    exported functions alike. Observed through the threads libgomp starts (its pool
+    grows to the largest team), in a fresh process."""
+    script = (
+        "import ctypes, os, numpy as np, compiler\n"
+        "from compiler import te\n"
+        "from compiler.runtime.host import openmp_library\n"
+        "threads = lambda: len(os.listdir('/proc/self/task'))\n"
+        "ctypes.CDLL(openmp_library()).omp_set_num_threads(1)\n"
+        "A = te.placeholder((256, 64), name='A')\n"
+        "B = te.compute((256, 64), lambda i, j: A[i, j] * 2.0, name='B')\n"
+        "s = te.create_schedule(B.op)\n"
+        "s[B].parallel(B.op.axis[0])\n"
+        "f = compiler.build(s, [A, B])\n"
+        "a = np.ones((256, 64), np.float32); b = np.empty_like(a)\n"
+        "start = threads()\n"
+        "assert compiler.get_num_threads() == 3\n"
+        "f(a, b); assert threads() == start + 2, (start, threads())\n"
+        "compiler.set_num_threads(5)\n"
+        "f(a, b); assert threads() == start + 4, (start, threads())\n"
+        f"g = compiler.load_module(f.export_library({str(tmp_path / 'f.so')!r}))\n"
+        "compiler.set_num_threads(6)\n"
+        "g(a, b); assert threads() == start + 5, (start, threads())\n"
+        "assert float(b.sum()) == 2.0 * a.size\n"
+    )
+    env = {**os.environ, "COMPILER_NUM_THREADS": "3", "COMPILER_CACHE": "0"}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_set_num_threads_rejects_a_non_positive_count() -> None:
+    with pytest.raises(compiler.OptionError, match="positive int or None, got 0"):
+        compiler.set_num_threads(0)
+    compiler.set_num_threads(None)
+    assert compiler.get_num_threads() >= 1
