@@ -419,7 +419,15 @@ class InferBound:
             else:
                 outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
                 self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
+                # The fused loop runs over the relaxed extents; where a component's exact
+                # range at this attach point is smaller, its body is guarded (as a split's).
+                guards.extend(iv for iv in (rel.outer, rel.inner) if not self.exact_is_relaxed(iv))
         self.guards[stage.name] = guards
+
+    def exact_is_relaxed(self, iv: IterVar) -> bool:
+        az = self.analyzer()
+        exact, relaxed = self.ranges[iv.name], self.relaxed[iv.name]
+        return az.prove_eq(exact.min, relaxed.min) and az.prove_eq(exact.extent, relaxed.extent)
 
     @staticmethod
     def outer_encloses(stage: Stage, rel: Split) -> bool:
@@ -573,6 +581,8 @@ class InferBound:
         guards = []
         for parent in self.guards.get(stage.name, []):
             r = self.ranges[parent.name]
+            if not az.prove_eq(r.min, self.relaxed[parent.name].min):
+                guards.append(f"{values[parent.name]} >= {az.simplify(substitute(r.min, data))}")
             guards.append(f"{values[parent.name]} < {az.simplify(substitute(r.min + r.extent, data))}")
         for iv, r, extent in zip(stage.axes, realize, shape, strict=True):
             value = values[iv.name]

@@ -792,19 +792,22 @@ class _Replay:
         self.model.rewritten.append(op)
 
     def check_scope(self, stage: Stage, target: Stage, ivar: IterVar) -> None:
-        """The target reads the stage, and every consumer runs inside the attach point."""
+        """Every consumer runs inside the attach point: it is the target, or it is computed
+        inside that loop (TVM's InferRootBound: the target need not read the stage itself)."""
         consumers = self.model.consumers(stage)
-        if target not in consumers:
+        if not consumers:
             raise ScheduleVerifyError(
-                f"sched.compute_at: stage \"{target.name}\" does not read \"{stage.name}\", "
-                f"so \"{stage.name}\" can't be computed at its axis {ivar.name}"
+                f"sched.compute_at: no stage reads \"{stage.name}\", so it can't be computed at "
+                f"\"{target.name}\"'s axis {ivar.name}"
             )
         for consumer in consumers:
             if consumer is target or ivar in self.model.attach_path(consumer):
                 continue
+            reads = "" if target in consumers else ", which does not read it"
+            also = " also" if target in consumers else ""
             raise ScheduleVerifyError(
                 f"sched.compute_at: stage \"{stage.name}\" is computed inside loop {ivar.name} of "
-                f"\"{target.name}\", but \"{consumer.name}\" also reads it outside that loop"
+                f"\"{target.name}\"{reads}, but \"{consumer.name}\"{also} reads it outside that loop"
             )
 
     def compute_inline(self, name: str) -> None:

@@ -19,7 +19,7 @@ sched.schedule @f {
 
 The verifier of `sched.schedule` rejects invalid schedules: unknown stages
 or axes, splitting or fusing an axis that is no longer a leaf, reordering
-axes of another stage, attaching a stage to one that does not read it,
+axes of another stage, attaching a stage inside a loop that some reader of it runs outside,
 attachment cycles, inlining a reduction or an output, factoring (`sched.rfactor`)
 a data axis or a stage others are computed at, and using a stage's axes from
 before its rfactor; a `sched.cache_write` of a stage that is attached,

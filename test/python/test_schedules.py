@@ -117,7 +117,7 @@ def test_schedule_errors_are_clear() -> None:
         s[B].reorder(D.op.axis[0])
     s2 = te.create_schedule([D.op, R.op])
     s2[B].compute_at(s2[R], R.op.axis[0])
-    with pytest.raises(ValueError, match='stage "R" does not read "B"'):
+    with pytest.raises(ValueError, match='"B" is computed inside loop R_i of "R", which does not read it, but "D" reads it outside'):
         compiler.build(s2, [A, D, R])
     with pytest.raises(ValueError, match="k is a reduce axis and can't run in parallel"):
         s2[R].parallel(k)

@@ -413,3 +413,97 @@ sched.schedule @split_by_var {
 // LOOPS:         %[[S:.*]] = loop.var "s" : index
 // LOOPS:         %[[F:.*]] = arith.maxsi %[[S]], %{{.*}} : index
 // LOOPS:         arith.floordivsi %{{.*}}, %[[F]] : index
+
+// -----
+
+// B fused and computed at C's middle loop of a nested split (j by 8, then by 7):
+// with j's extent 2 the middle loop runs twice, and at its second iteration B's
+// region [7, 2 - 7) is empty. The fused loop runs over the relaxed 1 x 2, so its
+// body is guarded by the exact upper bound of the fused column (found by the
+// property tests: it read A[i, 7] of a 3 x 2 A).
+te.func @fused_attached_past_the_domain(%A: !te.tensor<[3, 2], f32>) -> !te.tensor<[3, 2], f32> {
+  %B = te.compute "B" (%i, %j) : !te.tensor<[3, 2], f32> {
+    %0 = te.read %A[%i, %j] : !te.tensor<[3, 2], f32>
+    %1 = arith.constant 2.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  %C = te.compute "C" (%i_1, %j_1) : !te.tensor<[3, 2], f32> {
+    %3 = te.read %B[%i_1, %j_1] : !te.tensor<[3, 2], f32>
+    %4 = arith.constant 1.000000e+00 : f32
+    %5 = arith.addf %3, %4 : f32
+    te.yield %5 : f32
+  }
+  te.return %C : !te.tensor<[3, 2], f32>
+}
+sched.schedule @fused_attached_past_the_domain {
+  %j = sched.axis "C" 1
+  %j_outer, %j_inner = sched.split %j by 8 : !sched.iter<"C">
+  %j_inner_outer, %j_inner_inner = sched.split %j_inner by 7 : !sched.iter<"C">
+  sched.compute_at "B", %j_inner_outer : !sched.iter<"C">
+  %i = sched.axis "B" 0
+  %j_1 = sched.axis "B" 1
+  %i_j_fused = sched.fuse %i, %j_1 : !sched.iter<"B">
+}
+// CHECK-LABEL: te.func @fused_attached_past_the_domain
+// CHECK:      te.realize = ["[C_i, 1]", "[C_j_i_o * 7, 2 - C_j_i_o * 7]"]
+// CHECK-SAME: te.loops = ["B_i_f = [0, 2] serial"]
+// CHECK-SAME: te.guards = ["B_i_f + C_j_i_o * 7 < 2"]
+// LOOPS-LABEL: loop.func @fused_attached_past_the_domain
+// LOOPS:         loop.for %B_i_f = %{{.*}} extent %{{.*}} {
+// LOOPS:           %[[LT:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// LOOPS-NEXT:      loop.if %[[LT]] likely {
+// LOOPS:             loop.load %A
+
+// -----
+
+// B computed at E's outer loop, which does not read it: both of B's readers (C, D)
+// are computed there too (TVM allows it). B's region is the union of theirs: C reads
+// B[i] and B[i + 2], D reads B[i + 1], over 4 elements of i: 6 elements.
+te.func @attached_where_not_read(%A: !te.tensor<[12], f32>) -> !te.tensor<[10], f32> {
+  %B = te.compute "B" (%i) : !te.tensor<[12], f32> {
+    %0 = te.read %A[%i] : !te.tensor<[12], f32>
+    %1 = arith.constant 3.000000e+00 : f32
+    %2 = arith.mulf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  %C = te.compute "C" (%i_1) : !te.tensor<[10], f32> {
+    %3 = te.read %B[%i_1] : !te.tensor<[12], f32>
+    %4 = arith.constant 2 : index
+    %5 = arith.addi %i_1, %4 : index
+    %6 = te.read %B[%5] : !te.tensor<[12], f32>
+    %7 = arith.addf %3, %6 : f32
+    te.yield %7 : f32
+  }
+  %D = te.compute "D" (%i_2) : !te.tensor<[10], f32> {
+    %8 = arith.constant 1 : index
+    %9 = arith.addi %i_2, %8 : index
+    %10 = te.read %B[%9] : !te.tensor<[12], f32>
+    %11 = arith.constant 2.000000e+00 : f32
+    %12 = arith.mulf %10, %11 : f32
+    te.yield %12 : f32
+  }
+  %E = te.compute "E" (%i_3) : !te.tensor<[10], f32> {
+    %13 = te.read %C[%i_3] : !te.tensor<[10], f32>
+    %14 = te.read %D[%i_3] : !te.tensor<[10], f32>
+    %15 = arith.subf %13, %14 : f32
+    te.yield %15 : f32
+  }
+  te.return %E : !te.tensor<[10], f32>
+}
+sched.schedule @attached_where_not_read {
+  %i = sched.axis "E" 0
+  %i_outer, %i_inner = sched.split %i by 4 : !sched.iter<"E">
+  sched.compute_at "C", %i_outer : !sched.iter<"E">
+  sched.compute_at "D", %i_outer : !sched.iter<"E">
+  sched.compute_at "B", %i_outer : !sched.iter<"E">
+}
+// CHECK-LABEL: te.func @attached_where_not_read
+// CHECK:      %B = te.compute "B"
+// CHECK:      te.realize = ["[E_i_o * 4, 6]"], te.alloc_shape = ["6"]
+// CHECK-SAME: te.guards = ["B_i < 12"], te.attach = "E_i_o"
+// LOOPS-LABEL: loop.func @attached_where_not_read
+// LOOPS:         loop.for %E_i_o
+// LOOPS:           loop.alloc "B" [%{{.*}}] : !loop.buffer<[6], f32>
+// LOOPS:           loop.alloc "C" [%{{.*}}] : !loop.buffer<[4], f32>
+// LOOPS:           loop.alloc "D" [%{{.*}}] : !loop.buffer<[4], f32>

@@ -1,5 +1,5 @@
 // RUN: compiler-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
-// compute_at into a stage that does not read the tensor: E reads R, not C.
+// compute_at into a stage that does not read the tensor (E reads R, not C) while another reader (D) runs outside it.
 te.func @f(%a: !te.tensor<[4, 8], f32>) -> (!te.tensor<[4, 8], f32>, !te.tensor<[4], f32>) {
   %c = te.compute "C" (%ci, %cj) : !te.tensor<[4, 8], f32> {
     %v = te.read %a[%ci, %cj] : !te.tensor<[4, 8], f32>
@@ -30,7 +30,7 @@ sched.schedule @f {
   %ei = sched.axis "E" 0
   sched.compute_at "C", %ei : !sched.iter<"E">
 }
-// CHECK: invalid.mlir:31:3: error: sched.compute_at: stage "E" does not read "C", so "C" can't be computed at its axis E_ei
+// CHECK: invalid.mlir:31:3: error: sched.compute_at: stage "C" is computed inside loop E_ei of "E", which does not read it, but "D" reads it outside that loop
 
 // -----
 
