@@ -49,7 +49,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
-from compiler.analysis.schedule_model import ScheduleModel, Stage
+from compiler.analysis.schedule_model import ScheduleModel, Stage, scan_bodies, scan_states
 from compiler.arith.expr import Const, Expr, Var, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.dialects import sched, te
@@ -473,6 +473,16 @@ def scheduled_stages(schedule: sched.ScheduleOp | None) -> set[str]:
     return found
 
 
+def scan_stage_names(model: ScheduleModel) -> set[str]:
+    """Scans, their inits and the stages inside their time loops: kept as the default
+    schedule places them (a scan's steps run in order, its body at each step)."""
+    names = {s.name for s in model.stages.values() if s.scan_from is not None}
+    names |= {b.name for bodies in scan_bodies(model).values() for b in bodies}
+    for states in scan_states(model.func).values():
+        names |= {state.init.owner.stage.data for state in states if isinstance(state.init.owner, te.ComputeOp)}
+    return names
+
+
 def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Target) -> list[StagePlan]:
     """A plan for each stage of `func`, producers first (`keep` for the user's stages)."""
     model = ScheduleModel.build(func, schedule)
@@ -483,8 +493,9 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             infos[src].consumers.append(name)
     attach_targets = {s.attach_stage.name for s in model.stages.values() if s.attach_stage is not None}
     plans: list[StagePlan] = []
+    in_scans = scan_stage_names(model)
     for name, info in infos.items():
-        if name in user:
+        if name in user or name in in_scans:
             plans.append(StagePlan(name, action="keep"))
             continue
         if info.reduce_extents:

@@ -218,9 +218,12 @@ class InferBound:
     def infer_root_bound(self, stage: Stage) -> None:
         shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
         consumers = self.model.consumers(stage)
-        if stage.is_output or not consumers:
+        if stage.is_output or not consumers or stage.scan_from is not None:
             for iv, extent in zip(stage.axes, shape, strict=True):
                 self.set_range(iv, Range_(Const(0), extent))
+            if stage.scan_from is not None:  # a scan steps over its time axis after the init's rows
+                time = self.analyzer().simplify(shape[0] - stage.scan_from)
+                self.set_range(stage.axes[0], Range_(stage.scan_from, time))  # m < init: no step
             self.set_reduce_ranges(stage)
             return
         requests: list[list[Request]] = [[] for _ in shape]

@@ -144,6 +144,7 @@ class Stage:
     attach_ivar: IterVar | None = None
     inline: bool = False
     group: Group | None = None  # the innermost group holding the stage
+    scan_from: Expr | None = None  # a scan (te.state names it): its time loop's first step
 
     @property
     def root_vars(self) -> list[IterVar]:
@@ -237,12 +238,15 @@ class ScheduleModel:
                 raise ScheduleVerifyError(f"two stages of @{func.sym_name.data} are named \"{name}\"")
             stages[name] = _make_stage(op, op in outputs, names)
         model = ScheduleModel(func, stages)
+        mark_scans(func, stages)
         if schedule is not None:
             try:
                 _Replay(model, names).run(schedule)
             except VerifyException:
                 discard(model.rfactors)  # detached stages still use the function's values
                 raise
+        else:
+            place_scan_bodies(model)
         return model
 
     # -- queries ----------------------------------------------------------
@@ -346,6 +350,7 @@ class _Replay:
                     raise
                 raise ScheduleVerifyError(str(err), op) from None
         self.resolve_group_attachments()
+        place_scan_bodies(self.model)
         self.check_attachments()
 
     def apply(self, op: Operation) -> None:
@@ -864,6 +869,122 @@ class _Replay:
                     raise ScheduleVerifyError(f"sched.compute_at: attachment cycle {cycle}")
                 seen.append(current.name)
                 current = current.attach_stage
+
+
+# ---------------------------------------------------------------------------
+# Scans (te.state): the time loop, and the stages computed inside it
+# ---------------------------------------------------------------------------
+
+
+def scan_states(func: te.FuncOp) -> dict[str, list[te.StateOp]]:
+    """The `te.state` ops of each scan, by the scan's stage name."""
+    found: dict[str, list[te.StateOp]] = {}
+    for op in func.body.block.ops:
+        if isinstance(op, te.StateOp):
+            found.setdefault(op.stage.data, []).append(op)
+    return found
+
+
+def mark_scans(func: te.FuncOp, stages: dict[str, Stage]) -> None:
+    """Each scan stage's first time step: its inits' first extent (all the same)."""
+    for name, states in scan_states(func).items():
+        stage = stages.get(name)
+        where = f'te.state of "{name}"'
+        if stage is None:
+            raise ScheduleVerifyError(f"{where}: no stage of @{func.sym_name.data} is named \"{name}\"", states[0])
+        firsts: set[str] = set()
+        for state in states:
+            if state.output_index >= len(stage.op.outputs) or state.result.type != stage.op.outputs[state.output_index].type:
+                raise ScheduleVerifyError(
+                    f"{where}[{state.output_index}]: the scan has no result of type {state.result.type} there", state
+                )
+            init = state.init.type
+            assert isinstance(init, te.TensorType)
+            firsts.add(str(init.get_shape()[0]))
+        if len(firsts) != 1:
+            raise ScheduleVerifyError(f"{where}: its inits have different first extents {sorted(firsts)}", states[0])
+        stage.scan_from = simplify(parse_expr(firsts.pop()))
+
+
+def _reads_state_of(op: te.ComputeOp) -> set[str]:
+    return {
+        inner.tensor.owner.stage.data
+        for inner in op.body.walk()
+        if isinstance(inner, te.ReadOp) and isinstance(inner.tensor.owner, te.StateOp)
+    }
+
+
+def scan_bodies(model: ScheduleModel) -> dict[str, list[Stage]]:
+    """Per scan, the stages that read its state, directly or through other stages
+    (TVM's scan body): they can only be computed inside its time loop."""
+    depends: dict[str, set[str]] = {}
+    for stage in model.stages.values():
+        deps = _reads_state_of(stage.op)
+        for name in stage.inputs:
+            deps |= depends.get(name, set())
+        depends[stage.name] = deps - {stage.name}
+    bodies: dict[str, list[Stage]] = {}
+    for stage in model.stages.values():
+        for scan in depends[stage.name]:
+            bodies.setdefault(scan, []).append(stage)
+    return bodies
+
+
+def place_scan_bodies(model: ScheduleModel) -> None:
+    """Computes a scan's body stages inside its time loop unless the schedule put them
+    inside it (or inlined them); checks the scan's time loop stays outermost and serial."""
+    scans = [s for s in model.stages.values() if s.scan_from is not None]
+    bodies = scan_bodies(model)
+    for stage in model.stages.values():
+        if stage.scan_from is None and stage.name in bodies:
+            raise ScheduleVerifyError(f'te.state of "{stage.name}": that stage is no scan')
+    for name, states in scan_states(model.func).items():
+        for state in states:
+            init = state.init.owner
+            assert isinstance(init, te.ComputeOp)
+            stage = model.stages[init.stage.data]
+            if stage.inline or stage.attach_stage is not None or stage.is_output:
+                raise ScheduleVerifyError(
+                    f'stage "{stage.name}" is the init of scan "{name}": it writes the scan\'s first rows, at the '
+                    "root (it can't be inlined, attached or be a result itself)"
+                )
+    for scan in scans:
+        _check_scan_stage(scan)
+        time = scan.axes[0]
+        for body in bodies.get(scan.name, []):
+            if body.scan_from is not None:
+                raise ScheduleVerifyError(f'scan "{body.name}" reads the state of scan "{scan.name}": scans do not nest')
+            if body.inline:
+                continue
+            if body.attach_stage is None:
+                body.attach_stage, body.attach_ivar = scan, time
+        for body in bodies.get(scan.name, []):
+            if not body.inline and time not in model.attach_path(body):
+                raise ScheduleVerifyError(
+                    f'stage "{body.name}" reads the state of scan "{scan.name}", so it must be computed inside the '
+                    f"scan's time loop {time.name} (compute_at the scan or a stage inside it, or compute_inline)"
+                )
+
+
+def _check_scan_stage(scan: Stage) -> None:
+    time = scan.axes[0]
+    where = f'scan "{scan.name}"'
+    if scan.inline or scan.attach_stage is not None:
+        raise ScheduleVerifyError(f"{where} is computed at the root: it can't be inlined or attached")
+    if not scan.leaves or scan.leaves[0] is not time or any(time in _relation_inputs(r) for r in scan.relations):
+        raise ScheduleVerifyError(
+            f"{where}: its time axis {time.name} must stay its outermost loop, unsplit and unfused (the steps run in order)"
+        )
+    if time.kind != "serial":
+        raise ScheduleVerifyError(f"{where}: its time axis {time.name} runs in order; it can't be {time.kind}")
+
+
+def _relation_inputs(rel: Relation) -> tuple[IterVar, ...]:
+    if isinstance(rel, Split):
+        return (rel.parent,)
+    if isinstance(rel, Fuse):
+        return (rel.outer, rel.inner)
+    return ()
 
 
 def _stage_inputs(op: te.ComputeOp) -> list[str]:

@@ -753,6 +753,88 @@ class ReduceOp(IRDLOperation):
 
 
 @irdl_op_definition
+class StateOp(IRDLOperation):
+    """The state of a scan (TVM's `te.scan` state placeholder): output `index` of the
+    stage `stage` as of the previous step. That stage is the scan: its first axis
+    (time) runs from `init`'s first extent to its own, one step at a time, and the
+    stages that read the state are computed inside that loop; `init` (a stage over
+    the first rows) writes the scan's buffer before the loop. Reads of the state read
+    the scan's buffer.
+
+    ```mlir
+    %init = te.compute "s_init" (%z, %i) : !te.tensor<[1, "n"], f32> { ... }
+    %state = te.state "scan"[0] init %init : !te.tensor<[1, "n"], f32> -> !te.tensor<["m", "n"], f32>
+    %scan = te.compute "scan" (%t, %j) : !te.tensor<["m", "n"], f32> {
+      %prev = te.read %state[%t - 1, %j] ...
+    }
+    ```
+    """
+
+    name = "te.state"
+    stage = prop_def(StringAttr)
+    index = prop_def(IntegerAttr)
+    init = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, stage: str, index: int, init: SSAValue, result_type: TensorType):
+        super().__init__(
+            properties={"stage": StringAttr(stage), "index": IntegerAttr(index, IndexType())},
+            operands=[init],
+            result_types=[result_type],
+        )
+
+    @property
+    def output_index(self) -> int:
+        return self.index.value.data
+
+    def verify_(self) -> None:
+        init, state = self.init.type, self.result.type
+        assert isinstance(init, TensorType)
+        assert isinstance(state, TensorType)
+        what = f'te.state of "{self.stage.data}"'
+        if not isinstance(self.init.owner, ComputeOp):
+            raise VerifyError(f"{what}: its init must be a te.compute result")
+        if init.element_type != state.element_type:
+            raise VerifyError(f"{what}: init of {init.element_type}, state of {state.element_type}")
+        if init.rank != state.rank or state.rank == 0:
+            raise VerifyError(f"{what}: init and state must have the same rank, at least 1 (the time axis first)")
+        if list(init.get_shape())[1:] != list(state.get_shape())[1:]:
+            raise VerifyError(
+                f"{what}: init {list(init.get_shape())} and state {list(state.get_shape())} differ past the time axis"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.stage.data)
+        printer.print_string(f"[{self.output_index}] init ")
+        printer.print_operand(self.init)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.init.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StateOp:
+        stage = parser.parse_str_literal(" (the scan's stage name)")
+        parser.parse_punctuation("[")
+        index = parser.parse_integer(allow_negative=False)
+        parser.parse_punctuation("]")
+        parser.parse_keyword("init")
+        unresolved = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        init_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        if not isinstance(init_type, TensorType) or not isinstance(result_type, TensorType):
+            parser.raise_error("te.state: expected !te.tensor types")
+        op = cls(stage, index, parser.resolve_operand(unresolved, init_type), result_type)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
 class WhereOp(IRDLOperation):
     """The predicate of a reduction (TVM's `te.sum(..., where=cond)`): in a
     `te.reduce` body, the ops after `te.where %c` and the combination of the
@@ -793,6 +875,6 @@ class YieldOp(IRDLOperation):
 
 TE = Dialect(
     "te",
-    [FuncOp, ReturnOp, VarOp, ComputeOp, ReadOp, ReduceOp, WhereOp, YieldOp],
+    [FuncOp, ReturnOp, VarOp, ComputeOp, ReadOp, ReduceOp, StateOp, WhereOp, YieldOp],
     [TensorType],
 )

@@ -195,9 +195,12 @@ class FunctionLowering:
             assert isinstance(t, te.TensorType)
             for name in shape_var_names(t.get_shape()):
                 self.var(name)
+        self.bind_scan_buffers()
         for op in self.func.body.block.ops:
             if isinstance(op, te.VarOp):
                 self.values[op.result] = self.var(op.var_name.data)
+            elif isinstance(op, te.StateOp):
+                continue
             elif isinstance(op, te.ComputeOp):
                 if self.plans[op].attach is None:
                     self.emit_stage(op, self.block)
@@ -205,6 +208,23 @@ class FunctionLowering:
                 clone = op.clone(self.values)
                 self.block.add_op(clone)
         return self.result
+
+    def bind_scan_buffers(self) -> None:
+        """A scan, its state and its init are one buffer (TVM binds them): the init
+        writes the first rows, each step reads the previous ones. An intermediate scan's
+        buffer, whole, is allocated first, before its init runs."""
+        stages = {op.stage.data: op for op in self.plans}
+        for state in [op for op in self.func.body.block.ops if isinstance(op, te.StateOp)]:
+            scan = stages[state.stage.data]
+            result = scan.outputs[state.output_index]
+            if result not in self.values:
+                shape = list(tensor_type(result.type).get_shape())
+                zeros = [self.expr(Const(0), self.block) for _ in shape]
+                alloc = loop.AllocOp(result_name(result), zeros, alloc_type(scan, shape, state.output_index))
+                alloc.result.name_hint = result_name(result)
+                self.block.add_op(alloc)
+                self.values[result] = alloc.result
+            self.values[state.result] = self.values[state.init] = self.values[result]
 
     def emit_stage(self, stage: te.ComputeOp, block: Block) -> None:
         plan = self.plans[stage]

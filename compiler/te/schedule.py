@@ -327,8 +327,12 @@ class Schedule:
     def __getitem__(self, key: T.Tensor | T.Operation) -> Stage:
         """The `Stage` of a computed tensor (or of its op); KeyError for another schedule's."""
         tensor = self._tensor(key)
+        if tensor.is_scan_state:
+            raise ScheduleError(f"{tensor.name} is the state of a scan: it has no stage to schedule")
         if tensor.is_placeholder:
             raise ScheduleError(f"{tensor.name} is a placeholder: it has no stage to schedule")
+        if tensor.op.scan_of is not None:  # a scan's update: the scan's stage computes it
+            tensor = tensor.op.scan_of.output(0)
         tensor = tensor.op.output(0) if tensor.op.outputs else tensor  # the outputs of an op share its stage
         if tensor.uid not in self.stages:
             self.stages[tensor.uid] = Stage(self, tensor)
@@ -337,6 +341,8 @@ class Schedule:
     def _tensor(self, key: T.Tensor | T.Operation) -> T.Tensor:
         if isinstance(key, T.Tensor):
             return key
+        if key.scan_of is not None and key.output_tensor is not None:
+            return key.output_tensor
         for t in self._reachable():
             if t.op is key:
                 return t

@@ -108,7 +108,7 @@ def used_placeholders(stages: Sequence[T.Tensor]) -> list[T.Tensor]:
     for s in stages:
         for body in s.op.all_bodies():
             for node in T.walk(body):
-                if isinstance(node, T.Read) and node.tensor.is_placeholder:
+                if isinstance(node, T.Read) and node.tensor.is_placeholder and not node.tensor.is_scan_state:
                     found.setdefault(node.tensor.uid, node.tensor)
     return list(found.values())
 
@@ -149,6 +149,11 @@ def signature(arguments: Sequence[T.Tensor | T.Var], name: str) -> FunctionSigna
         if a.uid in seen:
             raise ExprValueError(f"{name}: tensor {a.name} appears twice in the argument list")
         seen.add(a.uid)
+    states = [a.name for a in args if a.is_scan_state]
+    if states:
+        raise ExprValueError(
+            f"{name}: {', '.join(states)} is the state of a te.scan (the scan's own previous rows), not an argument"
+        )
     inputs = [a for a in args if a.is_placeholder]
     outputs = [a for a in args if not a.is_placeholder]
     if not outputs:
@@ -598,6 +603,8 @@ def build_module(
         )
     block = func.body.block
     for t in stages:
+        for scan_op in _scans_needed(t, tensors):
+            _emit_states(scan_op, tensors, names[scan_op.output(0).uid], block)
         op = _emit_stage(t, tensors, names[t.uid])
         op.result.name_hint = names[t.uid]
         block.add_op(op)
@@ -614,6 +621,33 @@ def build_module(
     if verify:
         verify_program(module, name)
     return module, sig
+
+
+def _scans_needed(t: T.Tensor, tensors: dict[int, SSAValue]) -> list[T.Operation]:
+    """The scans whose `te.state` values stage `t` needs and that are not emitted yet:
+    those whose state it reads, and its own (a scan may not read a state itself)."""
+    found: list[T.Operation] = []
+    if t.op.scan is not None:
+        found.append(t.op)
+    for body in t.op.all_bodies():
+        for node in T.walk(body):
+            if isinstance(node, T.Read) and node.tensor.is_scan_state:
+                owner = node.tensor.op.scan_of
+                assert owner is not None
+                if all(owner is not f for f in found):
+                    found.append(owner)
+    parts = [f.scan for f in found]
+    return [f for f, p in zip(found, parts, strict=True) if p is not None and p.states[0].uid not in tensors]
+
+
+def _emit_states(scan_op: T.Operation, tensors: dict[int, SSAValue], scan_name: str, block: Block) -> None:
+    parts = scan_op.scan
+    assert parts is not None
+    for k, (init, state) in enumerate(zip(parts.inits, parts.states, strict=True)):
+        op = te.StateOp(scan_name, k, tensors[init.uid], tensor_type(state))
+        op.result.name_hint = state.name
+        block.add_op(op)
+        tensors[state.uid] = op.result
 
 
 def verify_program(module: ModuleOp, name: str) -> None:

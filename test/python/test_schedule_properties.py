@@ -67,12 +67,6 @@ LOG_DIR = os.environ.get("COMPILER_PROPERTY_LOG", "")
 #    x <= (x + 63) // 64 * 64 + y (fixed by compiler.analysis.size_proof: n and n - 2
 #    pass, test_memory_plan_of_symbolic_sizes_n_and_n_minus_2); a case still rejected
 #    is run at static sizes instead.
-#  * with check_bounds, a stage computed at a consumer's loop that runs past the
-#    consumer's domain (a split by 8 whose inner loop is split by 7, ...) reads its
-#    inputs out of bounds when its own axes are fused
-#    (test_attached_fused_stage_under_a_nested_split_reads_in_bounds): such a case
-#    (an IndexError on a load, an attached stage with fused axes) is run again
-#    without the bound checks, to check its results and guards.
 KNOWN_BUGS = os.environ.get("COMPILER_PROPERTY_KNOWN_BUGS", "") not in ("", "0")
 MEMORY_PLAN_BUG = "internal error: unsound memory plan"
 SETTINGS = settings(
@@ -414,21 +408,6 @@ def parse_primitive(line: str) -> tuple[list[str], str, str, str]:
     return results, stage, call, args[:-1]
 
 
-def attached_stages_with_fused_axes(case: Case) -> bool:
-    """A stage computed at another's loop (at the end of the schedule) fuses two axes."""
-    attached: set[str] = set()
-    fused: set[str] = set()
-    for line in case.schedule:
-        _, stage, call, args = parse_primitive(line)
-        if call == "compute_at":
-            attached.add(stage)
-        elif call in ("compute_root", "compute_inline"):
-            attached.discard(stage)
-        elif call == "fuse" and "," in args:
-            fused.add(stage)
-    return bool(attached & fused)
-
-
 def run_case(case: Case, check_bounds: bool | None = None) -> None:
     """Build the case once and call it at each of its sizes; raise on any difference."""
     program = case.program()
@@ -505,9 +484,6 @@ def check(case: Case) -> None:
             event("known bug: symbolic sizes rejected by a pass; run at static sizes")
             for sizes in case.sizes:
                 run(Case(case.kind, case.params, False, [sizes], case.schedule, case.auto_schedule))
-        elif isinstance(err, IndexError) and "main: load from" in text and attached_stages_with_fused_axes(case):
-            event("known bug: attached stage read out of bounds; run without bound checks")
-            run(case, False)
         else:
             raise
 

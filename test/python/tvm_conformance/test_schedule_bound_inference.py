@@ -20,7 +20,6 @@ from conformance_helpers import (
     loop_named,
     loops,
     rand,
-    xfail_missing,
 )
 
 import compiler
@@ -166,7 +165,6 @@ def test_bound_fusesplit2() -> None:
     assert allocs(loop_ir(s, [A, A2]))["A1"] == (1, 3)
 
 
-@xfail_missing("te.scan is missing")
 def test_bound_scan() -> None:
     m, n = te.var("m"), te.var("n")
     X = te.compute((m, n), lambda i, j: te.const(1.0, "float32"), name="x")

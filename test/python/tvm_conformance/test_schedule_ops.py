@@ -23,7 +23,7 @@ from conformance_helpers import (
 import compiler
 from compiler import te
 
-SCAN = "te.scan is missing"
+
 def test_const() -> None:
     x = te.const(1, "int32")
     assert x.dtype == "int32"
@@ -76,7 +76,6 @@ def test_schedule2() -> None:
     a2.check(a + 3.0)
 
 
-@xfail_missing(SCAN)
 def test_schedule_scan() -> None:
     m, n = te.var("m"), te.var("n")
     x = te.compute((m, n), lambda i, j: te.const(1.0, "float32"), name="x")
@@ -192,7 +191,6 @@ def test_inline_mixed() -> None:
     c.check((a + 1.0 + 2.0) + (a + 1.0))
 
 
-@xfail_missing(SCAN)
 def test_scan_inline1() -> None:
     m, n = te.var("m"), te.var("n")
     x = te.compute((m, n), lambda i, j: te.const(1.0, "float32"), name="x")
@@ -214,7 +212,6 @@ def test_scan_inline1() -> None:
     r2.check(np.arange(1, 6, dtype=np.float32)[:, None])
 
 
-@xfail_missing(SCAN)
 def test_scan_inline2() -> None:
     m, n = te.var("m"), te.var("n")
     x = te.compute((m, n), lambda i, j: te.const(1.0, "float32"), name="x")

@@ -791,3 +791,27 @@ sched.schedule @f {
   %o, %i = sched.split %bi by "n +" : !sched.iter<"B">
 }
 // CHECK: invalid.mlir:791:3: error: sched.split factor: cannot parse 'n +': invalid syntax
+
+// -----
+
+// A scan's time axis can't be split: its steps run in order, each after the last.
+te.func @f(%x: !te.tensor<[8, 4], f32>) -> !te.tensor<[8, 4], f32> {
+  %init = te.compute "init" (%z, %i) : !te.tensor<[1, 4], f32> {
+    %c0 = arith.constant 0 : index
+    %v = te.read %x[%c0, %i] : !te.tensor<[8, 4], f32>
+    te.yield %v : f32
+  }
+  %state = te.state "S"[0] init %init : !te.tensor<[1, 4], f32> -> !te.tensor<[8, 4], f32>
+  %s = te.compute "S" (%t, %j) : !te.tensor<[8, 4], f32> {
+    %c1 = arith.constant 1 : index
+    %p = arith.subi %t, %c1 : index
+    %v = te.read %state[%p, %j] : !te.tensor<[8, 4], f32>
+    te.yield %v : f32
+  }
+  te.return %s : !te.tensor<[8, 4], f32>
+}
+sched.schedule @f {
+  %t = sched.axis "S" 0
+  %o, %i = sched.split %t by 2 : !sched.iter<"S">
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:1: error: scan "S": its time axis S_t must stay its outermost loop, unsplit and unfused (the steps run in order)

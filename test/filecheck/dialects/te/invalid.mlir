@@ -243,3 +243,17 @@ te.func @scalar_type(%x: !te.tensor<[2], i64> {te.scalar = "x"}, %a: !te.tensor<
   te.return %c : !te.tensor<[4], f32>
 }
 // CHECK: error: te.func scalar argument 0 ('x') must be a !te.tensor<[], i64>, got !te.tensor<[2], i64>
+
+// -----
+
+// A scan's init must have the state's extents past the time axis.
+te.func @state_shape(%x: !te.tensor<[8, 4], f32>) -> !te.tensor<[8, 4], f32> {
+  %init = te.compute "init" (%z, %i) : !te.tensor<[1, 3], f32> {
+    %c0 = arith.constant 0 : index
+    %v = te.read %x[%c0, %i] : !te.tensor<[8, 4], f32>
+    te.yield %v : f32
+  }
+  %state = te.state "S"[0] init %init : !te.tensor<[1, 3], f32> -> !te.tensor<[8, 4], f32>
+  te.return %x : !te.tensor<[8, 4], f32>
+}
+// CHECK: error: te.state of "S": init [1, 3] and state [8, 4] differ past the time axis

@@ -140,3 +140,25 @@ te.func @scalar(%k: !te.tensor<[], i64> {te.scalar = "k"}, %a: !te.tensor<[8], f
 
 // CHECK-LABEL: te.func @scalar(%k: !te.tensor<[], i64> {te.scalar = "k"}, %a: !te.tensor<[8], f32>)
 // CHECK:           %kv = te.var "k" : index
+
+// -----
+
+// A scan's state: output 0 of stage "S" before each step, its first row from "init".
+te.func @scan(%x: !te.tensor<["m", 4], f32>) -> !te.tensor<["m", 4], f32> {
+  %init = te.compute "init" (%z, %i) : !te.tensor<[1, 4], f32> {
+    %c0 = arith.constant 0 : index
+    %v = te.read %x[%c0, %i] : !te.tensor<["m", 4], f32>
+    te.yield %v : f32
+  }
+  %state = te.state "S"[0] init %init : !te.tensor<[1, 4], f32> -> !te.tensor<["m", 4], f32>
+  %s = te.compute "S" (%t, %j) : !te.tensor<["m", 4], f32> {
+    %c1 = arith.constant 1 : index
+    %p = arith.subi %t, %c1 : index
+    %v = te.read %state[%p, %j] : !te.tensor<["m", 4], f32>
+    te.yield %v : f32
+  }
+  te.return %s : !te.tensor<["m", 4], f32>
+}
+// CHECK-LABEL: te.func @scan
+// CHECK:           %state = te.state "S"[0] init %init : !te.tensor<[1, 4], f32> -> !te.tensor<["m", 4], f32>
+// CHECK:             %v_1 = te.read %state[%p, %j] : !te.tensor<["m", 4], f32>
