@@ -144,6 +144,8 @@ def extern(
     for t in inputs:
         if not isinstance(t, Tensor):
             raise ExprTypeError(f"extern {name}: inputs must be tensors, got {t!r}")
+        if t.strided:
+            raise ExprValueError(f"extern {name}: input {t.name} is strided; an external function takes dense buffers")
     default = inputs[0].dtype if inputs else "float32"
     dtypes = [dtype or default] * len(shapes) if dtype is None or isinstance(dtype, str) else list(dtype)
     if len(dtypes) != len(shapes):
