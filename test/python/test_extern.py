@@ -29,14 +29,22 @@ def _split_sum_diff(src: FLOATS, total: FLOATS, diff: FLOATS, rows: int, cols: i
     np.ctypeslib.as_array(diff, (rows,))[:] = a[:, 0] - a[:, -1]
 
 
+def _reverse(src: FLOATS, dst: FLOATS, count: int) -> None:
+    """Element by element: wrong if dst were src's memory."""
+    for i in range(count):
+        dst[i] = src[count - 1 - i]
+
+
 _add_one_fn = ADD_ONE(_add_one)
 _split_fn = SPLIT(_split_sum_diff)
+_reverse_fn = ADD_ONE(_reverse)
 
 
 @pytest.fixture(autouse=True)
 def _registered() -> None:
     compiler.register_extern("test_add_one", _add_one_fn)
     compiler.register_extern("test_split_sum_diff", _split_fn)
+    compiler.register_extern("test_reverse", _reverse_fn)
     calls.clear()
 
 
@@ -149,6 +157,24 @@ def test_producer_of_an_extern_is_realized_whole_with_a_partial_reader() -> None
     c = np.empty(8, np.float32)
     f(a, c)
     np.testing.assert_allclose(c, (a[8:] + 11.0) + (a[:8] + 10.0))
+
+
+def test_extern_output_is_never_planned_over_its_input() -> None:
+    """P dies at the call that writes R: storage-rewrite must not put R over P (the
+    callee's accesses are unknown), though the sizes match."""
+    A = te.placeholder((32,), name="A")
+    P = te.compute((32,), lambda i: A[i] + 1.0, name="P")
+    R = te.extern(
+        (32,), [P], lambda ins, outs: te.call_extern("int32", "test_reverse", ins[0].data, outs[0].data, 32), name="R"
+    )
+    assert isinstance(R, te.Tensor)
+    C = te.compute((32,), lambda i: R[i] * 2.0, name="C")
+    f = compiler.build([A, C])
+    a = np.arange(32, dtype=np.float32)
+    c = np.empty_like(a)
+    f(a, c)
+    np.testing.assert_array_equal(c, (a[::-1] + 1.0) * 2.0)
+    assert 'inplace "P"' not in f.flat_ir
 
 
 def _extern_program() -> tuple[te.Tensor, te.Tensor, te.Tensor, te.Tensor]:

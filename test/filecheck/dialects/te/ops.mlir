@@ -140,3 +140,16 @@ te.func @scalar(%k: !te.tensor<[], i64> {te.scalar = "k"}, %a: !te.tensor<[8], f
 
 // CHECK-LABEL: te.func @scalar(%k: !te.tensor<[], i64> {te.scalar = "k"}, %a: !te.tensor<[8], f32>)
 // CHECK:           %kv = te.var "k" : index
+
+// -----
+
+// A te.extern stage: tensors pass their buffers, `out k` the buffer of result k, scalars their values.
+te.func @extern(%a: !te.tensor<["n"], f32>) -> (!te.tensor<["n"], f32>, !te.tensor<[2], i32>) {
+  %n = te.var "n" : index
+  %x = arith.constant 1.5 : f32
+  %b, %c = te.extern "B" @my_func(%a, out 1, out 0, %n, %x) : (!te.tensor<["n"], f32>, index, f32) -> (!te.tensor<["n"], f32>, !te.tensor<[2], i32>)
+  te.return %b, %c : !te.tensor<["n"], f32>, !te.tensor<[2], i32>
+}
+
+// CHECK-LABEL: te.func @extern
+// CHECK:           %b, %c = te.extern "B" @my_func(%a, out 1, out 0, %n, %x) : (!te.tensor<["n"], f32>, index, f32) -> (!te.tensor<["n"], f32>, !te.tensor<[2], i32>)
