@@ -12,6 +12,7 @@ process when loading the code).
 from __future__ import annotations
 
 import ctypes
+from _ctypes import CFuncPtr
 from collections.abc import Iterable
 from functools import cache
 
@@ -21,7 +22,7 @@ _registered: dict[str, int] = {}
 _alive: list[object] = []  # every registered function: code loaded earlier may still call it
 
 
-def register_extern(name: str, function: ctypes._CFuncPtr | int) -> None:
+def register_extern(name: str, function: CFuncPtr | int) -> None:
     """Make `function` the callee `name` of `te.call_extern` in the programs built from now
     on (and re-registering a name: in those only). `function` is a ctypes function
     pointer (`ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_float), ...)(py_function)`,
@@ -32,7 +33,7 @@ def register_extern(name: str, function: ctypes._CFuncPtr | int) -> None:
         raise ExprTypeError(f"register_extern: the name must be a C identifier, got {name!r}")
     if isinstance(function, int) and not isinstance(function, bool):
         address = function
-    elif isinstance(function, ctypes._CFuncPtr):
+    elif isinstance(function, CFuncPtr):  # the base of ctypes' function pointers
         address = ctypes.cast(function, ctypes.c_void_p).value or 0
     else:
         raise ExprTypeError(
