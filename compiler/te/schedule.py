@@ -519,6 +519,7 @@ class Schedule:
         return caches[0] if len(caches) == 1 else list(caches)  # type: ignore[return-value]  # a list: see above
 
     def _check_cache_write(self, stage: Stage) -> None:
+        stage._not_extern("cache_write")
         name = stage.tensor.name
         for p in self.primitives:
             if p.stage is stage.tensor and p.kind in ("compute_at", "compute_inline", "parallel", "vectorize", "unroll", "pragma"):

@@ -193,13 +193,18 @@ def test_split_of_the_extern_stage_is_rejected() -> None:
         s[E].split(C.op.axis[0], factor=4)
 
 
-def test_compute_at_and_inline_of_the_extern_stage_are_rejected() -> None:
-    _, _, E, C = _extern_program()
+def test_compute_at_inline_and_caches_of_the_extern_stage_are_rejected() -> None:
+    A, _, E, C = _extern_program()
     s = te.create_schedule(C.op)
     with pytest.raises(ValueError, match=re.escape("compute_at: stage E is a te.extern stage")):
         s[E].compute_at(s[C], C.op.axis[0])
     with pytest.raises(ValueError, match=re.escape("compute_inline: stage E is a te.extern stage")):
         s[E].compute_inline()
+    with pytest.raises(ValueError, match=re.escape("cache_write: stage E is a te.extern stage")):
+        s.cache_write(E, "local")
+    s.cache_read(E, "local", [C])  # checked by the sched verifier, at build
+    with pytest.raises(ValueError, match=re.escape('sched.cache_read: "E" is a te.extern stage')):
+        compiler.build(s, [A, C])
     s[E].compute_root()  # where it is anyway
 
 
