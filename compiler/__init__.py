@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from compiler.errors import ScheduleError as ScheduleError
     from compiler.errors import ScheduleTypeError as ScheduleTypeError
     from compiler.errors import UnsupportedOpError as UnsupportedOpError
+    from compiler.runtime.externs import register_extern
     from compiler.runtime.module import load_module
     from compiler.runtime.threads import get_num_threads, set_num_threads
     from compiler.torch import from_torch
@@ -66,6 +67,7 @@ __all__ = [
     "load_module",
     "lower",
     "ops",
+    "register_extern",
     "set_num_threads",
     "te",
     "tune",
@@ -120,6 +122,8 @@ def __getattr__(name: str) -> Any:
         value = sys.modules["compiler.ops"]
     elif name == "load_module":  # exported shared libraries: ctypes, no xDSL, no LLVM
         from compiler.runtime.module import load_module as value
+    elif name == "register_extern":  # the functions te.extern stages call (ctypes, llvmlite)
+        from compiler.runtime.externs import register_extern as value
     elif name in ("set_num_threads", "get_num_threads"):  # the parallel loops' thread count
         import compiler.runtime.threads as threads
 

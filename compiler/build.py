@@ -345,6 +345,7 @@ def compile_module(
     """
     from compiler.lowering.object_cache import cache_enabled
 
+    _resolve_externs(module)
     options = _Options(
         None if call_order is None else tuple(call_order),
         tuple(strided_args),
@@ -373,6 +374,17 @@ def compile_module(
     if key is not None:
         _store_build(key, fn)
     return fn
+
+
+def _resolve_externs(module: ModuleOp) -> None:
+    """The functions te.extern stages call, found before the JIT loads code that calls them
+    (a LinkError names those that are nowhere)."""
+    from compiler.dialects import loop
+    from compiler.runtime.externs import resolve_externs
+
+    names = [op.callee_name for op in module.walk() if isinstance(op, te.ExternOp | loop.CallExternOp)]
+    if names:
+        resolve_externs(names)
 
 
 @contextmanager

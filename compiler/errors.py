@@ -30,7 +30,7 @@ CompilerError
 ├── ModuleLoadError        (also ValueError) a shared library that is not one
 │                          `Function.export_library` wrote
 └── LinkError              (also RuntimeError) `export_library` could not link: no C
-                           compiler, or it failed
+                           compiler, or it failed; or a te.extern's function is nowhere
 ```
 
 Every class also derives from the builtin exception that the same error was
@@ -161,7 +161,8 @@ class ModuleLoadError(CompilerError, ValueError):
 
 
 class LinkError(CompilerError, RuntimeError):
-    """`Function.export_library` could not link a shared library (no C compiler, or it failed)."""
+    """`Function.export_library` could not link a shared library (no C compiler, or it failed),
+    or `build` found no function a `te.extern` stage calls."""
 
 
 # ---------------------------------------------------------------------------

@@ -492,6 +492,7 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
         for src in s.inputs:
             infos[src].consumers.append(name)
     attach_targets = {s.attach_stage.name for s in model.stages.values() if s.attach_stage is not None}
+    whole = {name for name in model.stages if model.extern_readers(name)}  # a te.extern reads them whole
     plans: list[StagePlan] = []
     in_scans = scan_stage_names(model)
     for name, info in infos.items():
@@ -502,11 +503,12 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             plans.append(plan_reduction(info, target))
             continue
         read_by_reduction = any(infos[c].reduce_extents for c in info.consumers)
-        if not info.is_output and name not in attach_targets and not (info.guarded and read_by_reduction):
+        inlinable = not info.is_output and name not in attach_targets and name not in whole
+        if inlinable and not (info.guarded and read_by_reduction):
             plans.append(StagePlan(name, action="inline"))
             continue
         plans.append(plan_injective(info, target))
-    return _fuse_epilogues(plans, infos)
+    return _fuse_epilogues(plans, infos, whole)
 
 
 def _epilogue(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan]) -> str | None:
@@ -528,12 +530,13 @@ def _epilogue(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan
         current = consumer
 
 
-def _fuse_epilogues(plans: list[StagePlan], infos: dict[str, StageInfo]) -> list[StagePlan]:
-    """Reductions computed in their epilogue's tile (the module docstring's last rule)."""
+def _fuse_epilogues(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[str]) -> list[StagePlan]:
+    """Reductions computed in their epilogue's tile (the module docstring's last rule),
+    except those a te.extern reads (`whole`: they stay at the root)."""
     by_name = {p.stage: p for p in plans}
     for p in plans:
         info = infos[p.stage]
-        if p.action != "root" or not info.reduce_extents or p.vector_axis is None:
+        if p.action != "root" or not info.reduce_extents or p.vector_axis is None or p.stage in whole:
             continue
         if p.vector_first or p.pack_input or p.reduce_split:  # a matmul: its k blocks and panels stay
             continue

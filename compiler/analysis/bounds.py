@@ -218,7 +218,8 @@ class InferBound:
     def infer_root_bound(self, stage: Stage) -> None:
         shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
         consumers = self.model.consumers(stage)
-        if stage.is_output or not consumers or stage.scan_from is not None:
+        # a te.extern reads its inputs whole, as the function's caller reads its results
+        if stage.is_output or not consumers or self.model.extern_readers(stage.name) or stage.scan_from is not None:
             for iv, extent in zip(stage.axes, shape, strict=True):
                 self.set_range(iv, Range_(Const(0), extent))
             if stage.scan_from is not None:  # a scan steps over its time axis after the init's rows
@@ -500,7 +501,9 @@ class InferBound:
         lines = [f"stage \"{stage.name}\": realized {region}"]
         lines += [f"  {note}" for note in self.split_notes.get(stage.name, [])]
         if stage.name not in self.requests:
-            lines.append("  an output (or unread): realized over its whole shape")
+            readers = self.model.extern_readers(stage.name)
+            whole = f"read whole by te.extern \"{readers[0]}\"" if readers else "an output (or unread)"
+            lines.append(f"  {whole}: realized over its whole shape")
             return lines
         az = self.analyzer()
         for dim, (iv, requests) in enumerate(zip(stage.axes, self.requests[stage.name], strict=True)):

@@ -217,6 +217,7 @@ class ScheduleModel:
     rfactors: list[RfactorRecord] = field(default_factory=list)  # detached until apply_rfactors
     rewritten: list[Operation] = field(default_factory=list)  # sched ops applied to the function (in place)
     groups: dict[str, Group] = field(default_factory=dict)  # sched.create_group, by name
+    externs: dict[str, te.ExternOp] = field(default_factory=dict)  # te.extern stages: no loops, by name
 
     # -- construction ---------------------------------------------------
 
@@ -230,14 +231,18 @@ class ScheduleModel:
         returned = func.body.block.last_op
         outputs = {v.owner for v in returned.operands} if returned is not None else set()
         stages: dict[str, Stage] = {}
+        externs: dict[str, te.ExternOp] = {}
         for op in func.body.block.ops:
-            if not isinstance(op, te.ComputeOp):
+            if not isinstance(op, te.ComputeOp | te.ExternOp):
                 continue
             name = op.stage.data
-            if name in stages:
+            if name in stages or name in externs:
                 raise ScheduleVerifyError(f"two stages of @{func.sym_name.data} are named \"{name}\"")
-            stages[name] = _make_stage(op, op in outputs, names)
-        model = ScheduleModel(func, stages)
+            if isinstance(op, te.ExternOp):
+                externs[name] = op
+            else:
+                stages[name] = _make_stage(op, op in outputs, names)
+        model = ScheduleModel(func, stages, externs=externs)
         mark_scans(func, stages)
         if schedule is not None:
             try:
@@ -261,6 +266,13 @@ class ScheduleModel:
                 if c not in found:
                     found.append(c)
         return found
+
+    def extern_readers(self, name: str) -> list[str]:
+        """The te.extern stages that read stage `name` (whole)."""
+        return [
+            e for e, op in self.externs.items()
+            if any(isinstance(v.owner, te.ComputeOp) and v.owner.stage.data == name for v in op.inputs())
+        ]
 
     def attach_path(self, stage: Stage) -> list[IterVar]:
         """Leaf variables whose loops enclose the stage, innermost first (CreateAttachPath)."""
@@ -318,6 +330,11 @@ class _Replay:
         self.via_group: dict[str, Group] = {}  # stages attached by their group's compute_at
 
     def stage(self, name: str, what: str) -> Stage:
+        if name in self.model.externs:
+            raise ScheduleVerifyError(
+                f"{what}: stage \"{name}\" is a te.extern stage: an external function computes it over whole "
+                "buffers, so it has no loops to split or reorder and can't be attached (compute_at) or inlined"
+            )
         if name not in self.model.stages:
             known = ", ".join(self.model.stages)
             raise ScheduleVerifyError(f"{what}: @{self.model.func.sym_name.data} has no stage \"{name}\" (stages: {known})")
@@ -372,6 +389,8 @@ class _Replay:
             case sched.ComputeRootOp() if op.stage.data in self.model.groups:
                 group = self.model.groups[op.stage.data]
                 group.attach_stage, group.attach_ivar = None, None
+            case sched.ComputeRootOp() if op.stage.data in self.model.externs:
+                pass  # where an extern stage always is
             case sched.ComputeRootOp():
                 s = self.stage(op.stage.data, "sched.compute_root")
                 s.attach_stage, s.attach_ivar, s.inline = None, None, False
@@ -701,6 +720,8 @@ class _Replay:
 
     def cache_read(self, op: sched.CacheReadOp) -> None:
         func, name = self.model.func, op.tensor.data
+        if name in self.model.externs:
+            raise ScheduleVerifyError(f"sched.cache_read: \"{name}\" is a te.extern stage, whose outputs can't be cached")
         if name in self.model.stages:
             source: SSAValue = self.not_factored(self.model.stages[name], op).op.result
         else:
@@ -821,6 +842,7 @@ class _Replay:
             raise ScheduleVerifyError(f"sched.compute_inline: stage \"{name}\" is a reduction and can't be inlined")
         if stage.is_output:
             raise ScheduleVerifyError(f"sched.compute_inline: stage \"{name}\" is a result of the function")
+        self.check_not_read_whole(stage, "sched.compute_inline", "inlined")
         stage.inline, stage.attach_stage, stage.attach_ivar = True, None, None
 
     def check_group_scope(self, stage: Stage, group: Group) -> None:
@@ -843,11 +865,21 @@ class _Replay:
                 f"{ivar.name} of \"{target.name}\", but \"{consumer.name}\" also reads it outside that loop"
             )
 
+    def check_not_read_whole(self, stage: Stage, what: str, how: str) -> None:
+        """A stage a te.extern reads is realized whole, at the root: the extern takes its buffer."""
+        readers = self.model.extern_readers(stage.name)
+        if readers:
+            raise ScheduleVerifyError(
+                f"{what}: stage \"{stage.name}\" is read whole by the te.extern stage \"{readers[0]}\", so it "
+                f"can't be {how}; it is computed at the root"
+            )
+
     def check_attachments(self) -> None:
         for stage in self.model.stages.values():
             if stage.attach_stage is not None and stage.attach_ivar is not None:
                 group = self.via_group.get(stage.name)
                 try:
+                    self.check_not_read_whole(stage, "sched.compute_at", "attached to a loop")
                     if group is None:
                         self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
                     else:

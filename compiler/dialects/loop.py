@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     SymbolNameConstraint,
+    SymbolRefAttr,
     UnitAttr,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
@@ -742,6 +743,41 @@ class AssertOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class CallExternOp(IRDLOperation):
+    """A call of an external function (a `te.extern` stage): each buffer operand passes
+    its base pointer (whole, dense, row-major), each scalar its value; nothing returned.
+
+    ```mlir
+    loop.call_extern @add_one(%a, %B, %n) : !loop.buffer<["n"], f32>, !loop.buffer<["n"], f32>, index
+    ```
+    """
+
+    name = "loop.call_extern"
+    callee = prop_def(SymbolRefAttr)
+    args = var_operand_def()
+    assembly_format = "$callee `(` $args `)` attr-dict `:` type($args)"
+
+    def __init__(self, callee: str, args: Sequence[SSAValue | Operation]):
+        super().__init__(properties={"callee": SymbolRefAttr(callee)}, operands=[args])
+
+    @property
+    def callee_name(self) -> str:
+        return self.callee.root_reference.data
+
+    def verify_(self) -> None:
+        for value in self.args:
+            t = value.type
+            scalar = isinstance(t, IndexType | Float16Type | Float32Type | Float64Type) or (
+                isinstance(t, IntegerType) and t.width.data > 1
+            )
+            if not isinstance(t, BufferType) and not scalar:
+                raise VerifyError(
+                    f"loop.call_extern @{self.callee_name}: an argument is a buffer or an index, integer or "
+                    f"float scalar, got {t}"
+                )
+
+
 LOOP = Dialect(
     "loop",
     [
@@ -754,6 +790,7 @@ LOOP = Dialect(
         StoreOp,
         IfOp,
         AssertOp,
+        CallExternOp,
     ],
     [BufferType],
 )

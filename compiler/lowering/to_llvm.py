@@ -27,7 +27,8 @@ Steps (parallel.py first outlines the parallel loops into functions of their own
      `aligned_alloc` (freed before every return), `loop.var` -> the function
      argument, `loop.func` -> `func.func` (memory.py),
      `packed.arg`/`packed.dltensor_get` -> GEP + load, `packed.call` ->
-     `llvm.call` (+ a forwarding check when the callee has checks) (packed_abi.py);
+     `llvm.call` (+ a forwarding check when the callee has checks) (packed_abi.py),
+     `loop.call_extern` -> `llvm.call` of an external declaration (extern_call.py);
   2. scf -> cf with xDSL's convert-scf-to-cf patterns; the back edge of a loop
      marked `{unroll_full}` (unroll-loops) keeps the mark, which becomes its
      `llvm.loop.unroll.full` metadata (jit.py's branch converter);
@@ -68,6 +69,7 @@ from compiler.lowering.control_flow import (
     lower_if,
     lower_structured_control_flow,
 )
+from compiler.lowering.extern_call import declare_externs, lower_call_extern
 from compiler.lowering.memory import (
     FunctionState,
     convert_signature,
@@ -138,6 +140,7 @@ def lower_module(
     for state in states:
         lower_asserts(state, abi)
     lower_scalar_ops(module, fast_math=fast_math, fp_contract=fp_contract)
+    declare_externs(module)
     declare_runtime(module)
 
 
@@ -158,6 +161,8 @@ def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
             lower_if(op)
         elif isinstance(op, packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp):
             lower_packed_op(op, abi, state.error_values)
+        elif isinstance(op, loop.CallExternOp):
+            lower_call_extern(op)
     for op in list(body.walk()):
         if isinstance(op, loop.AllocOp):
             lower_alloc(op, state)

@@ -146,7 +146,7 @@ class FunctionLowering:
         assert isinstance(returned, te.ReturnOp)
         for value in returned.values:
             stage = value.owner
-            if not isinstance(stage, te.ComputeOp):
+            if not isinstance(stage, te.ComputeOp | te.ExternOp):
                 raise PassError(f"@{func.sym_name.data} returns an argument, not a computed tensor")
             if value not in self.outputs:
                 self.outputs.append(value)
@@ -204,6 +204,8 @@ class FunctionLowering:
             elif isinstance(op, te.ComputeOp):
                 if self.plans[op].attach is None:
                     self.emit_stage(op, self.block)
+            elif isinstance(op, te.ExternOp):
+                self.emit_extern(op, self.block)
             elif not isinstance(op, te.ReturnOp):
                 clone = op.clone(self.values)
                 self.block.add_op(clone)
@@ -273,6 +275,21 @@ class FunctionLowering:
             self.emit_result(stage, plan, out, accumulator)
         for lp in plan.loops:
             self.env.pop(lp.name, None)
+
+    def emit_extern(self, stage: te.ExternOp, block: Block) -> None:
+        """A te.extern stage: its intermediate results allocated whole (from 0), then the call
+        over the whole buffers."""
+        out: list[SSAValue] = []
+        for result, t in zip(stage.outputs, stage.tensor_types, strict=True):
+            if result not in self.values:
+                mins = [self.expr(Const(0), block) for _ in t.get_shape()]
+                alloc = loop.AllocOp(result_name(result), mins, loop.BufferType(t.get_shape(), t.element_type))
+                alloc.result.name_hint = result_name(result)
+                block.add_op(alloc)
+                self.values[result] = alloc.result
+            out.append(self.values[result])
+        args = [out[a] if isinstance(a, int) else self.values[a] for a in stage.arguments()]
+        block.add_op(loop.CallExternOp(stage.callee_name, args))
 
     def emit_accumulator(self, stage: te.ComputeOp, block: Block) -> list[SSAValue]:
         """Register accumulators (one per result) for a reduction whose reduce loops are
@@ -440,7 +457,7 @@ def result_name(value: SSAValue) -> str:
     """The buffer name of a stage's result: the stage's name, `T.v0`, `T.v1`, ... when it
     computes several tensors (TVM's names)."""
     stage = value.owner
-    assert isinstance(stage, te.ComputeOp)
+    assert isinstance(stage, te.ComputeOp | te.ExternOp)
     if len(stage.outputs) == 1:
         return stage.stage.data
     outputs: list[SSAValue] = list(stage.outputs)

@@ -62,9 +62,11 @@ from compiler.te.expr import (
     var,
     walk,
 )
+from compiler.te.extern import Buffer, ExternOp, call_extern, extern
 from compiler.te.schedule import Schedule, Stage, create_schedule
 
 __all__ = [
+    "Buffer",
     "Call",
     "Cast",
     "Compare",
@@ -72,6 +74,7 @@ __all__ = [
     "Dim",
     "Expr",
     "ExprLike",
+    "ExternOp",
     "IterVar",
     "Logical",
     "Operation",
@@ -85,6 +88,7 @@ __all__ = [
     "abs",
     "all",
     "any",
+    "call_extern",
     "ceil",
     "comm_reducer",
     "compute",
@@ -92,6 +96,7 @@ __all__ = [
     "cos",
     "create_schedule",
     "exp",
+    "extern",
     "floor",
     "if_then_else",
     "likely",

@@ -399,6 +399,10 @@ class Operation:
     def all_bodies(self) -> tuple[Expr, ...]:
         return self.bodies or (() if self.body is None else (self.body,))
 
+    def extern_inputs(self) -> tuple[Tensor, ...]:
+        """The tensors a `te.extern` stage reads whole (none for a compute)."""
+        return ()
+
     def __repr__(self) -> str:
         if self.body is None:
             return f"PlaceholderOp({self.name})"
@@ -1063,6 +1067,8 @@ def collect_stages(outputs: Sequence[Tensor]) -> list[Tensor]:
             for node in walk(body):
                 if isinstance(node, Read):
                     visit(node.tensor)
+        for source in t.op.extern_inputs():
+            visit(source)
         order.append(t)
 
     for t in outputs:

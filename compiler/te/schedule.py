@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from compiler.dialects.sched import CACHE_SCOPES
 from compiler.errors import ScheduleError, ScheduleTypeError
 from compiler.te import expr as T
+from compiler.te.extern import ExternOp
 
 
 def index_of(items: Sequence[T.IterVar], iv: T.IterVar) -> int:
@@ -117,7 +118,17 @@ class Stage:
         """The innermost group (`Schedule.create_group`) holding the stage, if any."""
         return self.schedule._group_of.get(self.tensor.uid)
 
+    def _not_extern(self, what: str) -> None:
+        """A te.extern stage has no loops, and is computed at the root, whole."""
+        if isinstance(self.op, ExternOp):
+            raise ScheduleError(
+                f"{what}: stage {self.tensor.name} is a te.extern stage: an external function computes it "
+                "over whole buffers, so it has no loops to split or reorder and can't be attached (compute_at) "
+                "or inlined"
+            )
+
     def _leaf(self, iv: T.IterVar, what: str) -> T.IterVar:
+        self._not_extern(what)
         if not isinstance(iv, T.IterVar):
             raise ScheduleTypeError(f"{what}: expected an axis of {self.tensor.name}, got {iv!r}")
         if index_of(self.retired, iv) >= 0:
@@ -186,6 +197,7 @@ class Stage:
         """Fuse consecutive loops, outer first, into one (TVM's `fuse`): one axis is
         returned as it is; no axis adds an outermost loop of one iteration."""
         if not axes:
+            self._not_extern("fuse")
             singleton = T.IterVar(f"{self.tensor.name}.singleton")
             self.leaves.insert(0, singleton)
             self._record(Primitive("singleton", self.tensor, (), (singleton,)))
@@ -247,6 +259,7 @@ class Stage:
         split or fused afterwards moves to the inner or fused loop."""
         if not isinstance(parent, Stage):
             raise ScheduleTypeError("compute_at: the first argument is a stage, s[T]")
+        self._not_extern("compute_at")
         parent._leaf(axis, "compute_at")
         self._record(Primitive("compute_at", self.tensor, (axis,), target=parent.tensor))
 
@@ -258,6 +271,7 @@ class Stage:
     def compute_inline(self) -> None:
         """Substitute the stage's expression into its readers: no buffer, no loops of its own
         (not for reductions or the function's outputs)."""
+        self._not_extern("compute_inline")
         self._record(Primitive("compute_inline", self.tensor))
 
     def parallel(self, axis: T.IterVar) -> None:
@@ -284,6 +298,7 @@ class Stage:
     def storage_align(self, axis: T.IterVar, factor: int, offset: int) -> None:
         """Pad the stride of dimension `axis` (a root axis) of the stage's buffer so that
         `stride % factor == offset` (TVM's `storage_align`)."""
+        self._not_extern("storage_align")
         if index_of(self.op.axis, axis) < 0:
             raise ScheduleError(f"storage_align: {getattr(axis, 'name', axis)} is not a data-parallel axis of {self.tensor.name}.op.axis")
         for what, value in (("factor", factor), ("offset", offset)):
@@ -510,6 +525,7 @@ class Schedule:
         return caches[0] if len(caches) == 1 else list(caches)  # type: ignore[return-value]  # a list: see above
 
     def _check_cache_write(self, stage: Stage) -> None:
+        stage._not_extern("cache_write")
         name = stage.tensor.name
         for p in self.primitives:
             if p.stage is stage.tensor and p.kind in ("compute_at", "compute_inline", "parallel", "vectorize", "unroll", "pragma"):
@@ -864,9 +880,13 @@ def _auto_inline(schedule: Schedule, inlinable: Callable[[T.Operation], bool]) -
     """compute_inline of every stage that is not an output, not scheduled yet, and
     `inlinable` (TVM's AutoInline* passes)."""
     outputs = {t.op.output(0).uid if t.op.outputs else t.uid for t in schedule.outputs}
-    for tensor in schedule._reachable():
+    reachable = schedule._reachable()
+    whole = {id(t.op) for r in reachable for t in r.op.extern_inputs()}  # a te.extern reads them whole
+    for tensor in reachable:
         stage = schedule[tensor]
         if tensor.uid in outputs or stage.op.body is None or _is_scheduled(schedule, tensor):
+            continue
+        if isinstance(stage.op, ExternOp) or id(tensor.op) in whole:
             continue
         if inlinable(stage.op):
             stage.compute_inline()

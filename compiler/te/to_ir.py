@@ -39,6 +39,7 @@ from compiler.dialects import sched, te
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.te import expr as T
 from compiler.te.expr import collect_stages
+from compiler.te.extern import BufferData, ExternOp
 from compiler.te.schedule import Primitive, Schedule, create_schedule, index_of
 
 _TYPES: dict[str, Attribute] = {
@@ -110,6 +111,9 @@ def used_placeholders(stages: Sequence[T.Tensor]) -> list[T.Tensor]:
             for node in T.walk(body):
                 if isinstance(node, T.Read) and node.tensor.is_placeholder and not node.tensor.is_scan_state:
                     found.setdefault(node.tensor.uid, node.tensor)
+        for source in s.op.extern_inputs():
+            if source.is_placeholder:
+                found.setdefault(source.uid, source)
     return list(found.values())
 
 
@@ -363,6 +367,24 @@ def _emit_stage(t: T.Tensor, tensors: dict[int, SSAValue], stage_name: str) -> t
     return te.ComputeOp(stage_name, [tensor_type(o) for o in outputs], Region(block))
 
 
+def _emit_extern(t: T.Tensor, tensors: dict[int, SSAValue], stage_name: str, block: Block) -> te.ExternOp:
+    """A `te.extern` stage: its scalar arguments computed in `block` (the function's), before it."""
+    op = t.op
+    assert isinstance(op, ExternOp)
+    outputs = [op.output(k) for k in range(op.num_outputs)]
+    position = {o.uid: k for k, o in enumerate(outputs)}
+    emitter = _BodyEmitter(tensors, {})
+    emitter.block = block
+    emitter.scopes.append({})
+    args: list[SSAValue | int] = []
+    for a in op.call.args:
+        if isinstance(a, BufferData):
+            args.append(position[a.tensor.uid] if a.tensor.uid in position else tensors[a.tensor.uid])
+        else:
+            args.append(emitter.emit(a))
+    return te.ExternOp(stage_name, op.call.func, args, [tensor_type(o) for o in outputs])
+
+
 def _element_value(value: SSAValue, element: Attribute, block: Block) -> SSAValue:
     """Index-typed values (int64 math) are stored as i64 elements."""
     if isinstance(value.type, IndexType) and element != value.type:
@@ -605,7 +627,11 @@ def build_module(
     for t in stages:
         for scan_op in _scans_needed(t, tensors):
             _emit_states(scan_op, tensors, names[scan_op.output(0).uid], block)
-        op = _emit_stage(t, tensors, names[t.uid])
+        op: te.ComputeOp | te.ExternOp = (
+            _emit_extern(t, tensors, names[t.uid], block)
+            if isinstance(t.op, ExternOp)
+            else _emit_stage(t, tensors, names[t.uid])
+        )
         op.result.name_hint = names[t.uid]
         block.add_op(op)
         for k, result in enumerate(op.outputs):

@@ -58,3 +58,12 @@ loop.func @kind_generic(%a: !loop.buffer<[4], f32>) {
   }) : (index, index) -> ()
 }
 // CHECK: invalid.mlir:56:3: error: unknown loop kind 'sideways'
+
+// -----
+
+// A loop.call_extern argument that is neither a buffer nor a scalar.
+loop.func @call_bool(%a: !loop.buffer<[4], f32>) {
+  %t = arith.constant true
+  loop.call_extern @f(%a, %t) : !loop.buffer<[4], f32>, i1
+}
+// CHECK: error: loop.call_extern @f: an argument is a buffer or an index, integer or float scalar, got i1

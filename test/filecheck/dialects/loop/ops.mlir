@@ -60,3 +60,14 @@ loop.func @views(%out: !loop.buffer<[16], f32> {loop.output}) {
 // CHECK:         %a = loop.view "a" %arena at "0" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
 // CHECK-NEXT:    %b = loop.view "b" %arena at "0" inplace "a" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
 // CHECK-NEXT:    %acc = loop.alloc local "acc" [%c0] : !loop.buffer<[1], f32>
+
+// -----
+
+// The call of a te.extern stage: buffers pass their base pointers, scalars their values.
+loop.func @call(%a: !loop.buffer<["n"], f32>, %b: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %x = arith.constant 2.5 : f32
+  loop.call_extern @my_func(%a, %b, %n, %x) : !loop.buffer<["n"], f32>, !loop.buffer<["n"], f32>, index, f32
+}
+// CHECK-LABEL: loop.func @call
+// CHECK:         loop.call_extern @my_func(%a, %b, %n, %x) : !loop.buffer<["n"], f32>, !loop.buffer<["n"], f32>, index, f32

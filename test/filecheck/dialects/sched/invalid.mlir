@@ -815,3 +815,35 @@ sched.schedule @f {
   %o, %i = sched.split %t by 2 : !sched.iter<"S">
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:1: error: scan "S": its time axis S_t must stay its outermost loop, unsplit and unfused (the steps run in order)
+
+// -----
+
+// A te.extern stage has no loops: no axis of it can be named, so nothing can be computed at it.
+te.func @ext(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %e = te.extern "E" @f(%a, out 0) : (!te.tensor<[4], f32>) -> !te.tensor<[4], f32>
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %e[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+sched.schedule @ext {
+  %x = sched.axis "E" 0
+}
+// CHECK: sched.axis: stage "E" is a te.extern stage: an external function computes it over whole buffers, so it has no loops to split or reorder and can't be attached (compute_at) or inlined
+
+// -----
+
+// A stage a te.extern reads is realized whole: it can't be inlined.
+te.func @ext_inline(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %p = te.compute "P" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %a[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  %e = te.extern "E" @f(%p, out 0) : (!te.tensor<[4], f32>) -> !te.tensor<[4], f32>
+  te.return %e : !te.tensor<[4], f32>
+}
+sched.schedule @ext_inline {
+  sched.compute_inline "P"
+}
+// CHECK: sched.compute_inline: stage "P" is read whole by the te.extern stage "E", so it can't be inlined; it is computed at the root

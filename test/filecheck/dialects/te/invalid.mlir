@@ -257,3 +257,31 @@ te.func @state_shape(%x: !te.tensor<[8, 4], f32>) -> !te.tensor<[8, 4], f32> {
   te.return %x : !te.tensor<[8, 4], f32>
 }
 // CHECK: error: te.state of "S": init [1, 3] and state [8, 4] differ past the time axis
+
+// -----
+
+// A te.extern that never passes its result to the callee.
+te.func @extern_unwritten(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %b = te.extern "B" @f(%a) : (!te.tensor<[4], f32>) -> !te.tensor<[4], f32>
+  te.return %b : !te.tensor<[4], f32>
+}
+// CHECK: error: te.extern "B": the callee is not given result(s) 0 (out k) to write
+
+// -----
+
+// `out 1` of a te.extern with one result.
+te.func @extern_out_of_range(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %b = te.extern "B" @f(%a, out 0, out 1) : (!te.tensor<[4], f32>) -> !te.tensor<[4], f32>
+  te.return %b : !te.tensor<[4], f32>
+}
+// CHECK: error: te.extern "B": out 1 names no result (it has 1)
+
+// -----
+
+// A boolean scalar argument (the generic form: the custom one resolves types from the list).
+te.func @extern_bool(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %t = arith.constant true
+  %b = "te.extern"(%a, %t) <{stage = "B", callee = @f, call_args = [-1 : i64, 0 : i64, -1 : i64]}> : (!te.tensor<[4], f32>, i1) -> !te.tensor<[4], f32>
+  te.return %b : !te.tensor<[4], f32>
+}
+// CHECK: error: te.extern "B": an argument is a tensor or an index, integer or float scalar, got i1

@@ -162,3 +162,16 @@ te.func @scan(%x: !te.tensor<["m", 4], f32>) -> !te.tensor<["m", 4], f32> {
 // CHECK-LABEL: te.func @scan
 // CHECK:           %state = te.state "S"[0] init %init : !te.tensor<[1, 4], f32> -> !te.tensor<["m", 4], f32>
 // CHECK:             %v_1 = te.read %state[%p, %j] : !te.tensor<["m", 4], f32>
+
+// -----
+
+// A te.extern stage: tensors pass their buffers, `out k` the buffer of result k, scalars their values.
+te.func @extern(%a: !te.tensor<["n"], f32>) -> (!te.tensor<["n"], f32>, !te.tensor<[2], i32>) {
+  %n = te.var "n" : index
+  %x = arith.constant 1.5 : f32
+  %b, %c = te.extern "B" @my_func(%a, out 1, out 0, %n, %x) : (!te.tensor<["n"], f32>, index, f32) -> (!te.tensor<["n"], f32>, !te.tensor<[2], i32>)
+  te.return %b, %c : !te.tensor<["n"], f32>, !te.tensor<[2], i32>
+}
+
+// CHECK-LABEL: te.func @extern
+// CHECK:           %b, %c = te.extern "B" @my_func(%a, out 1, out 0, %n, %x) : (!te.tensor<["n"], f32>, index, f32) -> (!te.tensor<["n"], f32>, !te.tensor<[2], i32>)
