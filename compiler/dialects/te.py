@@ -935,6 +935,20 @@ class StateOp(IRDLOperation):
             raise VerifyError(
                 f"{what}: init {list(init.get_shape())} and state {list(state.get_shape())} differ past the time axis"
             )
+        self._verify_scan_stage(state)
+
+    def _verify_scan_stage(self, state: TensorType) -> None:
+        """The stage it names is a te.compute of the function with that result."""
+        func = _enclosing_func(self)
+        if func is None:
+            return
+        name = self.stage.data
+        scans = [op for op in func.body.ops if isinstance(op, ComputeOp) and op.stage.data == name]
+        if not scans:
+            raise VerifyError(f'te.state of "{name}": no te.compute of @{func.sym_name.data} is named "{name}"')
+        k = self.output_index
+        if k >= len(scans[0].outputs) or scans[0].outputs[k].type != state:
+            raise VerifyError(f'te.state of "{name}": the scan has no result {k} of type {state}')
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

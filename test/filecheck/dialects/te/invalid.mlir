@@ -285,3 +285,17 @@ te.func @extern_bool(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   te.return %b : !te.tensor<[4], f32>
 }
 // CHECK: error: te.extern "B": an argument is a tensor or an index, integer or float scalar, got i1
+
+// -----
+
+// A te.state must name a te.compute of its function (the scan).
+te.func @state_of_nothing(%x: !te.tensor<[8, 4], f32>) -> !te.tensor<[8, 4], f32> {
+  %init = te.compute "init" (%z, %i) : !te.tensor<[1, 4], f32> {
+    %c0 = arith.constant 0 : index
+    %v = te.read %x[%c0, %i] : !te.tensor<[8, 4], f32>
+    te.yield %v : f32
+  }
+  %state = te.state "nope"[0] init %init : !te.tensor<[1, 4], f32> -> !te.tensor<[8, 4], f32>
+  te.return %x : !te.tensor<[8, 4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: te.state of "nope": no te.compute of @state_of_nothing is named "nope"
