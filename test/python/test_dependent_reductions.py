@@ -249,8 +249,8 @@ def _split_then_cache(s: te.Schedule, Y: te.Tensor) -> None:
 
 
 def _cache_at_row(s: te.Schedule, Y: te.Tensor) -> None:
-    yo, _ = s[Y].split(Y.op.axis[0], factor=3)
     YL = s.cache_write(Y, "local")
+    yo, _ = s[Y].split(Y.op.axis[0], factor=3)
     s[YL].compute_at(s[Y], yo)
 
 
