@@ -780,6 +780,20 @@ class ReduceOp(IRDLOperation):
         axes = [k for k, d in enumerate(self.get_extents()) if d == DYNAMIC]
         return dict(zip(axes, self.dynamic_extents, strict=True))
 
+    def axes_named(self) -> list[SSAValue]:
+        """The compute's axes that its identity or combiner uses (the regions may use no other
+        value from outside)."""
+        compute = self.parent_op()
+        axes = list(compute.body.block.args) if isinstance(compute, ComputeOp) else []
+        used = {
+            value
+            for region in (self.identity, self.combiner)
+            if region is not None
+            for op in region.walk()
+            for value in op.operands
+        }
+        return [a for a in axes if a in used]
+
     def init_value(self) -> FloatAttr | IntegerAttr:
         return self.init_values()[0]
 

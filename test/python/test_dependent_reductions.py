@@ -13,9 +13,11 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from references import assert_guard_unchanged, guarded_array
+from xdsl.context import Context
 
 import compiler
 from compiler import te
+from compiler.passes.apply_rfactor import ApplyRfactorPass
 
 GUARD = 64
 RNG = np.random.default_rng(11)
@@ -408,3 +410,26 @@ def test_reducer_naming_a_reduce_axis_is_rejected() -> None:
     Y = te.compute((1,), lambda i: reducer(X[k], axis=k), name="Y")
     with pytest.raises(ValueError, match="reducer bad: its combiner names the reduce axis k"):
         compiler.build(te.create_schedule(Y.op), [X, Y])
+
+
+def test_rfactor_of_a_reducer_whose_identity_names_a_shape_variable() -> None:
+    """An identity of shape variables only is an identity region that rfactor copies into
+    both stages (each part and the final reduction start from it)."""
+    n = te.var("n")
+    X = te.placeholder((n, 16), name="X")
+    k = te.reduce_axis((0, 16), name="k")
+    reducer = te.comm_reducer(lambda x, y: te.max(x, y), lambda dtype: (n * -1000).astype(dtype), name="bounded_max")
+    Y = te.compute((n,), lambda i: reducer(X[i, k], axis=k), name="Y")
+    s = te.create_schedule(Y.op)
+    _, ki = s[Y].split(k, factor=4)
+    YF = s.rfactor(Y, ki)
+    module = compiler.lower(s, [X, Y], until="te")
+    ApplyRfactorPass().apply(Context(), module)
+    ir = str(module)
+    assert ir.count("} identity {") == 2 and "init(" not in ir, ir
+    s[YF].parallel(YF.op.axis[0])
+    f = compiler.build(s, [X, Y])
+    x = RNG.uniform(-1, 1, (5, 16)).astype(np.float32)
+    y = np.zeros(5, np.float32)
+    f(x, y)
+    np.testing.assert_array_equal(y, x.max(axis=1))
