@@ -287,8 +287,26 @@ def test_reducer_naming_the_data_axis(name: str) -> None:
     np.testing.assert_allclose(y, _axis_reducer_expected(x), rtol=1e-6)
 
 
-def test_reducer_naming_the_data_axis_with_a_reduce_loop_outside() -> None:
-    """Y's extents are static and equal (k < 10), so a reduce loop may be outside the
+def _fuse_data_and_reduce(s: te.Schedule, Y: te.Tensor) -> None:
+    """One loop over data and reduce axes: every start value is stored before it."""
+    s[Y].fuse(Y.op.axis[0], Y.op.reduce_axis[0])
+
+
+def _cache_reduce_outside(s: te.Schedule, Y: te.Tensor) -> None:
+    YL = s.cache_write(Y, "local")
+    s[YL].reorder(YL.op.reduce_axis[0], YL.op.axis[0])
+
+
+OUTSIDE_SCHEDULES: dict[str, Callable[[te.Schedule, te.Tensor], None]] = {
+    "reduce between split data loops": _reduce_outside_split_data,
+    "fused data and reduce": _fuse_data_and_reduce,
+    "cache_write, reduce outermost": _cache_reduce_outside,
+}
+
+
+@pytest.mark.parametrize("name", list(OUTSIDE_SCHEDULES))
+def test_reducer_naming_the_data_axis_with_a_reduce_loop_outside(name: str) -> None:
+    """Y's extents are static and equal (k < 10), so a reduce loop may be outside a
     data loop: the identity is evaluated in the init nest with the data axis' value."""
     X = te.placeholder((10,), name="X")
 
@@ -301,7 +319,7 @@ def test_reducer_naming_the_data_axis_with_a_reduce_loop_outside() -> None:
 
     Y = te.compute((10,), body, name="Y")
     s = te.create_schedule(Y.op)
-    _reduce_outside_split_data(s, Y)
+    OUTSIDE_SCHEDULES[name](s, Y)
     f = compiler.build(s, [X, Y], check_bounds=True)
     x = RNG.uniform(-1, 1, 10).astype(np.float32)
     y = np.zeros(10, np.float32)
