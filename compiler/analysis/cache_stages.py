@@ -206,29 +206,38 @@ def _sink_axis_values(reduce: te.ReduceOp, axes: set[SSAValue]) -> None:
     cache's layout computes a root axis from its leaves (`yo * 4 + yi`), that index math
     is cloned into them."""
     for region in (reduce.identity, reduce.combiner):
-        if region is None:
-            continue
-        sunk: dict[SSAValue, SSAValue] = {}
-        ops: list[Operation] = []
+        if region is not None:
+            _SinkInto(region, axes).run()
 
-        def inside(value: SSAValue, region: Region = region) -> SSAValue:
-            if value in axes or value in sunk:
-                return sunk.get(value, value)
+
+class _SinkInto:
+    """Clones into `region` the ops (and their operands' ops) computing the values it uses
+    from outside that are not `axes`."""
+
+    def __init__(self, region: Region, axes: set[SSAValue]):
+        self.region, self.axes = region, axes
+        self.sunk: dict[SSAValue, SSAValue] = {}
+        self.ops: list[Operation] = []  # the clones, operands first
+
+    def value(self, value: SSAValue) -> SSAValue:
+        if value in self.axes:
+            return value
+        if value not in self.sunk:
             owner = value.owner
             assert isinstance(owner, Operation)  # the index math of the cache's block
-            clone = owner.clone({v: inside(v) for v in owner.operands})
-            ops.append(clone)
-            sunk.update(zip(owner.results, clone.results, strict=True))
-            return sunk[value]
+            clone = owner.clone({v: self.value(v) for v in owner.operands})
+            self.ops.append(clone)
+            self.sunk.update(zip(owner.results, clone.results, strict=True))
+        return self.sunk[value]
 
-        for op in list(region.walk()):
+    def run(self) -> None:
+        for op in list(self.region.walk()):
             for k, value in enumerate(op.operands):
-                owner = value.owner
-                if value not in axes and not region.is_ancestor(owner):
-                    op.operands[k] = inside(value)
-        block = region.block
-        if ops and block.first_op is not None:
-            block.insert_ops_before(ops, block.first_op)
+                if value not in self.axes and not self.region.is_ancestor(value.owner):
+                    op.operands[k] = self.value(value)
+        block = self.region.block
+        if self.ops and block.first_op is not None:
+            block.insert_ops_before(self.ops, block.first_op)
 
 
 def _clone_ops(source: Block, into: Block, mapping: dict[SSAValue, SSAValue]) -> list[SSAValue]:

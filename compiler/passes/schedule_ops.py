@@ -406,8 +406,8 @@ class FunctionLowering:
                 init = arith.ConstantOp(value)
                 body.add_ops([init, loop.StoreOp(init, buf, index)])
             return
-        for value, buf in zip(self.start_values(stage, index, body), out, strict=True):
-            body.add_op(loop.StoreOp(value, buf, index))
+        for start, buf in zip(self.start_values(stage, index, body), out, strict=True):
+            body.add_op(loop.StoreOp(start, buf, index))
 
     def emit_init_nest(
         self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block, first: int = 0

@@ -444,7 +444,8 @@ def test_rfactor_of_a_reducer_whose_identity_names_a_shape_variable() -> None:
     module = compiler.lower(s, [X, Y], until="te")
     ApplyRfactorPass().apply(Context(), module)
     ir = str(module)
-    assert ir.count("} identity {") == 2 and "init(" not in ir, ir
+    assert ir.count("} identity {") == 2, ir
+    assert "init(" not in ir, ir
     s[YF].parallel(YF.op.axis[0])
     f = compiler.build(s, [X, Y])
     x = RNG.uniform(-1, 1, (5, 16)).astype(np.float32)
