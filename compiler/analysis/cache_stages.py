@@ -194,9 +194,50 @@ def _clone_body(stage: te.ComputeOp, block: Block, mapping: dict[SSAValue, SSAVa
     for op in stage.body.block.ops:
         clone = op.clone(mapping)
         block.add_op(clone)
-        if op is reduction and guard is not None:
+        if op is reduction:
             assert isinstance(clone, te.ReduceOp)
-            _guard_reduce_body(clone, guard)
+            _sink_axis_values(clone, set(block.args))
+            if guard is not None:
+                _guard_reduce_body(clone, guard)
+
+
+def _sink_axis_values(reduce: te.ReduceOp, axes: set[SSAValue]) -> None:
+    """The identity and combiner may use only the compute's axes from outside: where the
+    cache's layout computes a root axis from its leaves (`yo * 4 + yi`), that index math
+    is cloned into them."""
+    for region in (reduce.identity, reduce.combiner):
+        if region is not None:
+            _SinkInto(region, axes).run()
+
+
+class _SinkInto:
+    """Clones into `region` the ops (and their operands' ops) computing the values it uses
+    from outside that are not `axes`."""
+
+    def __init__(self, region: Region, axes: set[SSAValue]):
+        self.region, self.axes = region, axes
+        self.sunk: dict[SSAValue, SSAValue] = {}
+        self.ops: list[Operation] = []  # the clones, operands first
+
+    def value(self, value: SSAValue) -> SSAValue:
+        if value in self.axes:
+            return value
+        if value not in self.sunk:
+            owner = value.owner
+            assert isinstance(owner, Operation)  # the index math of the cache's block
+            clone = owner.clone({v: self.value(v) for v in owner.operands})
+            self.ops.append(clone)
+            self.sunk.update(zip(owner.results, clone.results, strict=True))
+        return self.sunk[value]
+
+    def run(self) -> None:
+        for op in list(self.region.walk()):
+            for k, value in enumerate(op.operands):
+                if value not in self.axes and not self.region.is_ancestor(value.owner):
+                    op.operands[k] = self.value(value)
+        block = self.region.block
+        if self.ops and block.first_op is not None:
+            block.insert_ops_before(self.ops, block.first_op)
 
 
 def _clone_ops(source: Block, into: Block, mapping: dict[SSAValue, SSAValue]) -> list[SSAValue]:
@@ -231,11 +272,21 @@ def _guard_reduce_body(reduce: te.ReduceOp, guard: SSAValue) -> None:
     then_block = Block()
     values = _move_ops(body, then_block)
     then_block.add_op(scf.YieldOp(*values))
-    starts = reduce.init_values() if reduce.is_custom else [te.default_init(reduce.reduce_kind, reduce.result.type)]
-    identities = [arith.ConstantOp(a) for a in starts]
-    else_block = Block([*identities, scf.YieldOp(*[i.result for i in identities])])
+    else_block = Block()
+    else_block.add_op(scf.YieldOp(*_start_values(reduce, else_block)))
     if_op = scf.IfOp(guard, [v.type for v in values], Region(then_block), Region(else_block))
     body.add_ops([if_op, te.YieldOp(*if_op.results)])
+
+
+def _start_values(reduce: te.ReduceOp, into: Block) -> list[SSAValue]:
+    """A reduction's start values computed in `into`: its identity region's ops cloned there,
+    or its constants."""
+    if reduce.identity is not None:
+        return _clone_ops(reduce.identity.block, into, {})
+    starts = reduce.init_values() if reduce.is_custom else [te.default_init(reduce.reduce_kind, reduce.result.type)]
+    identities = [arith.ConstantOp(a) for a in starts]
+    into.add_ops(identities)
+    return [i.result for i in identities]
 
 
 def _move_ops(source: Block, into: Block) -> list[SSAValue]:

@@ -160,6 +160,12 @@ def rfactor_ops(stage: Any, axis: Any, factor_axis: int, name: str) -> tuple[te.
     for iv in stage.axes:
         if iv in f.touched:
             raise ScheduleVerifyError(f"sched.rfactor: the factored axis {axis.name} is connected to the data axis {iv.name}")
+    named = reduction.axes_named()
+    if named:
+        raise ScheduleVerifyError(
+            f"sched.rfactor: the reducer {reduction.kind.data} of {stage.name} names its axis "
+            f"%{named[0].name_hint or 'arg'} (in its identity or combiner); rfactor of such a reduction is not supported"
+        )
     shape = list(old.tensor_type.get_shape())
     shape.insert(factor_axis, _dim(f.extent[axis.name]))
     factor_types = [te.TensorType(shape, t.element_type) for t in old.tensor_types]
@@ -226,9 +232,10 @@ def _reduction_of_factor(
     reads = [te.ReadOp(result, indices) for result in factor.outputs]
     red_block.add_ops([*reads, te.YieldOp(*[r.result for r in reads])])
     combiner = None if reduction.combiner is None else reduction.combiner.clone()
-    init = reduction.init_values() if combiner is not None else reduction.init
+    identity = None if reduction.identity is None else reduction.identity.clone()  # of shape variables only
+    init = None if identity is not None else reduction.init_values() if combiner is not None else reduction.init
     types = list(reduction.outputs.types)
-    red = te.ReduceOp(reduction.kind.data, [extent], types, Region(red_block), init, combiner)
+    red = te.ReduceOp(reduction.kind.data, [extent], types, Region(red_block), init, combiner, identity=identity)
     block.add_ops([red, te.YieldOp(*red.outputs)])
     repl = te.ComputeOp(old.stage.data, old.tensor_types, Region(block))
     repl.result.name_hint = old.result.name_hint

@@ -53,6 +53,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AttrSizedRegionSegments,
     IRDLOperation,
     base,
     irdl_attr_definition,
@@ -688,6 +689,27 @@ class ReduceOp(IRDLOperation):
       te.yield %ri, %rv : i32, f32
     }
     ```
+
+    A reducer's start values may depend on the compute's axes (TVM allows an
+    identity and a combiner that name them): an `identity` region, with no
+    arguments, yields them instead of `init(...)`; it and the combiner may use the
+    enclosing `te.compute`'s axes (and `te.var`s of their own), nothing else from
+    outside. Lowering evaluates the identity where the start values are stored,
+    with the axes' values there:
+
+    ```mlir
+    %y = te.compute "y" (%i) : !te.tensor<[10], f32> {
+      %s = te.reduce sum (%k) in ["?"] dynamic(%i) : f32 { ... } identity {
+        %f = ... %i ...
+        te.yield %f : f32
+      } combiner (%a, %b) {
+        %c = arith.addf %a, %b : f32
+        %n = ... %i ...
+        %m = arith.maximumf %c, %n : f32
+        te.yield %m : f32
+      }
+    }
+    ```
     """
 
     name = "te.reduce"
@@ -699,7 +721,9 @@ class ReduceOp(IRDLOperation):
     outputs = var_result_def()
     body = region_def("single_block")
     combiner = opt_region_def("single_block")
+    identity = opt_region_def("single_block")  # start values of the compute's axes (instead of init)
     traits = lazy_traits_def(lambda: (HasParent(ComputeOp), Pure()))
+    irdl_options = (AttrSizedRegionSegments(as_property=True),)
 
     def __init__(
         self,
@@ -710,6 +734,7 @@ class ReduceOp(IRDLOperation):
         init: FloatAttr | IntegerAttr | Sequence[FloatAttr | IntegerAttr] | None = None,
         combiner: Region | None = None,
         dynamic_extents: Sequence[SSAValue] = (),
+        identity: Region | None = None,
     ):
         types = list(result_type) if isinstance(result_type, Sequence) else [result_type]
         inits = None if init is None or isinstance(init, FloatAttr | IntegerAttr) else list(init)
@@ -725,7 +750,7 @@ class ReduceOp(IRDLOperation):
             },
             operands=[list(dynamic_extents)],
             result_types=[types],
-            regions=[body, [] if combiner is None else combiner],
+            regions=[body, [] if combiner is None else combiner, [] if identity is None else identity],
         )
 
     @property
@@ -755,11 +780,32 @@ class ReduceOp(IRDLOperation):
         axes = [k for k, d in enumerate(self.get_extents()) if d == DYNAMIC]
         return dict(zip(axes, self.dynamic_extents, strict=True))
 
+    def axes_named(self) -> list[SSAValue]:
+        """The compute's axes that its identity or combiner uses (the regions may use no other
+        value from outside)."""
+        compute = self.parent_op()
+        axes = list(compute.body.block.args) if isinstance(compute, ComputeOp) else []
+        used = {
+            value
+            for region in (self.identity, self.combiner)
+            if region is not None
+            for op in region.walk()
+            for value in op.operands
+        }
+        return [a for a in axes if a in used]
+
     def init_value(self) -> FloatAttr | IntegerAttr:
         return self.init_values()[0]
 
+    @property
+    def has_identity_region(self) -> bool:
+        """Start values computed by the `identity` region (they depend on the compute's axes)."""
+        return self.identity is not None
+
     def init_values(self) -> list[FloatAttr | IntegerAttr]:
-        """One start value per result."""
+        """One start value per result (constant: not for a reduction with an identity region)."""
+        if self.identity is not None:
+            raise VerifyError(f"te.reduce {self.kind.data}: its start values are computed by its identity region")
         if self.inits is not None:
             return [a for a in self.inits.data if isinstance(a, FloatAttr | IntegerAttr)]
         if self.init is not None:
@@ -776,6 +822,8 @@ class ReduceOp(IRDLOperation):
                 )
             if n != 1:
                 raise VerifyError(f"te.reduce {self.kind.data} has one result, got {n}: several need a combiner")
+            if self.identity is not None:
+                raise VerifyError(f"te.reduce {self.kind.data}: an identity region needs a combiner; use init(...)")
         verify_dims([d for d in self.get_extents() if d != DYNAMIC], "te.reduce extents")
         n_dynamic = sum(d == DYNAMIC for d in self.get_extents())
         if n_dynamic != len(self.dynamic_extents):
@@ -802,14 +850,20 @@ class ReduceOp(IRDLOperation):
             )
 
     def _verify_combiner(self, types: list[Attribute]) -> None:
-        if self.inits is None and self.init is None:
+        has_attrs = self.inits is not None or self.init is not None
+        if self.identity is not None:
+            if has_attrs:
+                raise VerifyError(f"te.reduce {self.kind.data}: init(...) and an identity region: give one of them")
+            self._verify_identity(types)
+        elif not has_attrs:
             raise VerifyError(f"te.reduce {self.kind.data}: a reducer with a combiner needs its start values, init(...)")
-        inits = self.init_values()
-        if len(inits) != len(types) or any(a.type != t for a, t in zip(inits, types, strict=True)):
-            got = ", ".join(str(a.type) for a in inits)
-            raise VerifyError(
-                f"te.reduce {self.kind.data}: start values of types {got}, expected {', '.join(map(str, types))}"
-            )
+        else:
+            inits = self.init_values()
+            if len(inits) != len(types) or any(a.type != t for a, t in zip(inits, types, strict=True)):
+                got = ", ".join(str(a.type) for a in inits)
+                raise VerifyError(
+                    f"te.reduce {self.kind.data}: start values of types {got}, expected {', '.join(map(str, types))}"
+                )
         assert self.combiner is not None
         block = self.combiner.block
         if list(block.arg_types) != types + types:
@@ -823,9 +877,43 @@ class ReduceOp(IRDLOperation):
                 f"te.reduce {self.kind.data}: the combiner must yield the new accumulators "
                 f"({', '.join(map(str, types))})"
             )
-        for op in block.ops:
+        self._verify_scalar_region(self.combiner, "the combiner")
+
+    def _verify_identity(self, types: list[Attribute]) -> None:
+        assert self.identity is not None
+        block = self.identity.block
+        if block.args:
+            raise VerifyError(f"te.reduce {self.kind.data}: the identity region takes no arguments")
+        last = block.last_op
+        if not isinstance(last, YieldOp) or list(last.values.types) != types:
+            raise VerifyError(
+                f"te.reduce {self.kind.data}: the identity region must yield the start values "
+                f"({', '.join(map(str, types))})"
+            )
+        self._verify_scalar_region(self.identity, "the identity region")
+
+    def _verify_scalar_region(self, region: Region, what: str) -> None:
+        """Scalar ops only, using nothing from outside but the compute's axes (lowering
+        binds them to their values where the region is evaluated)."""
+        compute = self.parent_op()
+        axes = set(compute.body.block.args) if isinstance(compute, ComputeOp) else set()
+        inside: set[SSAValue] = set()
+        for op in region.walk():
             if isinstance(op, ReadOp | ReduceOp | WhereOp):
-                raise VerifyError(f"te.reduce {self.kind.data}: the combiner can't hold {op.name}")
+                raise VerifyError(f"te.reduce {self.kind.data}: {what} can't hold {op.name}")
+            inside.update(op.results)
+            for inner in op.regions:
+                for b in inner.blocks:
+                    inside.update(b.args)
+        inside.update(region.block.args)
+        for op in region.walk():
+            for value in op.operands:
+                if value not in inside and value not in axes:
+                    name = f"%{value.name_hint}" if value.name_hint else "a value"
+                    raise VerifyError(
+                        f"te.reduce {self.kind.data}: {what} uses {name} from outside it; only the "
+                        "compute's axes may be used there"
+                    )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data}")
@@ -845,6 +933,9 @@ class ReduceOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+        if self.identity is not None:
+            printer.print_string(" identity ")
+            printer.print_region(self.identity, print_entry_block_args=False)
         if self.combiner is not None:
             printer.print_string(" combiner")
             _print_index_args(printer, self.combiner.block)
@@ -874,12 +965,13 @@ class ReduceOp(IRDLOperation):
         result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region(args)
+        identity = parser.parse_region() if parser.parse_optional_keyword("identity") is not None else None
         combiner = None
         if parser.parse_optional_keyword("combiner") is not None:
             combiner = parser.parse_region(_parse_typed_args(parser, result_types + result_types))
         elif kind not in set(ReduceKind):
             parser.raise_error(f"unknown reduction '{kind}': expected one of {kinds}, or a combiner region", pos, end)
-        op = cls(kind, attr_to_dims(extents), result_types, body, inits or None, combiner, dynamic)
+        op = cls(kind, attr_to_dims(extents), result_types, body, inits or None, combiner, dynamic, identity)
         if attrs is not None:
             op.attributes |= attrs.data
         return op

@@ -252,7 +252,7 @@ class FunctionLowering:
         enclosing_parallel = self.in_parallel
         for k, lp in enumerate(plan.loops):
             if reduction is not None and init_inline and k == first_reduce:
-                accumulator = (self.emit_accumulator(stage, current), current)
+                accumulator = (self.emit_accumulator(stage, plan, current), current)
             elif reduction is not None and not mixed and k == first_reduce:
                 self.emit_init_nest(stage, plan, out, current, first_reduce)  # a reduce loop encloses a data loop
             for_op = loop.ForOp(self.expr(lp.min, current), self.expr(lp.extent, current), kind=lp.kind)
@@ -267,7 +267,7 @@ class FunctionLowering:
                 self.emit_stage(inner, current)
         self.in_parallel = enclosing_parallel
         if reduction is not None and init_inline and first_reduce == len(plan.loops):
-            accumulator = (self.emit_accumulator(stage, current), current)
+            accumulator = (self.emit_accumulator(stage, plan, current), current)
         body = self.guarded(plan.guards, current)
         self.bind_axes(stage, plan, body)
         self.emit_body(stage, out, body, None if accumulator is None else accumulator[0])
@@ -291,22 +291,70 @@ class FunctionLowering:
         args = [out[a] if isinstance(a, int) else self.values[a] for a in stage.arguments()]
         block.add_op(loop.CallExternOp(stage.callee_name, args))
 
-    def emit_accumulator(self, stage: te.ComputeOp, block: Block) -> list[SSAValue]:
+    def emit_accumulator(self, stage: te.ComputeOp, plan: StagePlan, block: Block) -> list[SSAValue]:
         """Register accumulators (one per result) for a reduction whose reduce loops are
         innermost: initialised here, stored to the outputs once after the reduce loops."""
         reduction = stage.reduction()
         assert reduction is not None
         accs: list[SSAValue] = []
-        for k, (value, t) in enumerate(zip(reduction.init_values(), reduction.outputs.types, strict=True)):
+        constant = reduction.identity is None
+        starts = reduction.init_values() if constant else [None] * len(reduction.outputs)
+        for k, (value, t) in enumerate(zip(starts, reduction.outputs.types, strict=True)):
             suffix = "" if len(reduction.outputs) == 1 else f"{k}"
             zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
             acc = loop.AllocOp(f"{stage.stage.data}.acc{suffix}", [zero], loop.BufferType([1], t), local=True)
             acc.result.name_hint = f"{stage.stage.data}_acc{suffix}"
-            init = arith.ConstantOp(value)
-            for op in (zero, acc, init, loop.StoreOp(init, acc, [zero])):
-                block.add_op(op)
+            block.add_ops([zero, acc])
+            if value is not None:
+                init = arith.ConstantOp(value)
+                block.add_ops([init, loop.StoreOp(init, acc, [zero])])
             accs.append(acc.result)
+        if not constant:
+            self.store_identity(stage, plan, accs, block)
         return accs
+
+    def store_identity(self, stage: te.ComputeOp, plan: StagePlan, accs: list[SSAValue], block: Block) -> None:
+        """The accumulators start from the identity region, evaluated at the data axes' values
+        here; where the bound checks on them fail nothing is accumulated nor stored, so the
+        region (user arithmetic: a division, say) is not evaluated there either."""
+        bound = set(self.env) | self.shape_names()
+        reduce_names = {lp.name for lp in plan.loops if lp.is_reduce}
+        guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
+        body = self.guarded(guards, block)
+        index = [self.expr(v, body) for v in plan.axis_values[: len(stage.axes)]]
+        zero = self.expr(Const(0), body)
+        for value, acc in zip(self.start_values(stage, index, body), accs, strict=True):
+            body.add_op(loop.StoreOp(value, acc, [zero]))
+
+    def start_values(self, stage: te.ComputeOp, index: list[SSAValue], block: Block) -> list[SSAValue]:
+        """A reduction's start values in `block`, the stage's data axes at `index`: its
+        constants, or its identity region's ops."""
+        reduction = stage.reduction()
+        assert reduction is not None
+        if reduction.identity is not None:
+            return self.inline_region(reduction.identity.block, dict(zip(stage.axes, index, strict=True)), block)
+        inits = [arith.ConstantOp(value) for value in reduction.init_values()]
+        block.add_ops(inits)
+        return [i.result for i in inits]
+
+    def inline_region(self, source: Block, bindings: dict[SSAValue, SSAValue], block: Block) -> list[SSAValue]:
+        """A scalar region's ops cloned into `block` (te.var as the function's loop.var),
+        with `bindings` for its arguments and the compute's axes; its yielded values."""
+        mapping = dict(bindings)
+        yielded = source.last_op
+        assert isinstance(yielded, te.YieldOp)
+        for op in source.ops:
+            if op is yielded:
+                continue
+            if isinstance(op, te.VarOp):
+                mapping[op.result] = self.var(op.var_name.data)
+                continue
+            clone = op.clone(mapping)
+            block.add_op(clone)
+            for inner in list(clone.walk()):
+                if isinstance(inner, te.VarOp):
+                    Rewriter.replace_op(inner, [], [self.var(inner.var_name.data)])
+        return [mapping.get(v, v) for v in yielded.values]
 
     def emit_result(
         self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], accumulator: tuple[list[SSAValue], Block]
@@ -353,9 +401,13 @@ class FunctionLowering:
         body = self.guarded(guards, block)
         data_values = plan.axis_values[: len(stage.axes)]
         index = [self.expr(v, body) for v in data_values]
-        for value, buf in zip(reduction.init_values(), out, strict=True):
-            init = arith.ConstantOp(value)
-            body.add_ops([init, loop.StoreOp(init, buf, index)])
+        if reduction.identity is None:  # constants: each stored after its own
+            for value, buf in zip(reduction.init_values(), out, strict=True):
+                init = arith.ConstantOp(value)
+                body.add_ops([init, loop.StoreOp(init, buf, index)])
+            return
+        for start, buf in zip(self.start_values(stage, index, body), out, strict=True):
+            body.add_op(loop.StoreOp(start, buf, index))
 
     def emit_init_nest(
         self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block, first: int = 0
@@ -409,7 +461,7 @@ class FunctionLowering:
         block.add_ops(current)
         elements = [self.values[v] for v in red_yield.values]
         if reduction.is_custom:
-            combined = self.emit_combiner(reduction, [c.result for c in current], elements, block)
+            combined = self.emit_combiner(stage, [c.result for c in current], elements, block)
         else:
             op = combine(reduction.reduce_kind, current[0].result, elements[0])
             block.add_op(op)
@@ -418,18 +470,17 @@ class FunctionLowering:
             block.add_op(loop.StoreOp(value, t, where))
 
     def emit_combiner(
-        self, reduction: te.ReduceOp, accs: list[SSAValue], elements: list[SSAValue], block: Block
+        self, stage: te.ComputeOp, accs: list[SSAValue], elements: list[SSAValue], block: Block
     ) -> list[SSAValue]:
-        """The user's combiner on (accumulators, elements): its ops cloned here."""
+        """The user's combiner on (accumulators, elements): its ops cloned here, the
+        compute's axes it names bound to their values (bind_axes)."""
+        reduction = stage.reduction()
+        assert reduction is not None
         assert reduction.combiner is not None
         combiner = reduction.combiner.block
-        mapping: dict[SSAValue, SSAValue] = dict(zip(combiner.args, [*accs, *elements], strict=True))
-        yielded = combiner.last_op
-        assert isinstance(yielded, te.YieldOp)
-        for op in combiner.ops:
-            if op is not yielded:
-                block.add_op(op.clone(mapping))
-        return [mapping.get(v, v) for v in yielded.values]
+        mapping: dict[SSAValue, SSAValue] = {a: self.values[a] for a in stage.axes}
+        mapping |= dict(zip(combiner.args, [*accs, *elements], strict=True))
+        return self.inline_region(combiner, mapping, block)
 
     def clone_into(self, op: Operation, block: Block) -> None:
         """Clone a scalar op, then turn the te ops it (or its regions) holds into loop ops."""

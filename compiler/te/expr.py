@@ -15,6 +15,7 @@ tensors reachable from a function's arguments into the `te` dialect.
 from __future__ import annotations
 
 import builtins
+import copy
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -316,6 +317,34 @@ class _Combiner:
     ):
         self.name = reducer.name
         self.lhs, self.rhs, self.results = lhs, rhs, results
+
+    def with_results(self, results: tuple[Expr, ...]) -> _Combiner:
+        """The same reducer combining into `results` (its axes substituted)."""
+        new = copy.copy(self)
+        new.results = results
+        return new
+
+    def named_axes(self) -> list[IterVar]:
+        """The axes (not its own arguments) its combined values name: the compute's data axes."""
+        return _named_axes(self.results)
+
+
+def _named_axes(exprs: Sequence[Expr]) -> list[IterVar]:
+    found: dict[int, IterVar] = {}
+    for e in exprs:
+        for node in walk(e):
+            if isinstance(node, IterVar) and not isinstance(node, CombinerArg):
+                found.setdefault(node.uid, node)
+    return list(found.values())
+
+
+def reducer_axes(r: Reduce) -> list[IterVar]:
+    """The axes a user reducer's identity or combiner names (TVM allows the compute's data axes)."""
+    if r.combiner is None:
+        return []
+    found = {iv.uid: iv for iv in _named_axes([] if r.init is None else [r.init])}
+    found |= {iv.uid: iv for iv in r.combiner.named_axes()}
+    return list(found.values())
 
 
 def _tuple_of(value: object, n: int, what: str) -> tuple[Expr, ...]:
@@ -1017,12 +1046,16 @@ def children(e: Expr) -> list[Expr]:
 
 
 def substitute(e: Expr, mapping: dict[int, Expr]) -> Expr:
-    """`e` with the axes in `mapping` (by uid) replaced; unchanged subtrees are shared."""
+    """`e` with the axes in `mapping` (by uid) replaced; unchanged subtrees are shared.
+    A user reducer's combiner is substituted too (it may name the compute's axes)."""
     if isinstance(e, IterVar):
         return mapping.get(e.uid, e)
     kids = children(e)
     new = [substitute(k, mapping) for k in kids]
-    if builtins.all(a is b for a, b in zip(new, kids, strict=True)):
+    combiner = _substitute_combiner(e, mapping)
+    if builtins.all(a is b for a, b in zip(new, kids, strict=True)) and (
+        not isinstance(e, Reduce) or combiner is e.combiner
+    ):
         return e
     match e:
         case Binary() | Compare():
@@ -1045,9 +1078,19 @@ def substitute(e: Expr, mapping: dict[int, Expr]) -> Expr:
                 sources=tuple(sources) if e.sources else (),
                 init=init,
                 where=rest[0] if e.where is not None else None,
+                combiner=combiner,
             )
         case _:
             raise ExprTypeError(f"cannot substitute into {type(e).__name__}")
+
+
+def _substitute_combiner(e: Expr, mapping: dict[int, Expr]) -> _Combiner | None:
+    if not isinstance(e, Reduce) or e.combiner is None:
+        return None
+    results = tuple(substitute(r, mapping) for r in e.combiner.results)
+    if builtins.all(a is b for a, b in zip(results, e.combiner.results, strict=True)):
+        return e.combiner
+    return e.combiner.with_results(results)
 
 
 def collect_stages(outputs: Sequence[Tensor]) -> list[Tensor]:

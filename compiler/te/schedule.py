@@ -383,6 +383,14 @@ class Schedule:
                 f"rfactor: the extent of reduce axis {dependent[0]} of {tensor.name} depends on a data axis "
                 "(te.reduce_axis((0, i))); rfactor of such a reduction is not supported"
             )
+        named = T.reducer_axes(op.body)
+        if named:
+            # each partial reduction would start from the identity at B.rf's axes, and the combiner
+            # merging the parts would see B's: neither is the value the reduction means
+            raise ScheduleError(
+                f"rfactor: the reducer {op.body.kind} of {tensor.name} names its data axis {named[0].name} "
+                "(in its identity or combiner); rfactor of such a reduction is not supported"
+            )
         ndata = len(op.axis)
         position = factor_axis if factor_axis >= 0 else ndata + 1 + factor_axis
         if not 0 <= position <= ndata:

@@ -399,6 +399,7 @@ def _emit_reduce(
 ) -> list[SSAValue]:
     """One `te.reduce` with a result per element (several for a tuple reducer, whose
     outputs' `Reduce`s each carry one start value in `inits`)."""
+    data_axes = dict(emitter.axes)  # the compute's axes: a reducer's identity and combiner may name them
     block = Block(arg_types=[IndexType()] * len(r.axes))
     for arg, iv in zip(block.args, r.axes, strict=True):
         arg.name_hint = iv.name
@@ -419,9 +420,13 @@ def _emit_reduce(
         else:
             extents.append(canonical_dim(iv.known_extent))
     if r.combiner is not None:
-        starts = [_init_attr(e, element) for e, element in zip(inits, elements, strict=True)]
-        combiner = _emit_combiner(r.combiner, elements)
-        op = te.ReduceOp(r.kind, extents, elements, Region(block), starts, combiner, dynamic)
+        combiner = _emit_combiner(r.combiner, elements, data_axes)
+        if all(_constant_start(e) for e in inits):
+            starts = [_init_attr(e, element) for e, element in zip(inits, elements, strict=True)]
+            op = te.ReduceOp(r.kind, extents, elements, Region(block), starts, combiner, dynamic)
+        else:
+            identity = _emit_identity(r.combiner.name, inits, elements, data_axes)
+            op = te.ReduceOp(r.kind, extents, elements, Region(block), None, combiner, dynamic, identity)
     else:
         init = None if r.init is None else _init_attr(r.init, elements[0])
         op = te.ReduceOp(r.kind, extents, elements[0], Region(block), init, dynamic_extents=dynamic)
@@ -440,6 +445,10 @@ def _names_axes(extent: T.Dim, name: str) -> bool:
     return bool(axes)
 
 
+def _constant_start(e: T.Expr | None) -> bool:
+    return isinstance(e.value if isinstance(e, T.Cast) else e, T.Const)
+
+
 def _init_attr(e: T.Expr | None, element: Attribute) -> IntegerAttr | FloatAttr:
     value = e.value if isinstance(e, T.Cast) else e
     if not isinstance(value, T.Const):
@@ -451,17 +460,39 @@ def _init_attr(e: T.Expr | None, element: Attribute) -> IntegerAttr | FloatAttr:
     return IntegerAttr(int(value.value), element)
 
 
-def _emit_combiner(spec: T._Combiner, elements: list[Attribute]) -> Region:
+def _emit_combiner(spec: T._Combiner, elements: list[Attribute], data_axes: dict[int, SSAValue]) -> Region:
+    """The combiner region: its arguments, then the compute's axes, in scope."""
     block = Block(arg_types=[*elements, *elements])
-    args: dict[int, SSAValue] = {}
+    args: dict[int, SSAValue] = dict(data_axes)
     for arg, param in zip(block.args, [*spec.lhs, *spec.rhs], strict=True):
         arg.name_hint = param.name
         args[param.uid] = arg
-    emitter = _BodyEmitter({}, args)
-    values = [
-        _element_value(emitter.in_block(block, e), element, block)
-        for e, element in zip(spec.results, elements, strict=True)
-    ]
+    return _scalar_region(block, spec.results, elements, args, f"reducer {spec.name}: its combiner")
+
+
+def _emit_identity(
+    name: str, inits: list[T.Expr | None], elements: list[Attribute], data_axes: dict[int, SSAValue]
+) -> Region:
+    """The identity region of start values that are not constants (of the compute's axes)."""
+    starts = [e for e in inits if e is not None]
+    if len(starts) != len(inits):
+        raise ExprValueError(f"reducer {name}: every result needs a start value")
+    return _scalar_region(Block(), starts, elements, data_axes, f"reducer {name}: its identity")
+
+
+def _scalar_region(
+    block: Block, exprs: Sequence[T.Expr], elements: list[Attribute], axes: dict[int, SSAValue], what: str
+) -> Region:
+    """`exprs` emitted into `block`, yielded as elements; they may name only `axes` and
+    shape variables (no tensor, no reduce axis)."""
+    for e in exprs:
+        for node in T.walk(e):
+            if isinstance(node, T.Read):
+                raise ExprValueError(f"{what} reads {node.tensor.name}; it may only name the compute's axes")
+            if isinstance(node, T.IterVar) and node.is_reduce:
+                raise ExprValueError(f"{what} names the reduce axis {node.name}; only the compute's axes may appear")
+    emitter = _BodyEmitter({}, axes)
+    values = [_element_value(emitter.in_block(block, e), element, block) for e, element in zip(exprs, elements, strict=True)]
     block.add_op(te.YieldOp(*values))
     return Region(block)
 

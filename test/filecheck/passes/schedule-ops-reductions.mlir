@@ -78,3 +78,111 @@ sched.schedule @union {
 // CHECK:           loop.for %PQ_i = %{{.*}} extent %{{.*}} {
 // CHECK:             loop.store %{{.*}}, %[[P]][%{{.*}}]
 // CHECK-NEXT:        loop.store %{{.*}}, %[[Q]][%{{.*}}]
+
+// -----
+
+// A reducer whose start value and combiner name the data axis (TVM's
+// test_loop_dep_reduce_cache_write): the identity region is evaluated before the
+// reduce loop with the data loop's variable, the combiner at each k with it too.
+te.func @axis_reducer(%a: !te.tensor<[10], f32>) -> !te.tensor<[10], f32> {
+  %y = te.compute "Y" (%i) : !te.tensor<[10], f32> {
+    %r = te.reduce sum (%k) in ["?"] dynamic(%i) : f32 {
+      %v = te.read %a[%k] : !te.tensor<[10], f32>
+      te.yield %v : f32
+    } identity {
+      %one = arith.constant 1 : index
+      %big = arith.cmpi sgt, %i, %one : index
+      %i64 = arith.index_cast %i : index to i64
+      %fi = arith.sitofp %i64 : i64 to f32
+      %zero = arith.constant 0.0 : f32
+      %start = arith.select %big, %zero, %fi : f32
+      te.yield %start : f32
+    } combiner (%x, %e) {
+      %s = arith.addf %x, %e : f32
+      %j64 = arith.index_cast %i : index to i64
+      %fj = arith.sitofp %j64 : i64 to f32
+      %m = arith.maximumf %s, %fj : f32
+      te.yield %m : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %y : !te.tensor<[10], f32>
+}
+
+// CHECK-LABEL: loop.func @axis_reducer
+// CHECK:         loop.for %Y_i = %{{.*}} extent %{{.*}} {
+// CHECK:           %[[ACC:.*]] = loop.alloc local "Y.acc" [%{{.*}}] : !loop.buffer<[1], f32>
+// CHECK:           %[[BIG:.*]] = arith.cmpi sgt, %Y_i, %{{.*}} : index
+// CHECK-NEXT:      %[[I64:.*]] = arith.index_cast %Y_i : index to i64
+// CHECK-NEXT:      %[[FI:.*]] = arith.sitofp %[[I64]] : i64 to f32
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[START:.*]] = arith.select %[[BIG]], %[[ZERO]], %[[FI]] : f32
+// CHECK-NEXT:      loop.store %[[START]], %[[ACC]][%{{.*}}] : !loop.buffer<[1], f32>
+// CHECK:           loop.for %Y_k = %{{.*}} extent %Y_i {
+// CHECK-NEXT:        %[[V:.*]] = loop.load %a[%Y_k]
+// CHECK:             %[[A:.*]] = loop.load %[[ACC]][%{{.*}}]
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[A]], %[[V]] : f32
+// CHECK-NEXT:        %[[J64:.*]] = arith.index_cast %Y_i : index to i64
+// CHECK-NEXT:        %[[FJ:.*]] = arith.sitofp %[[J64]] : i64 to f32
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[S]], %[[FJ]] : f32
+// CHECK-NEXT:        loop.store %[[M]], %[[ACC]][%{{.*}}]
+// CHECK-NEXT:      }
+// CHECK:           loop.store %{{.*}}, %Y[%Y_i] : !loop.buffer<[10], f32>
+
+// -----
+
+// Its cache_write laid out by a split of the data axis: the cache's axis i is
+// i_o * 4 + i_i, computed in the identity and the combiner (they may use only the
+// compute's axes); the lowered start is that value at each (i_o, i_i).
+te.func @axis_reducer_cached(%a: !te.tensor<[10], f32>) -> !te.tensor<[10], f32> {
+  %y = te.compute "Y" (%i) : !te.tensor<[10], f32> {
+    %r = te.reduce sum (%k) in ["?"] dynamic(%i) : f32 {
+      %v = te.read %a[%k] : !te.tensor<[10], f32>
+      te.yield %v : f32
+    } identity {
+      %i64 = arith.index_cast %i : index to i64
+      %fi = arith.sitofp %i64 : i64 to f32
+      te.yield %fi : f32
+    } combiner (%x, %e) {
+      %s = arith.addf %x, %e : f32
+      %j64 = arith.index_cast %i : index to i64
+      %fj = arith.sitofp %j64 : i64 to f32
+      %m = arith.maximumf %s, %fj : f32
+      te.yield %m : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %y : !te.tensor<[10], f32>
+}
+sched.schedule @axis_reducer_cached {
+  %i = sched.axis "Y" 0
+  %io, %ii = sched.split %i by 4 : !sched.iter<"Y">
+  sched.cache_write "Y", "local"
+}
+
+// BOUNDS-LABEL: te.func @axis_reducer_cached
+// BOUNDS:         te.compute "Y.local" (%i_o, %i_i) : !te.tensor<[3, 4], f32>
+// BOUNDS:         } identity {
+// BOUNDS-NEXT:      %[[C4:.*]] = arith.constant 4 : index
+// BOUNDS-NEXT:      %[[MUL:.*]] = arith.muli %i_o, %[[C4]] : index
+// BOUNDS-NEXT:      %[[I:.*]] = arith.addi %i_i, %[[MUL]] : index
+// BOUNDS-NEXT:      %{{.*}} = arith.index_cast %[[I]] : index to i64
+// BOUNDS:         } combiner (%x, %e) {
+// BOUNDS-NEXT:      %[[C4B:.*]] = arith.constant 4 : index
+// BOUNDS-NEXT:      %[[MULB:.*]] = arith.muli %i_o, %[[C4B]] : index
+// BOUNDS-NEXT:      %[[IB:.*]] = arith.addi %i_i, %[[MULB]] : index
+// BOUNDS-NEXT:      %{{.*}} = arith.addf %x, %e : f32
+// BOUNDS-NEXT:      %{{.*}} = arith.index_cast %[[IB]] : index to i64
+
+// CHECK-LABEL: loop.func @axis_reducer_cached
+// CHECK:         loop.for %Y_local_i_o = %{{.*}} extent %{{.*}} {
+// CHECK:           loop.for %Y_local_i_i = %{{.*}} extent %{{.*}} {
+// CHECK:             %[[ACC:.*]] = loop.alloc local "Y.local.acc"
+// CHECK:             %[[M:.*]] = arith.muli %Y_local_i_o, %{{.*}} : index
+// CHECK-NEXT:        %[[I:.*]] = arith.addi %Y_local_i_i, %[[M]] : index
+// CHECK-NEXT:        %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT:        %[[FI:.*]] = arith.sitofp %[[I64]] : i64 to f32
+// CHECK-NEXT:        loop.store %[[FI]], %[[ACC]][%{{.*}}] : !loop.buffer<[1], f32>
+// CHECK:             loop.for %Y_local_k = %{{.*}} extent %{{.*}} {
+// CHECK:               arith.maximumf
+// CHECK:             loop.store %{{.*}}, %Y.local[%Y_local_i_o, %Y_local_i_i]

@@ -17,7 +17,6 @@ from conformance_helpers import (
     loop_ir,
     loops,
     rand,
-    xfail_missing,
 )
 
 import compiler
@@ -350,11 +349,6 @@ def test_loop_dep_reduce() -> None:
     y.check(np.concatenate([[0.0], np.cumsum(x)[:-1]]))
 
 
-@xfail_missing(
-    "a te.comm_reducer whose identity and combiner depend on a data axis are missing (the start value "
-    "must be a constant, the combiner sees only the accumulators and elements); the outer-axis reduce "
-    "extent and its cache_write work (test_dependent_reductions.py)"
-)
 def test_loop_dep_reduce_cache_write() -> None:
     X = te.placeholder(shape=(10,), name="x")
 

@@ -847,3 +847,31 @@ sched.schedule @ext_inline {
   sched.compute_inline "P"
 }
 // CHECK: sched.compute_inline: stage "P" is read whole by the te.extern stage "E", so it can't be inlined; it is computed at the root
+
+// -----
+
+// rfactor of a reducer whose identity or combiner names a data axis: each part
+// would start from the identity at the factor stage's axes; rejected.
+te.func @rfactor_axis_reducer(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce plus_row (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    } identity {
+      %i64 = arith.index_cast %ri : index to i64
+      %f = arith.sitofp %i64 : i64 to f32
+      te.yield %f : f32
+    } combiner (%x, %y) {
+      %p = arith.addf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @rfactor_axis_reducer {
+  %rk = sched.axis "R" reduce 0
+  %ko, %ki = sched.split %rk by 2 : !sched.iter<"R">
+  sched.rfactor %ki as "R.rf" : !sched.iter<"R">
+}
+// CHECK: error: sched.rfactor: the reducer plus_row of R names its axis %ri (in its identity or combiner); rfactor of such a reduction is not supported

@@ -299,3 +299,105 @@ te.func @state_of_nothing(%x: !te.tensor<[8, 4], f32>) -> !te.tensor<[8, 4], f32
   te.return %x : !te.tensor<[8, 4], f32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: te.state of "nope": no te.compute of @state_of_nothing is named "nope"
+
+// -----
+
+// A combiner may use the compute's axes from outside, nothing else (here a value of the compute's body).
+te.func @combiner_outside(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %w = te.read %a[%i] : !te.tensor<[4], f32>
+    %s = te.reduce mul (%k) in [4] init(1.0 : f32) : f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    } combiner (%x, %y) {
+      %p = arith.mulf %x, %y : f32
+      %q = arith.addf %p, %w : f32
+      te.yield %q : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+// CHECK: error: te.reduce mul: the combiner uses %w from outside it; only the compute's axes may be used there
+
+// -----
+
+// Nor may the identity region: a shape variable it uses is a te.var of its own.
+te.func @identity_outside(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<["n"], f32> {
+    %n = te.var "n" : index
+    %s = te.reduce mul (%k) in [4] : f32 {
+      %v = te.read %a[%k] : !te.tensor<["n"], f32>
+      te.yield %v : f32
+    } identity {
+      %n64 = arith.index_cast %n : index to i64
+      %f = arith.sitofp %n64 : i64 to f32
+      te.yield %f : f32
+    } combiner (%x, %y) {
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<["n"], f32>
+}
+// CHECK: error: te.reduce mul: the identity region uses %n from outside it; only the compute's axes may be used there
+
+// -----
+
+// Start values come from init(...) or from an identity region, not both.
+te.func @init_and_identity(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %s = te.reduce mul (%k) in [4] init(1.0 : f32) : f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    } identity {
+      %one = arith.constant 1.0 : f32
+      te.yield %one : f32
+    } combiner (%x, %y) {
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+// CHECK: error: te.reduce mul: init(...) and an identity region: give one of them
+
+// -----
+
+// The identity region yields one start value per result, of its type.
+te.func @identity_type(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %s = te.reduce mul (%k) in [4] : f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    } identity {
+      te.yield %i : index
+    } combiner (%x, %y) {
+      %p = arith.mulf %x, %y : f32
+      te.yield %p : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+// CHECK: error: te.reduce mul: the identity region must yield the start values (f32)
+
+// -----
+
+// A built-in reduction's start value is an init(...) constant.
+te.func @identity_builtin(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%k) in [4] : f32 {
+      %v = te.read %a[%k] : !te.tensor<[4], f32>
+      te.yield %v : f32
+    } identity {
+      %one = arith.constant 1.0 : f32
+      te.yield %one : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %c : !te.tensor<[4], f32>
+}
+// CHECK: error: te.reduce sum: an identity region needs a combiner; use init(...)

@@ -128,6 +128,51 @@ te.func @triangular(%a: !te.tensor<[8], f32>) -> !te.tensor<[8], f32> {
 
 // -----
 
+// A reducer whose start value and combiner name the compute's axis %i (TVM's
+// test_loop_dep_reduce_cache_write): an identity region instead of init(...).
+te.func @axis_reducer(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
+  %c = te.compute "C" (%i) : !te.tensor<["n"], f32> {
+    %r = te.reduce sum (%k) in ["?"] dynamic(%i) : f32 {
+      %v = te.read %a[%k] : !te.tensor<["n"], f32>
+      te.yield %v : f32
+    } identity {
+      %one = arith.constant 1 : index
+      %big = arith.cmpi sgt, %i, %one : index
+      %i64 = arith.index_cast %i : index to i64
+      %fi = arith.sitofp %i64 : i64 to f32
+      %zero = arith.constant 0.0 : f32
+      %start = arith.select %big, %zero, %fi : f32
+      te.yield %start : f32
+    } combiner (%x, %y) {
+      %s = arith.addf %x, %y : f32
+      %n = te.var "n" : index
+      %j = arith.addi %i, %n : index
+      %j64 = arith.index_cast %j : index to i64
+      %fj = arith.sitofp %j64 : i64 to f32
+      %m = arith.maximumf %s, %fj : f32
+      te.yield %m : f32
+    }
+    te.yield %r : f32
+  }
+  te.return %c : !te.tensor<["n"], f32>
+}
+
+// CHECK-LABEL: te.func @axis_reducer
+// CHECK:           %r = te.reduce sum (%k) in ["?"] dynamic(%i) : f32 {
+// CHECK:           } identity {
+// CHECK-NEXT:        %one = arith.constant 1 : index
+// CHECK-NEXT:        %big = arith.cmpi sgt, %i, %one : index
+// CHECK:             te.yield %start : f32
+// CHECK-NEXT:      } combiner (%x, %y) {
+// CHECK-NEXT:        %s = arith.addf %x, %y : f32
+// CHECK-NEXT:        %n = te.var "n" : index
+// CHECK-NEXT:        %j = arith.addi %i, %n : index
+// CHECK:             te.yield %m : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      te.yield %r : f32
+
+// -----
+
 // A scalar argument: the variable "k" is bound from its value, and read with te.var.
 te.func @scalar(%k: !te.tensor<[], i64> {te.scalar = "k"}, %a: !te.tensor<[8], f32>) -> !te.tensor<[8], f32> {
   %c = te.compute "C" (%i) : !te.tensor<[8], f32> {
