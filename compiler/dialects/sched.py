@@ -27,7 +27,11 @@ inlined, annotated, has stages attached to it or its reduce axes split, a
 `sched.cache_read` whose reader does not read the tensor, axes a cache_write
 replaced, a `sched.storage_align` of a non-root axis or of an output, and a
 `sched.create_group` whose inputs the outputs do not read or that cuts
-through another group, or a stage of a group computed at a stage outside it.
+through another group, or a stage of a group computed at a stage outside it;
+for a scan (`te.state`), a time axis split, fused, reordered inward or
+annotated, a scan or its init attached or inlined, and a stage that reads the
+scan's state computed outside its time loop; for a `te.extern` stage, any
+primitive on it and attaching or inlining a stage it reads.
 """
 
 from __future__ import annotations
