@@ -147,14 +147,19 @@ def test_the_update_is_scheduled_through_its_tensor() -> None:
     np.testing.assert_allclose(out, np.cumsum(x, axis=0), rtol=1e-5, atol=1e-5)
 
 
-def test_a_body_stage_can_be_inlined_or_attached_inside_the_step() -> None:
+def _decay() -> tuple[te.Tensor, te.Tensor, te.Tensor, te.Tensor, te.Tensor]:
+    """out[t] = 0.5 * out[t - 1] + X[t], through a stage "prev" that reads the state."""
     m, n = te.var("m"), te.var("n")
     X = te.placeholder((m, n), name="X")
     state = te.placeholder((m, n), name="state")
     init = te.compute((1, n), lambda _, i: X[0, i], name="init")
     prev = te.compute((m, n), lambda t, i: state[t - 1, i] * 0.5, name="prev")
     update = te.compute((m, n), lambda t, i: prev[t, i] + X[t, i], name="update")
-    res = te.scan(init, update, state, name="decay")
+    return X, init, prev, update, te.scan(init, update, state, name="decay")
+
+
+def test_a_body_stage_can_be_inlined_or_attached_inside_the_step() -> None:
+    X, _, prev, update, res = _decay()
     x = np.random.default_rng(3).standard_normal((5, 9)).astype(np.float32)
     expected = x.copy()
     for t in range(1, 5):
@@ -189,14 +194,8 @@ def test_schedules_that_break_the_time_order_are_rejected() -> None:
 
 
 def test_a_stage_reading_the_state_outside_the_time_loop_is_rejected() -> None:
-    m, n = te.var("m"), te.var("n")
-    X = te.placeholder((m, n), name="X")
-    state = te.placeholder((m, n), name="state")
-    init = te.compute((1, n), lambda _, i: X[0, i], name="init")
-    prev = te.compute((m, n), lambda t, i: state[t - 1, i] * 0.5, name="prev")
-    update = te.compute((m, n), lambda t, i: prev[t, i] + X[t, i], name="update")
-    res = te.scan(init, update, state, name="decay")
-    out = te.compute((m, n), lambda t, i: res[t, i] + 1.0, name="out")
+    X, init, prev, _, res = _decay()
+    out = te.compute(res.shape, lambda t, i: res[t, i] + 1.0, name="out")
     s = te.create_schedule(out.op)
     s[prev].compute_at(s[out], out.op.axis[0])
     with pytest.raises(ValueError, match=r'stage "prev" reads the state of scan "decay", so it must be computed inside'):
