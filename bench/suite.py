@@ -206,12 +206,27 @@ def np_conv_nhwc(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
 # * a pad computed inline puts its guard in the conv's inner loop (7x slower).
 
 
-def conv_nchw_blocked(s: Schedule, conv: te.Tensor, channels: int = 4, width: int = 24) -> None:
+def host_conv_tile() -> tuple[int, int]:
+    """A direct conv's register tile on this host, as (output channels, pixels of a row):
+    4 channels x 3 vectors of the host's width, 12 accumulators (AVX2: 4 x 24, AVX-512:
+    4 x 48; on AVX-512 a fixed 24 is 1.5 vectors and ran the seed 000 chain 2x slower)."""
+    from compiler.analysis.auto_schedule import host_target
+
+    return 4, 3 * host_target().lanes(32)
+
+
+def _tile_of(channels: int | None, width: int | None) -> tuple[int, int]:
+    host_channels, host_width = host_conv_tile()
+    return channels or host_channels, width or host_width
+
+
+def conv_nchw_blocked(s: Schedule, conv: te.Tensor, channels: int | None = None, width: int | None = None) -> None:
     """NCHW conv blocked over output channels and width (what `auto-schedule` picks on
     AVX2): a register tile of `channels` output channels (unrolled) x `width` pixels of a
     row (3 vectors: 12 accumulators, 7 loads per 12 FMAs), the reduction around it with
     rx unrolled; the channel blocks in parallel. A row of 56 is 2 tiles of 24 and one of
     8, peeled by loop-partition: nn, ff.o (parallel), yy, xx.o, rc, ry, rx, ff.i, xx.i."""
+    channels, width = _tile_of(channels, width)
     nn, ff, yy, xx = conv.op.axis
     rc, ry, rx = conv.op.reduce_axis
     fo, fi = s[conv].split(ff, factor=channels)
@@ -223,11 +238,14 @@ def conv_nchw_blocked(s: Schedule, conv: te.Tensor, channels: int = 4, width: in
     s[conv].parallel(fo)
 
 
-def conv_in_epilogue_tile(s: Schedule, conv: te.Tensor, out: te.Tensor, channels: int = 4, width: int = 24) -> None:
+def conv_in_epilogue_tile(
+    s: Schedule, conv: te.Tensor, out: te.Tensor, channels: int | None = None, width: int | None = None
+) -> None:
     """`conv` (NCHW) computed in the register tile of its elementwise consumer `out`
     (bias, residual add, relu inlined into it): `out`'s rows in parallel, its
     `channels` x `width` tiles, and the conv's tile at the tile's outer loop, so the
     conv's output is one tile on the stack, never a tensor written and read back."""
+    channels, width = _tile_of(channels, width)
     a0, a1, a2, a3 = out.op.axis
     fo, fi = s[out].split(a1, factor=channels)
     xo, xi = s[out].split(a3, factor=width)
@@ -295,7 +313,7 @@ def seed000(quick: bool) -> Workload:
     ws = [_rand(rng, s, 0.05) for s in [(64, 64, 1, 1), (64, 64, 3, 3), (64, 64, 3, 3)]]
 
     def best() -> Schedule:
-        # every conv blocked over 4 output channels x 24 pixels of a row, the channel
+        # every conv blocked over 4 output channels x 3 vectors of a row (host_conv_tile), the channel
         # blocks in parallel; the pads stay stages of their own (58x58, guard-aware bounds)
         s = te.create_schedule(y3.op)
         stages = _stages(y3)
@@ -333,10 +351,10 @@ def conv1x1_relu(quick: bool) -> Workload:
     ws = _rand(rng, (env["k"], env["c"], 1, 1), 0.1)
 
     def best() -> Schedule:
-        # the conv computed in the relu's register tile (4 channels x 2 vectors of the
+        # the conv computed in the relu's register tile (host_conv_tile: 4 channels x 3 vectors of the
         # symbolic width, its tail peeled by loop-partition), the relu's rows in parallel
         s = te.create_schedule(out.op)
-        conv_in_epilogue_tile(s, conv, out, channels=4, width=16)
+        conv_in_epilogue_tile(s, conv, out)
         return s
 
     def torch_fn(torch: Any) -> Callable[[], Any]:
@@ -473,7 +491,7 @@ def resnet_block(quick: bool) -> Workload:
 
     def best() -> Schedule:
         # bias1 + relu1 inlined into conv2's pad, bias2 + add into the final relu; conv1
-        # blocked over 4 output channels x 24 pixels, conv2 computed in the final relu's
+        # blocked over 4 output channels x 3 vectors of a row (host_conv_tile), conv2 computed in the final relu's
         # tile of the same shape (its output never a tensor)
         s = te.create_schedule(out.op)
         inline(s, st, "bias1", "relu1", "bias2", "add")

@@ -160,11 +160,11 @@ sched.schedule @partial {
 // -----
 
 // A 1x1 conv over symbolic sizes: the output channels (not read by the row of x the
-// vectors load) unrolled by 4 and the symbolic width split by 2 vectors (loop-partition
+// vectors load) unrolled by 4 and the symbolic width split by 3 vectors (loop-partition
 // gives both tails loops of their own). The tile's rows lie h * w apart in conv, a
 // distance LLVM can't reason about, so the tile is a cache_write "local" stage of
-// constant shape (4 x 16, on the stack) computed at the channel tile's loop, which is
-// innermost of the outer loops (the tile's panel of x, c x 16 floats, stays in L1 for
+// constant shape (4 x 24, on the stack) computed at the channel tile's loop, which is
+// innermost of the outer loops (the tile's panel of x, c x 24 floats, stays in L1 for
 // every channel tile); the batch loop of one iteration is not fused into the parallel
 // loop (a fuse would turn the rows' loop into divisions that hide its tail's guard).
 te.func @conv1x1(%x: !te.tensor<[1, "c", "h", "w"], f32>, %wt: !te.tensor<["k", "c"], f32>) -> !te.tensor<[1, "k", "h", "w"], f32> {
@@ -182,7 +182,7 @@ te.func @conv1x1(%x: !te.tensor<[1, "c", "h", "w"], f32>, %wt: !te.tensor<["k", 
 // CHECK-LABEL: sched.schedule @conv1x1 {
 // CHECK-NEXT:    sched.cache_write "conv", "local"
 // CHECK:         %conv_ff_o, %conv_ff_i = sched.split %conv_ff by 4 : !sched.iter<"conv">
-// CHECK-NEXT:    %conv_xx_o, %conv_xx_i = sched.split %conv_xx by 16 : !sched.iter<"conv">
+// CHECK-NEXT:    %conv_xx_o, %conv_xx_i = sched.split %conv_xx by 24 : !sched.iter<"conv">
 // CHECK-NEXT:    sched.reorder %conv_nn, %conv_yy, %conv_xx_o, %conv_ff_o, %conv_ff_i, %conv_xx_i : !sched.iter<"conv">
 // CHECK-NEXT:    sched.unroll %conv_ff_i : !sched.iter<"conv">
 // CHECK-NEXT:    sched.vectorize %conv_xx_i : !sched.iter<"conv">
