@@ -18,8 +18,6 @@ values (unless the pointer is NULL), frees, returns. An assert made for a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xdsl.dialects import arith, cf, func, llvm, scf
 from xdsl.dialects.builtin import (
     IndexType,
@@ -37,7 +35,7 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
-from compiler.lowering.memory import FunctionState, index_const
+from compiler.lowering.memory import WORKSPACE_RELEASE, FunctionState, index_const
 from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
 
 
@@ -105,17 +103,17 @@ def lower_if(op: loop.IfOp) -> None:
 def add_returns(state: FunctionState) -> None:
     """Free the allocations and return 0 at the end; asserts return k + 1 (after cf)."""
     block = state.func.body.block
-    for op in _free_and_return(state.allocations, 0):
+    for op in _free_and_return(state, 0):
         block.add_op(op)
 
 
-def _frees(allocations: Sequence[SSAValue]) -> list[Operation]:
-    """`free` of every allocation, the last allocated first."""
-    return [llvm.CallOp("free", p) for p in reversed(allocations)]
+def _frees(state: FunctionState) -> list[Operation]:
+    """Every allocation back to its slot, the last allocated first."""
+    return [llvm.CallOp(WORKSPACE_RELEASE, state.slots[p], p) for p in reversed(state.allocations)]
 
 
-def _free_and_return(allocations: Sequence[SSAValue], code: int) -> list[Operation]:
-    frees = _frees(allocations)
+def _free_and_return(state: FunctionState, code: int) -> list[Operation]:
+    frees = _frees(state)
     const = arith.ConstantOp(IntegerAttr(code, i32))
     return [*frees, const, func.ReturnOp(const)]
 
@@ -146,7 +144,7 @@ def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
                 "argument marked {packed.error_values} to report them"
             )
         else:
-            fail = Block(_free_and_return(state.allocations, code))
+            fail = Block(_free_and_return(state, code))
             region.insert_block_after(fail, rest)
             block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
             code += 1
@@ -174,7 +172,7 @@ def _report_block(state: FunctionState) -> Block:
     assert err is not None
     report = Block(arg_types=[i32, *[i64] * loop.MAX_ASSERT_VALUES])
     code, *values = report.args
-    ret = Block(_frees(state.allocations))
+    ret = Block(_frees(state))
     ret.add_op(func.ReturnOp(code))
     store = Block()
     for j, value in enumerate(values):
@@ -204,7 +202,7 @@ def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
 
 
 def _forward_failure(state: FunctionState, rc: SSAValue, offset: int) -> list[Operation]:
-    frees = _frees(state.allocations)
+    frees = _frees(state)
     const = arith.ConstantOp(IntegerAttr(offset, i32))
     code = arith.AddiOp(rc, const)
     return [*frees, const, code, func.ReturnOp(code)]

@@ -35,6 +35,7 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
     target_machine,
     uses_openmp,
 )
+from compiler.lowering.memory import WORKSPACE_ACQUIRE, WORKSPACE_RELEASE
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
 
 __all__ = [
@@ -146,7 +147,67 @@ _convert_op._convert_br = _convert_br
 def to_llvm_ir(module: ModuleOp) -> str:
     """The textual LLVM IR of an llvm-dialect module, before optimization."""
     tm = target_machine()
-    return str(convert_module(module, fallback_target_triple=tm.triple))
+    converted = convert_module(module, fallback_target_triple=tm.triple)
+    define_workspace(converted)
+    return str(converted)
+
+
+def define_workspace(module: ir.Module) -> None:
+    """Define the workspace functions the module declares (`lowering/memory.py`): a slot
+    holds a cached block's address, its capacity in the block's first 8 bytes and the
+    data 64 bytes in. Acquire takes the block out of the slot with an atomic exchange
+    (another thread calling at the same time finds the slot empty and allocates its own)
+    and reallocates it when it is too small; release puts it back, freeing what the slot
+    held meanwhile. Written with llvmlite's builder: xDSL's llvm dialect has no atomics."""
+    globals_ = module.globals
+    acquire, release = globals_.get(WORKSPACE_ACQUIRE), globals_.get(WORKSPACE_RELEASE)
+    if not isinstance(acquire, ir.Function) or not isinstance(release, ir.Function):
+        return
+    i8, i64 = ir.IntType(8), ir.IntType(64)
+    ptr = acquire.args[0].type
+    aligned_alloc = _declared(module, "aligned_alloc", ir.FunctionType(ptr, [i64, i64]))
+    free = _declared(module, "free", ir.FunctionType(ir.VoidType(), [ptr]))
+    header = ir.Constant(i64, 64)
+
+    acquire.linkage = "internal"
+    slot, size = acquire.args
+    b = ir.IRBuilder(acquire.append_basic_block("entry"))
+    cached = b.atomic_rmw("xchg", slot, ir.Constant(i64, 0), "acq_rel")
+    check, drop, fresh = (acquire.append_basic_block(n) for n in ("check", "drop", "fresh"))
+    b.cbranch(b.icmp_unsigned("!=", cached, ir.Constant(i64, 0)), check, fresh)
+    b.position_at_end(check)
+    block = b.inttoptr(cached, ptr)
+    reuse = acquire.append_basic_block("reuse")
+    b.cbranch(b.icmp_unsigned(">=", b.load(block, typ=i64), size), reuse, drop)
+    b.position_at_end(reuse)
+    b.ret(b.gep(block, [header], source_etype=i8))
+    b.position_at_end(drop)
+    b.call(free, [block])
+    b.branch(fresh)
+    b.position_at_end(fresh)
+    new = b.call(aligned_alloc, [header, b.add(size, header)])
+    b.store(size, new)
+    b.ret(b.gep(new, [header], source_etype=i8))
+
+    release.linkage = "internal"
+    slot, data = release.args
+    b = ir.IRBuilder(release.append_basic_block("entry"))
+    block = b.gep(data, [ir.Constant(i64, -header.constant)], source_etype=i8)
+    old = b.atomic_rmw("xchg", slot, b.ptrtoint(block, i64), "acq_rel")
+    drop, done = release.append_basic_block("drop"), release.append_basic_block("done")
+    b.cbranch(b.icmp_unsigned("!=", old, ir.Constant(i64, 0)), drop, done)
+    b.position_at_end(drop)
+    b.call(free, [b.inttoptr(old, ptr)])
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+
+
+def _declared(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
+    found = module.globals.get(name)
+    if isinstance(found, ir.Function):
+        return found
+    return ir.Function(module, ftype, name)
 
 
 def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:

@@ -5,19 +5,27 @@ pointers, followed by one `index` argument per symbolic variable
 (`convert_signature`); a `loop.var` is that argument. On 1-D buffers:
 
   * `loop.load/store %buf[%i]` -> `llvm.getelementptr inbounds %buf[%i]` + `llvm.load/store`;
-  * `loop.alloc` -> `aligned_alloc(64, size rounded up to 64)`, hoisted to the
-    function entry and recorded in `FunctionState.allocations` (freed before
-    every return, see control_flow.py); a `loop.alloc local` (a small
-    constant-size scratch buffer) -> an `llvm.alloca` at the entry;
+  * `loop.alloc` -> `compiler_workspace_acquire(@slot, size rounded up to 64)`,
+    64-byte aligned, hoisted to the function entry and recorded in
+    `FunctionState.allocations` (released before every return, see
+    control_flow.py); a `loop.alloc local` (a small constant-size scratch
+    buffer) -> an `llvm.alloca` at the entry;
   * `loop.view %arena` -> a byte GEP from the arena's pointer.
 
-`declare_runtime` declares the C functions these call (`aligned_alloc`, `free`).
+Each allocation site has a slot (an internal global) that keeps its block between
+calls (TVM's workspace pool, PyTorch's caching allocator): a block from
+`aligned_alloc` per call is a fresh `mmap` once glibc's threshold puts it there, and
+the page faults of a 1.6 MB arena made the seed 000 chain 1.6x slower in such
+processes. `jit.define_workspace` defines the two functions (atomic exchanges: two
+threads calling one function at once each get a block of their own).
+
+`declare_runtime` declares the functions these call and the slots.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import (
@@ -42,6 +50,9 @@ from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 
 PTR = llvm.LLVMPointerType()
 ALLOC_ALIGN = 64
+WORKSPACE_ACQUIRE = "compiler_workspace_acquire"
+WORKSPACE_RELEASE = "compiler_workspace_release"
+WORKSPACE_SLOT = "compiler.workspace"  # + ".<function>.<k>": an allocation site's cached block
 
 
 def element_size(t: Attribute) -> int:
@@ -59,6 +70,7 @@ class FunctionState:
     var_args: dict[str, SSAValue]
     allocations: list[SSAValue]
     error_values: SSAValue | None = None
+    slots: dict[SSAValue, SSAValue] = field(default_factory=dict)  # allocation -> its slot's address
 
 
 def convert_signature(f: loop.FuncOp, names: list[str], *, report: bool = False) -> FunctionState:
@@ -171,14 +183,13 @@ def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     size = (size + (ALLOC_ALIGN - 1)) // ALLOC_ALIGN * ALLOC_ALIGN
     ops: list[Operation] = []
     nbytes = emit_expr(size, ops.append, lambda n: state.var_args[n])
-    align = index_const(ALLOC_ALIGN)
-    ops.append(align)
-    call = llvm.CallOp(
-        "aligned_alloc", _as_i64(align.result, ops), _as_i64(nbytes, ops), return_type=PTR
-    )
+    slot = llvm.AddressOfOp(f"{WORKSPACE_SLOT}.{state.func.sym_name.data}.{len(state.allocations)}", PTR)
+    ops.append(slot)
+    call = llvm.CallOp(WORKSPACE_ACQUIRE, slot.result, _as_i64(nbytes, ops), return_type=PTR)
     ops.append(call)
     pointer = call.returned
     assert pointer is not None  # return_type=PTR: the call has a result
+    state.slots[pointer] = slot.result
     # Hoisted to the function entry: a flat buffer's size depends only on the
     # shape variables (arguments), and an alloc inside a loop (a stage computed
     # at another stage's loop) must not allocate once per iteration.
@@ -223,16 +234,23 @@ def index_const(value: int) -> arith.ConstantOp:
 
 
 def declare_runtime(module: ModuleOp) -> None:
-    """Declare `aligned_alloc` and `free` where the module calls them."""
+    """Declare the workspace functions where the module calls them, and their slots."""
     used = {
         op.callee.root_reference.data
         for op in module.walk()
         if isinstance(op, llvm.CallOp) and op.callee is not None  # not an indirect call
     }
-    existing = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    existing = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp | llvm.GlobalOp)}
+    slots = {
+        op.global_name.root_reference.data
+        for op in module.walk()
+        if isinstance(op, llvm.AddressOfOp) and op.global_name.root_reference.data.startswith(WORKSPACE_SLOT)
+    }
+    for name in sorted(slots - existing):  # a cached block's address, 0 when none
+        module.body.block.add_op(llvm.GlobalOp(i64, name, "internal", value=IntegerAttr(0, i64), alignment=8))
     decls = {
-        "aligned_alloc": llvm.LLVMFunctionType([i64, i64], PTR),
-        "free": llvm.LLVMFunctionType([PTR], None),
+        WORKSPACE_ACQUIRE: llvm.LLVMFunctionType([PTR, i64], PTR),
+        WORKSPACE_RELEASE: llvm.LLVMFunctionType([PTR, PTR], None),
     }
     for name, ftype in decls.items():
         if name in used and name not in existing:

@@ -61,6 +61,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
+from compiler.lowering.memory import WORKSPACE_ACQUIRE
 
 LOOP_KIND = "loop.kind"
 
@@ -469,7 +470,7 @@ def _base_alignment(ptr: SSAValue) -> int:
     if (
         isinstance(owner, llvm.CallOp)
         and owner.callee is not None  # not an indirect call
-        and owner.callee.root_reference.data == "aligned_alloc"
+        and owner.callee.root_reference.data == WORKSPACE_ACQUIRE
     ):
         return MAX_ALIGN
     if isinstance(owner, llvm.AllocaOp) and owner.alignment is not None:

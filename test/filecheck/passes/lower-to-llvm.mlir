@@ -28,18 +28,23 @@ loop.func @copy(%a: !loop.buffer<["n"], f32>, %b: !loop.buffer<["n"], f32> {loop
 
 // -----
 
-// An intermediate buffer is a 64-byte aligned allocation, freed before the
-// return; its size is computed from the symbolic extent: 4 * n bytes, rounded up.
+// An intermediate buffer is a 64-byte aligned block of the allocation site's
+// workspace slot (kept between calls), given back before the return; its size is
+// computed from the symbolic extent: 4 * n bytes, rounded up.
 loop.func @alloc(%a: !loop.buffer<["n"], f32> {loop.output}) {
   %n = loop.var "n" : index
   %c0 = arith.constant 0 : index
   %t = loop.alloc "T" [%c0] : !loop.buffer<["n"], f32>
 }
 // CHECK-LABEL: llvm.func @alloc(%a: !llvm.ptr {llvm.noalias}, %n: i64) -> i32
-// CHECK:         %[[P:.*]] = llvm.call @aligned_alloc(%{{.*}}, %{{.*}}) : (i64, i64) -> !llvm.ptr
-// CHECK:         llvm.call @free(%[[P]]) : (!llvm.ptr) -> ()
-// CHECK:       llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
-// CHECK:       llvm.func @free(!llvm.ptr)
+// CHECK:         %[[SLOT:.*]] = llvm.mlir.addressof @compiler.workspace.alloc.0 : !llvm.ptr
+// CHECK-NEXT:    %[[P:.*]] = llvm.call @compiler_workspace_acquire(%[[SLOT]], %{{.*}}) : (!llvm.ptr, i64) -> !llvm.ptr
+// CHECK:         llvm.call @compiler_workspace_release(%[[SLOT]], %[[P]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    llvm.return %[[ZERO]] : i32
+// CHECK:       llvm.mlir.global internal @compiler.workspace.alloc.0(0 : i64)
+// CHECK:       llvm.func @compiler_workspace_acquire(!llvm.ptr, i64) -> !llvm.ptr
+// CHECK:       llvm.func @compiler_workspace_release(!llvm.ptr, !llvm.ptr)
 
 // -----
 
