@@ -301,7 +301,10 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
             # conv row as 2 x 24 + 8: 4 channels x 3 vectors ran 1.16x faster than 8 x 1)
             vector_options += [lanes * k for k in (2, 3) if lanes * k not in vector_options]
         if not vector_options:  # no multiple of the lanes divides: a tail
-            vector_options = [None] if extent <= 4 * lanes else [lanes]
+            # past 3 vectors, 3 full ones and the tail peeled: a whole row of 56 on
+            # AVX-512 (4 vectors, the last half empty) ran 2.7 or 3.9-4.5 ms by the
+            # process (seed 000), 8 channels x 48 2.6 ms in every one
+            vector_options = [None] if extent <= 3 * lanes else [3 * lanes]
     budget = max(1, target.registers - 4)
     # a matmul's panel (B[k, j]) at most 3 vectors wide: 4 (3 x 32 floats) measured 1.5x
     # slower than 6 x 16 on AVX2, its panel twice as large for the same k block
