@@ -770,6 +770,8 @@ def scan(
     op.output_tensor = outputs[0]
     for t in (*states, *updates):
         t.op.scan_of = op
+    for u, body in zip(updates, bodies, strict=True):  # every update's axes are the scan's
+        u.op.axis, u.op.body = axes, body
     return outputs[0] if len(outputs) == 1 else list(outputs)
 
 

@@ -77,7 +77,10 @@ def test_two_states_step_together() -> None:
     ua = te.compute((m, 2), lambda t, i: sb[t - 1, i], name="ua")
     ub = te.compute((m, 2), lambda t, i: sa[t - 1, i] + sb[t - 1, i], name="ub")
     ra, rb = te.scan([ia, ib], [ua, ub], [sa, sb], name="pair")
-    f = compiler.build(te.create_schedule(ra.op), [a0, ra, rb], check_bounds=True)
+    s = te.create_schedule(ra.op)
+    assert s[ub] is s[ua]  # one stage steps both states
+    s[ub].split(ub.op.axis[1], factor=1)  # the second update's axes are the scan's
+    f = compiler.build(s, [a0, ra, rb], check_bounds=True)
     x = np.array([[1.0, 5.0]], np.float32)
     oa, ob = np.zeros((6, 2), np.float32), np.zeros((6, 2), np.float32)
     f(x, oa, ob)
