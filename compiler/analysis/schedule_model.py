@@ -918,24 +918,15 @@ def scan_states(func: te.FuncOp) -> dict[str, list[te.StateOp]]:
 
 
 def mark_scans(func: te.FuncOp, stages: dict[str, Stage]) -> None:
-    """Each scan stage's first time step: its inits' first extent (all the same)."""
+    """Each scan stage's first time step: its inits' first extent (all the same). The
+    te.state verifier has checked that the stage exists and has the state's type."""
     for name, states in scan_states(func).items():
-        stage = stages.get(name)
-        where = f'te.state of "{name}"'
-        if stage is None:
-            raise ScheduleVerifyError(f"{where}: no stage of @{func.sym_name.data} is named \"{name}\"", states[0])
-        firsts: set[str] = set()
-        for state in states:
-            if state.output_index >= len(stage.op.outputs) or state.result.type != stage.op.outputs[state.output_index].type:
-                raise ScheduleVerifyError(
-                    f"{where}[{state.output_index}]: the scan has no result of type {state.result.type} there", state
-                )
-            init = state.init.type
-            assert isinstance(init, te.TensorType)
-            firsts.add(str(init.get_shape()[0]))
+        firsts = {str(state.init_type.get_shape()[0]) for state in states}
         if len(firsts) != 1:
-            raise ScheduleVerifyError(f"{where}: its inits have different first extents {sorted(firsts)}", states[0])
-        stage.scan_from = simplify(parse_expr(firsts.pop()))
+            raise ScheduleVerifyError(
+                f'te.state of "{name}": its inits have different first extents {sorted(firsts)}', states[0]
+            )
+        stages[name].scan_from = simplify(parse_expr(firsts.pop()))
 
 
 def _reads_state_of(op: te.ComputeOp) -> set[str]:
@@ -967,9 +958,6 @@ def place_scan_bodies(model: ScheduleModel) -> None:
     inside it (or inlined them); checks the scan's time loop stays outermost and serial."""
     scans = [s for s in model.stages.values() if s.scan_from is not None]
     bodies = scan_bodies(model)
-    for stage in model.stages.values():
-        if stage.scan_from is None and stage.name in bodies:
-            raise ScheduleVerifyError(f'te.state of "{stage.name}": that stage is no scan')
     for name, states in scan_states(model.func).items():
         for state in states:
             init = state.init.owner

@@ -871,30 +871,23 @@ class ReduceOp(IRDLOperation):
                 f"te.reduce {self.kind.data}: the combiner takes the accumulators then the elements "
                 f"({', '.join(map(str, types + types))})"
             )
-        last = block.last_op
-        if not isinstance(last, YieldOp) or list(last.values.types) != types:
-            raise VerifyError(
-                f"te.reduce {self.kind.data}: the combiner must yield the new accumulators "
-                f"({', '.join(map(str, types))})"
-            )
-        self._verify_scalar_region(self.combiner, "the combiner")
+        self._verify_scalar_region(self.combiner, "the combiner", types, "the new accumulators")
 
     def _verify_identity(self, types: list[Attribute]) -> None:
         assert self.identity is not None
         block = self.identity.block
         if block.args:
             raise VerifyError(f"te.reduce {self.kind.data}: the identity region takes no arguments")
-        last = block.last_op
+        self._verify_scalar_region(self.identity, "the identity region", types, "the start values")
+
+    def _verify_scalar_region(self, region: Region, what: str, types: list[Attribute], yields: str) -> None:
+        """It yields `types`; scalar ops only, using nothing from outside but the compute's
+        axes (lowering binds them to their values where the region is evaluated)."""
+        last = region.block.last_op
         if not isinstance(last, YieldOp) or list(last.values.types) != types:
             raise VerifyError(
-                f"te.reduce {self.kind.data}: the identity region must yield the start values "
-                f"({', '.join(map(str, types))})"
+                f"te.reduce {self.kind.data}: {what} must yield {yields} ({', '.join(map(str, types))})"
             )
-        self._verify_scalar_region(self.identity, "the identity region")
-
-    def _verify_scalar_region(self, region: Region, what: str) -> None:
-        """Scalar ops only, using nothing from outside but the compute's axes (lowering
-        binds them to their values where the region is evaluated)."""
         compute = self.parent_op()
         axes = set(compute.body.block.args) if isinstance(compute, ComputeOp) else set()
         inside: set[SSAValue] = set()
@@ -1011,6 +1004,12 @@ class StateOp(IRDLOperation):
     @property
     def output_index(self) -> int:
         return self.index.value.data
+
+    @property
+    def init_type(self) -> TensorType:
+        t = self.init.type
+        assert isinstance(t, TensorType)  # operand_def(TensorType)
+        return t
 
     def verify_(self) -> None:
         init, state = self.init.type, self.result.type

@@ -35,7 +35,7 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
-from compiler.lowering.memory import WORKSPACE_RELEASE, FunctionState, index_const
+from compiler.lowering.memory import WORKSPACE_RELEASE, FunctionState, index_const, workspace_slot
 from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
 
 
@@ -109,7 +109,7 @@ def add_returns(state: FunctionState) -> None:
 
 def _frees(state: FunctionState) -> list[Operation]:
     """Every allocation back to its slot, the last allocated first."""
-    return [llvm.CallOp(WORKSPACE_RELEASE, state.slots[p], p) for p in reversed(state.allocations)]
+    return [llvm.CallOp(WORKSPACE_RELEASE, workspace_slot(p), p) for p in reversed(state.allocations)]
 
 
 def _free_and_return(state: FunctionState, code: int) -> list[Operation]:

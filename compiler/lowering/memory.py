@@ -25,7 +25,7 @@ threads calling one function at once each get a block of their own).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import (
@@ -70,7 +70,6 @@ class FunctionState:
     var_args: dict[str, SSAValue]
     allocations: list[SSAValue]
     error_values: SSAValue | None = None
-    slots: dict[SSAValue, SSAValue] = field(default_factory=dict)  # allocation -> its slot's address
 
 
 def convert_signature(f: loop.FuncOp, names: list[str], *, report: bool = False) -> FunctionState:
@@ -189,7 +188,6 @@ def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     ops.append(call)
     pointer = call.returned
     assert pointer is not None  # return_type=PTR: the call has a result
-    state.slots[pointer] = slot.result
     # Hoisted to the function entry: a flat buffer's size depends only on the
     # shape variables (arguments), and an alloc inside a loop (a stage computed
     # at another stage's loop) must not allocate once per iteration.
@@ -227,6 +225,15 @@ def _as_i64(value: SSAValue, ops: list[Operation]) -> SSAValue:
     cast = arith.IndexCastOp(value, i64)
     ops.append(cast)
     return cast.result
+
+
+def workspace_slot(pointer: SSAValue) -> SSAValue:
+    """The slot address an allocation was acquired from (its acquire call's first operand)."""
+    call = pointer.owner
+    assert isinstance(call, llvm.CallOp)
+    assert call.callee is not None
+    assert call.callee.root_reference.data == WORKSPACE_ACQUIRE
+    return call.operands[0]
 
 
 def index_const(value: int) -> arith.ConstantOp:

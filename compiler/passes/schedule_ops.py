@@ -221,12 +221,17 @@ class FunctionLowering:
             result = scan.outputs[state.output_index]
             if result not in self.values:
                 shape = list(tensor_type(result.type).get_shape())
-                zeros = [self.expr(Const(0), self.block) for _ in shape]
-                alloc = loop.AllocOp(result_name(result), zeros, alloc_type(scan, shape, state.output_index))
-                alloc.result.name_hint = result_name(result)
-                self.block.add_op(alloc)
-                self.values[result] = alloc.result
+                self.alloc_whole(result, alloc_type(scan, shape, state.output_index), self.block)
             self.values[state.result] = self.values[state.init] = self.values[result]
+
+    def alloc_whole(self, result: SSAValue, buffer: loop.BufferType, block: Block) -> None:
+        """The buffer of a stage's result over its whole shape, from 0 (an intermediate
+        scan or te.extern: its region is not what its readers ask for)."""
+        zeros = [self.expr(Const(0), block) for _ in buffer.get_shape()]
+        alloc = loop.AllocOp(result_name(result), zeros, buffer)
+        alloc.result.name_hint = result_name(result)
+        block.add_op(alloc)
+        self.values[result] = alloc.result
 
     def emit_stage(self, stage: te.ComputeOp, block: Block) -> None:
         plan = self.plans[stage]
@@ -282,11 +287,7 @@ class FunctionLowering:
         out: list[SSAValue] = []
         for result, t in zip(stage.outputs, stage.tensor_types, strict=True):
             if result not in self.values:
-                mins = [self.expr(Const(0), block) for _ in t.get_shape()]
-                alloc = loop.AllocOp(result_name(result), mins, loop.BufferType(t.get_shape(), t.element_type))
-                alloc.result.name_hint = result_name(result)
-                block.add_op(alloc)
-                self.values[result] = alloc.result
+                self.alloc_whole(result, loop.BufferType(t.get_shape(), t.element_type), block)
             out.append(self.values[result])
         args = [out[a] if isinstance(a, int) else self.values[a] for a in stage.arguments()]
         block.add_op(loop.CallExternOp(stage.callee_name, args))
@@ -394,18 +395,11 @@ class FunctionLowering:
         return names
 
     def emit_init(self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block) -> None:
-        reduction = stage.reduction()
-        assert reduction is not None
         bound = set(self.env) | self.shape_names()
         guards = [g for g in plan.guards if free_vars(g) <= bound]
         body = self.guarded(guards, block)
         data_values = plan.axis_values[: len(stage.axes)]
         index = [self.expr(v, body) for v in data_values]
-        if reduction.identity is None:  # constants: each stored after its own
-            for value, buf in zip(reduction.init_values(), out, strict=True):
-                init = arith.ConstantOp(value)
-                body.add_ops([init, loop.StoreOp(init, buf, index)])
-            return
         for start, buf in zip(self.start_values(stage, index, body), out, strict=True):
             body.add_op(loop.StoreOp(start, buf, index))
 

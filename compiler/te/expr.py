@@ -671,11 +671,6 @@ class ScanParts:
     updates: tuple[Tensor, ...]
     states: tuple[Tensor, ...]
 
-    @property
-    def init_rows(self) -> Dim:
-        """The rows the inits write (their first extent): the time loop starts there."""
-        return self.inits[0].shape[0]
-
 
 def _scan_list(items: Tensor | Sequence[Tensor], what: str, name: str) -> list[Tensor]:
     found = [items] if isinstance(items, Tensor) else list(items)

@@ -681,20 +681,15 @@ def build_module(
 
 
 def _scans_needed(t: T.Tensor, tensors: dict[int, SSAValue]) -> list[T.Operation]:
-    """The scans whose `te.state` values stage `t` needs and that are not emitted yet:
-    those whose state it reads, and its own (a scan may not read a state itself)."""
-    found: list[T.Operation] = []
-    if t.op.scan is not None:
-        found.append(t.op)
+    """The scans whose `te.state` ops stage `t` needs and that are not emitted yet: its
+    own, and those whose state it reads."""
+    found: list[T.Operation] = [t.op] if t.op.scan is not None else []
     for body in t.op.all_bodies():
         for node in T.walk(body):
-            if isinstance(node, T.Read) and node.tensor.is_scan_state:
-                owner = node.tensor.op.scan_of
-                assert owner is not None
-                if all(owner is not f for f in found):
-                    found.append(owner)
-    parts = [f.scan for f in found]
-    return [f for f, p in zip(found, parts, strict=True) if p is not None and p.states[0].uid not in tensors]
+            owner = node.tensor.op.scan_of if isinstance(node, T.Read) and node.tensor.is_scan_state else None
+            if owner is not None and all(owner is not f for f in found):
+                found.append(owner)
+    return [f for f in found if f.scan is not None and f.scan.states[0].uid not in tensors]
 
 
 def _emit_states(scan_op: T.Operation, tensors: dict[int, SSAValue], scan_name: str, block: Block) -> None:

@@ -222,8 +222,8 @@ def test_scan_arguments_are_checked() -> None:
         te.scan([init, init], upd, state)
     with pytest.raises(ValueError, match="must be a te\\.placeholder of no other scan"):
         te.scan(init, upd, init)
-    old_state = res.op.scan.states[0] if res.op.scan else None
-    assert old_state is not None
+    assert res.op.scan is not None
+    old_state = res.op.scan.states[0]
     with pytest.raises(ValueError, match=r"is the state of a te\.scan"):
         compiler.build([old_state, X, res])
     with pytest.raises(ValueError, match="is the state of a scan: it has no stage"):
