@@ -133,15 +133,17 @@ class Function:
         cache: bool | None = None,
         fast_math: bool = False,
         fp_contract: bool = True,
+        identity: str | None = None,
     ):
+        """`identity` names the program in the object cache's key (`_llvm_lowering`)."""
         from compiler.lowering.jit import jit_compile
         from compiler.lowering.to_llvm import assert_table
         from compiler.runtime.packed import ErrorEntry
 
         errors = [ErrorEntry(e.message, e.error, e.n_values) for e in assert_table(lowered.module, name)]
         start = time.perf_counter()
-        lower_to_llvm, program = _llvm_lowering(lambda: lowered, fast_math, fp_contract)
-        jit = jit_compile(lower_to_llvm, cache=cache, program=program())
+        lower_to_llvm, program = _llvm_lowering(lambda: lowered, fast_math, fp_contract, identity)
+        jit = jit_compile(lower_to_llvm, cache=cache, program=program)
         stats.seconds["llvm"] = time.perf_counter() - start
         self._setup(name, jit, lowered.specs, errors, stats, lowered.memory)
         self._lowered = lambda: lowered
@@ -242,10 +244,12 @@ class Function:
 
 
 def _llvm_lowering(
-    lowered: Callable[[], _Lowered], fast_math: bool, fp_contract: bool
+    lowered: Callable[[], _Lowered], fast_math: bool, fp_contract: bool, identity: str | None = None
 ) -> tuple[Callable[[], ModuleOp], Callable[[], str]]:
     """The lowering of the flat module to the llvm dialect (run when LLVM runs or its IR is
-    read), and the cache key's program: the flat IR and the passes that lower it further."""
+    read), and the cache key's program: `identity` (the build entry's key, which names the
+    source program, the options and the target) or else the flat IR, and the passes that
+    lower it further."""
 
     def lower_to_llvm() -> ModuleOp:
         from compiler.context import make_context
@@ -261,7 +265,8 @@ def _llvm_lowering(
         from compiler.pipeline import stage_passes
 
         passes = ",".join(map(str, stage_passes("llvm", fast_math=fast_math, fp_contract=fp_contract)))
-        return f"{lowered().flat_ir}\n// then: {passes}\n"
+        source = f"build {identity}" if identity is not None else lowered().flat_ir
+        return f"{source}\n// then: {passes}\n"
 
     return lower_to_llvm, program
 
@@ -308,9 +313,17 @@ class _Lowered:
 
     module: ModuleOp  # the flat module (lowered further to the llvm dialect in place)
     specs: list[ArgSpec]
-    loop_ir: str
-    flat_ir: str
     memory: MemorySummary | None
+    texts: Callable[[], tuple[str, str]]
+    """The loop IR and the flat IR, printed when first asked for (`_lower_to_flat`)."""
+
+    @property
+    def loop_ir(self) -> str:
+        return self.texts()[0]
+
+    @property
+    def flat_ir(self) -> str:
+        return self.texts()[1]
 
 
 def compile_module(
@@ -368,9 +381,12 @@ def compile_module(
         start = time.perf_counter()
         if any(isinstance(op, te.FuncOp) for op in module.ops):  # `build` leaves this to a miss
             verify_program(module, name)
-        lowered = _lower_to_flat(module, name, options)
+        source = module.clone()
+        lowered = _lower_to_flat(module, name, options, texts=_texts_of(source, name, options))
         stats.seconds["passes"] = time.perf_counter() - start
-        fn = Function(name, lowered, stats, cache=cache, fast_math=fast_math, fp_contract=fp_contract)
+        fn = Function(
+            name, lowered, stats, cache=cache, fast_math=fast_math, fp_contract=fp_contract, identity=key
+        )
     if key is not None:
         _store_build(key, fn)
     return fn
@@ -402,8 +418,18 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lower_to_flat(module: ModuleOp, name: str, options: _Options) -> _Lowered:
-    """Run the passes up to the flat loop IR on `module` (in place)."""
+def _texts_of(source: ModuleOp, name: str, options: _Options) -> Callable[[], tuple[str, str]]:
+    """The loop and flat IR of `source`, from a second lowering of a copy of it when first
+    asked for: printing them on every build cost a tenth of the passes' time, and few
+    builds read them."""
+    return functools.cache(lambda: _lower_to_flat(source.clone(), name, options).texts())
+
+
+def _lower_to_flat(
+    module: ModuleOp, name: str, options: _Options, texts: Callable[[], tuple[str, str]] | None = None
+) -> _Lowered:
+    """Run the passes up to the flat loop IR on `module` (in place). The IR texts are
+    `texts`, or printed along the way."""
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
     from compiler.dialects import loop
@@ -426,11 +452,22 @@ def _lower_to_flat(module: ModuleOp, name: str, options: _Options) -> _Lowered:
     if options.strided_args:
         declare_strided(func, options.strided_args)
     specs = specs_of(func)
-    loop_ir = str(module)
+    loop_ir = str(module) if texts is None else ""
     for p in stage_passes("flat", loop_partition=options.loop_partition):
         p.apply(ctx, module)
-    module.verify()
-    return _Lowered(module, specs, loop_ir, str(module), _memory_plan(module))
+    if verify_passes():
+        module.verify()
+    if texts is None:
+        printed = (loop_ir, str(module))
+        texts = lambda: printed  # noqa: E731
+    return _Lowered(module, specs, _memory_plan(module), texts)
+
+
+def verify_passes() -> bool:
+    """Whether builds verify the IR the passes made ($COMPILER_VERIFY=1: the test suite
+    does). A wrong op there is a compiler bug, not the user's: checking every build cost
+    a sixth of the passes' time."""
+    return os.environ.get("COMPILER_VERIFY", "0") not in ("", "0")
 
 
 # ---------------------------------------------------------------------------
@@ -518,7 +555,7 @@ def _load_build(
     start = time.perf_counter()
     # the passes, on a copy of the module as given, only when an IR text is read
     lowered = functools.cache(lambda: _lower_to_flat(module.clone(), name, options))
-    lower_to_llvm, program = _llvm_lowering(lowered, options.fast_math, options.fp_contract)
+    lower_to_llvm, program = _llvm_lowering(lowered, options.fast_math, options.fp_contract, key)
     jit = load_cached(entry.object_key, lower_to_llvm, program, toolchain=_toolchain, cache=cache)
     if jit is None:
         return None

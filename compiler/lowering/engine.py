@@ -85,7 +85,13 @@ class Toolchain(Protocol):
     def optimize(self, text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef: ...
 
     def compile_object(
-        self, module: LLVMModule, program: str, *, pic: bool = False, opt: int = 3, cache: bool | None = None
+        self,
+        module: LLVMModule,
+        program: str | Callable[[], str],
+        *,
+        pic: bool = False,
+        opt: int = 3,
+        cache: bool | None = None,
     ) -> tuple[bytes, dict[str, str] | None]: ...
 
 
@@ -163,7 +169,7 @@ class JitModule:
         cache too, unless `cache` or the module's own setting turn it off)."""
         cache = self.cache if cache is None else cache
         compile_object = self._toolchain().compile_object
-        obj, _ = compile_object(self.llvm_module, self.program, pic=True, opt=self.opt, cache=cache)
+        obj, _ = compile_object(self.llvm_module, lambda: self.program, pic=True, opt=self.opt, cache=cache)
         return obj
 
 

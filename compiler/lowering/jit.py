@@ -226,7 +226,7 @@ def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
 
 def compile_object(
     module: LLVMModule,
-    program: str,
+    program: str | Callable[[], str],
     *,
     pic: bool = False,
     opt: int = 3,
@@ -235,13 +235,15 @@ def compile_object(
     """The object code of a program: `program` is its text (the cache key's part that names
     it), `module` its llvm-dialect module or the function lowering it.
 
-    Looked up in the on-disk cache first (`object_cache`); on a miss the module is lowered,
+    Looked up in the on-disk cache first (`object_cache`; `program` is only computed then);
+    on a miss the module is lowered,
     converted to LLVM IR, optimized and compiled, and the object stored. Returns the object
     and, when LLVM ran, the IR before and after optimization (`llvm_ir`, `optimized_ir`).
     """
     store = ObjectCache() if cache_enabled(cache) else None
-    key = object_key(program, pic=pic, opt=opt)
+    key = ""
     if store is not None:
+        key = object_key(program if isinstance(program, str) else program(), pic=pic, opt=opt)
         obj = store.load(key)
         if obj is not None:
             return obj, None
@@ -256,13 +258,18 @@ def compile_object(
 
 
 def jit_compile(
-    module: LLVMModule, opt: int = 3, *, cache: bool | None = None, program: str | None = None
+    module: LLVMModule,
+    opt: int = 3,
+    *,
+    cache: bool | None = None,
+    program: str | Callable[[], str] | None = None,
 ) -> JitModule:
     """Compile a program into a loaded `JitModule`.
 
     `module` is the llvm-dialect module or a function that lowers the program to it;
     `program` names the program in the cache key: the text of an IR that determines the
-    llvm-dialect module (default: the llvm-dialect module's own text). `cache` overrides
+    llvm-dialect module, or a function computing it when the key is needed (default: the
+    llvm-dialect module's own text). `cache` overrides
     `$COMPILER_CACHE` (see `object_cache`).
     """
     if program is None:

@@ -62,6 +62,7 @@ from xdsl.passes import ModulePass
 from compiler.analysis.arg_binder import symbolic_variables
 from compiler.dialects import loop, packed
 from compiler.lowering.aliasing import annotate_alias_scopes
+from compiler.lowering.cleanup import drop_dead_arith, merge_common_subexpressions
 from compiler.lowering.control_flow import (
     add_returns,
     lower_asserts,
@@ -69,6 +70,7 @@ from compiler.lowering.control_flow import (
     lower_if,
     lower_structured_control_flow,
 )
+from compiler.lowering.dedup import merge_identical_outlined
 from compiler.lowering.extern_call import declare_externs, lower_call_extern
 from compiler.lowering.memory import (
     FunctionState,
@@ -119,9 +121,14 @@ class LowerToLLVMPass(ModulePass):
 def lower_module(
     ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False, fp_contract: bool = True
 ) -> None:
-    for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
+    parents = [op for op in module.ops if isinstance(op, loop.FuncOp)]
+    for f in parents:
         annotate_alias_scopes(f)  # before outlining: the groups are the parent's
+        drop_dead_arith(f)  # before outlining too: a dead op may be all that captures a value
     outline_parallel_loops(module)
+    for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
+        merge_common_subexpressions(f)
+    merge_identical_outlined(module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents])
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     abi = ModuleABI(
         {f.sym_name.data: symbolic_variables(f) for f in funcs},

@@ -23,4 +23,6 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 _CACHE = tempfile.mkdtemp(prefix="compiler-cache-tests-")
 os.environ["COMPILER_CACHE_DIR"] = _CACHE
 os.environ.pop("COMPILER_CACHE", None)
+# builds verify the IR every pass made (off by default: a compiler bug, not the user's)
+os.environ["COMPILER_VERIFY"] = "1"
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)

@@ -129,6 +129,40 @@ def test_parallel_body_keeps_alias_facts_and_vectors() -> None:
     assert "!noalias" in hot[0]
 
 
+@pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
+def test_layers_of_one_shape_share_one_outlined_body() -> None:
+    """Seed 000's chain, small: the two 3x3 convs' parallel bodies are one function
+    (compiled once), and each layer still reads and writes its own buffers."""
+    x = te.placeholder((1, 16, 12, 12), name="x")
+    w0 = te.placeholder((16, 16, 1, 1), name="w0")
+    w1 = te.placeholder((16, 16, 3, 3), name="w1")
+    w2 = te.placeholder((16, 16, 3, 3), name="w2")
+    y0 = ops.conv2d_nchw(x, w0, padding=0, name="y0")
+    y1 = ops.conv2d_nchw(y0, w1, padding=1, name="y1")
+    y2 = ops.conv2d_nchw(y1, w2, padding=1, name="y2")
+    f = compiler.build([x, w0, w1, w2, y2])
+    rng = np.random.default_rng(0)
+    a, k0, k1, k2 = (rng.standard_normal(t.shape).astype(np.float32) for t in (x, w0, w1, w2))
+    out = np.zeros((1, 16, 12, 12), np.float32)
+    f(a, k0, k1, k2, out)
+    y0_ref = np.einsum("nchw,oc->nohw", a.astype(np.float64), k0[:, :, 0, 0])
+    expected = _conv_same(_conv_same(y0_ref, k1), k2)
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5 * np.abs(expected).max())
+    forks = re.findall(r"addressof @(\w+_parallel\d+)", f.llvm_dialect_ir)
+    defined = re.findall(r"llvm\.func @(\w+_parallel\d+)\(", f.llvm_dialect_ir)
+    assert sorted(set(forks)) == sorted(defined)
+    assert len(forks) == 5  # a conv, then a pad and a conv per 3x3 layer
+    assert len(defined) < len(forks)
+
+
+def _conv_same(a: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """A stride-1 convolution with padding 1 (NCHW, OIHW), in float64."""
+    p = np.pad(a.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    h, w = a.shape[2:]
+    windows = np.stack([p[:, :, i : i + h, j : j + w] for i in range(3) for j in range(3)], -1)
+    return np.einsum("nchwk,ock->nohw", windows, k.reshape(k.shape[0], k.shape[1], 9).astype(np.float64))
+
+
 def test_arena_views_get_distinct_alias_scopes() -> None:
     """Two intermediates in one arena, disjoint: LLVM is told their accesses don't alias."""
     n = 64

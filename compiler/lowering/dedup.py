@@ -1,0 +1,111 @@
+"""lower-to-llvm, step 0 (dedup): outlined parallel bodies that are the same code are one.
+
+A network repeats layers of one shape (the seed 000 chain's two 3x3 convs and
+their pads, a ResNet stage's blocks): outlined, their parallel loops are the
+same function but for names, and each copy cost the Python lowering and LLVM
+as much as the first. `merge_identical_outlined` keeps the first of each set
+of equal bodies and points the other forks (`llvm.mlir.addressof`) at it, as
+TVM's compile engine reuses a lowered function for a structurally equal one.
+
+Equal means: the same ops in the same order with the same operands (numbered
+by definition, not named), types, properties and attributes, where the alias
+annotations of aliasing.py count by the *partition* of the accesses into
+groups: two accesses of a body are declared not to alias exactly when their
+groups differ (every other group the parent uses is in an access's noalias
+list), so bodies whose accesses split into groups alike get the same facts
+from either copy's metadata. Buffer names of local (per-thread) allocations
+are names only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import Rewriter
+
+from compiler.dialects import loop
+from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
+
+
+class _Structure:
+    """The structural key of one function: values and alias groups numbered as met."""
+
+    def __init__(self) -> None:
+        self.values: dict[SSAValue, int] = {}
+        self.groups: dict[Attribute, int] = {}
+        self.blocks: dict[Block, int] = {}
+        self.items: list[Hashable] = []
+
+    def block(self, block: Block) -> None:
+        self.blocks.setdefault(block, len(self.blocks))
+        for arg in block.args:
+            self.values[arg] = len(self.values)
+        self.items.append(("block", tuple(arg.type for arg in block.args)))
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op: Operation) -> None:
+        self.items.append(
+            (
+                op.name,
+                tuple(self.values[v] for v in op.operands),
+                tuple(r.type for r in op.results),
+                self._properties(op),
+                self._attributes(op),
+                tuple(self.blocks.setdefault(s, len(self.blocks)) for s in op.successors),
+                len(op.regions),
+            )
+        )
+        for result in op.results:
+            self.values[result] = len(self.values)
+        for region in op.regions:
+            self.items.append(("region", len(region.blocks)))
+            for block in region.blocks:
+                self.block(block)
+
+    def _properties(self, op: Operation) -> tuple[Hashable, ...]:
+        props = op.properties
+        if isinstance(op, loop.AllocOp) and op.is_local:  # an alloca: its name is a name
+            props = {k: v for k, v in props.items() if k != "buffer_name"}
+        return tuple(sorted(props.items()))
+
+    def _attributes(self, op: Operation) -> tuple[Hashable, ...]:
+        found: list[Hashable] = []
+        for name, value in sorted(op.attributes.items()):
+            if name == ALIAS_SCOPES:
+                found.append((name, self.groups.setdefault(value, len(self.groups))))
+            elif name == NOALIAS_SCOPES:
+                found.append((name,))  # derived from the groups (module docstring)
+            else:
+                found.append((name, value))
+        return tuple(found)
+
+
+def structural_key(func: loop.FuncOp) -> tuple[Hashable, ...]:
+    """What two functions share exactly when either can stand for the other."""
+    structure = _Structure()
+    structure.items.append(func.function_type)
+    structure.block(func.body.block)
+    return tuple(structure.items)
+
+
+def merge_identical_outlined(module: ModuleOp, outlined: list[loop.FuncOp]) -> None:
+    """Erase each function of `outlined` equal to an earlier one; the forks that named it
+    name the earlier one."""
+    first: dict[tuple[Hashable, ...], str] = {}
+    renamed: dict[str, str] = {}
+    for func in outlined:
+        name = func.sym_name.data
+        kept = first.setdefault(structural_key(func), name)
+        if kept != name:
+            renamed[name] = kept
+            Rewriter.erase_op(func)
+    if not renamed:
+        return
+    for op in list(module.walk()):
+        if isinstance(op, llvm.AddressOfOp) and op.global_name.root_reference.data in renamed:
+            new = llvm.AddressOfOp(renamed[op.global_name.root_reference.data], op.result.type)
+            Rewriter.replace_op(op, new)
