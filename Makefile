@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) bench/run.py $(BENCH_ARGS)
 	$(PY) bench/memory.py
 	$(PY) bench/networks.py $(NETWORKS_ARGS)
+	$(PY) bench/compile_time.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check compiler tools bench test

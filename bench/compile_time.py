@@ -8,13 +8,16 @@ and Apache TVM's compile time for the same programs, in the same run.
 * in-process: `compiler.build` of each workload, `COMPILER_CACHE=0` (cold: every pass
   and LLVM run) and with a filled cache (warm: the build entry gives the object and the
   function's metadata, no pass runs), medians of `--repeats` builds after one untimed build;
+  and cold without the auto-scheduler (`auto_schedule=False`: TVM's default schedule, the
+  program TVM compiles below);
 * a second process: `python -c "build it"` end to end (interpreter, imports, build),
   first with an empty cache, then again with the cache the first one filled;
 * `import compiler`, `compiler.build` (xDSL, llvmlite, NumPy), `compiler.load_module`
   (ctypes and NumPy only) and `compiler-opt --help`, each in a fresh interpreter;
 * TVM 0.27 if `import tvm` works (it runs in a subprocess: two copies of LLVM in one
   process are asking for trouble): `tvm.compile(te.create_prim_func(args), target="llvm")`
-  and the first `ex["main"]`, where TVM generates machine code (lazily).
+  and the first `ex["main"]`, where TVM generates machine code (lazily); and the same for
+  the host CPU (`{"kind": "llvm", "mcpu": <host>}`), which ours always compiles for.
 
 The cache used here is a temporary folder, never ~/.cache. Timings are not tests:
 quote medians and ratios measured in one run.
@@ -110,6 +113,14 @@ def in_process(repeats: int) -> dict[str, dict[str, float]]:
             row[mode] = median(totals)
             row[f"{mode} passes"] = median(passes)
             row[f"{mode} llvm"] = median(llvm)
+        os.environ["COMPILER_CACHE"] = "0"
+        compiler.build(args, name="f", auto_schedule=False)
+        same = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            compiler.build(args, name="f", auto_schedule=False)
+            same.append(time.perf_counter() - start)
+        row["cold unscheduled"] = median(same)
         results[label] = row
     return results
 
@@ -173,8 +184,9 @@ def start_up(repeats: int) -> dict[str, float]:
 # ---------------------------------------------------------------------------
 
 
-def tvm_worker(repeats: int) -> None:
-    """Prints {"version", "import", workload: {"compile", "codegen"}} as JSON."""
+def tvm_worker(repeats: int, cpu: str) -> None:
+    """Prints {"version", "import", workload: {"compile", "codegen", "host"}} as JSON
+    ("host": compile + codegen for the CPU `cpu`)."""
     start = time.perf_counter()
     try:
         import tvm
@@ -193,8 +205,9 @@ def tvm_worker(repeats: int) -> None:
         return [a, b, c]
 
     out: dict[str, Any] = {"version": tvm.__version__, "import": import_s}
+    host = {"kind": "llvm", "mcpu": cpu}
     for label, make in zip(WORKLOADS, (seed000, matmul, resnet_block, seed001_nchw), strict=True):
-        compile_s, codegen_s = [], []
+        compile_s, codegen_s, host_s = [], [], []
         for k in range(repeats + 1):
             args = make()
             t0 = time.perf_counter()
@@ -202,16 +215,19 @@ def tvm_worker(repeats: int) -> None:
             t1 = time.perf_counter()
             ex["main"]  # TVM generates machine code when the function is first looked up
             t2 = time.perf_counter()
+            tvm.compile(te.create_prim_func(make()), target=host)["main"]
+            t3 = time.perf_counter()
             if k:  # the first is a warm-up
                 compile_s.append(t1 - t0)
                 codegen_s.append(t2 - t1)
-        out[label] = {"compile": median(compile_s), "codegen": median(codegen_s)}
+                host_s.append(t3 - t2)
+        out[label] = {"compile": median(compile_s), "codegen": median(codegen_s), "host": median(host_s)}
     print(json.dumps(out))
 
 
-def tvm_results(repeats: int) -> dict[str, Any]:
+def tvm_results(repeats: int, cpu: str) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, __file__, "--tvm-worker", "--repeats", str(repeats)],
+        [sys.executable, __file__, "--tvm-worker", "--repeats", str(repeats), "--cpu", cpu],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -231,22 +247,23 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-tvm", action="store_true", help="skip Apache TVM")
     parser.add_argument("--tvm-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cpu", default="generic", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.tvm_worker:
-        tvm_worker(options.repeats)
+        tvm_worker(options.repeats, options.cpu)
         return
 
     with tempfile.TemporaryDirectory(prefix="compile-time-cache-") as cache:
         os.environ["COMPILER_CACHE_DIR"] = cache  # never the user's ~/.cache
         ours = in_process(options.repeats)
         processes = second_process(max(2, options.repeats // 2))
-    tvm = {"error": "skipped (--no-tvm)"} if options.no_tvm else tvm_results(options.repeats)
-    startup = start_up(options.repeats)
-
     import compiler
     from compiler.lowering.jit import target_description
 
     target = target_description()
+    tvm = {"error": "skipped (--no-tvm)"} if options.no_tvm else tvm_results(options.repeats, target["cpu"])
+    startup = start_up(options.repeats)
+
     print(f"compile time, seconds, medians of {options.repeats} "
           f"(compiler {compiler.__version__}, LLVM {target['llvm']}, CPU {target['cpu']}, "
           f"{os.cpu_count()} cores)\n")  # fmt: skip
@@ -272,6 +289,16 @@ def main() -> None:
         print(f"TVM: {tvm['error']}")
     else:
         print(f"TVM: target=\"llvm\" (generic CPU; ours compiles for the host CPU); import tvm {tvm['import']:.2f} s")
+        print(f"\nthe same program and schedule (TVM's default; ours auto_schedule=False), cold, "
+              f"for the host CPU ({target['cpu']}) and TVM's generic one")  # fmt: skip
+        print(f"{'workload':<16} {'ours':>7} {'TVM host':>9} {'TVM generic':>12} {'ours/TVM host':>14}")
+        for label, row in ours.items():
+            t = tvm[label]
+            generic = t["compile"] + t["codegen"]
+            print(
+                f"{label:<16} {row['cold unscheduled']:7.3f} {t['host']:9.3f} {generic:12.3f} "
+                f"{row['cold unscheduled'] / t['host']:13.1f}x"
+            )
 
     print("\na second process: python -c 'import compiler; build(...)', end to end")
     print(f"{'workload':<16} {'empty cache':>12} {'warm cache':>11}")
