@@ -84,6 +84,8 @@ class Toolchain(Protocol):
 
     def optimize(self, text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef: ...
 
+    def optimize_module(self, module: ModuleOp, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef: ...
+
     def compile_object(
         self,
         module: LLVMModule,
@@ -150,7 +152,7 @@ class JitModule:
     def optimized_ir(self) -> str:
         if self._optimized_ir is None:
             tm = target_machine(self.opt)
-            self._optimized_ir = str(self._toolchain().optimize(self.llvm_ir, tm, self.opt))
+            self._optimized_ir = str(self._toolchain().optimize_module(self.llvm_module(), tm, self.opt))
         return self._optimized_ir
 
     def address(self, name: str) -> int:

@@ -1,5 +1,15 @@
 """llvm-dialect module -> llvmlite -> O3 with both vectorizers -> object code -> MCJIT engine.
 
+Each function is optimized in an LLVM module of its own (`function_text`: the
+function and declarations of what it uses), on a thread of its own
+(`FunctionPipeline`) while Python lowers the next function: llvmlite's calls
+release the GIL (they only hold llvmlite's own lock), so LLVM's middle end runs
+on a second core behind the Python lowering. The optimized modules are then
+linked into one and compiled to one object. What this gives up is inlining
+across functions, which never mattered here: the packed function calls its
+compute function once, and outlined parallel bodies are called through
+pointers by libgomp.
+
 This file and `engine.py` (target machines, loading objects: llvmlite's bindings
 only, what a cached build needs) are the only ones that import llvmlite (with
 `export.py`, which links shared libraries). LLVM emits an object file (`compile_object`), which goes
@@ -10,8 +20,10 @@ engine of its own (`load_object`), kept alive by the returned `JitModule`.
 
 from __future__ import annotations
 
+import queue
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -19,11 +31,15 @@ import xdsl.backend.llvm.convert_op as _convert_op
 from llvmlite import ir
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.dialects import func
 from xdsl.dialects import llvm as L
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, ModuleOp, StringAttr, i64
+from xdsl.ir import Attribute, Operation
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.hints import isa
 
 from compiler.dialects import loop
+from compiler.errors import IRError
 from compiler.lowering.engine import (  # re-exported: the JIT's API lives in one place
     JitModule,
     LLVMModule,
@@ -37,6 +53,7 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
 )
 from compiler.lowering.memory import WORKSPACE_ACQUIRE, WORKSPACE_RELEASE
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
+from compiler.lowering.to_llvm import lowered_functions
 
 __all__ = [
     "JitModule",
@@ -44,11 +61,13 @@ __all__ = [
     "Toolchain",
     "cache_once",
     "compile_object",
+    "function_text",
     "jit_compile",
     "load_cached",
     "load_object",
     "object_key",
     "optimize",
+    "optimize_module",
     "target_description",
     "target_machine",
     "to_llvm_ir",
@@ -224,6 +243,134 @@ def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
     return mod
 
 
+def function_texts(module: ModuleOp) -> Iterator[str]:
+    """The LLVM IR of every function of an llvm-dialect module, a module each."""
+    for op in list(module.ops):
+        if isinstance(op, L.FuncOp) and op.body.blocks:
+            yield function_text(module, op)
+
+
+def function_text(module: ModuleOp, function: L.FuncOp) -> str:
+    """The LLVM IR of one function of `module`, in a module with declarations of the
+    functions it calls or takes the address of and the globals it reads (those of
+    `module`, or made from the call for runtime functions declared later). The other
+    functions may still be lowering (`FunctionPipeline`)."""
+    single = ModuleOp([_declaration(module, function, name) for name in sorted(_symbols_used(function))])
+    anchor = function.next_op
+    function.detach()
+    single.body.block.add_op(function)
+    try:
+        return to_llvm_ir(single)
+    finally:
+        function.detach()
+        where = InsertPoint.before(anchor) if anchor is not None else InsertPoint.at_end(module.body.block)
+        Rewriter.insert_op(function, where)
+
+
+def _symbols_used(function: L.FuncOp) -> dict[str, Operation]:
+    """The symbols `function` names, each with the (first) op naming it."""
+    used: dict[str, Operation] = {}
+    for op in function.walk():
+        if isinstance(op, L.CallOp) and op.callee is not None:
+            used.setdefault(op.callee.root_reference.data, op)
+        elif isinstance(op, L.AddressOfOp):
+            used.setdefault(op.global_name.root_reference.data, op)
+    return used
+
+
+def _declaration(module: ModuleOp, function: L.FuncOp, name: str) -> Operation:
+    """A declaration of the symbol `name` that `function` uses (a copy of a global)."""
+    found = next((op for op in module.ops if getattr(op, "sym_name", None) == StringAttr(name)), None)
+    if isinstance(found, L.GlobalOp):
+        return found.clone()
+    if isinstance(found, L.FuncOp):
+        return L.FuncOp(name, found.function_type, linkage=L.LinkageAttr("external"))
+    if isinstance(found, func.FuncOp):  # not lowered yet: its signature is final
+        ins = [_i64_for_index(t) for t in found.function_type.inputs.data]
+        outs = found.function_type.outputs.data
+        return L.FuncOp(name, L.LLVMFunctionType(ins, outs[0] if outs else None), linkage=L.LinkageAttr("external"))
+    user = _symbols_used(function)[name]
+    if not isinstance(user, L.CallOp):
+        raise IRError(f"@{function.sym_name.data} takes the address of @{name}, which the module does not define")
+    result = user.returned.type if user.returned is not None else None
+    ftype = L.LLVMFunctionType(list(user.args.types), result)
+    return L.FuncOp(name, ftype, linkage=L.LinkageAttr("external"))
+
+
+def _i64_for_index(t: Attribute) -> Attribute:
+    return i64 if isinstance(t, IndexType) else t
+
+
+class FunctionPipeline:
+    """Optimizes the LLVM modules of single functions (`submit`) on a thread of its own,
+    then links them into one (`finish`)."""
+
+    def __init__(self, tm: llvm.TargetMachine, opt: int):
+        self._tm, self._opt = tm, opt
+        self._texts: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._optimized: list[llvm.ModuleRef] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="llvm-optimize", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (text := self._texts.get()) is not None:
+            if self._error is None:
+                try:
+                    self._optimized.append(optimize(text, self._tm, self._opt))
+                except BaseException as err:  # raised again by `finish`, in the caller's thread
+                    self._error = err
+
+    def submit(self, text: str) -> None:
+        self._texts.put(text)
+
+    def abandon(self) -> None:
+        """Stop the thread (what it optimized is dropped): the lowering failed."""
+        self._texts.put(None)
+        self._thread.join()
+
+    def finish(self) -> llvm.ModuleRef:
+        """The optimized modules linked into one (waits for the thread)."""
+        self.abandon()
+        if self._error is not None:
+            raise self._error
+        if not self._optimized:
+            return optimize("", self._tm, self._opt)
+        linked, *others = self._optimized
+        for other in others:
+            linked.link_in(other)
+        return linked
+
+
+def optimize_module(module: ModuleOp, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
+    """An llvm-dialect module optimized the way `compile_object` does: function by function."""
+    pipeline = FunctionPipeline(tm, opt)
+    try:
+        for text in function_texts(module):
+            pipeline.submit(text)
+    except BaseException:
+        pipeline.abandon()
+        raise
+    return pipeline.finish()
+
+
+def _lower_while_optimizing(lower: Callable[[], ModuleOp], pipeline: FunctionPipeline) -> ModuleOp:
+    """Run the lowering, handing each function to `pipeline` as soon as it is lowered (a
+    lowering run before, or one that reports no function, is handed over after)."""
+    sent: set[str] = set()
+
+    def send(module: ModuleOp, function: L.FuncOp) -> None:
+        sent.add(function.sym_name.data)
+        pipeline.submit(function_text(module, function))
+
+    with lowered_functions(send):
+        module = lower()
+    for op in list(module.ops):
+        if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in sent:
+            pipeline.submit(function_text(module, op))
+    return module
+
+
 def compile_object(
     module: LLVMModule,
     program: str | Callable[[], str],
@@ -236,9 +383,11 @@ def compile_object(
     it), `module` its llvm-dialect module or the function lowering it.
 
     Looked up in the on-disk cache first (`object_cache`; `program` is only computed then);
-    on a miss the module is lowered,
+    on a miss the module is lowered (each function optimized as soon as it is: module
+    docstring),
     converted to LLVM IR, optimized and compiled, and the object stored. Returns the object
-    and, when LLVM ran, the IR before and after optimization (`llvm_ir`, `optimized_ir`).
+    and, when LLVM ran, the IR after optimization (`optimized_ir`; `JitModule` prints the
+    IR before when asked).
     """
     store = ObjectCache() if cache_enabled(cache) else None
     key = ""
@@ -248,9 +397,17 @@ def compile_object(
         if obj is not None:
             return obj, None
     tm = target_machine(opt, pic=pic)
-    text = to_llvm_ir(module if isinstance(module, ModuleOp) else module())
-    mod = optimize(text, tm, opt)
-    ir = {"llvm_ir": text, "optimized_ir": str(mod)}  # before code generation changes `mod`
+    if isinstance(module, ModuleOp):
+        mod = optimize_module(module, tm, opt)
+    else:
+        pipeline = FunctionPipeline(tm, opt)
+        try:
+            _lower_while_optimizing(module, pipeline)
+        except BaseException:
+            pipeline.abandon()
+            raise
+        mod = pipeline.finish()
+    ir = {"optimized_ir": str(mod)}  # before code generation changes `mod`
     obj = tm.emit_object(mod)
     if store is not None:
         store.store(key, obj)

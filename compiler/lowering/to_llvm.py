@@ -53,9 +53,13 @@ reduction axis an outer loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
@@ -93,7 +97,21 @@ from compiler.lowering.scalar import lower_scalar_ops
 from compiler.lowering.vectorize import vectorize_loops
 from compiler.runtime.host import host_vector_bits
 
-__all__ = ["LowerToLLVMPass", "assert_table", "lower_module"]
+__all__ = ["LowerToLLVMPass", "assert_table", "lower_module", "lowered_functions"]
+
+FunctionListener = Callable[[ModuleOp, llvm.FuncOp], None]
+_listener: ContextVar[FunctionListener | None] = ContextVar("lowered_functions", default=None)
+
+
+@contextmanager
+def lowered_functions(listener: FunctionListener) -> Iterator[None]:
+    """Within: `lower_module` calls `listener(module, function)` with each function it has
+    lowered completely (the JIT optimizes it while the next one lowers: jit.py)."""
+    token = _listener.set(listener)
+    try:
+        yield
+    finally:
+        _listener.reset(token)
 
 
 @dataclass(frozen=True)
@@ -149,6 +167,10 @@ def lower_module(
     lower_scalar_ops(module, fast_math=fast_math, fp_contract=fp_contract)
     declare_externs(module)
     declare_runtime(module)
+    listener = _listener.get()
+    if listener is not None:
+        for lowered in [op for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks]:
+            listener(module, lowered)
 
 
 def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
