@@ -35,27 +35,35 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
+from compiler.lowering.aliasing import walk_ops
 from compiler.lowering.memory import WORKSPACE_RELEASE, FunctionState, index_const, workspace_slot
 from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
 
 
 def lower_for(op: loop.ForOp) -> None:
+    """`scf.for %i = min to min + extent` (to `extent` when min is the constant 0), the
+    body block moved over whole (its argument, the induction variable, is `index` in both)."""
     step = index_const(op.step.value.data)
-    upper = arith.AddiOp(op.min, op.extent)
-    body = Block(arg_types=[IndexType()])
+    head: list[Operation] = [step]
+    if _is_zero(op.min):
+        upper = op.extent
+    else:
+        add = arith.AddiOp(op.min, op.extent)
+        head.append(add)
+        upper = add.result
+    body = op.body.detach_block(op.body.block)
+    body.add_op(scf.YieldOp())
     new = scf.ForOp(op.min, upper, step, [], Region(body))
     new.attributes |= op.attributes
     if op.loop_kind != loop.LoopKind.SERIAL:
         new.attributes["loop.kind"] = op.kind
-    Rewriter.insert_op([step, upper], InsertPoint.before(op))
-    old_body = op.body.block
-    old_body.args[0].replace_all_uses_with(body.args[0])
-    body.args[0].name_hint = old_body.args[0].name_hint
-    for inner in list(old_body.ops):
-        inner.detach()
-        body.add_op(inner)
-    body.add_op(scf.YieldOp())
+    Rewriter.insert_op(head, InsertPoint.before(op))
     Rewriter.replace_op(op, new)
+
+
+def _is_zero(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data == 0
 
 
 class _ForLoweringKeepingUnroll(ForLowering):
@@ -81,18 +89,15 @@ def lower_structured_control_flow(module: ModuleOp) -> None:
     applied once to each op (outer ones first: an inner op moves with its parent's blocks
     and stays valid); the greedy pattern walker spent more time re-visiting every other op."""
     for_lowering, if_lowering = _ForLoweringKeepingUnroll(), IfLowering()
-    for op in [op for op in module.walk() if isinstance(op, scf.ForOp | scf.IfOp)]:
+    for op in [op for op in walk_ops(module) if isinstance(op, scf.ForOp | scf.IfOp)]:
         pattern = for_lowering if isinstance(op, scf.ForOp) else if_lowering
         pattern.match_and_rewrite(op, PatternRewriter(op))
 
 
 def lower_if(op: loop.IfOp) -> None:
     def move(region: Region | None) -> Region:
-        block = Block()
-        if region is not None and region.blocks:
-            for inner in list(region.block.ops):
-                inner.detach()
-                block.add_op(inner)
+        """The region's block, moved over whole, ended by a yield."""
+        block = region.detach_block(region.block) if region is not None and region.blocks else Block()
         block.add_op(scf.YieldOp())
         return Region(block)
 
@@ -119,7 +124,7 @@ def _free_and_return(state: FunctionState, code: int) -> list[Operation]:
 
 
 def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
-    asserts = [op for op in state.func.walk() if isinstance(op, loop.AssertOp)]
+    asserts = [op for op in walk_ops(state.func) if isinstance(op, loop.AssertOp)]
     report: Block | None = None
     code = 1
     for op in asserts:

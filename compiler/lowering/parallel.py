@@ -49,6 +49,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.dialects import loop
+from compiler.lowering.aliasing import walk_ops
 from compiler.runtime.host import openmp_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
 
@@ -62,7 +63,7 @@ RUNTIME = {
 
 def _outermost_parallel_loops(func: loop.FuncOp) -> list[loop.ForOp]:
     found: list[loop.ForOp] = []
-    for op in func.walk():
+    for op in walk_ops(func):
         if isinstance(op, loop.ForOp) and op.loop_kind == loop.LoopKind.PARALLEL:
             parent = op.parent_op()
             nested = False
@@ -77,29 +78,30 @@ def _outermost_parallel_loops(func: loop.FuncOp) -> list[loop.ForOp]:
 def _owns_shared_buffer(for_op: loop.ForOp) -> bool:
     return any(
         isinstance(op, loop.ViewOp) or (isinstance(op, loop.AllocOp) and not op.is_local)
-        for op in for_op.body.walk()
+        for op in walk_ops(for_op.body)
     )
 
 
 def _has_checks(for_op: loop.ForOp) -> bool:
     """Checks (bound checks) return from the function when they fail, which an outlined
     body cannot do: such a loop runs serially."""
-    return any(isinstance(op, loop.AssertOp) for op in for_op.body.walk())
+    return any(isinstance(op, loop.AssertOp) for op in walk_ops(for_op.body))
 
 
 def _captured(for_op: loop.ForOp) -> list[SSAValue]:
     """Values the loop uses but does not define (its bounds included)."""
-    inside = {id(op) for op in for_op.walk()}
-    found: list[SSAValue] = []
-    for op in for_op.walk():
+    ops = walk_ops(for_op)
+    inside = {id(op) for op in ops}
+    found: dict[SSAValue, None] = {}  # a set that keeps the order of first use
+    for op in ops:
         for value in op.operands:
             owner = value.owner
             defined_inside = (
                 id(owner.parent_op()) in inside if isinstance(owner, Block) else id(owner) in inside
             )
-            if not defined_inside and value not in found:
-                found.append(value)
-    return found
+            if not defined_inside:
+                found[value] = None
+    return list(found)
 
 
 def _slot_type(value: SSAValue) -> Attribute:
@@ -194,7 +196,7 @@ def outline_parallel_loops(module: ModuleOp) -> None:
             module.body.block.add_op(outlined)
     used = {
         op.callee.root_reference.data
-        for op in module.walk()
+        for op in walk_ops(module)
         if isinstance(op, llvm.CallOp) and op.callee is not None  # not an indirect call
     }
     for name, ftype in RUNTIME.items():

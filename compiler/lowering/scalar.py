@@ -42,6 +42,7 @@ from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from compiler.diagnostics import PassError
+from compiler.lowering.aliasing import walk_ops
 
 NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
 
@@ -73,7 +74,7 @@ class _FunctionLowering:
     def run(self) -> None:
         for region in self.f.regions:
             _retype_block_args(region)
-        for op in list(self.f.body.walk()):
+        for op in walk_ops(self.f.body):
             self.visit(op)
         for value in self.constants.values():  # a constant whose only uses were folded away
             if value.first_use is None:
