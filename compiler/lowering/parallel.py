@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.dialects import loop
@@ -144,12 +144,13 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
         mapping[value] = reload.results[0]
     lo, extent = mapping[for_op.min], mapping[for_op.extent]
     chunk_lo, chunk_extent = _chunk(body, lo, extent, for_op.step.value.data)
-    inner = loop.ForOp(chunk_lo, chunk_extent, step=for_op.step.value.data)
-    inner.induction_var.name_hint = for_op.induction_var.name_hint
+    # the loop body moves over whole (cheaper than a clone), reading the reloaded values
+    loop_body = for_op.body.detach_block(for_op.body.block)
+    inner = loop.ForOp(chunk_lo, chunk_extent, Region(loop_body), step=for_op.step.value.data)
     body.add_op(inner)
-    mapping[for_op.induction_var] = inner.induction_var
-    for op in for_op.body.block.ops:
-        inner.body.block.add_op(op.clone(mapping))
+    for op in walk_ops(inner.body):
+        if any(v in mapping for v in op.operands):
+            op.operands = [mapping.get(v, v) for v in op.operands]
     Rewriter.erase_op(for_op)
     return outlined
 
@@ -172,13 +173,16 @@ def _chunk(body: Block, lo: SSAValue, extent: SSAValue, step: int) -> tuple[SSAV
     def ceildiv(a: SSAValue, b: SSAValue) -> SSAValue:  # a >= 0, b >= 1
         return add(arith.FloorDivSIOp(add(arith.SubiOp(add(arith.AddiOp(a, b)), index(1))), b))
 
-    count = ceildiv(extent, index(step))  # iterations
+    def times_step(a: SSAValue) -> SSAValue:
+        return a if step == 1 else add(arith.MuliOp(a, index(step)))
+
+    count = extent if step == 1 else ceildiv(extent, index(step))  # iterations
     per_thread = ceildiv(count, nt)
     first = add(arith.MuliOp(tid, per_thread))
     last = add(arith.MinSIOp(count, add(arith.AddiOp(first, per_thread))))
     mine = add(arith.MaxSIOp(zero, add(arith.SubiOp(last, first))))
-    chunk_lo = add(arith.AddiOp(lo, add(arith.MuliOp(first, index(step)))))
-    chunk_extent = add(arith.MuliOp(mine, index(step)))
+    chunk_lo = add(arith.AddiOp(lo, times_step(first)))
+    chunk_extent = times_step(mine)
     for op in ops:
         body.add_op(op)
     return chunk_lo, chunk_extent
