@@ -36,7 +36,13 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
 from compiler.lowering.aliasing import walk_ops
-from compiler.lowering.memory import WORKSPACE_RELEASE, FunctionState, index_const, workspace_slot
+from compiler.lowering.memory import (
+    WORKSPACE_RELEASE,
+    FunctionState,
+    index_const,
+    int_const,
+    workspace_slot,
+)
 from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
 
 
@@ -119,7 +125,7 @@ def _frees(state: FunctionState) -> list[Operation]:
 
 def _free_and_return(state: FunctionState, code: int) -> list[Operation]:
     frees = _frees(state)
-    const = arith.ConstantOp(IntegerAttr(code, i32))
+    const = int_const(code, i32)
     return [*frees, const, func.ReturnOp(const)]
 
 
@@ -158,11 +164,11 @@ def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
 
 def _report_args(op: loop.AssertOp, code: int, block: Block) -> list[SSAValue]:
     """The code and the values (as i64, zeros after the last), appended to `block`."""
-    const = arith.ConstantOp(IntegerAttr(code, i32))
+    const = int_const(code, i32)
     block.add_op(const)
     values = [_as_i64_value(v, block) for v in op.values]
     if len(values) < loop.MAX_ASSERT_VALUES:
-        zero = arith.ConstantOp(IntegerAttr(0, i64))
+        zero = int_const(0, i64)
         block.add_op(zero)
         values += [zero.result] * (loop.MAX_ASSERT_VALUES - len(values))
     return [const.result, *values]
@@ -197,9 +203,9 @@ def _report_block(state: FunctionState) -> Block:
 def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
     t = value.type
     if isinstance(t, IndexType):
-        op: Operation = arith.IndexCastOp(value, i64)
+        op: Operation = arith.IndexCastOp.create(operands=[value], result_types=[i64])
     elif isinstance(t, IntegerType) and t.width.data < 64:
-        op = arith.ExtSIOp(value, i64)
+        op = arith.ExtSIOp.create(operands=[value], result_types=[i64])
     else:
         return value
     block.add_op(op)
@@ -208,6 +214,6 @@ def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
 
 def _forward_failure(state: FunctionState, rc: SSAValue, offset: int) -> list[Operation]:
     frees = _frees(state)
-    const = arith.ConstantOp(IntegerAttr(offset, i32))
+    const = int_const(offset, i32)
     code = arith.AddiOp(rc, const)
     return [*frees, const, code, func.ReturnOp(code)]

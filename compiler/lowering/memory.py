@@ -250,7 +250,13 @@ def workspace_slot(pointer: SSAValue) -> SSAValue:
 
 
 def index_const(value: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+    return int_const(value, IndexType())
+
+
+def int_const(value: int, t: IntegerType | IndexType) -> arith.ConstantOp:
+    """`arith.constant value : t`, as its constructor builds it, without IRDL's argument
+    building (the lowering makes a few of these per loop and check)."""
+    return arith.ConstantOp.create(properties={"value": IntegerAttr(value, t)}, result_types=[t])
 
 
 def declare_runtime(module: ModuleOp) -> None:
