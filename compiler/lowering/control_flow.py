@@ -35,27 +35,41 @@ from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
-from compiler.lowering.memory import WORKSPACE_RELEASE, FunctionState, index_const, workspace_slot
+from compiler.lowering.aliasing import walk_ops
+from compiler.lowering.memory import (
+    WORKSPACE_RELEASE,
+    FunctionState,
+    index_const,
+    int_const,
+    workspace_slot,
+)
 from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
 
 
 def lower_for(op: loop.ForOp) -> None:
+    """`scf.for %i = min to min + extent` (to `extent` when min is the constant 0), the
+    body block moved over whole (its argument, the induction variable, is `index` in both)."""
     step = index_const(op.step.value.data)
-    upper = arith.AddiOp(op.min, op.extent)
-    body = Block(arg_types=[IndexType()])
+    head: list[Operation] = [step]
+    if _is_zero(op.min):
+        upper = op.extent
+    else:
+        add = arith.AddiOp(op.min, op.extent)
+        head.append(add)
+        upper = add.result
+    body = op.body.detach_block(op.body.block)
+    body.add_op(scf.YieldOp())
     new = scf.ForOp(op.min, upper, step, [], Region(body))
     new.attributes |= op.attributes
     if op.loop_kind != loop.LoopKind.SERIAL:
         new.attributes["loop.kind"] = op.kind
-    Rewriter.insert_op([step, upper], InsertPoint.before(op))
-    old_body = op.body.block
-    old_body.args[0].replace_all_uses_with(body.args[0])
-    body.args[0].name_hint = old_body.args[0].name_hint
-    for inner in list(old_body.ops):
-        inner.detach()
-        body.add_op(inner)
-    body.add_op(scf.YieldOp())
+    Rewriter.insert_op(head, InsertPoint.before(op))
     Rewriter.replace_op(op, new)
+
+
+def _is_zero(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data == 0
 
 
 class _ForLoweringKeepingUnroll(ForLowering):
@@ -81,18 +95,15 @@ def lower_structured_control_flow(module: ModuleOp) -> None:
     applied once to each op (outer ones first: an inner op moves with its parent's blocks
     and stays valid); the greedy pattern walker spent more time re-visiting every other op."""
     for_lowering, if_lowering = _ForLoweringKeepingUnroll(), IfLowering()
-    for op in [op for op in module.walk() if isinstance(op, scf.ForOp | scf.IfOp)]:
+    for op in [op for op in walk_ops(module) if isinstance(op, scf.ForOp | scf.IfOp)]:
         pattern = for_lowering if isinstance(op, scf.ForOp) else if_lowering
         pattern.match_and_rewrite(op, PatternRewriter(op))
 
 
 def lower_if(op: loop.IfOp) -> None:
     def move(region: Region | None) -> Region:
-        block = Block()
-        if region is not None and region.blocks:
-            for inner in list(region.block.ops):
-                inner.detach()
-                block.add_op(inner)
+        """The region's block, moved over whole, ended by a yield."""
+        block = region.detach_block(region.block) if region is not None and region.blocks else Block()
         block.add_op(scf.YieldOp())
         return Region(block)
 
@@ -114,12 +125,12 @@ def _frees(state: FunctionState) -> list[Operation]:
 
 def _free_and_return(state: FunctionState, code: int) -> list[Operation]:
     frees = _frees(state)
-    const = arith.ConstantOp(IntegerAttr(code, i32))
+    const = int_const(code, i32)
     return [*frees, const, func.ReturnOp(const)]
 
 
 def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
-    asserts = [op for op in state.func.walk() if isinstance(op, loop.AssertOp)]
+    asserts = [op for op in walk_ops(state.func) if isinstance(op, loop.AssertOp)]
     report: Block | None = None
     code = 1
     for op in asserts:
@@ -153,11 +164,11 @@ def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
 
 def _report_args(op: loop.AssertOp, code: int, block: Block) -> list[SSAValue]:
     """The code and the values (as i64, zeros after the last), appended to `block`."""
-    const = arith.ConstantOp(IntegerAttr(code, i32))
+    const = int_const(code, i32)
     block.add_op(const)
     values = [_as_i64_value(v, block) for v in op.values]
     if len(values) < loop.MAX_ASSERT_VALUES:
-        zero = arith.ConstantOp(IntegerAttr(0, i64))
+        zero = int_const(0, i64)
         block.add_op(zero)
         values += [zero.result] * (loop.MAX_ASSERT_VALUES - len(values))
     return [const.result, *values]
@@ -192,9 +203,9 @@ def _report_block(state: FunctionState) -> Block:
 def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
     t = value.type
     if isinstance(t, IndexType):
-        op: Operation = arith.IndexCastOp(value, i64)
+        op: Operation = arith.IndexCastOp.create(operands=[value], result_types=[i64])
     elif isinstance(t, IntegerType) and t.width.data < 64:
-        op = arith.ExtSIOp(value, i64)
+        op = arith.ExtSIOp.create(operands=[value], result_types=[i64])
     else:
         return value
     block.add_op(op)
@@ -203,6 +214,6 @@ def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
 
 def _forward_failure(state: FunctionState, rc: SSAValue, offset: int) -> list[Operation]:
     frees = _frees(state)
-    const = arith.ConstantOp(IntegerAttr(offset, i32))
+    const = int_const(offset, i32)
     code = arith.AddiOp(rc, const)
     return [*frees, const, code, func.ReturnOp(code)]

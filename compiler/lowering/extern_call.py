@@ -17,6 +17,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
+from compiler.lowering.aliasing import walk_ops
 
 EXTERN_CALL_ATTR = "compiler.extern_call"
 """On an `llvm.call` of a `loop.call_extern`, until its callee is declared."""
@@ -40,7 +41,7 @@ def declare_externs(module: ModuleOp) -> None:
     named as a function of the module, is an error."""
     defined = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp | func.FuncOp)}
     signatures: dict[str, list[Attribute]] = {}
-    for op in module.walk():
+    for op in walk_ops(module):
         if not (isinstance(op, llvm.CallOp) and EXTERN_CALL_ATTR in op.attributes and op.callee is not None):
             continue
         del op.attributes[EXTERN_CALL_ATTR]

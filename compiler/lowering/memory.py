@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     IndexType,
     IntegerAttr,
@@ -46,7 +47,7 @@ from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.ir import emit_expr
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
+from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES, walk_ops
 
 PTR = llvm.LLVMPointerType()
 ALLOC_ALIGN = 64
@@ -118,10 +119,24 @@ def lower_var(op: loop.VarOp, state: FunctionState) -> None:
     Rewriter.replace_op(op, [], [state.var_args[name]])
 
 
+# The properties the llvm op constructors set, for ops built with `create` (the
+# constructors' IRDL argument building dominated the cost of lowering an access).
+_NOT_ATOMIC = {"ordering": IntegerAttr(0, i64)}
+_ONE_SSA_INDEX = DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL])
+_NO_WRAP = IntegerAttr(0, 32)
+
+
+def gep_inbounds(ptr: SSAValue, index: SSAValue, elem: Attribute) -> llvm.GEPOp:
+    """`llvm.getelementptr inbounds ptr[index]` over `elem`s, as
+    `GEPOp.from_mixed_indices(ptr, [index], elem, inbounds=True)` builds it."""
+    properties = {"rawConstantIndices": _ONE_SSA_INDEX, "elem_type": elem, "noWrapFlags": _NO_WRAP, "inbounds": UnitAttr()}
+    return llvm.GEPOp.create(operands=[ptr, index], result_types=[PTR], properties=properties)
+
+
 def lower_load(op: loop.LoadOp) -> None:
     idx = _flat_index(op.indices, "loop.load")
     ptr = _gep(op.buffer, idx, op.result.type, op)
-    new = llvm.LoadOp(ptr, op.result.type)
+    new = llvm.LoadOp.create(operands=[ptr], result_types=[op.result.type], properties=_NOT_ATOMIC)
     _keep_alias_scopes(op, new)
     Rewriter.replace_op(op, new)
 
@@ -129,7 +144,7 @@ def lower_load(op: loop.LoadOp) -> None:
 def lower_store(op: loop.StoreOp) -> None:
     idx = _flat_index(op.indices, "loop.store")
     ptr = _gep(op.buffer, idx, op.value.type, op)
-    new = llvm.StoreOp(op.value, ptr)
+    new = llvm.StoreOp.create(operands=[op.value, ptr], properties=_NOT_ATOMIC)
     _keep_alias_scopes(op, new)
     Rewriter.replace_op(op, new)
 
@@ -150,16 +165,14 @@ def _flat_index(indices: Sequence[SSAValue], what: str) -> SSAValue:
 
 
 def _gep(ptr: SSAValue, index: SSAValue, elem: Attribute, before: Operation) -> SSAValue:
-    gep: llvm.GEPOp = llvm.GEPOp.from_mixed_indices(
-        ptr, [_to_i64(index, before)], elem, inbounds=True
-    )  # from_mixed_indices has no return annotation
+    gep = gep_inbounds(ptr, _to_i64(index, before), elem)
     Rewriter.insert_op(gep, InsertPoint.before(before))
     return gep.result
 
 
 def _to_i64(value: SSAValue, before: Operation) -> SSAValue:
     if isinstance(value.type, IndexType):
-        cast = arith.IndexCastOp(value, i64)
+        cast = arith.IndexCastOp.create(operands=[value], result_types=[i64])
         Rewriter.insert_op(cast, InsertPoint.before(before))
         return cast.result
     return value
@@ -237,20 +250,27 @@ def workspace_slot(pointer: SSAValue) -> SSAValue:
 
 
 def index_const(value: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+    return int_const(value, IndexType())
+
+
+def int_const(value: int, t: IntegerType | IndexType) -> arith.ConstantOp:
+    """`arith.constant value : t`, as its constructor builds it, without IRDL's argument
+    building (the lowering makes a few of these per loop and check)."""
+    return arith.ConstantOp.create(properties={"value": IntegerAttr(value, t)}, result_types=[t])
 
 
 def declare_runtime(module: ModuleOp) -> None:
     """Declare the workspace functions where the module calls them, and their slots."""
+    ops = walk_ops(module)
     used = {
         op.callee.root_reference.data
-        for op in module.walk()
+        for op in ops
         if isinstance(op, llvm.CallOp) and op.callee is not None  # not an indirect call
     }
     existing = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp | llvm.GlobalOp)}
     slots = {
         op.global_name.root_reference.data
-        for op in module.walk()
+        for op in ops
         if isinstance(op, llvm.AddressOfOp) and op.global_name.root_reference.data.startswith(WORKSPACE_SLOT)
     }
     for name in sorted(slots - existing):  # a cached block's address, 0 when none

@@ -26,6 +26,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
+from compiler.lowering.aliasing import walk_ops
 from compiler.lowering.memory import PTR
 
 
@@ -44,7 +45,7 @@ def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
 
     def table(fname: str, active: frozenset[str]) -> list[AssertEntry]:
         entries: list[AssertEntry] = []
-        for op in funcs[fname].walk():
+        for op in walk_ops(funcs[fname]):
             if isinstance(op, loop.AssertOp):
                 entries.append(AssertEntry(op.message.data, op.error_name, len(op.values)))
             elif isinstance(op, packed.CallOp):
@@ -72,7 +73,7 @@ def needs_error_values(f: loop.FuncOp) -> bool:
     attrs = f.arg_attrs.data if f.arg_attrs is not None else []
     if any(packed.ERROR_VALUES_ATTR in d.data for d in attrs):
         return False
-    return any(isinstance(op, loop.AssertOp) and op.values for op in f.walk())
+    return any(isinstance(op, loop.AssertOp) and op.values for op in walk_ops(f))
 
 
 FORWARD_ATTR = "loop.forward_failure"

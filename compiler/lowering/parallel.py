@@ -45,10 +45,11 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.dialects import loop
+from compiler.lowering.aliasing import walk_ops
 from compiler.runtime.host import openmp_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
 
@@ -62,7 +63,7 @@ RUNTIME = {
 
 def _outermost_parallel_loops(func: loop.FuncOp) -> list[loop.ForOp]:
     found: list[loop.ForOp] = []
-    for op in func.walk():
+    for op in walk_ops(func):
         if isinstance(op, loop.ForOp) and op.loop_kind == loop.LoopKind.PARALLEL:
             parent = op.parent_op()
             nested = False
@@ -77,29 +78,30 @@ def _outermost_parallel_loops(func: loop.FuncOp) -> list[loop.ForOp]:
 def _owns_shared_buffer(for_op: loop.ForOp) -> bool:
     return any(
         isinstance(op, loop.ViewOp) or (isinstance(op, loop.AllocOp) and not op.is_local)
-        for op in for_op.body.walk()
+        for op in walk_ops(for_op.body)
     )
 
 
 def _has_checks(for_op: loop.ForOp) -> bool:
     """Checks (bound checks) return from the function when they fail, which an outlined
     body cannot do: such a loop runs serially."""
-    return any(isinstance(op, loop.AssertOp) for op in for_op.body.walk())
+    return any(isinstance(op, loop.AssertOp) for op in walk_ops(for_op.body))
 
 
 def _captured(for_op: loop.ForOp) -> list[SSAValue]:
     """Values the loop uses but does not define (its bounds included)."""
-    inside = {id(op) for op in for_op.walk()}
-    found: list[SSAValue] = []
-    for op in for_op.walk():
+    ops = walk_ops(for_op)
+    inside = {id(op) for op in ops}
+    found: dict[SSAValue, None] = {}  # a set that keeps the order of first use
+    for op in ops:
         for value in op.operands:
             owner = value.owner
             defined_inside = (
                 id(owner.parent_op()) in inside if isinstance(owner, Block) else id(owner) in inside
             )
-            if not defined_inside and value not in found:
-                found.append(value)
-    return found
+            if not defined_inside:
+                found[value] = None
+    return list(found)
 
 
 def _slot_type(value: SSAValue) -> Attribute:
@@ -142,12 +144,13 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
         mapping[value] = reload.results[0]
     lo, extent = mapping[for_op.min], mapping[for_op.extent]
     chunk_lo, chunk_extent = _chunk(body, lo, extent, for_op.step.value.data)
-    inner = loop.ForOp(chunk_lo, chunk_extent, step=for_op.step.value.data)
-    inner.induction_var.name_hint = for_op.induction_var.name_hint
+    # the loop body moves over whole (cheaper than a clone), reading the reloaded values
+    loop_body = for_op.body.detach_block(for_op.body.block)
+    inner = loop.ForOp(chunk_lo, chunk_extent, Region(loop_body), step=for_op.step.value.data)
     body.add_op(inner)
-    mapping[for_op.induction_var] = inner.induction_var
-    for op in for_op.body.block.ops:
-        inner.body.block.add_op(op.clone(mapping))
+    for op in walk_ops(inner.body):
+        if any(v in mapping for v in op.operands):
+            op.operands = [mapping.get(v, v) for v in op.operands]
     Rewriter.erase_op(for_op)
     return outlined
 
@@ -170,13 +173,16 @@ def _chunk(body: Block, lo: SSAValue, extent: SSAValue, step: int) -> tuple[SSAV
     def ceildiv(a: SSAValue, b: SSAValue) -> SSAValue:  # a >= 0, b >= 1
         return add(arith.FloorDivSIOp(add(arith.SubiOp(add(arith.AddiOp(a, b)), index(1))), b))
 
-    count = ceildiv(extent, index(step))  # iterations
+    def times_step(a: SSAValue) -> SSAValue:
+        return a if step == 1 else add(arith.MuliOp(a, index(step)))
+
+    count = extent if step == 1 else ceildiv(extent, index(step))  # iterations
     per_thread = ceildiv(count, nt)
     first = add(arith.MuliOp(tid, per_thread))
     last = add(arith.MinSIOp(count, add(arith.AddiOp(first, per_thread))))
     mine = add(arith.MaxSIOp(zero, add(arith.SubiOp(last, first))))
-    chunk_lo = add(arith.AddiOp(lo, add(arith.MuliOp(first, index(step)))))
-    chunk_extent = add(arith.MuliOp(mine, index(step)))
+    chunk_lo = add(arith.AddiOp(lo, times_step(first)))
+    chunk_extent = times_step(mine)
     for op in ops:
         body.add_op(op)
     return chunk_lo, chunk_extent
@@ -194,7 +200,7 @@ def outline_parallel_loops(module: ModuleOp) -> None:
             module.body.block.add_op(outlined)
     used = {
         op.callee.root_reference.data
-        for op in module.walk()
+        for op in walk_ops(module)
         if isinstance(op, llvm.CallOp) and op.callee is not None  # not an indirect call
     }
     for name, ftype in RUNTIME.items():

@@ -65,7 +65,7 @@ from xdsl.passes import ModulePass
 
 from compiler.analysis.arg_binder import symbolic_variables
 from compiler.dialects import loop, packed
-from compiler.lowering.aliasing import annotate_alias_scopes
+from compiler.lowering.aliasing import annotate_alias_scopes, walk_ops
 from compiler.lowering.cleanup import drop_dead_arith, merge_common_subexpressions
 from compiler.lowering.control_flow import (
     add_returns,
@@ -177,7 +177,7 @@ def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
     """Step 1 on one function: every loop and packed op, then the allocations and views."""
     body = state.func.body
     # children before parents, so that nested loops are rewritten before their parents move them
-    for op in reversed(list(body.walk())):
+    for op in reversed(walk_ops(body)):
         if isinstance(op, loop.LoadOp):
             lower_load(op)
         elif isinstance(op, loop.StoreOp):
@@ -192,9 +192,9 @@ def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
             lower_packed_op(op, abi, state.error_values)
         elif isinstance(op, loop.CallExternOp):
             lower_call_extern(op)
-    for op in list(body.walk()):
+    for op in walk_ops(body):
         if isinstance(op, loop.AllocOp):
             lower_alloc(op, state)
-    for op in list(body.walk()):
+    for op in walk_ops(body):
         if isinstance(op, loop.ViewOp):
             lower_view(op, state)

@@ -60,7 +60,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
+from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES, walk_ops
 from compiler.lowering.memory import WORKSPACE_ACQUIRE
 
 LOOP_KIND = "loop.kind"
@@ -152,12 +152,13 @@ def element_bits(t: Attribute) -> int | None:
 
 
 def _static_extent(for_op: scf.ForOp) -> int | None:
-    """The extent of a loop made by control_flow.lower_for (`ub = lb + extent`), when constant."""
+    """The extent of a loop made by control_flow.lower_for (`ub = lb + extent`, or `ub =
+    extent` from 0), when constant."""
     ub = for_op.ub.owner
     if isinstance(ub, arith.AddiOp) and ub.lhs == for_op.lb:
-        owner = ub.rhs.owner
-        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-            return owner.value.value.data
+        return _constant(ub.rhs)
+    if _constant(for_op.lb) == 0:
+        return _constant(for_op.ub)
     return None
 
 
@@ -192,7 +193,6 @@ class _LoopVectorizer:
         self.width = width
         self.block = block
         self.reps: dict[SSAValue, Rep] = {for_op.body.block.args[0]: Affine(iv0, 1)}
-        self.inside = {id(op) for op in for_op.body.walk()}
 
     # -- emitting ---------------------------------------------------------
 
@@ -242,8 +242,8 @@ class _LoopVectorizer:
         return vec
 
     def clone_uniform(self, op: Operation) -> None:
-        mapping = {v: r for v, r in self.reps.items() if isinstance(r, SSAValue)}
-        new = op.clone(value_mapper=mapping)
+        mapping = {v: r for v in op.operands if isinstance(r := self.rep(v), SSAValue)}
+        new = op.clone_without_regions(value_mapper=mapping)  # `visit` lets no op with regions here
         self.block.add_op(new)
         for old, result in zip(op.results, new.results, strict=True):
             self.reps[old] = result
@@ -253,7 +253,7 @@ class _LoopVectorizer:
         lanes: list[SSAValue] = []
         for k in range(self.width):
             mapping = {v: self.lane(v, k) for v in op.operands}
-            new = op.clone(value_mapper=mapping)
+            new = op.clone_without_regions(value_mapper=mapping)
             self.block.add_op(new)
             lanes.append(new.results[0])
         self.reps[op.results[0]] = Lanes(lanes)
@@ -312,7 +312,7 @@ class _LoopVectorizer:
             self.per_lane(op)
             return
         mapping = {v: self.lane(v, 0) for v in op.operands}
-        new = op.clone(value_mapper=mapping)
+        new = op.clone_without_regions(value_mapper=mapping)
         self.block.add_op(new)
         self.reps[op.results[0]] = Affine(new.results[0], stride)
 
@@ -322,13 +322,13 @@ class _LoopVectorizer:
         (index,) = op.ssa_indices
         r = self.rep(index)
         if isinstance(r, Affine):
-            new = op.clone(value_mapper={index: r.lane0})
+            new = op.clone_without_regions(value_mapper={index: r.lane0})
             self.block.add_op(new)
             self.reps[op.result] = Address(new.result, r.stride, op.elem_type)
         elif isinstance(r, Lanes):
             lanes: list[SSAValue] = []
             for k in range(self.width):
-                new = op.clone(value_mapper={index: r.values[k]})
+                new = op.clone_without_regions(value_mapper={index: r.values[k]})
                 self.block.add_op(new)
                 lanes.append(new.result)
             self.reps[op.result] = Address(None, 0, op.elem_type, lanes)
@@ -549,13 +549,19 @@ def vectorize_loop(for_op: scf.ForOp, vector_bits: int) -> bool:
         head.append(covered)
     else:
         zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-        span = arith.SubiOp(ub, lb)
+        head.append(zero)
+        span = ub
+        if _constant(lb) != 0:
+            head.append(subtract := arith.SubiOp(ub, lb))
+            span = subtract.result
         extent = arith.MaxSIOp(span, zero)
         count = arith.DivUIOp(extent, step)
         covered = arith.MuliOp(count, step)
-        head += [zero, span, extent, count, covered]
-    split = arith.AddiOp(lb, covered)
-    head.append(split)
+        head += [extent, count, covered]
+    split = covered.results[0]  # from 0; else lb + covered
+    if _constant(lb) != 0:
+        head.append(add := arith.AddiOp(lb, covered))
+        split = add.result
     vector_loop = scf.ForOp(lb, split, step, [], Region(body))
     vector_loop.attributes[LOOP_KIND] = for_op.attributes[LOOP_KIND]
     Rewriter.insert_op([*head, vector_loop], InsertPoint.before(for_op))
@@ -563,7 +569,7 @@ def vectorize_loop(for_op: scf.ForOp, vector_bits: int) -> bool:
     if static is not None and static % width == 0:
         Rewriter.erase_op(for_op)
     else:
-        for_op.operands[0] = split.result  # the tail starts where the vectors end
+        for_op.operands[0] = split  # the tail starts where the vectors end
     return True
 
 
@@ -574,5 +580,5 @@ def is_vectorized(op: Operation) -> TypeGuard[scf.ForOp]:
 
 def vectorize_loops(root: Operation, vector_bits: int) -> int:
     """Vectorize every innermost `vectorized` loop under `root`; returns how many."""
-    loops = [op for op in root.walk() if is_vectorized(op)]
+    loops = [op for op in walk_ops(root) if is_vectorized(op)]
     return sum(vectorize_loop(op, vector_bits) for op in reversed(loops))

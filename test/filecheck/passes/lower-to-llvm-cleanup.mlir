@@ -30,7 +30,7 @@ loop.func @same(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.o
 }
 // CHECK-LABEL: llvm.func @same(
 // CHECK-NEXT:    %[[FOUR:.*]] = llvm.mlir.constant(4) : i64
-// CHECK-NEXT:    %[[CTX1:.*]] = llvm.alloca %[[FOUR]] x i64
+// CHECK:         %[[CTX1:.*]] = llvm.alloca %[[FOUR]] x i64
 // CHECK-NEXT:    %[[CTX0:.*]] = llvm.alloca %[[FOUR]] x i64
 // CHECK-NOT:     llvm.mlir.constant(7)
 // CHECK:         %[[FN0:.*]] = llvm.mlir.addressof @same_parallel0 : !llvm.ptr

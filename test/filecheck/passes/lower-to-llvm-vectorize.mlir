@@ -16,15 +16,15 @@ loop.func @axpy(%x: !loop.buffer<[20], f32>, %y: !loop.buffer<[20], f32> {loop.o
 }
 // CHECK-LABEL: llvm.func @axpy(
 // CHECK:         %[[STEP:.*]] = llvm.mlir.constant(8) : i64
-// CHECK-NEXT:    %[[COVERED:.*]] = llvm.mlir.constant(16) : i64
-// CHECK-NEXT:    %[[SPLIT:.*]] = llvm.add %c0, %[[COVERED]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[SPLIT:.*]] = llvm.mlir.constant(16) : i64
+// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %a = llvm.mlir.constant(2.000000e+00 : f32) : f32
 // CHECK-NEXT:    llvm.br ^[[VHEAD:.*]](%c0 : i64)
 // CHECK-NEXT:  ^[[VHEAD]](%i_vec: i64):
 // CHECK-NEXT:    %[[C:.*]] = llvm.icmp "slt" %i_vec, %[[SPLIT]] : i64
 // CHECK:         %[[PX:.*]] = llvm.getelementptr inbounds %x[%i_vec] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %[[V:.*]] = llvm.load %[[PX]] {alias_scopes = ["axpy/x"], noalias_scopes = ["axpy/y"], alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
 // CHECK-NEXT:    %[[U:.*]] = llvm.mlir.undef : vector<8xf32>
-// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[INS:.*]] = llvm.insertelement %a, %[[U]][%[[ZERO]] : i32] : vector<8xf32>
 // CHECK-NEXT:    %[[BCAST:.*]] = llvm.shufflevector %[[INS]], %[[INS]] [0, 0, 0, 0, 0, 0, 0, 0] : vector<8xf32>
 // CHECK-NEXT:    %[[W:.*]] = llvm.fmul %[[V]], %[[BCAST]] {fastmathFlags = #llvm.fastmath<contract>} : vector<8xf32>
@@ -33,6 +33,7 @@ loop.func @axpy(%x: !loop.buffer<[20], f32>, %y: !loop.buffer<[20], f32> {loop.o
 // CHECK-NEXT:    %{{.*}} = llvm.add %i_vec, %[[STEP]] overflow<nsw> : i64
 // CHECK:         llvm.br ^[[THEAD:.*]](%[[SPLIT]] : i64)
 // CHECK-NEXT:  ^[[THEAD]](%i: i64):
+// CHECK-NEXT:    llvm.icmp "slt" %i, %c20 : i64
 // CHECK:         %v = llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK-NEXT:    %w = llvm.fmul %v, %a {fastmathFlags = #llvm.fastmath<contract>} : f32
 
@@ -98,24 +99,24 @@ loop.func @gather(%x: !loop.buffer<[8], f32>, %y: !loop.buffer<[4], f32> {loop.o
   }
 }
 // CHECK-LABEL: llvm.func @gather(
+// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK:         %k = llvm.mul %i_vec, %c2 overflow<nsw> : i64
 // CHECK-NEXT:    %[[P0:.*]] = llvm.getelementptr inbounds %x[%k] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %[[L0:.*]] = llvm.load %[[P0]] {{.*}} : !llvm.ptr -> f32
-// CHECK-NEXT:    %[[TWO:.*]] = llvm.mlir.constant(2) : i64
-// CHECK-NEXT:    %{{.*}} = llvm.getelementptr inbounds %[[P0]][%[[TWO]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %{{.*}} = llvm.getelementptr inbounds %[[P0]][%c2] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-COUNT-2: llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK-COUNT-4: llvm.insertelement
 // CHECK-NEXT:    llvm.store %{{.*}} : vector<4xf32>, !llvm.ptr
 // CHECK-NEXT:    %{{.*}} = llvm.add %i_vec, %{{.*}} overflow<nsw> : i64
 // CHECK-NEXT:    llvm.br ^{{.*}}
 // CHECK-NEXT:  ^{{.*}}:
-// CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT:    llvm.return
+// CHECK-NEXT:    llvm.return %[[ZERO]] : i32
 
 // -----
 
 // A symbolic extent: the vector loop covers (n / 4) * 4 doubles (256 bits), the
-// scalar loop the rest; math ops become vector intrinsics.
+// scalar loop the rest; math ops become vector intrinsics. The bounds start at 0:
+// the upper bound 0 + n is n, the vector loop's end 0 + (n / 4) * 4 its count.
 loop.func @symbolic(%x: !loop.buffer<["n"], f64>, %y: !loop.buffer<["n"], f64> {loop.output}) {
   %n = loop.var "n" : index
   %c0 = arith.constant 0 : index
@@ -126,20 +127,16 @@ loop.func @symbolic(%x: !loop.buffer<["n"], f64>, %y: !loop.buffer<["n"], f64> {
   }
 }
 // CHECK-LABEL: llvm.func @symbolic(
-// CHECK:         %[[UB:.*]] = llvm.add %c0, %n overflow<nsw> : i64
-// CHECK-NEXT:    %[[FOUR:.*]] = llvm.mlir.constant(4) : i64
-// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0) : i64
-// CHECK-NEXT:    %[[EXT:.*]] = llvm.sub %[[UB]], %c0 overflow<nsw> : i64
-// CHECK-NEXT:    %[[POS:.*]] = llvm.call_intrinsic "llvm.smax.i64"(%[[EXT]], %[[Z]]) : (i64, i64) -> i64
+// CHECK:         %[[FOUR:.*]] = llvm.mlir.constant(4) : i64
+// CHECK:         %[[POS:.*]] = llvm.call_intrinsic "llvm.smax.i64"(%n, %c0) : (i64, i64) -> i64
 // CHECK-NEXT:    %[[Q:.*]] = llvm.udiv %[[POS]], %[[FOUR]] : i64
-// CHECK-NEXT:    %[[COV:.*]] = llvm.mul %[[Q]], %[[FOUR]] overflow<nsw> : i64
-// CHECK-NEXT:    %[[SPLIT:.*]] = llvm.add %c0, %[[COV]] overflow<nsw> : i64
+// CHECK-NEXT:    %[[SPLIT:.*]] = llvm.mul %[[Q]], %[[FOUR]] overflow<nsw> : i64
 // CHECK:         llvm.load %{{.*}} : !llvm.ptr -> vector<4xf64>
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.sqrt.v4f64"(%{{.*}}) : (vector<4xf64>) -> vector<4xf64>
 // CHECK:         llvm.store %{{.*}} : vector<4xf64>, !llvm.ptr
 // CHECK:         llvm.br ^[[THEAD:.*]](%[[SPLIT]] : i64)
 // CHECK-NEXT:  ^[[THEAD]](%i: i64):
-// CHECK-NEXT:    llvm.icmp "slt" %i, %[[UB]] : i64
+// CHECK-NEXT:    llvm.icmp "slt" %i, %n : i64
 // CHECK:         llvm.call_intrinsic "llvm.sqrt.f64"
 
 // -----

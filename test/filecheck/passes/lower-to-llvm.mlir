@@ -2,7 +2,7 @@
 
 // Buffers become noalias pointers, symbolic variables trailing i64 arguments;
 // accesses are inbounds GEPs; index arithmetic is i64 with nsw; the function
-// returns 0.
+// returns 0. Constants are made once, at the entry; the loop bound 0 + n is n.
 loop.func @copy(%a: !loop.buffer<["n"], f32>, %b: !loop.buffer<["n"], f32> {loop.output}) {
   %n = loop.var "n" : index
   %c0 = arith.constant 0 : index
@@ -12,18 +12,21 @@ loop.func @copy(%a: !loop.buffer<["n"], f32>, %b: !loop.buffer<["n"], f32> {loop
   }
 }
 // CHECK-LABEL: llvm.func @copy(%a: !llvm.ptr {llvm.noalias}, %b: !llvm.ptr {llvm.noalias}, %n: i64) -> i32
-// CHECK:         %[[UB:.*]] = llvm.add %c0, %n overflow<nsw> : i64
+// CHECK-NEXT:    %c0 = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.br ^[[HEAD:.*]](%c0 : i64)
 // CHECK-NEXT:  ^[[HEAD]](%i: i64):
-// CHECK-NEXT:    %[[CMP:.*]] = llvm.icmp "slt" %i, %[[UB]] : i64
+// CHECK-NEXT:    %[[CMP:.*]] = llvm.icmp "slt" %i, %n : i64
 // CHECK-NEXT:    llvm.cond_br %[[CMP]], ^[[BODY:.*]], ^[[EXIT:.*]]
 // CHECK-NEXT:  ^[[BODY]]:
 // CHECK-NEXT:    %[[PA:.*]] = llvm.getelementptr inbounds %a[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %v = llvm.load %[[PA]] {alias_scopes = ["copy/a"], noalias_scopes = ["copy/b"]} : !llvm.ptr -> f32
 // CHECK-NEXT:    %[[PB:.*]] = llvm.getelementptr inbounds %b[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %v, %[[PB]] {alias_scopes = ["copy/b"], noalias_scopes = ["copy/a"]} : f32, !llvm.ptr
-// CHECK:       ^[[EXIT]]:
-// CHECK-NEXT:    %[[OK:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[NEXT:.*]] = llvm.add %i, %[[ONE]] overflow<nsw> : i64
+// CHECK-NEXT:    llvm.br ^[[HEAD]](%[[NEXT]] : i64)
+// CHECK-NEXT:  ^[[EXIT]]:
 // CHECK-NEXT:    llvm.return %[[OK]] : i32
 
 // -----
@@ -37,10 +40,10 @@ loop.func @alloc(%a: !loop.buffer<["n"], f32> {loop.output}) {
   %t = loop.alloc "T" [%c0] : !loop.buffer<["n"], f32>
 }
 // CHECK-LABEL: llvm.func @alloc(%a: !llvm.ptr {llvm.noalias}, %n: i64) -> i32
+// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK:         %[[SLOT:.*]] = llvm.mlir.addressof @compiler.workspace.alloc.0 : !llvm.ptr
 // CHECK-NEXT:    %[[P:.*]] = llvm.call @compiler_workspace_acquire(%[[SLOT]], %{{.*}}) : (!llvm.ptr, i64) -> !llvm.ptr
 // CHECK:         llvm.call @compiler_workspace_release(%[[SLOT]], %[[P]]) : (!llvm.ptr, !llvm.ptr) -> ()
-// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.return %[[ZERO]] : i32
 // CHECK:       llvm.mlir.global internal @compiler.workspace.alloc.0(0 : i64)
 // CHECK:       llvm.func @compiler_workspace_acquire(!llvm.ptr, i64) -> !llvm.ptr
@@ -58,13 +61,13 @@ loop.func @asserts(%a: !loop.buffer<[4], f32>) {
   loop.assert %ok2, "second"
 }
 // CHECK-LABEL: llvm.func @asserts(%a: !llvm.ptr {llvm.noalias}) -> i32
+// CHECK:         %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK:         llvm.cond_br %ok, ^[[REST:.*]], ^[[FAIL1:.*]]
 // CHECK:         llvm.cond_br %ok2, ^[[REST2:.*]], ^[[FAIL2:.*]]
 // CHECK:       ^[[FAIL2]]:
-// CHECK-NEXT:    %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    llvm.return %[[TWO]] : i32
-// CHECK:       ^[[FAIL1]]:
-// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:  ^[[FAIL1]]:
 // CHECK-NEXT:    llvm.return %[[ONE]] : i32
 
 // -----
@@ -101,6 +104,9 @@ loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
   loop.assert %ok, "callee check"
 }
 // CHECK-LABEL: llvm.func @packed(%args: !llvm.ptr, %num_args: i32, %err: !llvm.ptr) -> i32 {
+// CHECK-NEXT:    %c0 = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[SLOT:.*]] = llvm.getelementptr %args[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT:    %[[TP:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
 // CHECK-NEXT:    %t = llvm.ptrtoint %[[TP]] : !llvm.ptr to i64
@@ -112,22 +118,19 @@ loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
 // CHECK-NEXT:    %[[SHAPE:.*]] = llvm.load %[[F]] : !llvm.ptr -> !llvm.ptr
 // CHECK-NEXT:    %[[E:.*]] = llvm.getelementptr %[[SHAPE]][2] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK-NEXT:    %s2 = llvm.load %[[E]] : !llvm.ptr -> i64
-// CHECK:         %[[CODE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %ok = llvm.icmp "sge" %s2, %c0 : i64
 // CHECK-NEXT:    %[[ND:.*]] = llvm.sext %nd : i32 to i64
-// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0) : i64
-// CHECK-NEXT:    llvm.cond_br %ok, ^[[CALL:.*]], ^[[REPORT:.*]](%[[CODE]], %s2, %[[ND]], %[[Z]], %[[Z]] : i32, i64, i64, i64, i64)
+// CHECK-NEXT:    llvm.cond_br %ok, ^[[CALL:.*]], ^[[REPORT:.*]](%[[ONE]], %s2, %[[ND]], %c0, %c0 : i32, i64, i64, i64, i64)
 // CHECK-NEXT:  ^[[CALL]]:
 // CHECK-NEXT:    %[[A:.*]] = llvm.inttoptr %t : i64 to !llvm.ptr
 // CHECK-NEXT:    %[[RC:.*]] = llvm.call @callee(%[[A]], %s2, %c0) : (!llvm.ptr, i64, i64) -> i32
 // CHECK:         llvm.cond_br %{{.*}}, ^[[DONE:.*]], ^[[FORWARD:.*]]
 // CHECK:       ^[[FORWARD]]:
-// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    %[[FWD:.*]] = llvm.add %[[RC]], %[[ONE]] : i32
 // CHECK-NEXT:    llvm.return %[[FWD]] : i32
 // CHECK-NEXT:  ^[[REPORT]](%[[C:.*]]: i32, %[[V0:.*]]: i64, %[[V1:.*]]: i64, %[[V2:.*]]: i64, %[[V3:.*]]: i64):
 // CHECK-NEXT:    %[[ADDR:.*]] = llvm.ptrtoint %err : !llvm.ptr to i64
-// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0) : i64
-// CHECK-NEXT:    %[[NULL:.*]] = llvm.icmp "eq" %[[ADDR]], %[[Z]] : i64
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.icmp "eq" %[[ADDR]], %c0 : i64
 // CHECK-NEXT:    llvm.cond_br %[[NULL]], ^[[RET:.*]], ^[[STORE:.*]]
 // CHECK-NEXT:  ^[[STORE]]:
 // CHECK-NEXT:    %[[S0:.*]] = llvm.getelementptr %err[0] : (!llvm.ptr) -> !llvm.ptr, i64

@@ -1,0 +1,95 @@
+"""lower-to-llvm builds its llvm ops with `Operation.create` (scalar.py, memory.py): each
+must be the op the dialect's constructor builds (same properties, attributes, types),
+and the folds of trivial index arithmetic must keep the values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import arith, cf, llvm, test
+from xdsl.dialects.builtin import IndexType, IntegerAttr, f32, i1, i32, i64
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+import compiler
+from compiler import te
+from compiler.lowering import scalar
+from compiler.lowering.memory import gep_inbounds
+
+
+def _values(*types: Attribute) -> list[SSAValue]:
+    return list(test.TestOp(result_types=types).results)
+
+
+def _same(built: Operation, expected: Operation) -> None:
+    assert type(built) is type(expected)
+    assert built.properties == expected.properties
+    assert built.attributes == expected.attributes
+    assert built.result_types == expected.result_types
+    assert built.operands == expected.operands
+
+
+@pytest.mark.parametrize("source", list(scalar._INT_BINARY))
+def test_integer_binary_ops_match_their_constructors(source: type[Operation]) -> None:
+    a, b = _values(i32, i32)
+    built = scalar.LowerScalarOps().lower(source.create(operands=[a, b], result_types=[i32]))
+    assert isinstance(built, Operation)
+    _same(built, scalar._INT_BINARY[source](a, b))
+
+
+@pytest.mark.parametrize("source", list(scalar._NSW_BINARY))
+def test_overflow_flags_match_their_constructors(source: type[Operation]) -> None:
+    a, b = _values(i64, i64)
+    x, y = _values(IndexType(), IndexType())
+    plain = scalar.LowerScalarOps().lower(source.create(operands=[a, b], result_types=[i64]))
+    nsw = scalar.LowerScalarOps().lower(source.create(operands=[x, y], result_types=[IndexType()]))
+    assert isinstance(plain, Operation)
+    assert isinstance(nsw, Operation)
+    _same(plain, scalar._NSW_BINARY[source](a, b))
+    assert nsw.properties == scalar._NSW_BINARY[source](a, b, overflow=scalar.NSW).properties
+
+
+@pytest.mark.parametrize("fp_contract", [False, True])
+@pytest.mark.parametrize("source", list(scalar._FLOAT_BINARY))
+def test_float_binary_ops_match_their_constructors(source: type[Operation], fp_contract: bool) -> None:
+    a, b = _values(f32, f32)
+    lowering = scalar.LowerScalarOps(fp_contract=fp_contract)
+    built = lowering.lower(source.create(operands=[a, b], result_types=[f32]))
+    assert isinstance(built, Operation)
+    flags = lowering.float_flags if isinstance(built, llvm.FAddOp | llvm.FSubOp | llvm.FMulOp) else None
+    _same(built, scalar._FLOAT_BINARY[source](a, b, fast_math=flags))
+
+
+def test_casts_compares_selects_and_branches_match_their_constructors() -> None:
+    a, b = _values(i32, i32)
+    (c,) = _values(i1)
+    (wide,) = _values(i64)
+    lowering = scalar.LowerScalarOps()
+    _same(lowering.lower(arith.ExtSIOp(a, i64)), llvm.SExtOp(a, i64))
+    _same(lowering.lower(arith.TruncIOp(wide, i32)), llvm.TruncOp(wide, i32))
+    _same(lowering.lower(arith.CmpiOp(a, b, "slt")), llvm.ICmpOp(a, b, IntegerAttr(2, i64)))
+    _same(lowering.lower(arith.SelectOp(c, a, b)), llvm.SelectOp(c, a, b))
+    then, other = Block(arg_types=[i32]), Block()
+    _same(
+        lowering.lower(cf.ConditionalBranchOp(c, then, [a], other, [])),
+        llvm.CondBrOp(c, then, [a], other, []),
+    )
+    _same(lowering.lower(cf.BranchOp(then, b)), llvm.BrOp(then, b))
+
+
+def test_access_gep_matches_from_mixed_indices() -> None:
+    ptr, index = _values(llvm.LLVMPointerType(), i64)
+    _same(gep_inbounds(ptr, index, f32), llvm.GEPOp.from_mixed_indices(ptr, [index], f32, inbounds=True))
+
+
+@pytest.mark.parametrize("n", [1, 7, 64])
+def test_folded_bounds_and_offsets_compute_the_same(n: int) -> None:
+    # index math with 0 lower bounds, unit factors and floordivs by 1 and by a constant
+    x = te.placeholder((n, 3), name="x")
+    y = te.compute((n, 3), lambda i, j: x[i // 1 * 1 + 0, (j * 1 + 2) % 3] * 2.0 + x[(i + 5) // 2 % n, j], name="y")
+    f = compiler.build([x, y], name="f")
+    data = np.random.default_rng(0).standard_normal((n, 3)).astype(np.float32)
+    out = np.empty((n, 3), np.float32)
+    f(data, out)
+    rows = ((np.arange(n) + 5) // 2) % n
+    expected = data[:, [2, 0, 1]] * 2.0 + data[rows, :]
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
