@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    ModuleOp,
     StringAttr,
     i32,
     i64,
@@ -90,12 +89,12 @@ class _ForLoweringKeepingUnroll(ForLowering):
                 use.operation.attributes[loop.UNROLL_FULL] = unroll
 
 
-def lower_structured_control_flow(module: ModuleOp) -> None:
+def lower_structured_control_flow(root: Operation) -> None:
     """Step 2: scf.for/scf.if -> blocks and branches, with xDSL's convert-scf-to-cf patterns
     applied once to each op (outer ones first: an inner op moves with its parent's blocks
     and stays valid); the greedy pattern walker spent more time re-visiting every other op."""
     for_lowering, if_lowering = _ForLoweringKeepingUnroll(), IfLowering()
-    for op in [op for op in walk_ops(module) if isinstance(op, scf.ForOp | scf.IfOp)]:
+    for op in [op for op in walk_ops(root) if isinstance(op, scf.ForOp | scf.IfOp)]:
         pattern = for_lowering if isinstance(op, scf.ForOp) else if_lowering
         pattern.match_and_rewrite(op, PatternRewriter(op))
 

@@ -165,8 +165,8 @@ _convert_op._convert_br = _convert_br
 
 def to_llvm_ir(module: ModuleOp) -> str:
     """The textual LLVM IR of an llvm-dialect module, before optimization."""
-    tm = target_machine()
-    converted = convert_module(module, fallback_target_triple=tm.triple)
+    # the cached triple: a call into llvmlite here would wait for the optimizing thread
+    converted = convert_module(module, fallback_target_triple=target_description()["triple"])
     define_workspace(converted)
     return str(converted)
 
@@ -301,6 +301,13 @@ def _i64_for_index(t: Attribute) -> Attribute:
     return i64 if isinstance(t, IndexType) else t
 
 
+SWITCH_INTERVAL = 0.001
+"""Seconds between the interpreter's thread switches while a `FunctionPipeline` runs (the
+default is 0.005): the thread returns from each of its llvmlite calls into Python, and
+waited up to a switch interval for the GIL each time, while the lowering held it (the
+seed 000 chain's packed function took 50 ms to optimize instead of 20)."""
+
+
 class FunctionPipeline:
     """Optimizes the LLVM modules of single functions (`submit`) on a thread of its own,
     then links them into one (`finish`)."""
@@ -310,6 +317,8 @@ class FunctionPipeline:
         self._texts: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._optimized: list[llvm.ModuleRef] = []
         self._error: BaseException | None = None
+        self._interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._interval, SWITCH_INTERVAL))
         self._thread = threading.Thread(target=self._run, name="llvm-optimize", daemon=True)
         self._thread.start()
 
@@ -328,6 +337,7 @@ class FunctionPipeline:
         """Stop the thread (what it optimized is dropped): the lowering failed."""
         self._texts.put(None)
         self._thread.join()
+        sys.setswitchinterval(self._interval)
 
     def finish(self) -> llvm.ModuleRef:
         """The optimized modules linked into one (waits for the thread)."""

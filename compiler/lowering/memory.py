@@ -259,9 +259,10 @@ def int_const(value: int, t: IntegerType | IndexType) -> arith.ConstantOp:
     return arith.ConstantOp.create(properties={"value": IntegerAttr(value, t)}, result_types=[t])
 
 
-def declare_runtime(module: ModuleOp) -> None:
-    """Declare the workspace functions where the module calls them, and their slots."""
-    ops = walk_ops(module)
+def declare_runtime(module: ModuleOp, within: Operation | None = None) -> None:
+    """Declare the workspace functions where the module (or its op `within`) calls them,
+    and their slots."""
+    ops = walk_ops(module if within is None else within)
     used = {
         op.callee.root_reference.data
         for op in ops

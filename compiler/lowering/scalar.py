@@ -50,16 +50,24 @@ _OpT = TypeVar("_OpT", bound=Operation)
 
 
 def lower_scalar_ops(module: ModuleOp, *, fast_math: bool = False, fp_contract: bool = True) -> None:
-    """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func.
+    """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func, for
+    every function of `module` (`lower_scalar_function`)."""
+    lowering = LowerScalarOps(fast_math, fp_contract)
+    for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+        lower_scalar_function(f, lowering)
 
-    One walk over a snapshot of each function's ops, each replaced in place: every op's
+
+def lower_scalar_function(f: func.FuncOp, lowering: LowerScalarOps) -> llvm.FuncOp:
+    """One function's scalar ops to llvm, then the function itself (returned).
+
+    One walk over a snapshot of the function's ops, each replaced in place: every op's
     lowering is made of llvm ops only, so nothing needs a second look (xDSL's greedy
     pattern walker, with its worklist and re-matching, took 4x as long on large functions).
     """
-    lowering = LowerScalarOps(fast_math, fp_contract)
-    for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
-        _FunctionLowering(f, lowering).run()
-        Rewriter.replace_op(f, _lower_func(f))
+    _FunctionLowering(f, lowering).run()
+    lowered = _lower_func(f)
+    Rewriter.replace_op(f, lowered)
+    return lowered
 
 
 class _FunctionLowering:

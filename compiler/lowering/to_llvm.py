@@ -93,7 +93,7 @@ from compiler.lowering.packed_abi import (
     needs_error_values,
 )
 from compiler.lowering.parallel import outline_parallel_loops
-from compiler.lowering.scalar import lower_scalar_ops
+from compiler.lowering.scalar import LowerScalarOps, lower_scalar_function
 from compiler.lowering.vectorize import vectorize_loops
 from compiler.runtime.host import host_vector_bits
 
@@ -133,11 +133,18 @@ class LowerToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         bits = self.vector_bits or host_vector_bits()
-        lower_module(ctx, op, vector_bits=bits, fast_math=self.fast_math, fp_contract=self.fp_contract)
+        lower_module(
+            ctx, op, vector_bits=bits, fast_math=self.fast_math, fp_contract=self.fp_contract
+        )
 
 
 def lower_module(
-    ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False, fp_contract: bool = True
+    ctx: Context,
+    module: ModuleOp,
+    *,
+    vector_bits: int = 256,
+    fast_math: bool = False,
+    fp_contract: bool = True,
 ) -> None:
     parents = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     for f in parents:
@@ -146,31 +153,37 @@ def lower_module(
     outline_parallel_loops(module)
     for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
         merge_common_subexpressions(f)
-    merge_identical_outlined(module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents])
+    merge_identical_outlined(
+        module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents]
+    )
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
+    outlined = {f.sym_name.data for f in funcs if f not in parents}
     abi = ModuleABI(
         {f.sym_name.data: symbolic_variables(f) for f in funcs},
         {f.sym_name.data: assert_table(module, f.sym_name.data) for f in funcs},
         frozenset(f.sym_name.data for f in funcs if needs_error_values(f)),
     )
-    states: list[FunctionState] = []
-    for f in funcs:
-        name = f.sym_name.data
-        state = convert_signature(f, abi.variables[name], report=name in abi.reporters)
+    # every signature first: a function's LLVM module declares the others (jit.py)
+    states = [
+        convert_signature(
+            f, abi.variables[f.sym_name.data], report=f.sym_name.data in abi.reporters
+        )
+        for f in funcs
+    ]
+    scalar = LowerScalarOps(fast_math, fp_contract)
+    listener = _listener.get()
+    # outlined bodies first: their LLVM work is the largest, and starts the soonest
+    for state in sorted(states, key=lambda state: state.func.sym_name.data not in outlined):
         _lower_loop_ops(state, abi)
         vectorize_loops(state.func, vector_bits)
         add_returns(state)
-        states.append(state)
-    lower_structured_control_flow(module)
-    for state in states:
+        lower_structured_control_flow(state.func)
         lower_asserts(state, abi)
-    lower_scalar_ops(module, fast_math=fast_math, fp_contract=fp_contract)
-    declare_externs(module)
-    declare_runtime(module)
-    listener = _listener.get()
-    if listener is not None:
-        for lowered in [op for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks]:
+        lowered = lower_scalar_function(state.func, scalar)
+        declare_runtime(module, lowered)
+        if listener is not None:
             listener(module, lowered)
+    declare_externs(module)
 
 
 def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
