@@ -66,7 +66,7 @@ from xdsl.passes import ModulePass
 from compiler.analysis.arg_binder import symbolic_variables
 from compiler.dialects import loop, packed
 from compiler.lowering.aliasing import annotate_alias_scopes, walk_ops
-from compiler.lowering.cleanup import drop_dead_arith, merge_common_subexpressions
+from compiler.lowering.cleanup import drop_dead_arith
 from compiler.lowering.control_flow import (
     add_returns,
     lower_asserts,
@@ -151,8 +151,6 @@ def lower_module(
         annotate_alias_scopes(f)  # before outlining: the groups are the parent's
         drop_dead_arith(f)  # before outlining too: a dead op may be all that captures a value
     outline_parallel_loops(module)
-    for f in [op for op in module.ops if isinstance(op, loop.FuncOp)]:
-        merge_common_subexpressions(f)
     merge_identical_outlined(
         module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents]
     )
