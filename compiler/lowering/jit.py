@@ -24,7 +24,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import llvmlite.binding as llvm
 import xdsl.backend.llvm.convert_op as _convert_op
@@ -36,7 +36,6 @@ from xdsl.dialects import llvm as L
 from xdsl.dialects.builtin import ArrayAttr, IndexType, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.hints import isa
 
 from compiler.dialects import loop
 from compiler.errors import IRError
@@ -108,9 +107,9 @@ def _scope_list(module: ir.Module, names: ArrayAttr[StringAttr]) -> Any:
 def _add_alias_metadata(op: L.LoadOp | L.StoreOp, instr: Any, module: ir.Module) -> None:
     """aliasing.py's groups as scoped-noalias metadata."""
     for attr, kind in (("alias_scopes", "alias.scope"), ("noalias_scopes", "noalias")):
-        names = op.attributes.get(attr)
-        if isa(names, ArrayAttr[StringAttr]) and names.data:
-            instr.set_metadata(kind, _scope_list(module, names))
+        names = op.attributes.get(attr)  # isinstance, not xDSL's isa: that builds a constraint per call
+        if isinstance(names, ArrayAttr) and names.data and all(isinstance(n, StringAttr) for n in names.data):
+            instr.set_metadata(kind, _scope_list(module, cast(ArrayAttr[StringAttr], names)))
 
 
 def _convert_load(op: L.LoadOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
