@@ -1,15 +1,16 @@
 """An on-disk cache of compiled object code, shared by every process of a user.
 
 `jit.jit_compile` looks an object up before lowering to the llvm dialect and
-running LLVM: a second process that builds the same program runs the passes
-up to the flat loop IR (which also give the argument specs, the failure table
-and the memory plan), then loads the object into an MCJIT engine and skips
-lower-to-llvm, the conversion to LLVM IR, LLVM's optimization and its code
-generation. The key (`cache_key`) is a SHA-256 of
+running LLVM: a build that finds its object (but, say, no readable build entry)
+runs the passes up to the flat loop IR (which also give the argument specs, the
+failure table and the memory plan), then loads the object into an MCJIT engine
+and skips lower-to-llvm, the conversion to LLVM IR, LLVM's optimization and its
+code generation. The key (`cache_key`) is a SHA-256 of
 
-* the lowered program: the text `Function` passes, the flat loop IR after
-  make-packed-api and storage-rewrite with the names of the passes still to
-  run (`jit_compile`'s default: the llvm-dialect module's text);
+* the lowered program: the text `Function` passes, which names the build entry's
+  key below when the cache is on (else the flat loop IR after make-packed-api and
+  storage-rewrite), with the names of the passes still to run (`jit_compile`'s
+  default: the llvm-dialect module's text);
 * how it is compiled: the object's kind (`jit`, or `pic` for shared
   libraries), the optimization level, the target triple, the host CPU's name
   and features, the LLVM version, whether libgomp is there;
@@ -67,7 +68,7 @@ MAGIC = b"XTCOBJ\x00\x01"
 _HEADER = struct.Struct("<8s32sQ32s")  # magic, key digest, payload length, payload SHA-256
 
 OBJECTS = "objects"
-"""The folder of object files, keyed by the flat loop IR (`jit.compile_object`)."""
+"""The folder of object files, keyed by the program they compile (`jit.compile_object`)."""
 BUILDS = "builds"
 """The folder of build entries, keyed by the program before any pass (`build_cache`)."""
 
