@@ -307,6 +307,31 @@ waited up to a switch interval for the GIL each time, while the lowering held it
 seed 000 chain's packed function took 50 ms to optimize instead of 20)."""
 
 
+_switching = threading.Lock()
+_pipelines = 0  # running now, in any thread
+_interval_before = 0.005
+
+
+def _switch_faster() -> None:
+    """The first running pipeline lowers the switch interval; pipelines of other threads
+    share it."""
+    global _pipelines, _interval_before
+    with _switching:
+        if _pipelines == 0:
+            _interval_before = sys.getswitchinterval()
+            sys.setswitchinterval(min(_interval_before, SWITCH_INTERVAL))
+        _pipelines += 1
+
+
+def _switch_back() -> None:
+    """The last pipeline to stop puts the interval back."""
+    global _pipelines
+    with _switching:
+        _pipelines -= 1
+        if _pipelines == 0:
+            sys.setswitchinterval(_interval_before)
+
+
 class FunctionPipeline:
     """Optimizes the LLVM modules of single functions (`submit`) on a thread of its own,
     then links them into one (`finish`)."""
@@ -316,8 +341,8 @@ class FunctionPipeline:
         self._texts: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._optimized: list[llvm.ModuleRef] = []
         self._error: BaseException | None = None
-        self._interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._interval, SWITCH_INTERVAL))
+        self._stopped = False
+        _switch_faster()
         self._thread = threading.Thread(target=self._run, name="llvm-optimize", daemon=True)
         self._thread.start()
 
@@ -334,9 +359,12 @@ class FunctionPipeline:
 
     def abandon(self) -> None:
         """Stop the thread (what it optimized is dropped): the lowering failed."""
+        if self._stopped:
+            return
+        self._stopped = True
         self._texts.put(None)
         self._thread.join()
-        sys.setswitchinterval(self._interval)
+        _switch_back()
 
     def finish(self) -> llvm.ModuleRef:
         """The optimized modules linked into one (waits for the thread)."""

@@ -86,3 +86,33 @@ def test_an_llvm_error_in_the_thread_is_raised_by_finish() -> None:
         pipeline.finish()
     assert sys.getswitchinterval() == interval
     assert not _pipeline_threads()
+
+
+def test_pipelines_of_several_threads_put_the_switch_interval_back() -> None:
+    """Builds in two threads at once: the interval is lowered while either runs and
+    restored when the last one ends, whatever the order."""
+    interval = sys.getswitchinterval()
+    first = jit.FunctionPipeline(target_machine(), 3)
+    second = jit.FunctionPipeline(target_machine(), 3)
+    first.finish()
+    assert sys.getswitchinterval() <= jit.SWITCH_INTERVAL  # the second still runs
+    second.finish()
+    second.abandon()  # a second stop changes nothing
+    assert sys.getswitchinterval() == interval
+    results: list[np.ndarray] = []
+
+    def build_and_run() -> None:
+        f = _conv_chain()
+        out = np.zeros((1, 8, 10, 10), np.float32)
+        f(np.ones((1, 8, 10, 10), np.float32), np.ones((8, 8, 3, 3), np.float32), out)
+        results.append(out)
+
+    threads = [threading.Thread(target=build_and_run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 3
+    assert all(np.array_equal(r, results[0]) for r in results)
+    assert results[0][0, 0, 5, 5] == 72.0  # 8 channels x 9 taps of ones
+    assert sys.getswitchinterval() == interval
