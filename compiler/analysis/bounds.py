@@ -83,6 +83,7 @@ from compiler.analysis.schedule_model import (
     Stage,
     schedule_of,
 )
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     Const,
     Expr,
@@ -126,7 +127,7 @@ def stage_accesses(stage: Stage) -> list[Access]:
     """Every `te.read` of another stage in the body of `stage`."""
     leaf = stage.index_leaf()
     found: list[Access] = []
-    for op in stage.op.body.walk():
+    for op in walk_ops(stage.op.body):
         if isinstance(op, te.ReadOp) and isinstance(op.tensor.owner, te.ComputeOp):
             indices = [expr_from_value(i, leaf) for i in op.indices]
             indices = [None if e is None else simplify(e) for e in indices]

@@ -69,8 +69,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    IndexType,
-    IntegerAttr,
     IntegerType,
     ModuleOp,
     StringAttr,
@@ -80,6 +78,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.value_names import ValueNames
+from compiler.analysis.walk import walk_ops
+from compiler.arith.builders import binary, index_constant
 from compiler.arith.expr import (
     LE,
     LT,
@@ -339,11 +339,11 @@ def pragmas(op: loop.ForOp) -> list[str]:
 
 
 def holds_buffer(op: loop.ForOp) -> bool:
-    return any(isinstance(o, loop.AllocOp) and not o.is_local for o in op.body.walk())
+    return any(isinstance(o, loop.AllocOp) and not o.is_local for o in walk_ops(op.body))
 
 
 def _constant(value: int, before: Operation) -> SSAValue:
-    c = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    c = index_constant(value)
     Rewriter.insert_op(c, InsertPoint.before(before))
     return c.result
 
@@ -383,7 +383,7 @@ class Partitioner:
     def __init__(self, func: loop.FuncOp, max_depth: int):
         self.func = func
         self.names = ValueNames()
-        for op in func.walk():  # every shape variable known (>= 0) from the start
+        for op in walk_ops(func):  # every shape variable known (>= 0) from the start
             if isinstance(op, loop.VarOp):
                 self.names.leaf(op.result)
         self.prover = Prover(self.names)
@@ -442,7 +442,7 @@ class Partitioner:
         lower: list[Expr] = []
         upper: list[Expr] = []
         used: list[tuple[Operation, LT | LE]] = []
-        for op in for_op.body.walk():
+        for op in walk_ops(for_op.body):
             if not is_candidate(op):
                 continue
             for atom in atoms_of(self.names, op, x):
@@ -489,27 +489,32 @@ class Partitioner:
             return None  # nothing would be gained in the main piece
         total = az.simplify(end - m)
         pieces: list[tuple[Operation, bool]] = []
-        for start, extent in kept:
+        for k, (start, extent) in enumerate(kept):
             hot = start == lo or (
                 isinstance(extent, Const) and isinstance(total, Const) and HOT_SHARE * extent.value > total.value
             )
-            pieces.append((self.emit_piece(for_op, start, extent, az), hot))
-        Rewriter.erase_op(for_op)
+            last = k == len(kept) - 1
+            pieces.append((self.emit_piece(for_op, start, extent, az, in_place=last), hot))
         return pieces
 
-    def emit_piece(self, for_op: loop.ForOp, start: Expr, extent: Expr, az: Analyzer) -> Operation:
+    def emit_piece(
+        self, for_op: loop.ForOp, start: Expr, extent: Expr, az: Analyzer, *, in_place: bool = False
+    ) -> Operation:
         """A copy of `for_op` over [start, start + extent) (its body in place for one
-        iteration) before it; the first op emitted (the piece's start, kept until the end)."""
+        iteration) before it, or `for_op` itself for the last piece (`in_place`: one
+        clone of the body fewer); the first op emitted (the piece's start, kept until
+        the end)."""
         new: list[Operation] = []
         cache: dict[Expr | Cond, SSAValue] = {}
         start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
         extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
         if not new:  # both are values already: an unused marker, erased as dead at the end
-            new.append(arith.ConstantOp(IntegerAttr(0, IndexType())))
+            new.append(index_constant(0))
         Rewriter.insert_op(new, InsertPoint.before(for_op))
-        copy = for_op.clone()
+        copy = for_op if in_place else for_op.clone()
         copy.operands = [start_value, extent_value]
-        Rewriter.insert_op(copy, InsertPoint.before(for_op))
+        if not in_place:
+            Rewriter.insert_op(copy, InsertPoint.before(for_op))
         self.pieces.add(copy)
         if az.prove_eq(extent, 1):  # one iteration: the body in place, the counter its start
             Rewriter.inline_block(copy.body.block, InsertPoint.before(copy), [start_value])
@@ -522,7 +527,7 @@ class Partitioner:
         """Drop the conjuncts each condition in the pieces provably satisfies there."""
         found: list[Operation] = []
         for top in piece:
-            for op in top.walk():
+            for op in walk_ops(top):
                 if is_guard(op) or (isinstance(op, loop.ForOp) and not isinstance(op.extent.owner, arith.ConstantOp)):
                     found.append(op)
         for op in found:
@@ -564,7 +569,7 @@ class Partitioner:
             return
         cond = kept[0]
         for leaf in kept[1:]:
-            both = arith.AndIOp(cond, leaf)
+            both = binary(arith.AndIOp, cond, leaf)
             Rewriter.insert_op(both, InsertPoint.before(op))
             cond = both.result
         op.operands = [cond, *op.operands[1:]]
@@ -612,7 +617,9 @@ def remove_dead_index_ops(func: loop.FuncOp) -> None:
     changed = True
     while changed:
         changed = False
-        for op in list(func.walk(reverse=True)):
+        # users before the values they use, inner ops before their loop: one sweep
+        # removes a whole chain (the result, a fixpoint, is the same in any order)
+        for op in reversed(walk_ops(func)):
             dead_value = op.name.startswith("arith.") and op.results and not any(r.uses for r in op.results)
             empty_loop = isinstance(op, loop.ForOp) and op.body.block.first_op is None
             if dead_value or empty_loop:
