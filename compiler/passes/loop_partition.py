@@ -221,9 +221,16 @@ class Prover:
 
     def __init__(self, names: ValueNames):
         self.names = names
+        self._shapes: tuple[int, Bounds] = (-1, {})
 
     def shapes(self) -> Bounds:
-        return {n: (Const(0), None) for n in self.names.values if self.names.is_shape(n)}
+        """The shape variables (>= 0): a copy (callers add to it), remade only when a
+        name was added (`names.values` only grows)."""
+        known, found = self._shapes
+        if known != len(self.names.values):
+            found = {n: (Const(0), None) for n in self.names.values if self.names.is_shape(n)}
+            self._shapes = (len(self.names.values), found)
+        return dict(found)
 
     def levels(self, op: Operation, override: dict[str, tuple[Expr, Expr]] | None = None) -> list[Level]:
         found: list[Level] = []
@@ -338,8 +345,9 @@ def pragmas(op: loop.ForOp) -> list[str]:
     return [p.data for p in attr.data if isinstance(p, StringAttr)]
 
 
-def holds_buffer(op: loop.ForOp) -> bool:
-    return any(isinstance(o, loop.AllocOp) and not o.is_local for o in walk_ops(op.body))
+def holds_buffer(body: list[Operation]) -> bool:
+    """Whether the ops of a loop's body (`walk_ops`) realize an intermediate buffer."""
+    return any(isinstance(o, loop.AllocOp) and not o.is_local for o in body)
 
 
 def _constant(value: int, before: Operation) -> SSAValue:
@@ -413,8 +421,10 @@ class Partitioner:
             return  # the loop and its nest as scheduled
         after = for_op.next_op
         pieces = None
-        if not piece and depth < self.max_depth and not holds_buffer(for_op):
-            pieces = self.partition(for_op)
+        if not piece and depth < self.max_depth:
+            body = walk_ops(for_op.body)  # one walk for both questions
+            if not holds_buffer(body):
+                pieces = self.partition(for_op, body)
         if pieces is None:
             self.visit(for_op.body.block, depth)
             return
@@ -435,14 +445,16 @@ class Partitioner:
 
     # -- one loop --------------------------------------------------------------
 
-    def split(self, for_op: loop.ForOp) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]]]:
-        """The lower and upper split points of the conditions in `for_op`, and the
-        conditions they come from."""
+    def split(
+        self, for_op: loop.ForOp, body: list[Operation]
+    ) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]]]:
+        """The lower and upper split points of the conditions in `for_op` (whose ops are
+        `body`), and the conditions they come from."""
         x = self.names.name(for_op.induction_var)
         lower: list[Expr] = []
         upper: list[Expr] = []
         used: list[tuple[Operation, LT | LE]] = []
-        for op in walk_ops(for_op.body):
+        for op in body:
             if not is_candidate(op):
                 continue
             for atom in atoms_of(self.names, op, x):
@@ -454,14 +466,14 @@ class Partitioner:
                     used.append((op, atom))
         return lower, upper, used
 
-    def partition(self, for_op: loop.ForOp) -> list[tuple[Operation, bool]] | None:
+    def partition(self, for_op: loop.ForOp, body: list[Operation]) -> list[tuple[Operation, bool]] | None:
         """Replace `for_op` by its pieces, if its conditions give split points at which
         one of them provably holds over the main piece: (first op, hot) per piece, in
         order. The main piece is hot; an edge is hot when it has a constant share of more
         than 1/HOT_SHARE of a loop of constant extent (a kernel window's edge, the last of
         11 channel blocks), cold otherwise (the border rows of a 56-row image, the tail of
         a long split)."""
-        lower, upper, used = self.split(for_op)
+        lower, upper, used = self.split(for_op, body)
         if not used:
             return None
         az = Analyzer(self.prover.bounds(self.prover.levels(for_op)))
@@ -614,17 +626,25 @@ def _ops_from(first: Operation | None, end: Operation | None) -> Iterator[Operat
 def remove_dead_index_ops(func: loop.FuncOp) -> None:
     """Erase `arith` ops whose results are unused (replaced conditions and extents)
     and loops left with an empty body (a guard proven false in all of it)."""
-    changed = True
-    while changed:
-        changed = False
-        # users before the values they use, inner ops before their loop: one sweep
-        # removes a whole chain (the result, a fixpoint, is the same in any order)
-        for op in reversed(walk_ops(func)):
-            dead_value = op.name.startswith("arith.") and op.results and not any(r.uses for r in op.results)
-            empty_loop = isinstance(op, loop.ForOp) and op.body.block.first_op is None
-            if dead_value or empty_loop:
-                Rewriter.erase_op(op)
-                changed = True
+    # a worklist, users and inner ops popped first: erasing an op can only make the ops
+    # it used, and its loop, dead in turn (the result, a fixpoint, is the same in any order)
+    pending = walk_ops(func)
+    while pending:
+        op = pending.pop()
+        if op.parent is None or not _is_dead(op):
+            continue  # erased already, or still used
+        parent = op.parent_op()
+        used = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        Rewriter.erase_op(op)
+        pending += used
+        if isinstance(parent, loop.ForOp):
+            pending.append(parent)
+
+
+def _is_dead(op: Operation) -> bool:
+    if isinstance(op, loop.ForOp):
+        return op.body.block.first_op is None
+    return op.name.startswith("arith.") and bool(op.results) and not any(r.uses for r in op.results)
 
 
 def partition_function(func: loop.FuncOp, max_depth: int = 4) -> int:
