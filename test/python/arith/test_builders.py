@@ -22,7 +22,8 @@ def _same(built: Operation, made: Operation) -> None:
     assert [r.type for r in built.results] == [r.type for r in made.results]
     assert built.properties == made.properties
     assert built.attributes == made.attributes
-    assert not built.regions and not made.regions
+    assert not built.regions
+    assert not made.regions
     built.verify()
 
 
