@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from compiler.analysis import arg_messages
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, free_vars, parse_expr
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import PassError
@@ -108,7 +109,7 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
     attrs = (
         func.arg_attrs.data if func.arg_attrs is not None else [DictionaryAttr({})] * len(func.args)
     )
-    written = {op.buffer for op in func.walk() if isinstance(op, loop.StoreOp)}
+    written = {op.buffer for op in walk_ops(func) if isinstance(op, loop.StoreOp)}
     decls: list[ArgDecl] = []
     for i, (arg, attr) in enumerate(zip(func.args, attrs, strict=True)):
         t = arg.type
@@ -135,7 +136,7 @@ def symbolic_variables(func: loop.FuncOp) -> list[str]:
     for t in func.function_type.inputs.data:
         if isinstance(t, loop.BufferType):
             names.extend(shape_var_names((*t.get_shape(), *(t.get_strides() or ()))))
-    for op in func.walk():
+    for op in walk_ops(func):
         if isinstance(op, loop.VarOp):
             names.append(op.var_name.data)
         elif isinstance(op, loop.AllocOp):

@@ -50,6 +50,7 @@ from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from compiler.analysis.schedule_model import ScheduleModel, Stage, scan_bodies, scan_states
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, Var, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.dialects import sched, te
@@ -212,7 +213,7 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
     reads: list[list[frozenset[str]]] = []
     read_tensors: list[str | None] = []
     identity: list[bool] = []
-    for inner in op.body.walk():
+    for inner in walk_ops(op.body):
         if isinstance(inner, te.ReadOp):
             read_tensors.append(_tensor_name(inner.tensor))
             uses = []
@@ -225,7 +226,7 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
                 len(exprs) == len(axis_names)
                 and all(_is_axis(e, a, d) for e, a, d in zip(exprs, axis_names, shape, strict=True))
             )
-    guarded = any(isinstance(inner, scf.IfOp) for inner in op.body.walk())
+    guarded = any(isinstance(inner, scf.IfOp) for inner in walk_ops(op.body))
     return StageInfo(
         stage.name,
         [_extent(d) for d in op.tensor_type.get_shape()],

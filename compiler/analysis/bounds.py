@@ -83,6 +83,7 @@ from compiler.analysis.schedule_model import (
     Stage,
     schedule_of,
 )
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     Const,
     Expr,
@@ -126,7 +127,7 @@ def stage_accesses(stage: Stage) -> list[Access]:
     """Every `te.read` of another stage in the body of `stage`."""
     leaf = stage.index_leaf()
     found: list[Access] = []
-    for op in stage.op.body.walk():
+    for op in walk_ops(stage.op.body):
         if isinstance(op, te.ReadOp) and isinstance(op.tensor.owner, te.ComputeOp):
             indices = [expr_from_value(i, leaf) for i in op.indices]
             indices = [None if e is None else simplify(e) for e in indices]
@@ -185,6 +186,7 @@ class InferBound:
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
         self.bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {n: (0, None) for n in names}
+        self._analyzer: Analyzer | None = None  # over `bounds` as they are: set_range drops it
         for stage in self.model.stages.values():
             self.accesses[stage.name] = stage_accesses(stage)
 
@@ -193,7 +195,11 @@ class InferBound:
         return [t for t in (*ft.inputs.data, *ft.outputs.data) if isinstance(t, te.TensorType)]
 
     def analyzer(self) -> Analyzer:
-        return Analyzer(self.bounds)
+        """An analyzer over the current bounds (one while they stay the same: its memo
+        serves every query in between)."""
+        if self._analyzer is None:
+            self._analyzer = Analyzer(self.bounds)
+        return self._analyzer
 
     def set_range(self, iv: IterVar, exact: Range_, relaxed: Range_ | None = None) -> None:
         az = self.analyzer()
@@ -203,6 +209,7 @@ class InferBound:
         self.relaxed[iv.name] = relaxed
         hi = az.simplify(relaxed.min + relaxed.extent - 1)
         self.bounds[iv.name] = (relaxed.min, hi)
+        self._analyzer = None
 
     # -- the driver ----------------------------------------------------------
 

@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, Cond, Const, Expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_value, simplify
@@ -101,7 +102,7 @@ def aligned_strides(shape: Sequence[Expr], aligns: dict[int, tuple[int, int]]) -
 
 
 def reads_of(op: te.ComputeOp, tensor: SSAValue) -> list[te.ReadOp]:
-    return [inner for inner in op.body.walk() if isinstance(inner, te.ReadOp) and inner.tensor == tensor]
+    return [inner for inner in walk_ops(op.body) if isinstance(inner, te.ReadOp) and inner.tensor == tensor]
 
 
 def insert_cache_read(func: te.FuncOp, source: SSAValue, name: str, readers: Sequence[te.ComputeOp]) -> te.ComputeOp:
@@ -231,7 +232,7 @@ class _SinkInto:
         return self.sunk[value]
 
     def run(self) -> None:
-        for op in list(self.region.walk()):
+        for op in walk_ops(self.region):
             for k, value in enumerate(op.operands):
                 if value not in self.axes and not self.region.is_ancestor(value.owner):
                     op.operands[k] = self.value(value)

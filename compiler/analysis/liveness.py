@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
@@ -82,7 +83,7 @@ def liveness(func: loop.FuncOp) -> list[Lifetime]:
     """The lifetime of every intermediate buffer (`loop.alloc` or planned `loop.view`)."""
     body_ops = {op: k for k, op in enumerate(func.body.block.ops)}
     found: list[Lifetime] = []
-    for op in func.walk():
+    for op in walk_ops(func):
         if (isinstance(op, loop.AllocOp) and not op.is_local and op.buffer_name.data != ARENA) or isinstance(op, loop.ViewOp):
             found.append(_lifetime(op.buffer_name.data, op.result, op, body_ops))
     return found

@@ -21,6 +21,7 @@ from compiler.analysis.liveness import (
     liveness,
     liveness_lower_bound,
 )
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import evaluate, free_vars, parse_expr
 from compiler.arith.simplify import const_value
 from compiler.dialects import loop
@@ -98,7 +99,7 @@ class MemorySummary:
 
 def memory_summary(func: loop.FuncOp) -> MemorySummary:
     summary = MemorySummary(func.sym_name.data)
-    views = {op.buffer_name.data: op for op in func.walk() if isinstance(op, loop.ViewOp)}
+    views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = liveness(func)
     total = 0
     symbolic = False
@@ -119,12 +120,12 @@ def memory_summary(func: loop.FuncOp) -> MemorySummary:
         size = const_value(aligned(t.size))
         symbolic |= size is None
         total += size or 0
-    arena = next((op for op in func.walk() if isinstance(op, loop.AllocOp) and op.buffer_name.data == ARENA), None)
+    arena = next((op for op in walk_ops(func) if isinstance(op, loop.AllocOp) and op.buffer_name.data == ARENA), None)
     if arena is not None:
         summary.arena = str(buffer_bytes(arena.buffer_type))
     summary.no_reuse = "symbolic" if symbolic else str(total)
     summary.lower_bound = liveness_lower_bound(lifetimes)
-    for op in func.walk():
+    for op in walk_ops(func):
         if isinstance(op, loop.AllocOp) and op.is_local:
             summary.stack[op.buffer_name.data] = const_value(buffer_bytes(op.buffer_type)) or 0
     return summary

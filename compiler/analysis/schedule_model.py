@@ -43,6 +43,7 @@ from compiler.analysis.cache_stages import (
     reads_of,
 )
 from compiler.analysis.rfactor import RfactorRecord, discard, rfactor_ops
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, Var, emax, free_vars, lt, parse_expr
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, simplify
@@ -932,7 +933,7 @@ def mark_scans(func: te.FuncOp, stages: dict[str, Stage]) -> None:
 def _reads_state_of(op: te.ComputeOp) -> set[str]:
     return {
         inner.tensor.owner.stage.data
-        for inner in op.body.walk()
+        for inner in walk_ops(op.body)
         if isinstance(inner, te.ReadOp) and isinstance(inner.tensor.owner, te.StateOp)
     }
 
@@ -1009,7 +1010,7 @@ def _relation_inputs(rel: Relation) -> tuple[IterVar, ...]:
 
 def _stage_inputs(op: te.ComputeOp) -> list[str]:
     inputs: list[str] = []
-    for inner in op.body.walk():
+    for inner in walk_ops(op.body):
         if isinstance(inner, te.ReadOp) and isinstance(inner.tensor.owner, te.ComputeOp):
             source = inner.tensor.owner.stage.data
             if source not in inputs:
@@ -1020,7 +1021,7 @@ def _stage_inputs(op: te.ComputeOp) -> list[str]:
 def _arg_inputs(op: te.ComputeOp) -> list[str]:
     """The arguments of the function a stage reads, by name."""
     found: list[str] = []
-    for inner in op.body.walk():
+    for inner in walk_ops(op.body):
         if isinstance(inner, te.ReadOp) and isinstance(inner.tensor, BlockArgument):
             name = inner.tensor.name_hint
             if name is not None and name not in found:

@@ -298,6 +298,8 @@ _COMPARES: tuple[type[Cond], ...] = (LT, LE, EQ, NE)
 def _wrap(x: object) -> Expr | None:
     if isinstance(x, Expr):
         return x
+    if type(x) is int:  # the common case: a protocol isinstance (below) is slow
+        return Const(x)
     if isinstance(x, bool) or not isinstance(x, SupportsIndex):
         return None
     try:

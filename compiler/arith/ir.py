@@ -49,6 +49,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Operation, OpResult, SSAValue
 
+from compiler.arith.builders import INDEX, binary, bool_constant, cmpi, index_cast, index_constant
 from compiler.arith.expr import (
     EQ,
     LE,
@@ -119,8 +120,15 @@ def _trunc_div(x: Expr, c: int) -> Expr:
 class _Reader:
     def __init__(self, leaf: LeafFn, bounds: BoundsArg | None) -> None:
         self.leaf = leaf
-        self.analyzer = Analyzer(bounds)
+        self.bounds = bounds
+        self._analyzer: Analyzer | None = None  # only unsigned and signed div/rem ask
         self.cache: dict[SSAValue, Expr | None] = {}
+
+    @property
+    def analyzer(self) -> Analyzer:
+        if self._analyzer is None:
+            self._analyzer = Analyzer(self.bounds)
+        return self._analyzer
 
     def read(self, value: SSAValue) -> Expr | None:
         if value in self.cache:
@@ -236,19 +244,19 @@ class _Emitter:
 
     def _emit_expr(self, e: Expr) -> SSAValue:
         if isinstance(e, Const):
-            return self._add(arith.ConstantOp(IntegerAttr(e.value, IndexType())))
+            return self._add(index_constant(e.value))
         if isinstance(e, Var):
             value = self.var_value(e.name)
             if isinstance(value.type, IntegerType):
-                return self._add(arith.IndexCastOp(value, IndexType()))
+                return self._add(index_cast(value, INDEX))
             return value
         if isinstance(e, FloorMod):
             a, b = self.expr(e.a), self.expr(e.b)
             q = self.expr(FloorDiv(e.a, e.b))
-            return self._add(arith.SubiOp(a, self._add(arith.MuliOp(q, b))))
+            return self._add(binary(arith.SubiOp, a, self._add(binary(arith.MuliOp, q, b))))
         node = as_binary(e)
         a, b = self.expr(node.a), self.expr(node.b)
-        return self._add(_EMIT_BINARY[type(node)](a, b))
+        return self._add(binary(_EMIT_BINARY[type(node)], a, b))
 
     def cond(self, c: Cond) -> SSAValue:
         hit = self.cache.get(c)
@@ -261,7 +269,7 @@ class _Emitter:
         key = BoolConst(value)
         hit = self.cache.get(key)
         if hit is None:
-            hit = self._add(arith.ConstantOp(IntegerAttr(int(value), IntegerType(1))))
+            hit = self._add(bool_constant(value))
             self.cache[key] = hit
         return hit
 
@@ -269,13 +277,13 @@ class _Emitter:
         if isinstance(c, BoolConst):
             return self.cache_bool(c.value)
         if isinstance(c, Not):
-            return self._add(arith.XOrIOp(self.cond(c.a), self.cache_bool(True)))
+            return self._add(binary(arith.XOrIOp, self.cond(c.a), self.cache_bool(True)))
         if isinstance(c, And | Or):
             a, b = self.cond(c.a), self.cond(c.b)
-            return self._add(arith.AndIOp(a, b) if isinstance(c, And) else arith.OrIOp(a, b))
+            return self._add(binary(arith.AndIOp if isinstance(c, And) else arith.OrIOp, a, b))
         cmp = as_compare(c)
         a, b = self.expr(cmp.a), self.expr(cmp.b)
-        return self._add(arith.CmpiOp(a, b, _PREDICATES[type(cmp)]))
+        return self._add(cmpi(a, b, _PREDICATES[type(cmp)]))
 
 
 def emit_expr(

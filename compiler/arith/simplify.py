@@ -315,14 +315,22 @@ class Analyzer:
                 None if lo is None else as_expr(lo),
                 None if hi is None else as_expr(hi),
             )
-        self._refs: dict[str, frozenset[str]] = {
-            name: frozenset().union(*(free_vars(b) for b in ends if b is not None))
-            for name, ends in self.bounds.items()
-        }
+        # built on first use: most analyzers never substitute bounds (the passes make
+        # thousands, and this cost as much as their queries)
+        self._refs_memo: dict[str, frozenset[str]] | None = None
         self._budget = _PROVE_BUDGET
         self._poly_memo: dict[tuple[Expr, int], Poly] = {}
         self._lower_memo: dict[tuple[frozenset[tuple[Monomial, int]], int], int | None] = {}
         self._range_memo: dict[tuple[Expr, int], Range] = {}
+
+    def _refs(self) -> dict[str, frozenset[str]]:
+        """The variables each variable's bounds mention."""
+        if self._refs_memo is None:
+            self._refs_memo = {
+                name: frozenset().union(*(free_vars(b) for b in ends if b is not None))
+                for name, ends in self.bounds.items()
+            }
+        return self._refs_memo
 
     # -- public API --------------------------------------------------------
 
@@ -820,7 +828,8 @@ class Analyzer:
         for m in p:
             for f in m:
                 present |= free_vars(f)
-        blocked = frozenset().union(*(self._refs.get(v, frozenset()) for v in present))
+        refs = self._refs()
+        blocked = frozenset().union(*(refs.get(v, frozenset()) for v in present))
         for block in (blocked, frozenset()):
             new: Poly = {}
             changed = False

@@ -33,6 +33,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from compiler.analysis.arg_binder import dim_expr
 from compiler.analysis.guards import conjuncts, tighten_domain
 from compiler.analysis.value_names import ValueNames
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import LE, LT, Cond, Const, Expr, Not, Var
 from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
@@ -63,7 +64,7 @@ class FunctionChecks:
             if isinstance(t, loop.BufferType):
                 shape = [dim_expr(d) for d in t.get_shape()]
                 self.regions[arg] = Region(arg.name_hint or "arg", [Const(0)] * len(shape), shape)
-        for op in list(self.func.walk()):
+        for op in walk_ops(self.func):
             if isinstance(op, loop.AllocOp):
                 shape = [dim_expr(d) for d in op.buffer_type.get_shape()]
                 mins = [self.names.expr(m) for m in op.mins]

@@ -69,8 +69,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    IndexType,
-    IntegerAttr,
     IntegerType,
     ModuleOp,
     StringAttr,
@@ -80,6 +78,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.value_names import ValueNames
+from compiler.analysis.walk import walk_ops
+from compiler.arith.builders import binary, index_constant
 from compiler.arith.expr import (
     LE,
     LT,
@@ -221,9 +221,16 @@ class Prover:
 
     def __init__(self, names: ValueNames):
         self.names = names
+        self._shapes: tuple[int, Bounds] = (-1, {})
 
     def shapes(self) -> Bounds:
-        return {n: (Const(0), None) for n in self.names.values if self.names.is_shape(n)}
+        """The shape variables (>= 0): a copy (callers add to it), remade only when a
+        name was added (`names.values` only grows)."""
+        known, found = self._shapes
+        if known != len(self.names.values):
+            found = {n: (Const(0), None) for n in self.names.values if self.names.is_shape(n)}
+            self._shapes = (len(self.names.values), found)
+        return dict(found)
 
     def levels(self, op: Operation, override: dict[str, tuple[Expr, Expr]] | None = None) -> list[Level]:
         found: list[Level] = []
@@ -338,12 +345,13 @@ def pragmas(op: loop.ForOp) -> list[str]:
     return [p.data for p in attr.data if isinstance(p, StringAttr)]
 
 
-def holds_buffer(op: loop.ForOp) -> bool:
-    return any(isinstance(o, loop.AllocOp) and not o.is_local for o in op.body.walk())
+def holds_buffer(body: list[Operation]) -> bool:
+    """Whether the ops of a loop's body (`walk_ops`) realize an intermediate buffer."""
+    return any(isinstance(o, loop.AllocOp) and not o.is_local for o in body)
 
 
 def _constant(value: int, before: Operation) -> SSAValue:
-    c = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    c = index_constant(value)
     Rewriter.insert_op(c, InsertPoint.before(before))
     return c.result
 
@@ -383,7 +391,7 @@ class Partitioner:
     def __init__(self, func: loop.FuncOp, max_depth: int):
         self.func = func
         self.names = ValueNames()
-        for op in func.walk():  # every shape variable known (>= 0) from the start
+        for op in walk_ops(func):  # every shape variable known (>= 0) from the start
             if isinstance(op, loop.VarOp):
                 self.names.leaf(op.result)
         self.prover = Prover(self.names)
@@ -413,8 +421,10 @@ class Partitioner:
             return  # the loop and its nest as scheduled
         after = for_op.next_op
         pieces = None
-        if not piece and depth < self.max_depth and not holds_buffer(for_op):
-            pieces = self.partition(for_op)
+        if not piece and depth < self.max_depth:
+            body = walk_ops(for_op.body)  # one walk for both questions
+            if not holds_buffer(body):
+                pieces = self.partition(for_op, body)
         if pieces is None:
             self.visit(for_op.body.block, depth)
             return
@@ -435,14 +445,16 @@ class Partitioner:
 
     # -- one loop --------------------------------------------------------------
 
-    def split(self, for_op: loop.ForOp) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]]]:
-        """The lower and upper split points of the conditions in `for_op`, and the
-        conditions they come from."""
+    def split(
+        self, for_op: loop.ForOp, body: list[Operation]
+    ) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]]]:
+        """The lower and upper split points of the conditions in `for_op` (whose ops are
+        `body`), and the conditions they come from."""
         x = self.names.name(for_op.induction_var)
         lower: list[Expr] = []
         upper: list[Expr] = []
         used: list[tuple[Operation, LT | LE]] = []
-        for op in for_op.body.walk():
+        for op in body:
             if not is_candidate(op):
                 continue
             for atom in atoms_of(self.names, op, x):
@@ -454,14 +466,14 @@ class Partitioner:
                     used.append((op, atom))
         return lower, upper, used
 
-    def partition(self, for_op: loop.ForOp) -> list[tuple[Operation, bool]] | None:
+    def partition(self, for_op: loop.ForOp, body: list[Operation]) -> list[tuple[Operation, bool]] | None:
         """Replace `for_op` by its pieces, if its conditions give split points at which
         one of them provably holds over the main piece: (first op, hot) per piece, in
         order. The main piece is hot; an edge is hot when it has a constant share of more
         than 1/HOT_SHARE of a loop of constant extent (a kernel window's edge, the last of
         11 channel blocks), cold otherwise (the border rows of a 56-row image, the tail of
         a long split)."""
-        lower, upper, used = self.split(for_op)
+        lower, upper, used = self.split(for_op, body)
         if not used:
             return None
         az = Analyzer(self.prover.bounds(self.prover.levels(for_op)))
@@ -489,27 +501,32 @@ class Partitioner:
             return None  # nothing would be gained in the main piece
         total = az.simplify(end - m)
         pieces: list[tuple[Operation, bool]] = []
-        for start, extent in kept:
+        for k, (start, extent) in enumerate(kept):
             hot = start == lo or (
                 isinstance(extent, Const) and isinstance(total, Const) and HOT_SHARE * extent.value > total.value
             )
-            pieces.append((self.emit_piece(for_op, start, extent, az), hot))
-        Rewriter.erase_op(for_op)
+            last = k == len(kept) - 1
+            pieces.append((self.emit_piece(for_op, start, extent, az, in_place=last), hot))
         return pieces
 
-    def emit_piece(self, for_op: loop.ForOp, start: Expr, extent: Expr, az: Analyzer) -> Operation:
+    def emit_piece(
+        self, for_op: loop.ForOp, start: Expr, extent: Expr, az: Analyzer, *, in_place: bool = False
+    ) -> Operation:
         """A copy of `for_op` over [start, start + extent) (its body in place for one
-        iteration) before it; the first op emitted (the piece's start, kept until the end)."""
+        iteration) before it, or `for_op` itself for the last piece (`in_place`: one
+        clone of the body fewer); the first op emitted (the piece's start, kept until
+        the end)."""
         new: list[Operation] = []
         cache: dict[Expr | Cond, SSAValue] = {}
         start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
         extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
         if not new:  # both are values already: an unused marker, erased as dead at the end
-            new.append(arith.ConstantOp(IntegerAttr(0, IndexType())))
+            new.append(index_constant(0))
         Rewriter.insert_op(new, InsertPoint.before(for_op))
-        copy = for_op.clone()
+        copy = for_op if in_place else for_op.clone()
         copy.operands = [start_value, extent_value]
-        Rewriter.insert_op(copy, InsertPoint.before(for_op))
+        if not in_place:
+            Rewriter.insert_op(copy, InsertPoint.before(for_op))
         self.pieces.add(copy)
         if az.prove_eq(extent, 1):  # one iteration: the body in place, the counter its start
             Rewriter.inline_block(copy.body.block, InsertPoint.before(copy), [start_value])
@@ -522,7 +539,7 @@ class Partitioner:
         """Drop the conjuncts each condition in the pieces provably satisfies there."""
         found: list[Operation] = []
         for top in piece:
-            for op in top.walk():
+            for op in walk_ops(top):
                 if is_guard(op) or (isinstance(op, loop.ForOp) and not isinstance(op.extent.owner, arith.ConstantOp)):
                     found.append(op)
         for op in found:
@@ -564,7 +581,7 @@ class Partitioner:
             return
         cond = kept[0]
         for leaf in kept[1:]:
-            both = arith.AndIOp(cond, leaf)
+            both = binary(arith.AndIOp, cond, leaf)
             Rewriter.insert_op(both, InsertPoint.before(op))
             cond = both.result
         op.operands = [cond, *op.operands[1:]]
@@ -609,15 +626,25 @@ def _ops_from(first: Operation | None, end: Operation | None) -> Iterator[Operat
 def remove_dead_index_ops(func: loop.FuncOp) -> None:
     """Erase `arith` ops whose results are unused (replaced conditions and extents)
     and loops left with an empty body (a guard proven false in all of it)."""
-    changed = True
-    while changed:
-        changed = False
-        for op in list(func.walk(reverse=True)):
-            dead_value = op.name.startswith("arith.") and op.results and not any(r.uses for r in op.results)
-            empty_loop = isinstance(op, loop.ForOp) and op.body.block.first_op is None
-            if dead_value or empty_loop:
-                Rewriter.erase_op(op)
-                changed = True
+    # a worklist, users and inner ops popped first: erasing an op can only make the ops
+    # it used, and its loop, dead in turn (the result, a fixpoint, is the same in any order)
+    pending = walk_ops(func)
+    while pending:
+        op = pending.pop()
+        if op.parent is None or not _is_dead(op):
+            continue  # erased already, or still used
+        parent = op.parent_op()
+        used = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        Rewriter.erase_op(op)
+        pending += used
+        if isinstance(parent, loop.ForOp):
+            pending.append(parent)
+
+
+def _is_dead(op: Operation) -> bool:
+    if isinstance(op, loop.ForOp):
+        return op.body.block.first_op is None
+    return op.name.startswith("arith.") and bool(op.results) and not any(r.uses for r in op.results)
 
 
 def partition_function(func: loop.FuncOp, max_depth: int = 4) -> int:

@@ -115,7 +115,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     IndexType,
-    IntegerAttr,
     ModuleOp,
     StringAttr,
     UnitAttr,
@@ -140,6 +139,8 @@ from compiler.analysis.arg_binder import (
     symbolic_variables,
 )
 from compiler.analysis.arg_signature import declare_strided
+from compiler.analysis.walk import walk_ops
+from compiler.arith.builders import cmpi, int_constant
 from compiler.arith.expr import (
     EQ,
     LE,
@@ -158,7 +159,7 @@ from compiler.arith.expr import (
     emin,
 )
 from compiler.arith.ir import emit_cond, emit_expr
-from compiler.arith.simplify import simplify, simplify_cond
+from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
 from compiler.dialects.shape import is_symbol_name
@@ -184,6 +185,7 @@ class PackedBuilder:
         self.cache: dict[Expr | Cond, SSAValue] = {}
         self.tensor: dict[str, SSAValue] = {}
         self.has_strides: dict[str, SSAValue] = {}
+        self.analyzer = Analyzer()  # one memo for every check (most share their terms)
 
     # -- small emitters -----------------------------------------------------
 
@@ -194,15 +196,15 @@ class PackedBuilder:
         return op.results[0]
 
     def expr(self, e: Expr) -> SSAValue:
-        return emit_expr(simplify(e), self.block.add_op, self.env.__getitem__, self.cache)
+        return emit_expr(self.analyzer.simplify(e), self.block.add_op, self.env.__getitem__, self.cache)
 
     def cond(self, c: Cond) -> SSAValue:
-        return emit_cond(simplify_cond(c), self.block.add_op, self.env.__getitem__, self.cache)
+        return emit_cond(self.analyzer.simplify_cond(c), self.block.add_op, self.env.__getitem__, self.cache)
 
     def check(
         self, c: Cond, message: str, values: Sequence[SSAValue] = (), error: str | None = None
     ) -> None:
-        c = simplify_cond(c)
+        c = self.analyzer.simplify_cond(c)
         if c == BoolConst(True):
             return
         self.block.add_op(loop.AssertOp(self.cond(c), message, values, error=error))
@@ -210,8 +212,8 @@ class PackedBuilder:
     def check_i32(
         self, value: SSAValue, expected: int, message: str, error: str | None = None
     ) -> None:
-        const = self.add(arith.ConstantOp(IntegerAttr(expected, i32)))
-        ok = self.add(arith.CmpiOp(value, const, "eq"))
+        const = self.add(int_constant(expected, i32))
+        ok = self.add(cmpi(value, const, "eq"))
         self.block.add_op(loop.AssertOp(ok, message, [value], error=error))
 
     def field(
@@ -539,7 +541,7 @@ class MakePackedAPIPass(ModulePass):
     """Buffer arguments to declare strided (symbolic strides `<arg>_stride<k>`), e.g. `strided=A,B`."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        callees = {c.callee.root_reference.data for c in op.walk() if isinstance(c, packed.CallOp)}
+        callees = {c.callee.root_reference.data for c in walk_ops(op) if isinstance(c, packed.CallOp)}
         found: set[str] = set()
         for func in [f for f in op.ops if isinstance(f, loop.FuncOp) and is_packable(f, callees)]:
             found |= declare_strided(func, self.strided, strict=False)

@@ -51,6 +51,7 @@ from xdsl.utils.hints import isa
 
 from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
 from compiler.analysis.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_bounds, const_value
@@ -352,7 +353,7 @@ class FunctionLowering:
                 continue
             clone = op.clone(mapping)
             block.add_op(clone)
-            for inner in list(clone.walk()):
+            for inner in walk_ops(clone):
                 if isinstance(inner, te.VarOp):
                     Rewriter.replace_op(inner, [], [self.var(inner.var_name.data)])
         return [mapping.get(v, v) for v in yielded.values]
@@ -489,7 +490,7 @@ class FunctionLowering:
             return
         clone = op.clone(self.values)
         block.add_op(clone)
-        for inner in list(clone.walk()):
+        for inner in walk_ops(clone):
             if isinstance(inner, te.ReadOp):
                 # the clone already maps the tensor operand to its buffer
                 load = loop.LoadOp(inner.tensor, inner.indices)

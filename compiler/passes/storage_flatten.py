@@ -24,15 +24,17 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.value_names import ValueNames
+from compiler.analysis.walk import walk_ops
+from compiler.arith.builders import index_constant
 from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.ir import emit_expr
-from compiler.arith.simplify import const_value, simplify
+from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
 from compiler.dialects.shape import Dim
 
@@ -80,6 +82,7 @@ class IndexExprs(ValueNames):
     def __init__(self, func: loop.FuncOp):
         super().__init__()
         self.func = func
+        self.analyzer = Analyzer()  # one memo for the function's accesses (shared strides)
         for op in func.body.block.ops:  # emitted expressions reuse the function's loop.vars
             if isinstance(op, loop.VarOp):
                 self.values.setdefault(op.var_name.data, op.result)
@@ -95,7 +98,7 @@ class IndexExprs(ValueNames):
 
     def emit(self, e: Expr, before: Operation) -> SSAValue:
         ops: list[Operation] = []
-        value = emit_expr(simplify(e), ops.append, self.var_value)
+        value = emit_expr(self.analyzer.simplify(e), ops.append, self.var_value)
         if ops:
             Rewriter.insert_op(ops, InsertPoint.before(before))
         return value
@@ -131,10 +134,10 @@ def flatten_function(func: loop.FuncOp) -> None:
         else:
             new_inputs.append(t)
     func.function_type = FunctionType.from_lists(new_inputs, [])
-    for op in list(func.walk()):
+    for op in walk_ops(func):
         if isinstance(op, loop.AllocOp) and not (is_flat(op.buffer_type) and _zero_mins(op)):
             _flatten_alloc(op, exprs, layouts)
-    for op in list(func.walk()):
+    for op in walk_ops(func):
         if isinstance(op, loop.LoadOp | loop.StoreOp) and op.buffer in layouts:
             _flatten_access(op, exprs, layouts[op.buffer])
 
@@ -151,7 +154,7 @@ def _zero_mins(op: loop.AllocOp) -> bool:
 
 def _flatten_alloc(op: loop.AllocOp, exprs: IndexExprs, layouts: dict[SSAValue, _Layout]) -> None:
     mins = [exprs.expr(m) for m in op.mins]
-    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    zero = index_constant(0)
     new = loop.AllocOp(op.buffer_name.data, [zero.result], flat_type(op.buffer_type), local=op.is_local)
     new.attributes |= op.attributes
     Rewriter.insert_op(zero, InsertPoint.before(op))

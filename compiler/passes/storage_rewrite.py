@@ -59,6 +59,7 @@ from compiler.analysis.liveness import (
     size_analyzer,
 )
 from compiler.analysis.size_proof import SizeProver, prove_nonnegative
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     Add,
     Const,
@@ -112,7 +113,7 @@ class _Names:
 
 def statement_accesses(stmt: Operation, buffers: set[SSAValue], names: _Names) -> list[Access]:
     found: list[Access] = []
-    for k, op in enumerate(stmt.walk()):
+    for k, op in enumerate(walk_ops(stmt)):
         if isinstance(op, loop.LoadOp | loop.StoreOp) and op.buffer in buffers:
             loops: list[loop.ForOp] = []
             parent = op.parent_op()
@@ -177,7 +178,7 @@ def inplace_conflicts(
     no read of `source` runs after a write of `target` to the same bytes."""
     import islpy as isl
 
-    for call in stmt.walk():
+    for call in walk_ops(stmt):
         # an external function reads and writes whole buffers, in an order no one knows
         if isinstance(call, loop.CallExternOp) and {source, target} & set(call.args):
             return f"the external function @{call.callee_name} accesses them"

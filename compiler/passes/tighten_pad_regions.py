@@ -41,6 +41,7 @@ from xdsl.passes import ModulePass
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, path_conditions, split_usable
 from compiler.analysis.schedule_model import ScheduleModel, apply_rfactors, schedule_of
+from compiler.analysis.walk import walk_ops
 from compiler.dialects import te
 
 # ---------------------------------------------------------------------------
@@ -52,7 +53,7 @@ def annotate_function(module: ModuleOp, func: te.FuncOp) -> None:
     apply_rfactors(module, func)  # a no-op when apply-rfactor already ran
     model = ScheduleModel.build(func, schedule_of(module, func))
     for stage in model.stages.values():
-        for op in stage.op.body.walk():
+        for op in walk_ops(stage.op.body):
             if not (isinstance(op, te.ReadOp) and isinstance(op.tensor.owner, te.ComputeOp)):
                 continue
             usable, unused = split_usable(path_conditions(op, stage))

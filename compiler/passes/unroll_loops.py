@@ -31,6 +31,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
 
 
@@ -91,7 +92,7 @@ class UnrollLoopsPass(ModulePass):
     """Copy every unrolled body here instead of leaving the loops outside vector loops to LLVM."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loops = [o for o in op.walk() if isinstance(o, loop.ForOp) and o.loop_kind == loop.LoopKind.UNROLLED]
+        loops = [o for o in walk_ops(op) if isinstance(o, loop.ForOp) and o.loop_kind == loop.LoopKind.UNROLLED]
         for for_op in reversed(loops):  # inner loops first
             trips = trip_count(for_op)
             if trips is None or trips > self.max_trip_count:

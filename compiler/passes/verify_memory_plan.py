@@ -19,6 +19,7 @@ from xdsl.passes import ModulePass
 
 from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.analysis.size_proof import SizeProver
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Expr, Max, parse_expr
 from compiler.diagnostics import MemoryPlanPassError
 from compiler.dialects import loop
@@ -28,7 +29,7 @@ def check_function(func: loop.FuncOp) -> list[str]:
     """The violations of the plan of one function (empty when it is sound)."""
     prover = SizeProver(size_analyzer(func))
     az = prover.az
-    views = {op.buffer_name.data: op for op in func.walk() if isinstance(op, loop.ViewOp)}
+    views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = [t for t in liveness(func) if t.name in views]
     problems: list[str] = []
     for t in lifetimes:

@@ -1,0 +1,39 @@
+"""A fast walk over the ops of the IR, for the passes.
+
+xDSL's `Operation.walk` nests a generator per region, block and op; a list built with
+one explicit stack visits the same ops in the same order about 5x as fast (the idea of
+`compiler.lowering.aliasing.walk_ops`). The list is a snapshot: the caller may change
+the IR while going through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Operation, Region
+
+
+def walk_ops(root: Operation | Region) -> list[Operation]:
+    """Every op under `root` (an op: itself first), in the order of `root.walk()`."""
+    found: list[Operation] = []
+    stack: list[Operation] = []
+    if isinstance(root, Operation):
+        stack.append(root)
+    else:
+        _push_ops(stack, (root,))
+    while stack:
+        op = stack.pop()
+        found.append(op)
+        if op.regions:
+            _push_ops(stack, op.regions)
+    return found
+
+
+def _push_ops(stack: list[Operation], regions: Sequence[Region]) -> None:
+    """Push the ops of `regions` so that the first one is popped first."""
+    for region in reversed(regions):
+        for block in reversed(region.blocks):
+            op = block.last_op
+            while op is not None:
+                stack.append(op)
+                op = op.prev_op
