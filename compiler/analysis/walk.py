@@ -1,9 +1,9 @@
-"""A fast walk over the ops of the IR, for the passes.
+"""A fast walk over the ops of the IR, for the passes and lower-to-llvm.
 
 xDSL's `Operation.walk` nests a generator per region, block and op; a list built with
-one explicit stack visits the same ops in the same order about 5x as fast (the idea of
-`compiler.lowering.aliasing.walk_ops`). The list is a snapshot: the caller may change
-the IR while going through it.
+one explicit stack visits the same ops in the same order about 5x as fast (a dozen
+walks of the seed 000 chain's functions). The list is a snapshot: the caller may
+change the IR while going through it.
 """
 
 from __future__ import annotations

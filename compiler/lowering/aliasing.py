@@ -40,46 +40,16 @@ gets no attributes, so LLVM assumes it may alias anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, free_vars, parse_expr
 from compiler.arith.simplify import Analyzer
 from compiler.dialects import loop
 
 ALIAS_SCOPES = "alias_scopes"
 NOALIAS_SCOPES = "noalias_scopes"
-
-
-def walk_ops(root: Operation | Region) -> list[Operation]:
-    """Every op under `root` (an op: itself first), in the order of `Operation.walk`.
-
-    Shared by the lower-to-llvm steps: xDSL's walk nests a generator per region, block
-    and op, and took 5x as long on the seed 000 chain's functions (a dozen walks).
-    """
-    found: list[Operation] = []
-    stack: list[Operation] = []
-    if isinstance(root, Operation):
-        stack.append(root)
-    else:
-        _push_ops(stack, (root,))
-    while stack:
-        op = stack.pop()
-        found.append(op)
-        _push_ops(stack, op.regions)
-    return found
-
-
-def _push_ops(stack: list[Operation], regions: Sequence[Region]) -> None:
-    """Push the ops of `regions` so that the first one is popped first."""
-    for region in reversed(regions):
-        for block in reversed(region.blocks):
-            op = block.last_op
-            while op is not None:
-                stack.append(op)
-                op = op.prev_op
 
 
 def buffer_bytes(t: loop.BufferType) -> Expr:

@@ -32,9 +32,9 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
+from compiler.analysis.walk import walk_ops
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
-from compiler.lowering.aliasing import walk_ops
 from compiler.lowering.memory import (
     WORKSPACE_RELEASE,
     FunctionState,

@@ -15,9 +15,9 @@ from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
-from compiler.lowering.aliasing import walk_ops
 
 EXTERN_CALL_ATTR = "compiler.extern_call"
 """On an `llvm.call` of a `loop.call_extern`, until its callee is declared."""

@@ -43,11 +43,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.ir import emit_expr
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES, walk_ops
+from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 
 PTR = llvm.LLVMPointerType()
 ALLOC_ALIGN = 64

@@ -24,9 +24,9 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, 
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.lowering.aliasing import walk_ops
 from compiler.lowering.memory import PTR
 
 

@@ -48,8 +48,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
-from compiler.lowering.aliasing import walk_ops
 from compiler.runtime.host import openmp_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
 

@@ -41,8 +41,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.diagnostics import PassError
-from compiler.lowering.aliasing import walk_ops
 
 NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
 

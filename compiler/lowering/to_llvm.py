@@ -64,8 +64,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from compiler.analysis.arg_binder import symbolic_variables
+from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop, packed
-from compiler.lowering.aliasing import annotate_alias_scopes, walk_ops
+from compiler.lowering.aliasing import annotate_alias_scopes
 from compiler.lowering.cleanup import drop_dead_arith
 from compiler.lowering.control_flow import (
     add_returns,

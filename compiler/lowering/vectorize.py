@@ -60,7 +60,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES, walk_ops
+from compiler.analysis.walk import walk_ops
+from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 from compiler.lowering.memory import WORKSPACE_ACQUIRE
 
 LOOP_KIND = "loop.kind"
