@@ -379,8 +379,7 @@ def compile_module(
             return hit
     with _cyclic_gc_paused():
         start = time.perf_counter()
-        if any(isinstance(op, te.FuncOp) for op in module.ops):  # `build` leaves this to a miss
-            verify_program(module, name)
+        verify_program(module, name)  # what the caller gives (`build` leaves this to a miss)
         source = module.clone()
         lowered = _lower_to_flat(module, name, options, texts=_texts_of(source, name, options))
         stats.seconds["passes"] = time.perf_counter() - start

@@ -178,6 +178,25 @@ def test_ir_errors_are_xdsl_diagnostics_too() -> None:
     assert "symbolic variable 'n'" in str(err)
 
 
+def test_an_invalid_loop_function_given_to_compile_module_is_an_ir_error() -> None:
+    """A loop.func built by hand is verified before any pass (an IRError naming the op,
+    not a crash in a pass)."""
+    from xdsl.parser import Parser
+
+    from compiler.build import compile_module
+    from compiler.context import make_context
+
+    text = (
+        "loop.func @bad(%a: !loop.buffer<[4], f32>, %b: !loop.buffer<[4], f32> {loop.output}) {\n"
+        "  %c0 = arith.constant 0 : index\n"
+        "  %v = loop.load %a[%c0, %c0] : !loop.buffer<[4], f32>\n"
+        "  loop.store %v, %b[%c0] : !loop.buffer<[4], f32>\n}"
+    )
+    module = Parser(make_context(), text).parse_module()  # parsing does not verify
+    err = raised(lambda: compile_module(module, "bad", cache=False), compiler.IRError, ValueError)
+    assert "loop.load of a rank-1 buffer takes 1 indices, got 2" in str(err)
+
+
 def test_option_errors() -> None:
     A = te.placeholder((4,), name="A")
     B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
