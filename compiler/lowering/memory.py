@@ -134,6 +134,18 @@ def gep_inbounds(ptr: SSAValue, index: SSAValue, elem: Attribute) -> llvm.GEPOp:
     return llvm.GEPOp.create(operands=[ptr, index], result_types=[PTR], properties=properties)
 
 
+def gep_constant(ptr: SSAValue, index: int, elem: Attribute) -> llvm.GEPOp:
+    """`llvm.getelementptr ptr[index]` over `elem`s, as
+    `GEPOp.from_mixed_indices(ptr, [index], elem)` builds it."""
+    properties = {"rawConstantIndices": DenseArrayBase.from_list(i32, [index]), "elem_type": elem, "noWrapFlags": _NO_WRAP}
+    return llvm.GEPOp.create(operands=[ptr], result_types=[PTR], properties=properties)
+
+
+def load_value(ptr: SSAValue, t: Attribute) -> llvm.LoadOp:
+    """`llvm.load ptr : t`, as `LoadOp(ptr, t)` builds it."""
+    return llvm.LoadOp.create(operands=[ptr], result_types=[t], properties=_NOT_ATOMIC)
+
+
 def lower_load(op: loop.LoadOp) -> None:
     idx = _flat_index(op.indices, "loop.load")
     ptr = _gep(op.buffer, idx, op.result.type, op)

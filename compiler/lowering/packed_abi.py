@@ -27,7 +27,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from compiler.analysis.walk import walk_ops
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.lowering.memory import PTR
+from compiler.lowering.memory import PTR, gep_constant, load_value
 
 
 @dataclass(frozen=True)
@@ -95,20 +95,22 @@ DLTENSOR_OFFSETS = {
 def lower_packed_op(
     op: packed.PackedArgOp | packed.DLTensorGetOp | packed.CallOp, abi: ModuleABI, error_values: SSAValue | None
 ) -> None:
+    # built with `create` (memory.py's builders): a packed function has a few hundred of
+    # these, and IRDL's argument building was a third of its lowering
     ops: list[Operation] = []
     if isinstance(op, packed.PackedArgOp):
-        slot = llvm.GEPOp.from_mixed_indices(op.args, [op.position.data], PTR)
+        slot = gep_constant(op.args, op.position.data, PTR)
         ops.append(slot)
         value = _load(slot.result, PTR_ADDRESS, ops)
         Rewriter.insert_op(ops, InsertPoint.before(op))
         Rewriter.replace_op(op, [], [value])
     elif isinstance(op, packed.DLTensorGetOp):
         field = op.field.data
-        at = llvm.GEPOp.from_mixed_indices(_pointer(op.tensor, ops), [DLTENSOR_OFFSETS[field]], i8)
+        at = gep_constant(_pointer(op.tensor, ops), DLTENSOR_OFFSETS[field], i8)
         ops.append(at)
         if op.axis is not None:  # shape[k] / strides[k]: through the array pointer
-            array = llvm.LoadOp(at.result, PTR)
-            elem = llvm.GEPOp.from_mixed_indices(array.dereferenced_value, [op.axis.data], i64)
+            array = load_value(at.result, PTR)
+            elem = gep_constant(array.dereferenced_value, op.axis.data, i64)
             ops.extend([array, elem])
             value = _load(elem.result, IndexType(), ops)
         elif field in ("data", "shape", "strides"):
@@ -156,8 +158,8 @@ def _lower_call(op: packed.CallOp, abi: ModuleABI, error_values: SSAValue | None
 
 def _pointer(address: SSAValue, ops: list[Operation]) -> SSAValue:
     """An `index` address as a pointer."""
-    cast = arith.IndexCastOp(address, i64)
-    ptr = llvm.IntToPtrOp(cast)
+    cast = arith.IndexCastOp.create(operands=[address], result_types=[i64])
+    ptr = llvm.IntToPtrOp.create(operands=[cast.result], result_types=[PTR])
     ops.extend([cast, ptr])
     return ptr.results[0]
 
@@ -167,15 +169,15 @@ PTR_ADDRESS = StringAttr("address")  # marker for `_load`: a pointer read as an 
 
 def _load(ptr: SSAValue, t: Attribute, ops: list[Operation]) -> SSAValue:
     """Load a value; an `index` is read as i64, a pointer as its address (`index`)."""
-    load = llvm.LoadOp(ptr, PTR if t == PTR_ADDRESS else i64 if isinstance(t, IndexType) else t)
+    load = load_value(ptr, PTR if t == PTR_ADDRESS else i64 if isinstance(t, IndexType) else t)
     ops.append(load)
     value = load.dereferenced_value
     if t == PTR_ADDRESS:
-        to_int = llvm.PtrToIntOp(value, i64)
+        to_int = llvm.PtrToIntOp.create(operands=[value], result_types=[i64])
         ops.append(to_int)
         value = to_int.results[0]
     if isinstance(t, IndexType) or t == PTR_ADDRESS:
-        cast = arith.IndexCastOp(value, IndexType())
+        cast = arith.IndexCastOp.create(operands=[value], result_types=[IndexType()])
         ops.append(cast)
         value = cast.result
     return value

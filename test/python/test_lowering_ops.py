@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from xdsl.dialects import arith, cf, llvm, test
-from xdsl.dialects.builtin import IndexType, IntegerAttr, f32, i1, i32, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, f32, i1, i8, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 import compiler
 from compiler import te
 from compiler.lowering import scalar
-from compiler.lowering.memory import gep_inbounds
+from compiler.lowering.memory import gep_constant, gep_inbounds, load_value
 
 
 def _values(*types: Attribute) -> list[SSAValue]:
@@ -93,3 +93,12 @@ def test_folded_bounds_and_offsets_compute_the_same(n: int) -> None:
     rows = ((np.arange(n) + 5) // 2) % n
     expected = data[:, [2, 0, 1]] * 2.0 + data[rows, :]
     np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+def test_constant_index_geps_and_loads_match_their_constructors() -> None:
+    """The packed function's field reads (packed_abi.py) are built with these."""
+    (ptr,) = _values(llvm.LLVMPointerType())
+    for index, elem in ((24, i8), (3, i64), (0, llvm.LLVMPointerType())):
+        _same(gep_constant(ptr, index, elem), llvm.GEPOp.from_mixed_indices(ptr, [index], elem))
+    for t in (i32, i64, llvm.LLVMPointerType()):
+        _same(load_value(ptr, t), llvm.LoadOp(ptr, t))
