@@ -1,10 +1,11 @@
-"""lower-to-llvm, step 0 (dedup): outlined parallel bodies that are the same code are one.
+"""lower-to-llvm, step 0 (dedup): outlined functions that are the same code are one.
 
 A network repeats layers of one shape (the seed 000 chain's two 3x3 convs and
 their pads, a ResNet stage's blocks): outlined, their parallel loops are the
 same function but for names, and each copy cost the Python lowering and LLVM
 as much as the first. `merge_identical_outlined` keeps the first of each set
-of equal bodies and points the other forks (`llvm.mlir.addressof`) at it, as
+of equal bodies and points the other forks (`llvm.mlir.addressof`) and calls
+(outlined serial nests) at it, as
 TVM's compile engine reuses a lowered function for a structurally equal one.
 
 Equal means: the same ops in the same order with the same operands (numbered
@@ -14,7 +15,8 @@ groups: two accesses of a body are declared not to alias exactly when their
 groups differ (every other group the parent uses is in an access's noalias
 list), so bodies whose accesses split into groups alike get the same facts
 from either copy's metadata. Buffer names of local (per-thread) allocations
-are names only.
+are names only, and a reloaded buffer's alignment claim (parallel.py) is
+merged to the weakest of the copies'.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, SymbolRefAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
 from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
+from compiler.lowering.memory import POINTER_ALIGN
 
 
 class _Structure:
@@ -75,6 +79,8 @@ class _Structure:
     def _attributes(self, op: Operation) -> tuple[Hashable, ...]:
         found: list[Hashable] = []
         for name, value in sorted(op.attributes.items()):
+            if name == POINTER_ALIGN:
+                continue  # merged to the weakest of the copies' claims (`_weakest_alignments`)
             if name == ALIAS_SCOPES:
                 found.append((name, self.groups.setdefault(value, len(self.groups))))
             elif name == NOALIAS_SCOPES:
@@ -92,20 +98,40 @@ def structural_key(func: loop.FuncOp) -> tuple[Hashable, ...]:
     return tuple(structure.items)
 
 
+def _weakest_alignments(kept: loop.FuncOp, copy: loop.FuncOp) -> None:
+    """The alignment `kept` claims for each reloaded buffer, at most what `copy` claims
+    (an intermediate's body claims its arena view's 64 bytes; the same code writing the
+    output, an argument, claims none). The two walk alike: their keys are equal."""
+    for mine, theirs in zip(walk_ops(kept), walk_ops(copy), strict=True):
+        claim = mine.attributes.get(POINTER_ALIGN)
+        if claim is None:
+            continue
+        other = theirs.attributes.get(POINTER_ALIGN)
+        if other is None:
+            del mine.attributes[POINTER_ALIGN]
+        elif isinstance(claim, IntegerAttr) and isinstance(other, IntegerAttr) and other.value.data < claim.value.data:
+            mine.attributes[POINTER_ALIGN] = other
+
+
 def merge_identical_outlined(module: ModuleOp, outlined: list[loop.FuncOp]) -> None:
     """Erase each function of `outlined` equal to an earlier one; the forks that named it
     name the earlier one."""
     first: dict[tuple[Hashable, ...], str] = {}
     renamed: dict[str, str] = {}
+    kept_funcs: dict[str, loop.FuncOp] = {}
     for func in outlined:
         name = func.sym_name.data
         kept = first.setdefault(structural_key(func), name)
+        kept_funcs.setdefault(kept, func)
         if kept != name:
             renamed[name] = kept
+            _weakest_alignments(kept_funcs[kept], func)
             Rewriter.erase_op(func)
     if not renamed:
         return
-    for op in list(module.walk()):
+    for op in walk_ops(module):
         if isinstance(op, llvm.AddressOfOp) and op.global_name.root_reference.data in renamed:
             new = llvm.AddressOfOp(renamed[op.global_name.root_reference.data], op.result.type)
             Rewriter.replace_op(op, new)
+        elif isinstance(op, llvm.CallOp) and op.callee is not None and op.callee.root_reference.data in renamed:
+            op.callee = SymbolRefAttr(renamed[op.callee.root_reference.data])

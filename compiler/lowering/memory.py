@@ -52,6 +52,9 @@ from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 
 PTR = llvm.LLVMPointerType()
 ALLOC_ALIGN = 64
+POINTER_ALIGN = "pointer_align"
+"""An attribute of a pointer's load: the alignment of the buffer it points to (an outlined
+body reloads its buffers from a context array, parallel.py; vectorize.py reads it)."""
 WORKSPACE_ACQUIRE = "compiler_workspace_acquire"
 WORKSPACE_RELEASE = "compiler_workspace_release"
 WORKSPACE_SLOT = "compiler.workspace"  # + ".<function>.<k>": an allocation site's cached block

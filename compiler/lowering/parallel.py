@@ -35,6 +35,8 @@ libgomp on the machine, parallel loops run serially.
 
 from __future__ import annotations
 
+from math import gcd
+
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     IndexType,
@@ -49,7 +51,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
+from compiler.arith.expr import Const, parse_expr
 from compiler.dialects import loop
+from compiler.lowering.memory import ALLOC_ALIGN, POINTER_ALIGN
 from compiler.runtime.host import openmp_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
 
@@ -89,7 +93,7 @@ def _has_checks(for_op: loop.ForOp) -> bool:
 
 
 def _captured(for_op: loop.ForOp) -> list[SSAValue]:
-    """Values the loop uses but does not define (its bounds included)."""
+    """Values the loop uses but does not define (its bounds included), but constants."""
     ops = walk_ops(for_op)
     inside = {id(op) for op in ops}
     found: dict[SSAValue, None] = {}  # a set that keeps the order of first use
@@ -99,9 +103,35 @@ def _captured(for_op: loop.ForOp) -> list[SSAValue]:
             defined_inside = (
                 id(owner.parent_op()) in inside if isinstance(owner, Block) else id(owner) in inside
             )
-            if not defined_inside:
+            if not defined_inside and not isinstance(owner, arith.ConstantOp):
                 found[value] = None
     return list(found)
+
+
+def _constants_used(for_op: loop.ForOp) -> list[arith.ConstantOp]:
+    """The constants defined outside the loop that it uses: copied into an outlined body
+    rather than passed, so that LLVM sees its bounds (trip counts, alignments)."""
+    inside = {id(op) for op in walk_ops(for_op)}
+    found: dict[arith.ConstantOp, None] = {}
+    for op in walk_ops(for_op):
+        for value in op.operands:
+            owner = value.owner
+            if isinstance(owner, arith.ConstantOp) and id(owner) not in inside:
+                found[owner] = None
+    return list(found)
+
+
+def _buffer_alignment(value: SSAValue) -> int:
+    """The alignment the compiler gives a buffer: its allocations are ALLOC_ALIGN-aligned,
+    and so is an arena view at a constant multiple of ALLOC_ALIGN bytes (1: unknown)."""
+    owner = value.owner
+    if isinstance(owner, loop.AllocOp):
+        return ALLOC_ALIGN
+    if isinstance(owner, loop.ViewOp) and isinstance(owner.arena.owner, loop.AllocOp):
+        offset = parse_expr(owner.offset.data)
+        if isinstance(offset, Const):
+            return gcd(ALLOC_ALIGN, offset.value) or ALLOC_ALIGN
+    return 1
 
 
 def _slot_type(value: SSAValue) -> Attribute:
@@ -112,9 +142,9 @@ def _const(value: int, t: IntegerType = i64) -> llvm.ConstantOp:
     return llvm.ConstantOp(IntegerAttr(value, t), t)
 
 
-def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
-    captured = _captured(for_op)
-    # the caller: spill the captured values to a context array, then fork
+def _spill(captured: list[SSAValue], entry: Block, before: Operation) -> tuple[llvm.AllocaOp, list[Operation]]:
+    """A context array in the caller's entry block, and the stores of the captured values
+    into it (to insert before the call)."""
     size = _const(len(captured))
     ctx = llvm.AllocaOp(size, i64, alignment=8)
     Rewriter.insert_op([size, ctx], InsertPoint.at_start(entry))
@@ -122,6 +152,51 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     for k, value in enumerate(captured):
         slot = llvm.GEPOp.from_mixed_indices(ctx.res, [k], i64, inbounds=True)
         spill += [slot, llvm.StoreOp(value, slot.result)]
+    return ctx, spill
+
+
+def _reload(
+    name: str, captured: list[SSAValue], constants: list[arith.ConstantOp]
+) -> tuple[loop.FuncOp, dict[SSAValue, SSAValue]]:
+    """The outlined function, its entry copying the constants and reloading the captured
+    values from its context."""
+    outlined = loop.FuncOp(name, [PTR])
+    body = outlined.body.block
+    body.args[0].name_hint = "ctx"
+    mapping: dict[SSAValue, SSAValue] = {}
+    for constant in constants:
+        copy = constant.clone()
+        body.add_op(copy)
+        mapping[constant.result] = copy.result
+    for k, value in enumerate(captured):
+        slot = llvm.GEPOp.from_mixed_indices(body.args[0], [k], i64, inbounds=True)
+        reload = llvm.LoadOp(slot.result, _slot_type(value))
+        if (align := _buffer_alignment(value)) > 1:
+            reload.attributes[POINTER_ALIGN] = IntegerAttr(align, i64)
+        body.add_op(slot)
+        body.add_op(reload)
+        reload.results[0].name_hint = value.name_hint
+        mapping[value] = reload.results[0]
+    return outlined, mapping
+
+
+def _move_loop(
+    for_op: loop.ForOp, body: Block, lo: SSAValue, extent: SSAValue, mapping: dict[SSAValue, SSAValue]
+) -> loop.ForOp:
+    """The loop body moves over whole (cheaper than a clone), reading the reloaded values."""
+    loop_body = for_op.body.detach_block(for_op.body.block)
+    inner = loop.ForOp(lo, extent, Region(loop_body), step=for_op.step.value.data)
+    body.add_op(inner)
+    for op in walk_ops(inner.body):
+        if any(v in mapping for v in op.operands):
+            op.operands = [mapping.get(v, v) for v in op.operands]
+    Rewriter.erase_op(for_op)
+    return inner
+
+
+def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
+    captured = _captured(for_op)
+    ctx, spill = _spill(captured, entry, for_op)
     fn = llvm.AddressOfOp(name, PTR)
     zero = _const(0, i32)
     # the thread count from the module's global (compiler.runtime.threads), read per fork
@@ -130,28 +205,27 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     spill += [fn, zero, count_at, count]
     spill.append(llvm.CallOp("GOMP_parallel", fn.result, ctx.res, count.dereferenced_value, zero.result))
     Rewriter.insert_op(spill, InsertPoint.before(for_op))
-
-    outlined = loop.FuncOp(name, [PTR])
+    outlined, mapping = _reload(name, captured, _constants_used(for_op))
     body = outlined.body.block
-    body.args[0].name_hint = "ctx"
-    mapping: dict[SSAValue, SSAValue] = {}
-    for k, value in enumerate(captured):
-        slot = llvm.GEPOp.from_mixed_indices(body.args[0], [k], i64, inbounds=True)
-        reload = llvm.LoadOp(slot.result, _slot_type(value))
-        body.add_op(slot)
-        body.add_op(reload)
-        reload.results[0].name_hint = value.name_hint
-        mapping[value] = reload.results[0]
     lo, extent = mapping[for_op.min], mapping[for_op.extent]
     chunk_lo, chunk_extent = _chunk(body, lo, extent, for_op.step.value.data)
-    # the loop body moves over whole (cheaper than a clone), reading the reloaded values
-    loop_body = for_op.body.detach_block(for_op.body.block)
-    inner = loop.ForOp(chunk_lo, chunk_extent, Region(loop_body), step=for_op.step.value.data)
-    body.add_op(inner)
-    for op in walk_ops(inner.body):
-        if any(v in mapping for v in op.operands):
-            op.operands = [mapping.get(v, v) for v in op.operands]
-    Rewriter.erase_op(for_op)
+    _move_loop(for_op, body, chunk_lo, chunk_extent, mapping)
+    return outlined
+
+
+def outline_serial_nest(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
+    """A top-level serial loop nest as a function of its own, called once with its
+    captured values in a context array (its return value, 0, is not read: a nest with
+    checks stays where it is)."""
+    captured = _captured(for_op)
+    ctx, spill = _spill(captured, entry, for_op)
+    spill.append(llvm.CallOp(name, ctx.res, return_type=i32))
+    Rewriter.insert_op(spill, InsertPoint.before(for_op))
+    outlined, mapping = _reload(name, captured, _constants_used(for_op))
+    kind, attributes = for_op.kind, dict(for_op.attributes)
+    inner = _move_loop(for_op, outlined.body.block, mapping[for_op.min], mapping[for_op.extent], mapping)
+    inner.kind = kind
+    inner.attributes.update(attributes)
     return outlined
 
 
@@ -213,3 +287,27 @@ def outline_parallel_loops(module: ModuleOp) -> None:
             llvm.GlobalOp(i32, NUM_THREADS_SYMBOL, "weak", value=IntegerAttr(0, i32), alignment=4)
         )
 
+
+
+MIN_NESTS = 2
+"""A function's top-level serial loop nests are outlined when it has at least this many."""
+
+
+def outline_serial_nests(funcs: list[loop.FuncOp], module: ModuleOp) -> None:
+    """Each top-level serial loop nest of `funcs` as a function of its own
+    (`outline_serial_nest`), when a function has `MIN_NESTS` of them: the JIT then
+    optimizes one nest while the next lowers (jit.py), and nests that are the same
+    code (a network's layers of one shape) are compiled once (dedup.py). Nests with
+    checks, with buffers of their own, or around a parallel loop's fork stay."""
+    for func in funcs:
+        nests = [op for op in func.body.block.ops if isinstance(op, loop.ForOp) and _outlinable(op)]
+        if len(nests) < MIN_NESTS:
+            continue
+        for k, nest in enumerate(nests):
+            module.body.block.add_op(outline_serial_nest(nest, f"{func.sym_name.data}_nest{k}", func.body.block))
+
+
+def _outlinable(nest: loop.ForOp) -> bool:
+    if nest.loop_kind == loop.LoopKind.PARALLEL or _owns_shared_buffer(nest) or _has_checks(nest):
+        return False
+    return not any(op.dialect_name() == "llvm" for op in walk_ops(nest.body))

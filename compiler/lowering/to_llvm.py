@@ -93,7 +93,7 @@ from compiler.lowering.packed_abi import (
     lower_packed_op,
     needs_error_values,
 )
-from compiler.lowering.parallel import outline_parallel_loops
+from compiler.lowering.parallel import outline_parallel_loops, outline_serial_nests
 from compiler.lowering.scalar import LowerScalarOps, lower_scalar_function
 from compiler.lowering.vectorize import vectorize_loops
 from compiler.runtime.host import host_vector_bits
@@ -152,6 +152,7 @@ def lower_module(
         annotate_alias_scopes(f)  # before outlining: the groups are the parent's
         drop_dead_arith(f)  # before outlining too: a dead op may be all that captures a value
     outline_parallel_loops(module)
+    outline_serial_nests(parents, module)
     merge_identical_outlined(
         module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents]
     )

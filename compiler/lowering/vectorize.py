@@ -62,7 +62,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
 from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
-from compiler.lowering.memory import WORKSPACE_ACQUIRE
+from compiler.lowering.memory import POINTER_ALIGN, WORKSPACE_ACQUIRE
 
 LOOP_KIND = "loop.kind"
 
@@ -465,8 +465,8 @@ def known_multiple(value: SSAValue, depth: int = 0) -> int:
 
 def _base_alignment(ptr: SSAValue) -> int:
     """The alignment the compiler gave a buffer pointer: 64 for its allocations and for
-    arena views at multiples of 64 bytes; 1 for anything else (arguments: DLPack data
-    may have any alignment)."""
+    arena views at multiples of 64 bytes (also when an outlined body reloads them); 1
+    for anything else (arguments: DLPack data may have any alignment)."""
     owner = ptr.owner
     if (
         isinstance(owner, llvm.CallOp)
@@ -476,6 +476,8 @@ def _base_alignment(ptr: SSAValue) -> int:
         return MAX_ALIGN
     if isinstance(owner, llvm.AllocaOp) and owner.alignment is not None:
         return owner.alignment.value.data
+    if isinstance(owner, llvm.LoadOp) and isinstance(align := owner.attributes.get(POINTER_ALIGN), IntegerAttr):
+        return align.value.data  # a buffer an outlined body reloads (parallel.py)
     if isinstance(owner, llvm.GEPOp) and len(owner.ssa_indices) == 1 and element_bits(owner.elem_type) == 8:
         return gcd(_base_alignment(owner.ptr), known_multiple(owner.ssa_indices[0]))
     return 1
