@@ -797,11 +797,6 @@ class ReduceOp(IRDLOperation):
     def init_value(self) -> FloatAttr | IntegerAttr:
         return self.init_values()[0]
 
-    @property
-    def has_identity_region(self) -> bool:
-        """Start values computed by the `identity` region (they depend on the compute's axes)."""
-        return self.identity is not None
-
     def init_values(self) -> list[FloatAttr | IntegerAttr]:
         """One start value per result (constant: not for a reduction with an identity region)."""
         if self.identity is not None:

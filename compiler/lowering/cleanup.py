@@ -18,11 +18,13 @@ from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
+from compiler.analysis.walk import walk_ops
+
 
 def drop_dead_arith(root: Operation) -> None:
     """Erase the unused `arith` ops under `root`, users first (one walk: a chain of dead
     ops goes at once). Only arith: a pure `loop.var` that looks unused still names a
     function argument."""
-    for op in reversed(list(root.walk())):
+    for op in reversed(walk_ops(root)):
         if op.dialect_name() == arith.Arith.name and is_trivially_dead(op):
             Rewriter.erase_op(op)

@@ -33,24 +33,24 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
 from compiler.analysis.walk import walk_ops
+from compiler.arith.builders import index_cast, index_constant, int_constant
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
 from compiler.lowering.memory import (
     WORKSPACE_RELEASE,
     FunctionState,
-    index_const,
-    int_const,
     workspace_slot,
 )
 from compiler.lowering.packed_abi import FORWARD_ATTR, ModuleABI
+from compiler.lowering.scalar import constant_int
 
 
 def lower_for(op: loop.ForOp) -> None:
     """`scf.for %i = min to min + extent` (to `extent` when min is the constant 0), the
     body block moved over whole (its argument, the induction variable, is `index` in both)."""
-    step = index_const(op.step.value.data)
+    step = index_constant(op.step.value.data)
     head: list[Operation] = [step]
-    if _is_zero(op.min):
+    if constant_int(op.min) == 0:
         upper = op.extent
     else:
         add = arith.AddiOp(op.min, op.extent)
@@ -64,11 +64,6 @@ def lower_for(op: loop.ForOp) -> None:
         new.attributes["loop.kind"] = op.kind
     Rewriter.insert_op(head, InsertPoint.before(op))
     Rewriter.replace_op(op, new)
-
-
-def _is_zero(value: SSAValue) -> bool:
-    owner = value.owner
-    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data == 0
 
 
 class _ForLoweringKeepingUnroll(ForLowering):
@@ -124,7 +119,7 @@ def _frees(state: FunctionState) -> list[Operation]:
 
 def _free_and_return(state: FunctionState, code: int) -> list[Operation]:
     frees = _frees(state)
-    const = int_const(code, i32)
+    const = int_constant(code, i32)
     return [*frees, const, func.ReturnOp(const)]
 
 
@@ -163,11 +158,11 @@ def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
 
 def _report_args(op: loop.AssertOp, code: int, block: Block) -> list[SSAValue]:
     """The code and the values (as i64, zeros after the last), appended to `block`."""
-    const = int_const(code, i32)
+    const = int_constant(code, i32)
     block.add_op(const)
     values = [_as_i64_value(v, block) for v in op.values]
     if len(values) < loop.MAX_ASSERT_VALUES:
-        zero = int_const(0, i64)
+        zero = int_constant(0, i64)
         block.add_op(zero)
         values += [zero.result] * (loop.MAX_ASSERT_VALUES - len(values))
     return [const.result, *values]
@@ -202,7 +197,7 @@ def _report_block(state: FunctionState) -> Block:
 def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
     t = value.type
     if isinstance(t, IndexType):
-        op: Operation = arith.IndexCastOp.create(operands=[value], result_types=[i64])
+        op: Operation = index_cast(value, i64)
     elif isinstance(t, IntegerType) and t.width.data < 64:
         op = arith.ExtSIOp.create(operands=[value], result_types=[i64])
     else:
@@ -213,6 +208,6 @@ def _as_i64_value(value: SSAValue, block: Block) -> SSAValue:
 
 def _forward_failure(state: FunctionState, rc: SSAValue, offset: int) -> list[Operation]:
     frees = _frees(state)
-    const = int_const(offset, i32)
+    const = int_constant(offset, i32)
     code = arith.AddiOp(rc, const)
     return [*frees, const, code, func.ReturnOp(code)]

@@ -1,12 +1,12 @@
 """lower-to-llvm, step 0 (dedup): outlined functions that are the same code are one.
 
 A network repeats layers of one shape (the seed 000 chain's two 3x3 convs and
-their pads, a ResNet stage's blocks): outlined, their parallel loops are the
-same function but for names, and each copy cost the Python lowering and LLVM
+their pads, a ResNet stage's blocks): outlined, their parallel loops (and loop
+nests) are the same function but for names, and each copy cost the Python lowering and LLVM
 as much as the first. `merge_identical_outlined` keeps the first of each set
 of equal bodies and points the other forks (`llvm.mlir.addressof`) and calls
-(outlined serial nests) at it, as
-TVM's compile engine reuses a lowered function for a structurally equal one.
+(outlined serial nests) at it, as TVM's compile engine reuses a lowered
+function for a structurally equal one.
 
 Equal means: the same ops in the same order with the same operands (numbered
 by definition, not named), types, properties and attributes, where the alias
@@ -114,24 +114,20 @@ def _weakest_alignments(kept: loop.FuncOp, copy: loop.FuncOp) -> None:
 
 
 def merge_identical_outlined(module: ModuleOp, outlined: list[loop.FuncOp]) -> None:
-    """Erase each function of `outlined` equal to an earlier one; the forks that named it
-    name the earlier one."""
-    first: dict[tuple[Hashable, ...], str] = {}
-    renamed: dict[str, str] = {}
-    kept_funcs: dict[str, loop.FuncOp] = {}
+    """Erase each function of `outlined` equal to an earlier one; the forks and calls that
+    named it name the earlier one."""
+    kept: dict[tuple[Hashable, ...], loop.FuncOp] = {}
+    renamed: dict[str, SymbolRefAttr] = {}
     for func in outlined:
-        name = func.sym_name.data
-        kept = first.setdefault(structural_key(func), name)
-        kept_funcs.setdefault(kept, func)
-        if kept != name:
-            renamed[name] = kept
-            _weakest_alignments(kept_funcs[kept], func)
+        first = kept.setdefault(structural_key(func), func)
+        if first is not func:
+            renamed[func.sym_name.data] = SymbolRefAttr(first.sym_name.data)
+            _weakest_alignments(first, func)
             Rewriter.erase_op(func)
     if not renamed:
         return
     for op in walk_ops(module):
         if isinstance(op, llvm.AddressOfOp) and op.global_name.root_reference.data in renamed:
-            new = llvm.AddressOfOp(renamed[op.global_name.root_reference.data], op.result.type)
-            Rewriter.replace_op(op, new)
+            op.global_name = renamed[op.global_name.root_reference.data]
         elif isinstance(op, llvm.CallOp) and op.callee is not None and op.callee.root_reference.data in renamed:
-            op.callee = SymbolRefAttr(renamed[op.callee.root_reference.data])
+            op.callee = renamed[op.callee.root_reference.data]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, cast
 
 import llvmlite.binding as llvm
@@ -33,10 +33,11 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import func
 from xdsl.dialects import llvm as L
-from xdsl.dialects.builtin import ArrayAttr, IndexType, ModuleOp, StringAttr, i64
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
 from compiler.errors import IRError
 from compiler.lowering.engine import (  # re-exported: the JIT's API lives in one place
@@ -52,6 +53,7 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
 )
 from compiler.lowering.memory import WORKSPACE_ACQUIRE, WORKSPACE_RELEASE
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
+from compiler.lowering.scalar import llvm_function_type
 from compiler.lowering.to_llvm import lowered_functions
 
 __all__ = [
@@ -242,19 +244,14 @@ def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
     return mod
 
 
-def function_texts(module: ModuleOp) -> Iterator[str]:
-    """The LLVM IR of every function of an llvm-dialect module, a module each."""
-    for op in list(module.ops):
-        if isinstance(op, L.FuncOp) and op.body.blocks:
-            yield function_text(module, op)
-
-
 def function_text(module: ModuleOp, function: L.FuncOp) -> str:
     """The LLVM IR of one function of `module`, in a module with declarations of the
     functions it calls or takes the address of and the globals it reads (those of
     `module`, or made from the call for runtime functions declared later). The other
     functions may still be lowering (`FunctionPipeline`)."""
-    single = ModuleOp([_declaration(module, function, name) for name in sorted(_symbols_used(function))])
+    symbols = {op.sym_name.data: op for op in module.ops if isinstance(op, L.FuncOp | L.GlobalOp | func.FuncOp)}
+    used = _symbols_used(function)
+    single = ModuleOp([_declaration(symbols.get(name), name, user) for name, user in sorted(used.items())])
     anchor = function.next_op
     function.detach()
     single.body.block.add_op(function)
@@ -269,7 +266,7 @@ def function_text(module: ModuleOp, function: L.FuncOp) -> str:
 def _symbols_used(function: L.FuncOp) -> dict[str, Operation]:
     """The symbols `function` names, each with the (first) op naming it."""
     used: dict[str, Operation] = {}
-    for op in function.walk():
+    for op in walk_ops(function):
         if isinstance(op, L.CallOp) and op.callee is not None:
             used.setdefault(op.callee.root_reference.data, op)
         elif isinstance(op, L.AddressOfOp):
@@ -277,27 +274,18 @@ def _symbols_used(function: L.FuncOp) -> dict[str, Operation]:
     return used
 
 
-def _declaration(module: ModuleOp, function: L.FuncOp, name: str) -> Operation:
-    """A declaration of the symbol `name` that `function` uses (a copy of a global)."""
-    found = next((op for op in module.ops if getattr(op, "sym_name", None) == StringAttr(name)), None)
+def _declaration(found: Operation | None, name: str, user: Operation) -> Operation:
+    """A declaration of the symbol `name` (`found` in the module, or not: a runtime
+    function `user` calls), or a copy of the global."""
     if isinstance(found, L.GlobalOp):
         return found.clone()
-    if isinstance(found, L.FuncOp):
-        return L.FuncOp(name, found.function_type, linkage=L.LinkageAttr("external"))
-    if isinstance(found, func.FuncOp):  # not lowered yet: its signature is final
-        ins = [_i64_for_index(t) for t in found.function_type.inputs.data]
-        outs = found.function_type.outputs.data
-        return L.FuncOp(name, L.LLVMFunctionType(ins, outs[0] if outs else None), linkage=L.LinkageAttr("external"))
-    user = _symbols_used(function)[name]
+    if isinstance(found, L.FuncOp | func.FuncOp):  # a func.func is not lowered yet: its signature is final
+        ftype = found.function_type if isinstance(found, L.FuncOp) else llvm_function_type(found)
+        return L.FuncOp(name, ftype, linkage=L.LinkageAttr("external"))
     if not isinstance(user, L.CallOp):
-        raise IRError(f"@{function.sym_name.data} takes the address of @{name}, which the module does not define")
+        raise IRError(f"the address of @{name} is taken, but the module does not define it")
     result = user.returned.type if user.returned is not None else None
-    ftype = L.LLVMFunctionType(list(user.args.types), result)
-    return L.FuncOp(name, ftype, linkage=L.LinkageAttr("external"))
-
-
-def _i64_for_index(t: Attribute) -> Attribute:
-    return i64 if isinstance(t, IndexType) else t
+    return L.FuncOp(name, L.LLVMFunctionType(list(user.args.types), result), linkage=L.LinkageAttr("external"))
 
 
 SWITCH_INTERVAL = 0.001
@@ -379,33 +367,28 @@ class FunctionPipeline:
         return linked
 
 
-def optimize_module(module: ModuleOp, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
-    """An llvm-dialect module optimized the way `compile_object` does: function by function."""
-    pipeline = FunctionPipeline(tm, opt)
-    try:
-        for text in function_texts(module):
-            pipeline.submit(text)
-    except BaseException:
-        pipeline.abandon()
-        raise
-    return pipeline.finish()
-
-
-def _lower_while_optimizing(lower: Callable[[], ModuleOp], pipeline: FunctionPipeline) -> ModuleOp:
-    """Run the lowering, handing each function to `pipeline` as soon as it is lowered (a
-    lowering run before, or one that reports no function, is handed over after)."""
+def optimize_module(module: LLVMModule, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
+    """An llvm-dialect module, or the function lowering a program to one, optimized function
+    by function: each as soon as the lowering reports it (all of them after the lowering
+    when it reports none, e.g. a module lowered already), then linked into one."""
+    lower = module if not isinstance(module, ModuleOp) else lambda: module
     sent: set[str] = set()
+    pipeline = FunctionPipeline(tm, opt)
 
     def send(module: ModuleOp, function: L.FuncOp) -> None:
         sent.add(function.sym_name.data)
         pipeline.submit(function_text(module, function))
 
-    with lowered_functions(send):
-        module = lower()
-    for op in list(module.ops):
-        if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in sent:
-            pipeline.submit(function_text(module, op))
-    return module
+    try:
+        with lowered_functions(send):
+            lowered = lower()
+        for op in list(lowered.ops):
+            if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in sent:
+                send(lowered, op)
+    except BaseException:
+        pipeline.abandon()
+        raise
+    return pipeline.finish()
 
 
 def compile_object(
@@ -434,16 +417,7 @@ def compile_object(
         if obj is not None:
             return obj, None
     tm = target_machine(opt, pic=pic)
-    if isinstance(module, ModuleOp):
-        mod = optimize_module(module, tm, opt)
-    else:
-        pipeline = FunctionPipeline(tm, opt)
-        try:
-            _lower_while_optimizing(module, pipeline)
-        except BaseException:
-            pipeline.abandon()
-            raise
-        mod = pipeline.finish()
+    mod = optimize_module(module, tm, opt)
     ir = {"optimized_ir": str(mod)}  # before code generation changes `mod`
     obj = tm.emit_object(mod)
     if store is not None:

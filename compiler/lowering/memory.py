@@ -44,6 +44,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
+from compiler.arith.builders import index_cast
 from compiler.arith.expr import Const, Expr, parse_expr
 from compiler.arith.ir import emit_expr
 from compiler.diagnostics import PassError
@@ -188,7 +189,7 @@ def _gep(ptr: SSAValue, index: SSAValue, elem: Attribute, before: Operation) -> 
 
 def _to_i64(value: SSAValue, before: Operation) -> SSAValue:
     if isinstance(value.type, IndexType):
-        cast = arith.IndexCastOp.create(operands=[value], result_types=[i64])
+        cast = index_cast(value, i64)
         Rewriter.insert_op(cast, InsertPoint.before(before))
         return cast.result
     return value
@@ -263,16 +264,6 @@ def workspace_slot(pointer: SSAValue) -> SSAValue:
     assert call.callee is not None
     assert call.callee.root_reference.data == WORKSPACE_ACQUIRE
     return call.operands[0]
-
-
-def index_const(value: int) -> arith.ConstantOp:
-    return int_const(value, IndexType())
-
-
-def int_const(value: int, t: IntegerType | IndexType) -> arith.ConstantOp:
-    """`arith.constant value : t`, as its constructor builds it, without IRDL's argument
-    building (the lowering makes a few of these per loop and check)."""
-    return arith.ConstantOp.create(properties={"value": IntegerAttr(value, t)}, result_types=[t])
 
 
 def declare_runtime(module: ModuleOp, within: Operation | None = None) -> None:

@@ -25,6 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
+from compiler.arith.builders import index_cast
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
 from compiler.lowering.memory import PTR, gep_constant, load_value
@@ -158,7 +159,7 @@ def _lower_call(op: packed.CallOp, abi: ModuleABI, error_values: SSAValue | None
 
 def _pointer(address: SSAValue, ops: list[Operation]) -> SSAValue:
     """An `index` address as a pointer."""
-    cast = arith.IndexCastOp.create(operands=[address], result_types=[i64])
+    cast = index_cast(address, i64)
     ptr = llvm.IntToPtrOp.create(operands=[cast.result], result_types=[PTR])
     ops.extend([cast, ptr])
     return ptr.results[0]
@@ -177,7 +178,7 @@ def _load(ptr: SSAValue, t: Attribute, ops: list[Operation]) -> SSAValue:
         ops.append(to_int)
         value = to_int.results[0]
     if isinstance(t, IndexType) or t == PTR_ADDRESS:
-        cast = arith.IndexCastOp.create(operands=[value], result_types=[IndexType()])
+        cast = index_cast(value, IndexType())
         ops.append(cast)
         value = cast.result
     return value

@@ -29,8 +29,14 @@ parallel loops run the inner one serially, and so does a loop with checks
 The captured pointers are reloaded from the context array, which loses the
 compute function's `noalias`: the loads and stores keep the alias groups
 aliasing.py gave them in the parent function instead (scoped-noalias metadata),
-so LLVM still keeps accumulators in registers and vectorizes the body. Without
-libgomp on the machine, parallel loops run serially.
+so LLVM still keeps accumulators in registers and vectorizes the body; a
+reload carries its buffer's alignment (`pointer_align`, read by vectorize.py),
+and constants are copied into the body rather than passed, so LLVM sees its
+loop bounds. Without libgomp on the machine, parallel loops run serially.
+
+`outline_serial_nests` makes the top-level serial loop nests of a function
+functions of their own in the same way, called directly: the JIT optimizes
+each while the next lowers (jit.py), and equal ones are compiled once (dedup.py).
 """
 
 from __future__ import annotations
@@ -92,33 +98,23 @@ def _has_checks(for_op: loop.ForOp) -> bool:
     return any(isinstance(op, loop.AssertOp) for op in walk_ops(for_op.body))
 
 
-def _captured(for_op: loop.ForOp) -> list[SSAValue]:
-    """Values the loop uses but does not define (its bounds included), but constants."""
+def _uses_from_outside(for_op: loop.ForOp) -> tuple[list[SSAValue], list[arith.ConstantOp]]:
+    """What the loop uses but does not define (its bounds included), in order of first use:
+    the values an outlined body reloads from its context, and the constants it copies
+    instead, so that LLVM sees its bounds (trip counts, alignments)."""
     ops = walk_ops(for_op)
     inside = {id(op) for op in ops}
-    found: dict[SSAValue, None] = {}  # a set that keeps the order of first use
+    captured: dict[SSAValue, None] = {}  # sets that keep the order of first use
+    constants: dict[arith.ConstantOp, None] = {}
     for op in ops:
         for value in op.operands:
             owner = value.owner
-            defined_inside = (
-                id(owner.parent_op()) in inside if isinstance(owner, Block) else id(owner) in inside
-            )
-            if not defined_inside and not isinstance(owner, arith.ConstantOp):
-                found[value] = None
-    return list(found)
-
-
-def _constants_used(for_op: loop.ForOp) -> list[arith.ConstantOp]:
-    """The constants defined outside the loop that it uses: copied into an outlined body
-    rather than passed, so that LLVM sees its bounds (trip counts, alignments)."""
-    inside = {id(op) for op in walk_ops(for_op)}
-    found: dict[arith.ConstantOp, None] = {}
-    for op in walk_ops(for_op):
-        for value in op.operands:
-            owner = value.owner
-            if isinstance(owner, arith.ConstantOp) and id(owner) not in inside:
-                found[owner] = None
-    return list(found)
+            if isinstance(owner, arith.ConstantOp):
+                if id(owner) not in inside:
+                    constants[owner] = None
+            elif (id(owner.parent_op()) if isinstance(owner, Block) else id(owner)) not in inside:
+                captured[value] = None
+    return list(captured), list(constants)
 
 
 def _buffer_alignment(value: SSAValue) -> int:
@@ -142,7 +138,7 @@ def _const(value: int, t: IntegerType = i64) -> llvm.ConstantOp:
     return llvm.ConstantOp(IntegerAttr(value, t), t)
 
 
-def _spill(captured: list[SSAValue], entry: Block, before: Operation) -> tuple[llvm.AllocaOp, list[Operation]]:
+def _spill(captured: list[SSAValue], entry: Block) -> tuple[llvm.AllocaOp, list[Operation]]:
     """A context array in the caller's entry block, and the stores of the captured values
     into it (to insert before the call)."""
     size = _const(len(captured))
@@ -155,9 +151,7 @@ def _spill(captured: list[SSAValue], entry: Block, before: Operation) -> tuple[l
     return ctx, spill
 
 
-def _reload(
-    name: str, captured: list[SSAValue], constants: list[arith.ConstantOp]
-) -> tuple[loop.FuncOp, dict[SSAValue, SSAValue]]:
+def _reload(name: str, captured: list[SSAValue], constants: list[arith.ConstantOp]) -> tuple[loop.FuncOp, dict[SSAValue, SSAValue]]:
     """The outlined function, its entry copying the constants and reloading the captured
     values from its context."""
     outlined = loop.FuncOp(name, [PTR])
@@ -180,23 +174,16 @@ def _reload(
     return outlined, mapping
 
 
-def _move_loop(
-    for_op: loop.ForOp, body: Block, lo: SSAValue, extent: SSAValue, mapping: dict[SSAValue, SSAValue]
-) -> loop.ForOp:
-    """The loop body moves over whole (cheaper than a clone), reading the reloaded values."""
-    loop_body = for_op.body.detach_block(for_op.body.block)
-    inner = loop.ForOp(lo, extent, Region(loop_body), step=for_op.step.value.data)
-    body.add_op(inner)
-    for op in walk_ops(inner.body):
+def _remap(root: Operation | Region, mapping: dict[SSAValue, SSAValue]) -> None:
+    """Every use under `root` of a value of `mapping` uses its image."""
+    for op in walk_ops(root):
         if any(v in mapping for v in op.operands):
             op.operands = [mapping.get(v, v) for v in op.operands]
-    Rewriter.erase_op(for_op)
-    return inner
 
 
 def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
-    captured = _captured(for_op)
-    ctx, spill = _spill(captured, entry, for_op)
+    captured, constants = _uses_from_outside(for_op)
+    ctx, spill = _spill(captured, entry)
     fn = llvm.AddressOfOp(name, PTR)
     zero = _const(0, i32)
     # the thread count from the module's global (compiler.runtime.threads), read per fork
@@ -205,27 +192,30 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     spill += [fn, zero, count_at, count]
     spill.append(llvm.CallOp("GOMP_parallel", fn.result, ctx.res, count.dereferenced_value, zero.result))
     Rewriter.insert_op(spill, InsertPoint.before(for_op))
-    outlined, mapping = _reload(name, captured, _constants_used(for_op))
+    outlined, mapping = _reload(name, captured, constants)
     body = outlined.body.block
     lo, extent = mapping[for_op.min], mapping[for_op.extent]
     chunk_lo, chunk_extent = _chunk(body, lo, extent, for_op.step.value.data)
-    _move_loop(for_op, body, chunk_lo, chunk_extent, mapping)
+    # the loop body moves over whole (cheaper than a clone) into this thread's chunk
+    inner = loop.ForOp(chunk_lo, chunk_extent, Region(for_op.body.detach_block(for_op.body.block)), step=for_op.step.value.data)
+    body.add_op(inner)
+    _remap(inner.body, mapping)
+    Rewriter.erase_op(for_op)
     return outlined
 
 
 def outline_serial_nest(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     """A top-level serial loop nest as a function of its own, called once with its
     captured values in a context array (its return value, 0, is not read: a nest with
-    checks stays where it is)."""
-    captured = _captured(for_op)
-    ctx, spill = _spill(captured, entry, for_op)
+    checks stays where it is). The loop itself moves into the function."""
+    captured, constants = _uses_from_outside(for_op)
+    ctx, spill = _spill(captured, entry)
     spill.append(llvm.CallOp(name, ctx.res, return_type=i32))
     Rewriter.insert_op(spill, InsertPoint.before(for_op))
-    outlined, mapping = _reload(name, captured, _constants_used(for_op))
-    kind, attributes = for_op.kind, dict(for_op.attributes)
-    inner = _move_loop(for_op, outlined.body.block, mapping[for_op.min], mapping[for_op.extent], mapping)
-    inner.kind = kind
-    inner.attributes.update(attributes)
+    outlined, mapping = _reload(name, captured, constants)
+    for_op.detach()
+    outlined.body.block.add_op(for_op)
+    _remap(for_op, mapping)
     return outlined
 
 
@@ -286,7 +276,6 @@ def outline_parallel_loops(module: ModuleOp) -> None:
         module.body.block.add_op(
             llvm.GlobalOp(i32, NUM_THREADS_SYMBOL, "weak", value=IntegerAttr(0, i32), alignment=4)
         )
-
 
 
 MIN_NESTS = 2

@@ -2,9 +2,9 @@
 
 After steps 1-3 (loop ops, `convert-scf-to-cf`, asserts) a function holds
 `arith`, `math`, `cf` and `func` ops over `index` and fixed-width values.
-`lower_scalar_ops` turns them into `llvm` ops one at a time (`LowerScalarOps`),
-retypes every `index` value as i64 (in place), and turns each `func.func` into an
-`llvm.func`.
+`lower_scalar_function` turns them into `llvm` ops one at a time
+(`LowerScalarOps`), retypes every `index` value as i64 (in place), and turns the
+`func.func` into an `llvm.func`.
 
 Index arithmetic is 64-bit and marked `nsw` (loop counters and addresses
 never wrap); floats keep IEEE semantics. Float math and integer min/max are
@@ -32,7 +32,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    ModuleOp,
     VectorType,
     i1,
     i32,
@@ -47,14 +46,6 @@ from compiler.diagnostics import PassError
 NSW = llvm.OverflowAttr((llvm.OverflowFlag.NO_SIGNED_WRAP,))
 
 _OpT = TypeVar("_OpT", bound=Operation)
-
-
-def lower_scalar_ops(module: ModuleOp, *, fast_math: bool = False, fp_contract: bool = True) -> None:
-    """arith/math/cf/func.return -> llvm, `index` -> i64, then func.func -> llvm.func, for
-    every function of `module` (`lower_scalar_function`)."""
-    lowering = LowerScalarOps(fast_math, fp_contract)
-    for f in [op for op in module.ops if isinstance(op, func.FuncOp)]:
-        lower_scalar_function(f, lowering)
 
 
 def lower_scalar_function(f: func.FuncOp, lowering: LowerScalarOps) -> llvm.FuncOp:
@@ -180,7 +171,9 @@ def _create(cls: type[_OpT], operands: Sequence[SSAValue], result_type: Attribut
     )
 
 
-def _int_constant(value: SSAValue) -> int | None:
+def constant_int(value: SSAValue) -> int | None:
+    """The integer `value` is when an `arith.constant` (or, once lowered, an
+    `llvm.mlir.constant`) defines it, else None."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp | llvm.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
@@ -209,7 +202,7 @@ def _fold(op: Operation) -> SSAValue | int | None:
     if not isinstance(t, IndexType | IntegerType):  # vectors stay
         return None
     lhs, rhs = op.operands
-    a, b = _int_constant(lhs), _int_constant(rhs)
+    a, b = constant_int(lhs), constant_int(rhs)
     if b == 0 and isinstance(op, arith.AddiOp | arith.SubiOp):
         return lhs
     if a == 0 and isinstance(op, arith.AddiOp):
@@ -441,7 +434,7 @@ def _floordiv(lhs: SSAValue, rhs: SSAValue, zero: SSAValue) -> list[Operation]:
     ne, slt = IntegerAttr(1, i64), IntegerAttr(2, i64)
     q = binary(llvm.SDivOp, lhs, rhs)
     r = binary(llvm.SRemOp, lhs, rhs)
-    divisor = _int_constant(rhs)
+    divisor = constant_int(rhs)
     if divisor is not None and divisor > 0:  # r < 0 implies r != 0; b < 0 is false
         adjust = icmp(r, zero, slt)
     else:
@@ -452,12 +445,17 @@ def _floordiv(lhs: SSAValue, rhs: SSAValue, zero: SSAValue) -> list[Operation]:
     return ops
 
 
-def _lower_func(f: func.FuncOp) -> llvm.FuncOp:
+def llvm_function_type(f: func.FuncOp) -> llvm.LLVMFunctionType:
+    """The type `f` has as an `llvm.func` (`index` as i64)."""
     ins = [_llvm_type(t) for t in f.function_type.inputs.data]
     outs = f.function_type.outputs.data
+    return llvm.LLVMFunctionType(ins, outs[0] if outs else None)
+
+
+def _lower_func(f: func.FuncOp) -> llvm.FuncOp:
     new = llvm.FuncOp(
         f.sym_name.data,
-        llvm.LLVMFunctionType(ins, outs[0] if outs else None),
+        llvm_function_type(f),
         linkage=llvm.LinkageAttr("external"),
         body=Rewriter.move_region_contents_to_new_regions(f.body),
     )

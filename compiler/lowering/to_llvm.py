@@ -134,18 +134,11 @@ class LowerToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         bits = self.vector_bits or host_vector_bits()
-        lower_module(
-            ctx, op, vector_bits=bits, fast_math=self.fast_math, fp_contract=self.fp_contract
-        )
+        lower_module(ctx, op, vector_bits=bits, fast_math=self.fast_math, fp_contract=self.fp_contract)
 
 
 def lower_module(
-    ctx: Context,
-    module: ModuleOp,
-    *,
-    vector_bits: int = 256,
-    fast_math: bool = False,
-    fp_contract: bool = True,
+    ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False, fp_contract: bool = True
 ) -> None:
     parents = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     for f in parents:
@@ -153,11 +146,8 @@ def lower_module(
         drop_dead_arith(f)  # before outlining too: a dead op may be all that captures a value
     outline_parallel_loops(module)
     outline_serial_nests(parents, module)
-    merge_identical_outlined(
-        module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents]
-    )
+    merge_identical_outlined(module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents])
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
-    outlined = {f.sym_name.data for f in funcs if f not in parents}
     abi = ModuleABI(
         {f.sym_name.data: symbolic_variables(f) for f in funcs},
         {f.sym_name.data: assert_table(module, f.sym_name.data) for f in funcs},
@@ -165,15 +155,13 @@ def lower_module(
     )
     # every signature first: a function's LLVM module declares the others (jit.py)
     states = [
-        convert_signature(
-            f, abi.variables[f.sym_name.data], report=f.sym_name.data in abi.reporters
-        )
-        for f in funcs
+        convert_signature(f, abi.variables[f.sym_name.data], report=f.sym_name.data in abi.reporters) for f in funcs
     ]
     scalar = LowerScalarOps(fast_math, fp_contract)
     listener = _listener.get()
-    # outlined bodies first: their LLVM work is the largest, and starts the soonest
-    for state in sorted(states, key=lambda state: state.func.sym_name.data not in outlined):
+    # the outlined functions (added after the parents) first: their LLVM work is the
+    # largest, and starts the soonest
+    for state in states[len(parents) :] + states[: len(parents)]:
         _lower_loop_ops(state, abi)
         vectorize_loops(state.func, vector_bits)
         add_returns(state)

@@ -63,6 +63,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from compiler.analysis.walk import walk_ops
 from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 from compiler.lowering.memory import POINTER_ALIGN, WORKSPACE_ACQUIRE
+from compiler.lowering.scalar import constant_int
 
 LOOP_KIND = "loop.kind"
 
@@ -157,9 +158,9 @@ def _static_extent(for_op: scf.ForOp) -> int | None:
     extent` from 0), when constant."""
     ub = for_op.ub.owner
     if isinstance(ub, arith.AddiOp) and ub.lhs == for_op.lb:
-        return _constant(ub.rhs)
-    if _constant(for_op.lb) == 0:
-        return _constant(for_op.ub)
+        return constant_int(ub.rhs)
+    if constant_int(for_op.lb) == 0:
+        return constant_int(for_op.ub)
     return None
 
 
@@ -304,7 +305,7 @@ class _LoopVectorizer:
             elif isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
                 stride = known[0]
             elif isinstance(op, arith.MuliOp):
-                factors = [_constant(v) for v in op.operands]
+                factors = [constant_int(v) for v in op.operands]
                 if known[1] == 0 and factors[1] is not None:
                     stride = known[0] * factors[1]
                 elif known[0] == 0 and factors[0] is not None:
@@ -434,13 +435,6 @@ def _integer_op(op: Operation) -> bool:
     )
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 MAX_ALIGN = 64  # what the compiler's allocations guarantee (memory.ALLOC_ALIGN)
 
 
@@ -554,7 +548,7 @@ def vectorize_loop(for_op: scf.ForOp, vector_bits: int) -> bool:
         zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
         head.append(zero)
         span = ub
-        if _constant(lb) != 0:
+        if constant_int(lb) != 0:
             head.append(subtract := arith.SubiOp(ub, lb))
             span = subtract.result
         extent = arith.MaxSIOp(span, zero)
@@ -562,7 +556,7 @@ def vectorize_loop(for_op: scf.ForOp, vector_bits: int) -> bool:
         covered = arith.MuliOp(count, step)
         head += [extent, count, covered]
     split = covered.results[0]  # from 0; else lb + covered
-    if _constant(lb) != 0:
+    if constant_int(lb) != 0:
         head.append(add := arith.AddiOp(lb, covered))
         split = add.result
     vector_loop = scf.ForOp(lb, split, step, [], Region(body))
