@@ -4,7 +4,7 @@
 property against the op's definition: for the few thousand constants, additions and
 comparisons of a build that was a tenth of the passes' time. `OpClass.create` makes
 the same op (the same operands, result types and properties as the constructor sets;
-`test_arith_builders.py` compares them) without those checks; `module.verify()` still
+`test/python/arith/test_builders.py` compares them) without those checks; `module.verify()` still
 checks the result under COMPILER_VERIFY.
 """
 

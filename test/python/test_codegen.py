@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+from references import conv2d_reference
 
 import compiler
 from compiler import ops, te
@@ -145,22 +146,15 @@ def test_layers_of_one_shape_share_one_outlined_body() -> None:
     a, k0, k1, k2 = (rng.standard_normal(t.shape).astype(np.float32) for t in (x, w0, w1, w2))
     out = np.zeros((1, 16, 12, 12), np.float32)
     f(a, k0, k1, k2, out)
-    y0_ref = np.einsum("nchw,oc->nohw", a.astype(np.float64), k0[:, :, 0, 0])
-    expected = _conv_same(_conv_same(y0_ref, k1), k2)
+    expected = a
+    for k, pad in ((k0, 0), (k1, 1), (k2, 1)):
+        expected = conv2d_reference(expected.astype(np.float64), k.astype(np.float64), stride=1, pad=pad)
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5 * np.abs(expected).max())
     forks = re.findall(r"addressof @(\w+_parallel\d+)", f.llvm_dialect_ir)
     defined = re.findall(r"llvm\.func @(\w+_parallel\d+)\(", f.llvm_dialect_ir)
     assert sorted(set(forks)) == sorted(defined)
     assert len(forks) == 5  # a conv, then a pad and a conv per 3x3 layer
     assert len(defined) < len(forks)
-
-
-def _conv_same(a: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """A stride-1 convolution with padding 1 (NCHW, OIHW), in float64."""
-    p = np.pad(a.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    h, w = a.shape[2:]
-    windows = np.stack([p[:, :, i : i + h, j : j + w] for i in range(3) for j in range(3)], -1)
-    return np.einsum("nchwk,ock->nohw", windows, k.reshape(k.shape[0], k.shape[1], 9).astype(np.float64))
 
 
 def test_arena_views_get_distinct_alias_scopes() -> None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.dialects import arith, cf, llvm, test
+from alike import assert_same_op, values
+from xdsl.dialects import arith, cf, llvm
 from xdsl.dialects.builtin import IndexType, IntegerAttr, f32, i1, i8, i32, i64
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation
 
 import compiler
 from compiler import te
@@ -16,69 +17,57 @@ from compiler.lowering import scalar
 from compiler.lowering.memory import gep_constant, gep_inbounds, load_value
 
 
-def _values(*types: Attribute) -> list[SSAValue]:
-    return list(test.TestOp(result_types=types).results)
-
-
-def _same(built: Operation, expected: Operation) -> None:
-    assert type(built) is type(expected)
-    assert built.properties == expected.properties
-    assert built.attributes == expected.attributes
-    assert built.result_types == expected.result_types
-    assert built.operands == expected.operands
-
-
 @pytest.mark.parametrize("source", list(scalar._INT_BINARY))
 def test_integer_binary_ops_match_their_constructors(source: type[Operation]) -> None:
-    a, b = _values(i32, i32)
+    a, b = values(i32, i32)
     built = scalar.LowerScalarOps().lower(source.create(operands=[a, b], result_types=[i32]))
     assert isinstance(built, Operation)
-    _same(built, scalar._INT_BINARY[source](a, b))
+    assert_same_op(built, scalar._INT_BINARY[source](a, b))
 
 
 @pytest.mark.parametrize("source", list(scalar._NSW_BINARY))
 def test_overflow_flags_match_their_constructors(source: type[Operation]) -> None:
-    a, b = _values(i64, i64)
-    x, y = _values(IndexType(), IndexType())
+    a, b = values(i64, i64)
+    x, y = values(IndexType(), IndexType())
     plain = scalar.LowerScalarOps().lower(source.create(operands=[a, b], result_types=[i64]))
     nsw = scalar.LowerScalarOps().lower(source.create(operands=[x, y], result_types=[IndexType()]))
     assert isinstance(plain, Operation)
     assert isinstance(nsw, Operation)
-    _same(plain, scalar._NSW_BINARY[source](a, b))
+    assert_same_op(plain, scalar._NSW_BINARY[source](a, b))
     assert nsw.properties == scalar._NSW_BINARY[source](a, b, overflow=scalar.NSW).properties
 
 
 @pytest.mark.parametrize("fp_contract", [False, True])
 @pytest.mark.parametrize("source", list(scalar._FLOAT_BINARY))
 def test_float_binary_ops_match_their_constructors(source: type[Operation], fp_contract: bool) -> None:
-    a, b = _values(f32, f32)
+    a, b = values(f32, f32)
     lowering = scalar.LowerScalarOps(fp_contract=fp_contract)
     built = lowering.lower(source.create(operands=[a, b], result_types=[f32]))
     assert isinstance(built, Operation)
     flags = lowering.float_flags if isinstance(built, llvm.FAddOp | llvm.FSubOp | llvm.FMulOp) else None
-    _same(built, scalar._FLOAT_BINARY[source](a, b, fast_math=flags))
+    assert_same_op(built, scalar._FLOAT_BINARY[source](a, b, fast_math=flags))
 
 
 def test_casts_compares_selects_and_branches_match_their_constructors() -> None:
-    a, b = _values(i32, i32)
-    (c,) = _values(i1)
-    (wide,) = _values(i64)
+    a, b = values(i32, i32)
+    (c,) = values(i1)
+    (wide,) = values(i64)
     lowering = scalar.LowerScalarOps()
-    _same(lowering.lower(arith.ExtSIOp(a, i64)), llvm.SExtOp(a, i64))
-    _same(lowering.lower(arith.TruncIOp(wide, i32)), llvm.TruncOp(wide, i32))
-    _same(lowering.lower(arith.CmpiOp(a, b, "slt")), llvm.ICmpOp(a, b, IntegerAttr(2, i64)))
-    _same(lowering.lower(arith.SelectOp(c, a, b)), llvm.SelectOp(c, a, b))
+    assert_same_op(lowering.lower(arith.ExtSIOp(a, i64)), llvm.SExtOp(a, i64))
+    assert_same_op(lowering.lower(arith.TruncIOp(wide, i32)), llvm.TruncOp(wide, i32))
+    assert_same_op(lowering.lower(arith.CmpiOp(a, b, "slt")), llvm.ICmpOp(a, b, IntegerAttr(2, i64)))
+    assert_same_op(lowering.lower(arith.SelectOp(c, a, b)), llvm.SelectOp(c, a, b))
     then, other = Block(arg_types=[i32]), Block()
-    _same(
+    assert_same_op(
         lowering.lower(cf.ConditionalBranchOp(c, then, [a], other, [])),
         llvm.CondBrOp(c, then, [a], other, []),
     )
-    _same(lowering.lower(cf.BranchOp(then, b)), llvm.BrOp(then, b))
+    assert_same_op(lowering.lower(cf.BranchOp(then, b)), llvm.BrOp(then, b))
 
 
 def test_access_gep_matches_from_mixed_indices() -> None:
-    ptr, index = _values(llvm.LLVMPointerType(), i64)
-    _same(gep_inbounds(ptr, index, f32), llvm.GEPOp.from_mixed_indices(ptr, [index], f32, inbounds=True))
+    ptr, index = values(llvm.LLVMPointerType(), i64)
+    assert_same_op(gep_inbounds(ptr, index, f32), llvm.GEPOp.from_mixed_indices(ptr, [index], f32, inbounds=True))
 
 
 @pytest.mark.parametrize("n", [1, 7, 64])
@@ -97,8 +86,8 @@ def test_folded_bounds_and_offsets_compute_the_same(n: int) -> None:
 
 def test_constant_index_geps_and_loads_match_their_constructors() -> None:
     """The packed function's field reads (packed_abi.py) are built with these."""
-    (ptr,) = _values(llvm.LLVMPointerType())
+    (ptr,) = values(llvm.LLVMPointerType())
     for index, elem in ((24, i8), (3, i64), (0, llvm.LLVMPointerType())):
-        _same(gep_constant(ptr, index, elem), llvm.GEPOp.from_mixed_indices(ptr, [index], elem))
+        assert_same_op(gep_constant(ptr, index, elem), llvm.GEPOp.from_mixed_indices(ptr, [index], elem))
     for t in (i32, i64, llvm.LLVMPointerType()):
-        _same(load_value(ptr, t), llvm.LoadOp(ptr, t))
+        assert_same_op(load_value(ptr, t), llvm.LoadOp(ptr, t))

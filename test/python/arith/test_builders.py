@@ -3,33 +3,41 @@
 from __future__ import annotations
 
 import pytest
+from alike import assert_same_op, values
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i32
-from xdsl.dialects.test import TestOp as _Producer
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
-from compiler.arith.builders import binary, bool_constant, cmpi, index_cast, index_constant
+from compiler.arith.builders import (
+    binary,
+    bool_constant,
+    cmpi,
+    index_cast,
+    index_constant,
+    int_constant,
+)
 
 
-def _values(t: object) -> tuple[SSAValue, SSAValue]:
-    op = _Producer(result_types=[t, t])
-    return op.results[0], op.results[1]
+def _values(t: Attribute) -> tuple[SSAValue, SSAValue]:
+    a, b = values(t, t)
+    return a, b
 
 
 def _same(built: Operation, made: Operation) -> None:
-    assert type(built) is type(made)
-    assert list(built.operands) == list(made.operands)
-    assert [r.type for r in built.results] == [r.type for r in made.results]
-    assert built.properties == made.properties
-    assert built.attributes == made.attributes
+    assert_same_op(built, made)
     assert not built.regions
-    assert not made.regions
     built.verify()
 
 
 @pytest.mark.parametrize("value", [0, 1, -7, 2**40])
 def test_index_constant(value: int) -> None:
     _same(index_constant(value), arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+
+@pytest.mark.parametrize("t", [IntegerType(32), IntegerType(64)])
+@pytest.mark.parametrize("value", [0, 3, -1])
+def test_int_constant(value: int, t: IntegerType) -> None:
+    _same(int_constant(value, t), arith.ConstantOp(IntegerAttr(value, t)))
 
 
 @pytest.mark.parametrize("value", [False, True])
