@@ -46,13 +46,14 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IntegerType, StringAttr
+from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from compiler.analysis.schedule_model import ScheduleModel, Stage, scan_bodies, scan_states
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, Var, free_vars
+from compiler.arith.expr import Const, Expr, FloorMod, Var, free_vars
 from compiler.arith.ir import expr_from_value
+from compiler.arith.simplify import simplify
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
 from compiler.runtime.host import host_cores, host_cpu_name, host_vector_bits
@@ -178,6 +179,11 @@ class StageInfo:
     reduce_names: list[str]
     consumers: list[str] = field(default_factory=list)
     reads_reduction: bool = False
+    moves_only: bool = False
+    """The body is one read (a transpose, reshape, slice): inlined, it costs index math."""
+    blocks: dict[str, int] = field(default_factory=dict)
+    """Per data axis: the c of a read whose last index is `axis % c` (a weight blocked by
+    output channel): split by c, the read is contiguous in the tile."""
 
 
 def _is_axis(index: Expr | None, axis: str, extent: Dim) -> bool:
@@ -213,11 +219,15 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
     reads: list[list[frozenset[str]]] = []
     read_tensors: list[str | None] = []
     identity: list[bool] = []
+    blocks: dict[str, int] = {}
     for inner in walk_ops(op.body):
         if isinstance(inner, te.ReadOp):
             read_tensors.append(_tensor_name(inner.tensor))
             uses = []
             exprs = [expr_from_value(index, leaf) for index in inner.indices]
+            last = simplify(exprs[-1]) if exprs and exprs[-1] is not None else None  # canonical `v % c`
+            if isinstance(last, FloorMod) and isinstance(last.a, Var) and isinstance(last.b, Const):
+                blocks[last.a.name] = last.b.value
             for e in exprs:
                 uses.append(names if e is None else free_vars(e) & names)
             reads.append([frozenset(u) for u in uses])
@@ -227,6 +237,11 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
                 and all(_is_axis(e, a, d) for e, a, d in zip(exprs, axis_names, shape, strict=True))
             )
     guarded = any(isinstance(inner, scf.IfOp) for inner in walk_ops(op.body))
+    moves_only = len(reads) == 1 and not any(
+        inner.results and not isinstance(inner.results[0].type, IndexType)
+        for inner in walk_ops(op.body)
+        if not isinstance(inner, te.ReadOp | te.YieldOp)
+    )
     return StageInfo(
         stage.name,
         [_extent(d) for d in op.tensor_type.get_shape()],
@@ -240,6 +255,8 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
         [str(d) for d in op.tensor_type.get_shape()],
         axis_names,
         [iv.name for iv in stage.reduce_axes],
+        blocks=blocks,
+        moves_only=moves_only,
     )
 
 
@@ -289,6 +306,13 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
     loaded operands). Factors that divide the extents come first."""
     lanes = target.lanes(info.element_bits)
     extent = info.extents[v]
+    block = info.blocks.get(info.axis_names[v])
+    if block is not None and extent is not None and extent % block == 0:
+        # a blocked weight: the tile is its block, which the layout chose for this host
+        # (`channel_block`), with as many rows as the registers hold
+        nv = -(-block // lanes)
+        fitting = [uf for uf in _unroll_options(info, u) if uf * nv <= max(1, target.registers - 4)]
+        return (None if block == extent else block), max(fitting, default=1)
     if extent is None:  # loop-partition gives the split's tail a loop of its own
         # up to 3 vectors, as for long static rows (the symbolic 1x1 conv, 56 wide, on
         # AVX-512: 4 channels x 3 vectors ran 1.3x faster than 4 x 2)
@@ -354,7 +378,7 @@ def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
     extent = info.extents[u]
     if extent is None:  # the rows past the extent: a guarded tail that loop-partition peels
         return [1, 2, 4]
-    dividing = _divisors(extent, [2, 3, 4, 6, 8, 12])
+    dividing = _divisors(extent, [2, 3, 4, 5, 6, 7, 8, 12])
     # a matmul's long axis may take 4 or 6 rows with a tail (peeled by loop-partition):
     # 6 x 16 is the AVX2 matmul kernel (12 accumulators), and 512 or 1000 rows aren't
     # multiples of 6
@@ -406,6 +430,18 @@ def _panel_input(info: StageInfo, v: int) -> str | None:
     return name
 
 
+def channel_block(channels: int, target: Target, element_bits: int = 32) -> int:
+    """The output-channel block of a convolution's weight (`ops.block_kernel_hwio`) for
+    `target`: up to 4 vectors, the widest that divides `channels` (the register tile's
+    width: `register_tile` takes a blocked read's block as its vector factor), else all
+    the channels (unblocked)."""
+    lanes = target.lanes(element_bits)
+    for vectors in (4, 3, 2, 1):
+        if channels % (vectors * lanes) == 0:
+            return vectors * lanes
+    return channels
+
+
 def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
     plan = StagePlan(info.name, parallel=target.cores > 1)
     v = vector_axis(info)
@@ -444,7 +480,8 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
             if fitting:
                 plan = replace(plan, reduce_split=fitting[0])
         rows = info.extents[plan.unroll_axis] if plan.unroll_axis is not None else None
-        if plan.vector_first and (rows is None or rows >= PACK_MIN_ROWS):
+        blocked = info.axis_names[v] in info.blocks  # its panel is contiguous already
+        if plan.vector_first and not blocked and (rows is None or rows >= PACK_MIN_ROWS):
             # the panel copied into a compact buffer (TVM's GEMM tutorial's packing, here a
             # cache_read at the panel's k block): contiguous rows of the tile's width
             plan = replace(plan, pack_input=_panel_input(info, v))
@@ -510,7 +547,12 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             continue
         read_by_reduction = any(infos[c].reduce_extents for c in info.consumers)
         inlinable = not info.is_output and name not in attach_targets and name not in whole
-        if inlinable and not (info.guarded and read_by_reduction):
+        # computed inside a reduction, an element is computed again for every read of
+        # it (a conv reads each input element R * S * K times; ResNet-50's residual
+        # chain, inlined into the next stage's convs, ran 100x its cost): only stages
+        # that move elements go there
+        recomputed = read_by_reduction and not info.moves_only
+        if inlinable and not recomputed and not (info.guarded and read_by_reduction):
             plans.append(StagePlan(name, action="inline"))
             continue
         plans.append(plan_injective(info, target))

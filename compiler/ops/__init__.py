@@ -8,7 +8,7 @@ returns a `te.Tensor` made of ordinary `te.compute` stages, so it composes
 with schedules and with the rest of the pipeline like hand-written TE.
 """
 
-from compiler.ops.conv import conv2d_nchw, conv2d_nhwc, depthwise_conv2d_nchw
+from compiler.ops.conv import block_kernel_hwio, conv2d_nchw, conv2d_nhwc, depthwise_conv2d_nchw
 from compiler.ops.elementwise import (
     abs,
     add,
@@ -65,6 +65,7 @@ __all__ = [
     "batch_matmul",
     "batch_norm",
     "bias_add",
+    "block_kernel_hwio",
     "broadcast_binary",
     "broadcast_to",
     "cast",

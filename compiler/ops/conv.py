@@ -9,12 +9,16 @@ float32 (`<name>_acc`, one register per output element) and round once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from compiler import te
 from compiler.errors import ExprValueError
 from compiler.ops.shape import pad
 from compiler.ops.util import padding4, pair, product_dtypes, product_term, reduce_rounded, static
 from compiler.te import Dim, Expr, Tensor
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def conv_out_dim(size: Dim, kernel: int, stride: int, pad_total: int, dilation: int) -> Dim:
@@ -94,12 +98,23 @@ def conv2d_nhwc(
     out_dtype: str | None = None,
     acc_dtype: str | None = None,
 ) -> Tensor:
-    """x: [N, H, W, C], w: [R, S, C / groups, K] -> [N, OH, OW, K] (dtypes as `conv2d_nchw`)."""
+    """x: [N, H, W, C], w: [R, S, C / groups, K] -> [N, OH, OW, K] (dtypes as `conv2d_nchw`).
+
+    `w` may also be blocked by output channel, [K / kb, R, S, C / groups, kb]
+    (`block_kernel_hwio`): a vector of kb output channels is then contiguous over the
+    whole reduction, where [R, S, C, K]'s rows lie K elements apart (2048 channels:
+    8 KiB, every row in the same few cache sets)."""
     (sh, sw), (dh, dw) = pair(stride, f"{name} stride"), pair(dilation, f"{name} dilation")
     pt, pl, pb, pr = padding4(padding)
     n, h, wd, c = x.shape
-    _, _, wc, k = w.shape
-    r, s = _kernel(w, (0, 1), name)
+    if w.ndim == 5:
+        blocks, _, _, wc, kb = w.shape
+        k = blocks * kb
+        r, s = _kernel(w, (1, 2), name)
+    else:
+        _, _, wc, k = w.shape
+        kb = None
+        r, s = _kernel(w, (0, 1), name)
     cg, kg = _groups(c, k, wc, groups, name)
     xp = pad(x, (0, pt, pl, 0), (0, pb, pr, 0), name=f"{name}_pad") if (pt or pl or pb or pr) else x
     oh, ow = conv_out_dim(h, r, sh, pt + pb, dh), conv_out_dim(wd, s, sw, pl + pr, dw)
@@ -110,9 +125,20 @@ def conv2d_nhwc(
     def element(nn: Expr, yy: Expr, xx: Expr, ff: Expr) -> Expr:
         channel = rc if groups == 1 else ff // kg * cg + rc
         v = xp[nn, yy * sh + ry * dh, xx * sw + rx * dw, channel]
-        return te.sum(product_term(v, w[ry, rx, rc, ff], acc), axis=(ry, rx, rc))
+        weight = w[ry, rx, rc, ff] if kb is None else w[ff // kb, ry, rx, rc, ff % kb]
+        return te.sum(product_term(v, weight, acc), axis=(ry, rx, rc))
 
     return reduce_rounded((n, oh, ow, k), element, out, name)
+
+
+def block_kernel_hwio(w: np.ndarray, kb: int) -> np.ndarray:
+    """An [R, S, C, K] kernel as [K / kb, R, S, C, kb] (`conv2d_nhwc`'s blocked weight)."""
+    import numpy as np  # not at import: compiler.ops loads without NumPy's start-up
+
+    r, s, c, k = w.shape
+    if kb < 1 or k % kb:
+        raise ExprValueError(f"block_kernel_hwio: {k} output channels are not blocks of {kb}")
+    return np.ascontiguousarray(w.reshape(r, s, c, k // kb, kb).transpose(3, 0, 1, 2, 4))
 
 
 def depthwise_conv2d_nchw(

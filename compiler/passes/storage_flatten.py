@@ -82,10 +82,23 @@ class IndexExprs(ValueNames):
     def __init__(self, func: loop.FuncOp):
         super().__init__()
         self.func = func
-        self.analyzer = Analyzer()  # one memo for the function's accesses (shared strides)
+        # one memo for the function's accesses (shared strides); the loop counters' ranges
+        # let it drop the divisions a split leaves in an index: (fo * 64 + fi) // 64 is fo
+        # for fi in [0, 64) (a weight blocked by the split's factor reads contiguously)
+        self.analyzer = Analyzer(self._loop_ranges(func))
         for op in func.body.block.ops:  # emitted expressions reuse the function's loop.vars
             if isinstance(op, loop.VarOp):
                 self.values.setdefault(op.var_name.data, op.result)
+
+    def _loop_ranges(self, func: loop.FuncOp) -> dict[str, tuple[int, int]]:
+        """Inclusive ranges of the counters of the loops with constant bounds."""
+        ranges: dict[str, tuple[int, int]] = {}
+        for op in walk_ops(func):
+            if isinstance(op, loop.ForOp):
+                lo, extent = const_value(self.expr(op.min)), const_value(self.expr(op.extent))
+                if lo is not None and extent is not None and extent > 0:
+                    ranges[self.name(op.body.block.args[0])] = (lo, lo + extent - 1)
+        return ranges
 
     def var_value(self, name: str) -> SSAValue:
         if name not in self.values:

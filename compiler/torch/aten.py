@@ -20,11 +20,20 @@ import numpy as np
 import torch
 
 from compiler import ops
+from compiler.analysis.auto_schedule import channel_block, host_target
 from compiler.ops.util import normalize_axis, same_dim, static
 from compiler.te import Dim, Tensor
-from compiler.torch.graph import Converter, Permuted, UnsupportedOperatorError, te_dtype
+from compiler.torch.graph import (
+    NCHW_OF_NHWC,
+    Converter,
+    Permuted,
+    UnsupportedOperatorError,
+    te_dtype,
+)
 
 Converter_ = Callable[..., Any]
+Value = Tensor | Permuted
+"""A converted tensor: te's, or a te tensor read through a permutation."""
 OPS: dict[str, Converter_] = {}
 IDENTITY_OPS = (
     "aten.alias.default",
@@ -83,25 +92,55 @@ def _dims(cx: Converter, dims: int | Sequence[int] | None, ndim: int) -> tuple[i
 # ---------------------------------------------------------------------------
 
 
+def nhwc(cx: Converter, x: Any) -> Tensor:
+    """An NCHW operand in NHWC: the tensor under a `Permuted` NCHW view, else a transpose
+    (a stage that moves elements only: the fusion schedule inlines it into its reader)."""
+    if isinstance(x, Permuted) and x.perm == NCHW_OF_NHWC:
+        return x.tensor
+    return ops.transpose(cx.tensor(x, "input"), (0, 2, 3, 1), name=f"{cx.name}_nhwc")
+
+
+def _channels_last(cx: Converter, x: Any, weight: Any) -> bool:
+    """Whether a convolution computes in NHWC: `cx.channels_last`, a 4-D float input and
+    a constant weight (repacked once, at import)."""
+    shape = getattr(x, "shape", ())
+    dtype = getattr(x, "dtype", "")
+    return cx.channels_last and len(shape) == 4 and isinstance(weight, torch.Tensor) and str(dtype).startswith("float")
+
+
 def conv2d_stage(
-    cx: Converter, x: Tensor, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int
-) -> Tensor:
-    if x.ndim != 4:
-        raise unsupported(cx, f"only 2-D convolutions (4-D inputs) are supported, the input has {x.ndim} dimensions")
-    w = cx.tensor(weight, "weight")
+    cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int
+) -> Value:
+    channels_last = _channels_last(cx, x, weight)
+    x = x if channels_last else cx.tensor(x, "input")
+    if len(x.shape) != 4:
+        raise unsupported(cx, f"only 2-D convolutions (4-D inputs) are supported, the input has {len(x.shape)} dimensions")
+    w = weight if channels_last else cx.tensor(weight, "weight")
     if isinstance(padding, str):
         if padding == "valid":
             padding = 0
         else:  # "same" (stride 1): the extra element of an odd total goes after, as PyTorch does
             dil = _ints(dilation)
             totals = []
-            for d, k in zip(dil, w.shape[2:], strict=True):
+            for d, k in zip(dil, tuple(w.shape)[2:], strict=True):
                 size = static(k)
                 if size is None:
                     raise unsupported(cx, f"padding='same' needs a static kernel size, got {k}")
                 totals.append(d * (size - 1))
             padding = (totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2)
     pads = padding if isinstance(padding, tuple) and len(padding) == 4 else _ints(padding)
+    if channels_last:
+        # the weight blocked by output channel, once: [K / kb, R, S, C, kb] with kb the
+        # register tile's width for this host, so each vector of the tile is one load
+        source = cx.const_names.get(id(weight), f"{cx.name}_weight")
+        kb = channel_block(int(weight.shape[0]), host_target(), 16 if weight.dtype == torch.float16 else 32)
+        hwio = weight.detach().permute(2, 3, 1, 0).contiguous().numpy()
+        blocked = cx.param(torch.from_numpy(ops.block_kernel_hwio(hwio, kb)), f"{source}_blocked")
+        y = ops.conv2d_nhwc(nhwc(cx, x), blocked, _ints(stride), pads, _ints(dilation), int(groups), name=cx.name)
+        if bias is not None:
+            y = ops.bias_add(y, cx.tensor(bias, "bias"), axis=3, name=f"{cx.name}_bias")
+        return Permuted(y, NCHW_OF_NHWC)
+    assert isinstance(w, Tensor)
     y = ops.conv2d_nchw(x, w, _ints(stride), pads, _ints(dilation), int(groups), name=cx.name)
     if bias is None:
         return y
@@ -109,21 +148,21 @@ def conv2d_stage(
 
 
 @aten("conv2d.default", "conv2d.padding")
-def conv2d(cx: Converter, x: Tensor, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
-           dilation: Any = 1, groups: int = 1) -> Tensor:
-    return conv2d_stage(cx, cx.tensor(x, "input"), weight, bias, stride, padding, dilation, groups)
+def conv2d(cx: Converter, x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Value:
+    return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
 
 
 @aten("convolution.default")
-def convolution(cx: Converter, x: Tensor, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
-                transposed: bool, output_padding: Any, groups: int) -> Tensor:
+def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
+                transposed: bool, output_padding: Any, groups: int) -> Value:
     if transposed:
         raise unsupported(cx, "transposed convolutions are not supported")
-    return conv2d_stage(cx, cx.tensor(x, "input"), weight, bias, stride, padding, dilation, groups)
+    return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
 
 
 def scale_shift_constants(
-    cx: Converter, x: Tensor, mean: Any, var: Any, gamma: Any, beta: Any, eps: float
+    cx: Converter, x: Tensor, mean: Any, var: Any, gamma: Any, beta: Any, eps: float, axis: int = 1
 ) -> Tensor:
     stats = [mean, var, gamma, beta]
     if all(s is None or isinstance(s, torch.Tensor) for s in stats):
@@ -131,10 +170,10 @@ def scale_shift_constants(
         dtype = torch.float16 if x.dtype == "float16" else torch.float32
         s = cx.param(torch.from_numpy(scale).to(dtype), f"{cx.name}_scale")
         b = cx.param(torch.from_numpy(shift).to(dtype), f"{cx.name}_shift")
-        return ops.scale_shift(x, s, b, axis=1, name=cx.name)
+        return ops.scale_shift(x, s, b, axis=axis, name=cx.name)
     g = cx.tensor(gamma, "weight") if gamma is not None else None
     beta_t = cx.tensor(beta, "bias") if beta is not None else None
-    return ops.batch_norm(x, cx.tensor(mean, "running_mean"), cx.tensor(var, "running_var"), g, beta_t, eps, 1, cx.name)
+    return ops.batch_norm(x, cx.tensor(mean, "running_mean"), cx.tensor(var, "running_var"), g, beta_t, eps, axis, cx.name)
 
 
 def fold_batch_norm(
@@ -151,18 +190,25 @@ def fold_batch_norm(
     return scale, shift
 
 
+def _batch_norm(cx: Converter, x: Any, mean: Any, var: Any, gamma: Any, beta: Any, eps: float) -> Value:
+    """A batch norm over dimension 1, in the layout x is stored in."""
+    if isinstance(x, Permuted):
+        return Permuted(scale_shift_constants(cx, x.tensor, mean, var, gamma, beta, eps, axis=x.perm[1]), x.perm)
+    return scale_shift_constants(cx, cx.tensor(x, "input"), mean, var, gamma, beta, eps)
+
+
 @aten("_native_batch_norm_legit_no_training.default")
-def native_batch_norm(cx: Converter, x: Tensor, gamma: Any, beta: Any, mean: Any, var: Any, momentum: float,
-                      eps: float) -> tuple[Tensor, None, None]:
-    return scale_shift_constants(cx, cx.tensor(x, "input"), mean, var, gamma, beta, eps), None, None
+def native_batch_norm(cx: Converter, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, momentum: float,
+                      eps: float) -> tuple[Value, None, None]:
+    return _batch_norm(cx, x, mean, var, gamma, beta, eps), None, None
 
 
 @aten("batch_norm.default")
-def batch_norm(cx: Converter, x: Tensor, gamma: Any, beta: Any, mean: Any, var: Any, training: bool,
-               momentum: float, eps: float, cudnn_enabled: bool = False) -> Tensor:
+def batch_norm(cx: Converter, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool = False) -> Value:
     if training:
         raise unsupported(cx, "batch norm in training mode (call module.eval() before from_torch)")
-    return scale_shift_constants(cx, cx.tensor(x, "input"), mean, var, gamma, beta, eps)
+    return _batch_norm(cx, x, mean, var, gamma, beta, eps)
 
 
 @aten("layer_norm.default")
@@ -186,42 +232,45 @@ def native_layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int],
 # ---------------------------------------------------------------------------
 
 
-def _check_4d(cx: Converter, x: Tensor) -> Tensor:
-    x = cx.tensor(x, "input")
-    if x.ndim != 4:
-        raise unsupported(cx, f"only 4-D (NCHW) pooling is supported, the input has {x.ndim} dimensions")
-    return x
+def _pool(cx: Converter, x: Any, pool: Callable[[Tensor, str], Tensor]) -> Value:
+    """A 2-D pool of an NCHW value: in NHWC when x is an NHWC tensor seen as NCHW (the
+    result too), else in NCHW."""
+    if isinstance(x, Permuted) and x.perm == NCHW_OF_NHWC:
+        return Permuted(pool(x.tensor, "NHWC"), NCHW_OF_NHWC)
+    t = cx.tensor(x, "input")
+    if t.ndim != 4:
+        raise unsupported(cx, f"only 4-D (NCHW) pooling is supported, the input has {t.ndim} dimensions")
+    return pool(t, "NCHW")
 
 
 @aten("max_pool2d.default")
-def max_pool2d(cx: Converter, x: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False) -> Tensor:
-    x = _check_4d(cx, x)
+def max_pool2d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False) -> Value:
     kernel = _ints(kernel_size)
     strides = _ints(stride) if stride else kernel
-    return ops.max_pool2d(x, kernel, strides, _ints(padding), _ints(dilation), ceil_mode, name=cx.name)
+    return _pool(cx, x, lambda t, layout: ops.max_pool2d(
+        t, kernel, strides, _ints(padding), _ints(dilation), ceil_mode, layout=layout, name=cx.name))
 
 
 @aten("max_pool2d_with_indices.default")
-def max_pool2d_with_indices(cx: Converter, *args: Any, **kwargs: Any) -> tuple[Tensor, None]:
+def max_pool2d_with_indices(cx: Converter, *args: Any, **kwargs: Any) -> tuple[Value, None]:
     return max_pool2d(cx, *args, **kwargs), None
 
 
 @aten("avg_pool2d.default")
-def avg_pool2d(cx: Converter, x: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
-    x = _check_4d(cx, x)
+def avg_pool2d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Value:
     kernel = _ints(kernel_size)
     strides = _ints(stride) if stride else kernel
-    return ops.avg_pool2d(x, kernel, strides, _ints(padding), ceil_mode, count_include_pad, divisor_override,
-                          name=cx.name)
+    return _pool(cx, x, lambda t, layout: ops.avg_pool2d(
+        t, kernel, strides, _ints(padding), ceil_mode, count_include_pad, divisor_override, layout=layout,
+        name=cx.name))
 
 
 @aten("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default")
-def adaptive_avg_pool2d(cx: Converter, x: Tensor, output_size: Any) -> Tensor:
-    x = _check_4d(cx, x)
+def adaptive_avg_pool2d(cx: Converter, x: Any, output_size: Any) -> Value:
     sizes = _ints(output_size)
-    return ops.adaptive_avg_pool2d(x, sizes, name=cx.name)
+    return _pool(cx, x, lambda t, layout: ops.adaptive_avg_pool2d(t, sizes, layout=layout, name=cx.name))
 
 
 # ---------------------------------------------------------------------------
@@ -281,8 +330,6 @@ def matmul(cx: Converter, a: Any, b: Any) -> Tensor:
 # Elementwise
 # ---------------------------------------------------------------------------
 
-
-Value = Tensor | Permuted
 
 
 def pointwise(cx: Converter, x: Any, fn: Callable[[Tensor], Tensor]) -> Value:
@@ -410,18 +457,35 @@ def _reduce_dtype(cx: Converter, dtype: torch.dtype | None) -> None:
         raise unsupported(cx, f"a reduction with dtype={dtype} is not supported")
 
 
+def _reduce_in_layout(
+    cx: Converter, x: Any, dim: Any, keepdim: bool, reduce: Callable[[Tensor, tuple[int, ...] | None, bool], Tensor]
+) -> Value:
+    """A reduction over logical dimensions `dim`, in the layout x is stored in: a permuted
+    x reduces the dimensions they are stored as, and the result keeps what is left of
+    the permutation."""
+    if not isinstance(x, Permuted):
+        t = cx.tensor(x, "input")
+        return reduce(t, _dims(cx, dim, t.ndim), keepdim)
+    dims = _dims(cx, dim, len(x.perm))
+    stored = tuple(sorted(x.perm[d] for d in dims)) if dims is not None else None
+    out = reduce(x.tensor, stored, keepdim)
+    if keepdim:
+        return Permuted(out, x.perm)
+    kept = [p for d, p in enumerate(x.perm) if dims is not None and d not in dims]
+    perm = tuple(sorted(kept).index(p) for p in kept)
+    return out if perm == tuple(range(len(perm))) else Permuted(out, perm)
+
+
 @aten("mean.dim", "mean.default")
-def mean(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:
+def mean(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Value:
     _reduce_dtype(cx, dtype)
-    t = cx.tensor(x, "input")
-    return ops.mean(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name)
+    return _reduce_in_layout(cx, x, dim, keepdim, lambda t, dims, keep: ops.mean(t, dims, keep, name=cx.name))
 
 
 @aten("sum.dim_IntList", "sum.default")
-def sum_(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Tensor:
+def sum_(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Value:
     _reduce_dtype(cx, dtype)
-    t = cx.tensor(x, "input")
-    return ops.sum(t, _dims(cx, dim, t.ndim), keepdim, name=cx.name)
+    return _reduce_in_layout(cx, x, dim, keepdim, lambda t, dims, keep: ops.sum(t, dims, keep, name=cx.name))
 
 
 @aten("amax.default")

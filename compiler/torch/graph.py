@@ -100,6 +100,10 @@ class UnsupportedOperatorError(UnsupportedOpError):
         self.node = node
 
 
+NCHW_OF_NHWC = (0, 3, 1, 2)
+"""The `Permuted.perm` of an NHWC tensor seen as NCHW (the layout of `channels_last`)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Permuted:
     """A tensor read through a permutation, the value of `aten.permute`: logical
@@ -148,6 +152,10 @@ class Converter:
     const_names: dict[int, str] = field(default_factory=dict)  # id(tensor) -> its state_dict name
     _transposed: dict[int, tuple[Permuted, te.Tensor]] = field(default_factory=dict)
     node: fx.Node | None = None  # the node being converted (for names and errors)
+    channels_last: bool = True
+    """Convolutions and pools compute in NHWC (their results are `Permuted` NCHW views,
+    which elementwise ops keep): the vector lanes run along the channels, which every
+    layer has many of, where NCHW's rows shrink to 7 in a network's last stages."""
 
     def unique(self, name: str) -> str:
         base = sanitize(name)
@@ -183,7 +191,8 @@ class Converter:
             return value
         if isinstance(value, Permuted):
             if id(value) not in self._transposed:
-                self._transposed[id(value)] = (value, ops.transpose(value.tensor, value.perm, name=f"{self.name}_{what}_t"))
+                name = sanitize(f"{self.name}_{what}_t")
+                self._transposed[id(value)] = (value, ops.transpose(value.tensor, value.perm, name=name))
             return self._transposed[id(value)][1]
         if isinstance(value, torch.Tensor):
             return self.param(value, f"{self.name}_{what}")

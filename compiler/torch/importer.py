@@ -126,10 +126,10 @@ def dim_names(module: torch.nn.Module, n_inputs: int, dynamic_shapes: Any) -> li
 
 
 class Importer:
-    def __init__(self, program: ExportedProgram, names: list[dict[int, str]]):
+    def __init__(self, program: ExportedProgram, names: list[dict[int, str]], channels_last: bool = True):
         self.program = program
         self.graph = program.graph
-        self.cx = Converter()
+        self.cx = Converter(channels_last=channels_last)
         self.names = names
         self.symbols: dict[str, te.Var] = {}  # sympy symbol name -> te var
         self.hints: dict[str, int] = {}  # te var name -> the example's value
@@ -430,8 +430,10 @@ def fusion_schedule(outputs: Sequence[te.Tensor]) -> tuple[te.Schedule, list[str
     return schedule, list(reversed(inlined))
 
 
-def import_program(program: ExportedProgram, names: list[dict[int, str]]) -> ImportedGraph:
-    imp = Importer(program, names)
+def import_program(
+    program: ExportedProgram, names: list[dict[int, str]], *, channels_last: bool = True
+) -> ImportedGraph:
+    imp = Importer(program, names, channels_last)
     imp.bind_placeholders()
     imp.fold_constants()
     imp.check_ops()

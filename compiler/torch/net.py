@@ -162,6 +162,7 @@ def from_torch(
     dynamic_shapes: Any = None,
     name: str = "main",
     auto_schedule: bool | None = None,
+    channels_last: bool = True,
 ) -> TorchFunction:
     """Compile a PyTorch module into one function (see the module docstring).
 
@@ -195,7 +196,7 @@ def from_torch(
     program = export(module, example_args, dynamic_shapes)
     exported = time.perf_counter()
     n_inputs = len(program.graph_signature.user_inputs)
-    graph = import_program(program, dim_names(module, n_inputs, dynamic_shapes))
+    graph = import_program(program, dim_names(module, n_inputs, dynamic_shapes), channels_last=channels_last)
     imported = time.perf_counter()
     automatic = dynamic_shapes is None if auto_schedule is None else auto_schedule
     fn = build(graph.schedule, [*graph.inputs, *graph.params, *graph.outputs], name=name, auto_schedule=automatic)
