@@ -586,7 +586,7 @@ def _fuse_epilogues(plans: list[StagePlan], infos: dict[str, StageInfo], whole: 
         info = infos[p.stage]
         if p.action != "root" or not info.reduce_extents or p.vector_axis is None or p.stage in whole:
             continue
-        if p.vector_first or p.pack_input or p.reduce_split:  # a matmul: its k blocks and panels stay
+        if p.pack_input or p.reduce_split:  # a matmul: its k blocks and panels stay
             continue
         epilogue = _epilogue(p.stage, infos, by_name)
         if epilogue is None or by_name[epilogue].action != "root" or infos[epilogue].reduce_extents:

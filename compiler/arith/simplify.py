@@ -496,7 +496,25 @@ class Analyzer:
         lo, hi = self.lower(rem), self.upper(rem)
         if lo is not None and hi is not None and lo // c == hi // c:
             return _pconst_poly(lo // c)
+        quotient = self._bounded_quotient(rem, c)
+        if quotient is not None:
+            return quotient
         return _atom(FloorDiv(_to_expr(rem), Const(c)))
+
+    def _bounded_quotient(self, rem: Poly, c: int) -> Poly | None:
+        """``v // c`` of a variable whose symbolic bounds have one quotient: floor is
+        monotonic, so ``lo // c == hi // c`` is ``v // c`` for every ``v`` in between (a
+        loop from ``fo * 64`` over 64 iterations: ``v // 64`` is ``fo``)."""
+        if len(rem) != 1 or rem.get(next(iter(rem))) != 1:
+            return None
+        (m,) = rem
+        if len(m) != 1 or not isinstance(m[0], Var) or m[0].name not in self.bounds:
+            return None
+        lo, hi = self.bounds[m[0].name]
+        if lo is None or hi is None or (isinstance(lo, Const) and isinstance(hi, Const)):
+            return None
+        q_lo, q_hi = self.poly(FloorDiv(lo, Const(c))), self.poly(FloorDiv(hi, Const(c)))
+        return q_lo if q_lo == q_hi else None
 
     def _nested_div(self, rem: Poly, c: int) -> Poly | None:
         """``(y // a + r) // c`` -> ``(y + r*a) // (a*c)`` for ``0 <= r < c``."""
@@ -543,6 +561,9 @@ class Analyzer:
         lo, hi = self.lower(rem), self.upper(rem)
         if lo is not None and hi is not None and lo // c == hi // c:
             return _padd(rem, _pconst_poly(-c * (lo // c)))
+        quotient = self._bounded_quotient(rem, c)
+        if quotient is not None:
+            return _padd(rem, _pscale(quotient, -c))
         return _atom(FloorMod(_to_expr(rem), Const(c)))
 
     def _nested_mod(self, rem: Poly, c: int) -> Poly | None:

@@ -40,7 +40,7 @@ from compiler.ops.elementwise import (
     subtract,
     tanh,
 )
-from compiler.ops.linalg import batch_matmul, dense, matmul
+from compiler.ops.linalg import batch_matmul, block_dense_weight, dense, matmul
 from compiler.ops.norm import batch_norm, layer_norm
 from compiler.ops.pool import adaptive_avg_pool2d, avg_pool2d, global_avg_pool2d, max_pool2d
 from compiler.ops.reduce import log_softmax, max, mean, min, softmax, sum
@@ -65,6 +65,7 @@ __all__ = [
     "batch_matmul",
     "batch_norm",
     "bias_add",
+    "block_dense_weight",
     "block_kernel_hwio",
     "broadcast_binary",
     "broadcast_to",

@@ -8,6 +8,7 @@ for float16: stage `<name>_acc`, rounded once by `<name>`, `util.reduce_rounded`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from compiler import te
 from compiler.errors import ExprValueError
@@ -20,6 +21,9 @@ from compiler.ops.util import (
     static,
 )
 from compiler.te import Dim, Expr, Tensor
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _check_k(ka: Dim, kb: Dim, name: str) -> None:
@@ -42,18 +46,40 @@ def matmul(
 def dense(
     x: Tensor, w: Tensor, name: str = "dense", out_dtype: str | None = None, acc_dtype: str | None = None
 ) -> Tensor:
-    """x [..., K] times w [N, K] transposed -> [..., N] (PyTorch's linear without bias)."""
-    n, kw = w.shape
+    """x [..., K] times w [N, K] transposed -> [..., N] (PyTorch's linear without bias).
+
+    `w` may also be blocked by output, [N / nb, K, nb] (`block_dense_weight`): a vector
+    of nb outputs is then contiguous over the whole reduction (a [N, K] weight has none:
+    its rows are the reductions)."""
+    if w.ndim == 3:
+        blocks, kw, nb = w.shape
+        n: Dim = blocks * nb
+    else:
+        (n, kw), nb = w.shape, None
     kk = x.shape[-1]
     _check_k(kk, kw, name)
     k = te.reduce_axis((0, kk), "k")
     out, acc = product_dtypes(x.dtype, out_dtype, acc_dtype)
+
+    def weight(j: Expr) -> Expr:
+        return w[j, k] if nb is None else w[j // nb, k, j % nb]
+
     return reduce_rounded(
         (*x.shape[:-1], n),
-        lambda *i: te.sum(product_term(x[(*i[:-1], k)], w[i[-1], k], acc), axis=k),
+        lambda *i: te.sum(product_term(x[(*i[:-1], k)], weight(i[-1]), acc), axis=k),
         out,
         name,
     )
+
+
+def block_dense_weight(w: np.ndarray, nb: int) -> np.ndarray:
+    """An [N, K] weight as [N / nb, K, nb] (`dense`'s blocked weight)."""
+    import numpy as np  # not at import: compiler.ops loads without NumPy's start-up
+
+    n, k = w.shape
+    if nb < 1 or n % nb:
+        raise ExprValueError(f"block_dense_weight: {n} outputs are not blocks of {nb}")
+    return np.ascontiguousarray(w.reshape(n // nb, nb, k).transpose(0, 2, 1))
 
 
 def batch_matmul(

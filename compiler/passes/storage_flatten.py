@@ -90,14 +90,16 @@ class IndexExprs(ValueNames):
             if isinstance(op, loop.VarOp):
                 self.values.setdefault(op.var_name.data, op.result)
 
-    def _loop_ranges(self, func: loop.FuncOp) -> dict[str, tuple[int, int]]:
-        """Inclusive ranges of the counters of the loops with constant bounds."""
-        ranges: dict[str, tuple[int, int]] = {}
+    def _loop_ranges(self, func: loop.FuncOp) -> dict[str, tuple[Expr, Expr]]:
+        """Inclusive ranges of the counters of the loops of constant extent (from a
+        symbolic start too: a tile's loop inside its parent's, from `fo * 64`)."""
+        ranges: dict[str, tuple[Expr, Expr]] = {}
         for op in walk_ops(func):
-            if isinstance(op, loop.ForOp):
-                lo, extent = const_value(self.expr(op.min)), const_value(self.expr(op.extent))
-                if lo is not None and extent is not None and extent > 0:
-                    ranges[self.name(op.body.block.args[0])] = (lo, lo + extent - 1)
+            if isinstance(op, loop.ForOp) and op.step.value.data == 1:
+                extent = const_value(self.expr(op.extent))
+                if extent is not None and extent > 0:
+                    lo = self.expr(op.min)
+                    ranges[self.name(op.body.block.args[0])] = (lo, simplify(lo + (extent - 1)))
         return ranges
 
     def var_value(self, name: str) -> SSAValue:

@@ -281,7 +281,14 @@ def adaptive_avg_pool2d(cx: Converter, x: Any, output_size: Any) -> Value:
 @aten("linear.default")
 def linear(cx: Converter, x: Tensor, weight: Any, bias: Any = None) -> Tensor:
     x = cx.tensor(x, "input")
-    y = ops.dense(x, cx.tensor(weight, "weight"), name=cx.name)
+    if isinstance(weight, torch.Tensor) and weight.ndim == 2 and x.dtype.startswith("float"):
+        # blocked by output once, here: [N / nb, K, nb], nb the register tile's width
+        source = cx.const_names.get(id(weight), f"{cx.name}_weight")
+        nb = channel_block(int(weight.shape[0]), host_target(), 16 if weight.dtype == torch.float16 else 32)
+        blocked = ops.block_dense_weight(weight.detach().contiguous().numpy(), nb)
+        y = ops.dense(x, cx.param(torch.from_numpy(blocked), f"{source}_blocked"), name=cx.name)
+    else:
+        y = ops.dense(x, cx.tensor(weight, "weight"), name=cx.name)
     if bias is None:
         return y
     return ops.add(y, cx.tensor(bias, "bias"), name=f"{cx.name}_bias")

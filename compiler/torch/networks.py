@@ -9,6 +9,10 @@ measures.
 * `MLPBlock`: a transformer MLP block (layer_norm, linear, gelu, residual add).
 * `Seed001`: seed 001's Relax function op for op (NHWC convs between permutes,
   bias + leaky_relu, a 2x2 avg_pool), float16 with `.half()`.
+* `hf_network(name)`: Hugging Face `transformers`' ResNet-18, ResNet-50,
+  MobileNetV2 and ConvNeXt-tiny (`HF_NETWORKS`), random weights from their
+  configs, full size or `small=True` (the same classes at test sizes); needs
+  `transformers` (the test and bench extras).
 """
 
 from __future__ import annotations
@@ -149,12 +153,62 @@ class Seed001(nn.Module):
         return lv5.permute(0, 3, 1, 2)
 
 
+HF_NETWORKS = ("resnet18", "resnet50", "mobilenetv2", "convnext_tiny")
+"""The `transformers` networks of `hf_network`, at 1x3x224x224 in full size."""
+
+
+def _hf_config(name: str, small: bool) -> nn.Module:
+    import transformers as tf
+
+    if name == "resnet18":
+        sizes = [8, 16, 24, 32] if small else [64, 128, 256, 512]
+        return tf.ResNetModel(tf.ResNetConfig(
+            embedding_size=sizes[0], hidden_sizes=sizes, depths=[1, 1, 1, 1] if small else [2, 2, 2, 2],
+            layer_type="basic"))
+    if name == "resnet50":
+        small_sizes = {"embedding_size": 8, "hidden_sizes": [8, 16, 24, 32], "depths": [1, 2, 1, 1]}
+        return tf.ResNetModel(tf.ResNetConfig(**(small_sizes if small else {})))
+    if name == "mobilenetv2":
+        small_sizes = {"depth_multiplier": 0.35, "image_size": 64}
+        return tf.MobileNetV2Model(tf.MobileNetV2Config(tf_padding=False, **(small_sizes if small else {})))
+    if name == "convnext_tiny":
+        small_sizes = {"hidden_sizes": [8, 16, 24, 32], "depths": [1, 1, 2, 1]}
+        return tf.ConvNextModel(tf.ConvNextConfig(**(small_sizes if small else {})))
+    raise KeyError(f"unknown network {name!r}: one of {', '.join(HF_NETWORKS)}")
+
+
+class LastHiddenState(nn.Module):
+    """A `transformers` vision model called for its `last_hidden_state` (one tensor out)."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.model(pixel_values).last_hidden_state
+        return out
+
+
+def hf_network(name: str, *, small: bool = False, seed: int = 0) -> tuple[nn.Module, tuple[int, ...]]:
+    """(module in eval mode, input shape) of one of `HF_NETWORKS`, weights drawn with `seed`:
+    the model class of `transformers` built from its config (no download), at its default
+    config and 1x3x224x224, or at test sizes (`small`: narrow, one or two blocks a stage,
+    1x3x64x64)."""
+    torch.manual_seed(seed)
+    model = LastHiddenState(_hf_config(name, small)).eval()
+    size = 64 if small else 224
+    return model, (1, 3, size, size)
+
+
 __all__ = [
+    "HF_NETWORKS",
     "BasicBlock",
     "InvertedResidual",
+    "LastHiddenState",
     "MLPBlock",
     "MobileNetStem",
     "ResNet18",
     "Seed001",
+    "hf_network",
     "randomize_batch_norms",
 ]
