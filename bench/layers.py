@@ -167,7 +167,9 @@ def table(rows: list[Row]) -> str:
         if r.error is not None:
             lines.append(f"{r.layer:<42} {r.networks:<30} error: {r.error}")
             continue
-        assert r.ours_ms is not None and r.torch_ms is not None and r.speed is not None
+        assert r.ours_ms is not None
+        assert r.torch_ms is not None
+        assert r.speed is not None
         lines.append(
             f"{r.layer:<42} {r.networks:<30} {r.gflop:6.3f} {r.ours_ms:8.3f} {r.torch_ms:8.3f} "
             f"{r.speed:6.2f} {r.gflop / r.ours_ms * 1e3:9.1f}"

@@ -17,6 +17,8 @@ measures.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -157,7 +159,7 @@ HF_NETWORKS = ("resnet18", "resnet50", "mobilenetv2", "convnext_tiny")
 """The `transformers` networks of `hf_network`, at 1x3x224x224 in full size."""
 
 
-def _hf_config(name: str, small: bool) -> nn.Module:
+def _hf_config(name: str, small: bool) -> Any:
     import transformers as tf
 
     if name == "resnet18":
