@@ -96,8 +96,8 @@ def run_compiler_opt(args: list[str], stdin: str | None = None) -> tuple[int, st
 
 class CompilerOptDirective(SphinxDirective):
     """```{compiler-opt} PIPELINE``` with `:input: path` (from the checkout's root) or
-    the IR as content; `:comments-only:` keeps the `//` lines (explain output);
-    `:show-input:` shows the input first."""
+    the IR as content; `:comments-only:` keeps the `//` lines (explain output),
+    `:exclude: REGEX` drops the lines it matches; `:show-input:` shows the input first."""
 
     required_arguments = 1
     final_argument_whitespace = True
@@ -106,6 +106,7 @@ class CompilerOptDirective(SphinxDirective):
         "input": directives.unchanged,
         "comments-only": directives.flag,
         "show-input": directives.flag,
+        "exclude": directives.unchanged,
     }
 
     def run(self) -> list[nodes.Node]:
@@ -123,6 +124,8 @@ class CompilerOptDirective(SphinxDirective):
             raise self.error(f"compiler-opt -p {self.arguments[0]} failed ({status}):\n{out}")
         if "comments-only" in self.options:
             out = "\n".join(line for line in out.splitlines() if line.startswith("//"))
+        if "exclude" in self.options:
+            out = "\n".join(line for line in out.splitlines() if not re.search(self.options["exclude"], line))
         result: list[nodes.Node] = []
         if "show-input" in self.options:
             result.append(_code(text, "mlir", shown))

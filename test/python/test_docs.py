@@ -6,7 +6,8 @@
   that block prints (doctest's rules: `...` stands for any text, runs of whitespace
   are equal). A block preceded by `<!-- norun: why -->` is shown, not run.
 * Every ```console block runs its `$ ` commands from the checkout's root (tools/ on
-  PATH), and the lines under a command are its expected output, matched the same way.
+  PATH), and the lines under a command are its expected output (stdout and stderr, as
+  a terminal shows them), matched the same way; a command must exit with status 0.
   ```sh blocks are commands to type (make, pip), not run.
 * The site: built once (or the build `make docs` just made, when it is newer than
   every source), then every internal link, anchor and image must resolve
@@ -126,9 +127,12 @@ def test_console_examples(page: Path) -> None:
         if block.language != "console" or not block.run:
             continue
         for command, want in block.commands:
-            done = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+            done = subprocess.run(
+                command, shell=True, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True, check=False,
+            )  # as on a terminal: errors and output in one stream
             where = f"{_page_id(page)}:{block.line}: $ {command}"
-            assert done.returncode == 0, f"{where}: status {done.returncode}\n{done.stderr}"
+            assert done.returncode == 0, f"{where}: status {done.returncode}\n{done.stdout}"
             if want.strip():
                 _check(want, done.stdout, where)
             ran += 1
