@@ -33,7 +33,7 @@ bench: $(STAMP)
 	$(PY) bench/compile_time.py
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check compiler tools bench test
+	$(VENV)/bin/ruff check compiler tools bench test docs
 
 # mypy over the whole package, configured in pyproject.toml ([tool.mypy]); zero errors.
 # test/typing holds assert_type checks of what users see of the public API.

@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import inspect
 import io
+import itertools
 import re
 import textwrap
 from html.parser import HTMLParser
@@ -53,7 +54,7 @@ class MLIRLexer(RegexLexer):
 
     name = "MLIR"
     aliases = ["mlir"]
-    tokens = {  # noqa: RUF012 (pygments reads a class attribute)
+    tokens = {
         "root": [
             (r"//.*?$", Comment.Single),
             (r'"(\\\\|\\"|[^"])*"', String),
@@ -102,7 +103,7 @@ class CompilerOptDirective(SphinxDirective):
     required_arguments = 1
     final_argument_whitespace = True
     has_content = True
-    option_spec = {  # noqa: RUF012 (docutils reads a class attribute)
+    option_spec = {
         "input": directives.unchanged,
         "comments-only": directives.flag,
         "show-input": directives.flag,
@@ -162,7 +163,7 @@ def option_docs(cls: type) -> dict[str, str]:
         except (OSError, TypeError):
             continue
         body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for stmt, nxt in zip(body, body[1:], strict=False):
+        for stmt, nxt in itertools.pairwise(body):
             if (
                 isinstance(stmt, ast.AnnAssign)
                 and isinstance(stmt.target, ast.Name)
@@ -214,7 +215,7 @@ def pass_example(name: str) -> PassExample | None:
         text = file.read_text()
         pipelines = [p for p in _run_lines(text) if name in p] or _run_lines(text)
         for chunk in text.split("// -----"):
-            if "expected-error" in chunk or "te.func" not in chunk and "loop.func" not in chunk:
+            if "expected-error" in chunk or ("te.func" not in chunk and "loop.func" not in chunk):
                 continue
             before = _strip_checks(chunk)
             for pipeline in pipelines:
@@ -470,7 +471,7 @@ class _Links(HTMLParser):
         for key, value in attrs:
             if key in ("id", "name") and value:
                 self.ids.add(value)
-            if value is not None and (key == "href" and tag in ("a", "link") or key == "src" and tag in ("img", "script")):
+            if value is not None and ((key == "href" and tag in ("a", "link")) or (key == "src" and tag in ("img", "script"))):
                 self.links.append((key, value))
 
 
