@@ -72,3 +72,4 @@ def _fenced_blocks(app: Any, what: str, name: str, obj: Any, options: Any, lines
 
 def setup(app: Any) -> None:
     app.connect("autodoc-process-docstring", _fenced_blocks)
+smartquotes = False  # commands in captions and prose stay copyable

@@ -405,6 +405,8 @@ def dialects_markdown() -> str:
             out.append(f"### `{op.name}`\n")
             doc = _doc(op)
             out.append((docstring_markdown(doc) or "(no docstring)") + "\n")
+            if op.name not in doc:
+                out.append("*(Its docstring has no syntax example.)*\n")
             messages = verifier_messages(op)
             if op.name == "sched.schedule":
                 out.append(

@@ -139,13 +139,18 @@ def test_console_examples(page: Path) -> None:
 # --- the built site ------------------------------------------------------------------
 
 STAMP = DOCS / "_build" / ".clean"  # written by `make docs` after a build without warnings
+SOURCE_SUFFIXES = {".py", ".md", ".rst", ".mlir", ".toml"}  # what the site is built from (lit's own files are not)
 
 
 def _newest_source() -> float:
     roots = [DOCS, ROOT / "compiler", ROOT / "test" / "filecheck", ROOT / "pyproject.toml"]
     newest = 0.0
     for r in roots:
-        files = [r] if r.is_file() else [p for p in r.rglob("*") if p.is_file() and not {"_build", "_generated", "Output", "__pycache__"} & set(p.parts)]
+        files = [r] if r.is_file() else [
+            p for p in r.rglob("*")
+            if p.suffix in SOURCE_SUFFIXES and not p.name.startswith(".")
+            and not {"_build", "_generated", "Output", "__pycache__"} & set(p.parts)
+        ]
         newest = max([newest, *(p.stat().st_mtime for p in files)])
     return newest
 
