@@ -206,3 +206,13 @@ def test_check_site_finds_broken_links(tmp_path: Path) -> None:
         "b.html: c.html: no file c.html",
         "b.html: x.png: no file x.png",
     ]
+
+
+def test_readme_links_resolve() -> None:
+    """The README is read on its own (on a forge, from PyPI): its relative links name
+    files of the checkout."""
+    text = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links, "the README links to the guide"
+    missing = [link for link in links if "://" not in link and not (ROOT / link.split("#")[0]).exists()]
+    assert missing == []
