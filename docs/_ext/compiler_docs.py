@@ -270,7 +270,7 @@ def passes_markdown() -> str:
         out.append(f"## `{name}`\n")
         out.append(f"*`{cls.__module__}.{cls.__name__}`* — {_doc(cls)}\n")
         module_doc = inspect.cleandoc(module.__doc__ or "") if module is not None else ""
-        if module_doc and module is not None and module.__name__.startswith("compiler.passes"):
+        if module_doc:  # a pass's module is about that pass (compiler.passes.*, lowering.to_llvm, pipeline)
             out.append(docstring_markdown(module_doc) + "\n")
         fields = dataclasses.fields(cls)
         docs = option_docs(cls)
