@@ -293,10 +293,14 @@ def passes_markdown() -> str:
                 if any(name in p.split(",") or p.startswith(name + "{") for p in _run_lines(f.read_text()))
             )
             where = ", ".join(f"`{u}`" for u in users) if users else "none"
-            out.append(
-                f"**No FileCheck file of its own** (`test/filecheck/passes/{name}.mlir` does not "
-                f"exist), so no example here. FileCheck files whose RUN lines run it: {where}.\n"
-            )
+            own = [f for f in [PASS_TESTS / f"{name}.mlir", *PASS_TESTS.glob(f"{name}-*.mlir")] if f.exists()]
+            if own:
+                head = (f"**No example**: no case of `{own[0].relative_to(ROOT)}` runs through its RUN "
+                        "lines' pipelines without an error")
+            else:
+                head = (f"**No FileCheck file of its own** (`test/filecheck/passes/{name}.mlir` does not "
+                        "exist), so no example here")
+            out.append(f"{head}. FileCheck files whose RUN lines run it: {where}.\n")
             continue
         rel = example.file.relative_to(ROOT)
         after = example.after.rstrip().splitlines()
