@@ -1,4 +1,9 @@
-"""Sphinx configuration of the API reference (`make docs`: warnings are errors).
+"""Sphinx configuration of the docs site (`make docs`: warnings are errors).
+
+The guide and the tutorials are MyST Markdown (`myst_parser`); the pass and dialect
+reference, the IR a page shows and the memory-plan picture are generated from the
+code while the site is built (`_ext/compiler_docs.py`), which also checks every
+internal link of the built site.
 
 The docstrings are written for readers of the source: `code` in single
 backticks and fenced code blocks. `default_role` renders the backticks as code
@@ -8,12 +13,16 @@ parses the docstring as reStructuredText.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the checkout, installed or not
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
+# the builds the pages make stay out of the user's object cache
+os.environ.setdefault("COMPILER_CACHE", "0")
 
 import compiler  # noqa: E402
 
@@ -22,7 +31,11 @@ release = compiler.__version__
 version = release
 copyright = "the xdsl-tensor-compiler authors (Apache-2.0)"
 
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.doctest"]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.doctest", "myst_parser", "compiler_docs"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+# `page.md#a-heading` links resolve to headings down to ###
+myst_heading_anchors = 3
+myst_enable_extensions = ["colon_fence"]
 default_role = "code"
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
@@ -31,7 +44,7 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 # Annotations name classes of xDSL, NumPy and torch that this reference does not describe.
 nitpicky = False
 suppress_warnings = ["ref.python"]
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_generated"]
 html_theme = "alabaster"
 html_title = f"{project} {release}"
 
@@ -59,3 +72,4 @@ def _fenced_blocks(app: Any, what: str, name: str, obj: Any, options: Any, lines
 
 def setup(app: Any) -> None:
     app.connect("autodoc-process-docstring", _fenced_blocks)
+smartquotes = False  # commands in captions and prose stay copyable

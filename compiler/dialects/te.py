@@ -1095,7 +1095,7 @@ class WhereOp(IRDLOperation):
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):
-    """Ends a `te.compute` or `te.reduce` body with the element it produces."""
+    """`te.yield %v : f32` ends a `te.compute` or `te.reduce` body with the element it produces."""
 
     name = "te.yield"
     values = var_operand_def()

@@ -11,8 +11,8 @@ Runs on flat `loop.func`s (after storage-flatten). Algorithm:
      executes after a write of O to the same bytes (in a parallel loop: in any
      other iteration, since they run in any order). `inplace_conflicts` builds
      that set exactly with islpy (loop domains, program order, byte
-     addresses) and must find it empty. With symbolic strides (`i * (w // 2)
-     * 64`: not Presburger, islpy rejects it) the same question is answered by
+     addresses) and must find it empty. With symbolic strides
+     (`i * (w // 2) * 64`: not Presburger, islpy rejects it) the same question is answered by
      `_symbolic_disjoint`: in each case of "the read runs later", the read's
      bytes are proven wholly above or below the written ones, a polynomial
      proof (compiler.analysis.size_proof). Elementwise stages qualify; a 2x2
