@@ -163,6 +163,7 @@ def from_torch(
     name: str = "main",
     auto_schedule: bool | None = None,
     channels_last: bool = True,
+    check_bounds: bool = False,
 ) -> TorchFunction:
     """Compile a PyTorch module into one function (see the module docstring).
 
@@ -174,6 +175,16 @@ def from_torch(
     memory-plan prover can't yet check the plans of auto-scheduled symbolic graphs
     (verify-memory-plan rejects them as unproven), nor prove the in-place writes
     that the fusion schedule's plans get.
+
+    `channels_last=True` (the default) computes convolutions and pools in NHWC, with
+    their weights blocked by output channel once, here, and carries that layout
+    through the elementwise ops, batch norms, pools and reductions between them
+    (TVM's AlterOpLayout): the vector lanes run along the channels, which deep layers
+    have many of, where an NCHW row shrinks to 7 elements. The inputs and outputs stay
+    NCHW (a transpose at each end, inlined into the first and last stages); `False`
+    keeps NCHW throughout. `check_bounds=True` checks every load and store,
+    intermediates included (as `build`'s): an access outside its buffer raises
+    IndexError.
 
     `example_args` and `dynamic_shapes` are passed to `torch.export.export`: a
     dimension given as `torch.export.Dim("h")` stays symbolic (a `te.var("h")`),
@@ -199,7 +210,13 @@ def from_torch(
     graph = import_program(program, dim_names(module, n_inputs, dynamic_shapes), channels_last=channels_last)
     imported = time.perf_counter()
     automatic = dynamic_shapes is None if auto_schedule is None else auto_schedule
-    fn = build(graph.schedule, [*graph.inputs, *graph.params, *graph.outputs], name=name, auto_schedule=automatic)
+    fn = build(
+        graph.schedule,
+        [*graph.inputs, *graph.params, *graph.outputs],
+        name=name,
+        auto_schedule=automatic,
+        check_bounds=check_bounds,
+    )
     done = time.perf_counter()
     seconds = {
         "export": exported - start,

@@ -170,6 +170,11 @@ NAT8 = {"j": (0, 7)}
         ("min(n - i * 8, 8)", SYMBOLIC_BOUNDS, "min(n - i * 8, 8)"),
         # a variable fixed by its bounds
         ("i * 2 + j", {"i": (3, 3)}, "j + 6"),
+        # a tile's counter from a symbolic start: its bounds have one quotient
+        ("f // 64", {"f": (P("fo * 64"), P("fo * 64 + 63"))}, "fo"),
+        ("f % 64", {"f": (P("fo * 64"), P("fo * 64 + 63"))}, "f - fo * 64"),
+        ("f // 64", {"f": (P("fo * 64"), P("fo * 64 + 64"))}, "f // 64"),  # two quotients
+        ("f // 32", {"f": (P("fo * 64"), P("fo * 64 + 63"))}, "f // 32"),
     ],
 )
 def test_simplify_rules(text: str, bounds: BoundsArg | None, expected: str) -> None:
