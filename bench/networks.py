@@ -7,15 +7,20 @@
 Networks (compiler/torch/networks.py, the models the frontend's tests check):
 ResNet-18 (1000 classes) and MobileNetV2's stem with three inverted residual
 blocks at 1x3x224x224 in float32, and seed 001's network in float16 at 256,
-512 and 1024 (square images). Each is compiled by `compiler.from_torch` at
-its static size.
+512 and 1024 (square images); and, with `transformers` installed (the bench
+extra), its ResNet-18, ResNet-50, MobileNetV2 and ConvNeXt-tiny at their default
+configs and 1x3x224x224 (`hf_network`: random weights, nothing downloaded), rows
+`hf_*`. Each is compiled by `compiler.from_torch` at its static size (its
+default: auto-scheduled, channels_last), its compile time split into export,
+import, passes and LLVM.
 
 Run time: `torch.set_num_threads(2)`; R interleaved rounds (ours, then torch
 eager under `no_grad`), each one call after one warm-up call; the table shows
-the median and the spread (IQR / median, `~` above 25%). Our function is
-compiled without a schedule beyond the importer's fusion (no auto-schedule, no
-parallel loops): a baseline for the memory plan, not a tuned speed. A
-workload whose first calls take longer than `--budget` seconds gets fewer
+the median and the spread (IQR / median, `~` above 25%) and `speed`, our
+throughput relative to the peer's (its time over ours: above 1 is faster).
+`torch.compile` (Inductor, its default mode; `--no-inductor` leaves it out) is
+timed after them on the float32 networks: its first call (the compile) and R
+calls. A workload whose first calls take longer than `--budget` seconds gets fewer
 rounds (one round has no spread: `-`; past the budget, the warm-up calls are
 the one measurement). PyTorch on CPU has no fast float16
 convolution (seed 001 in float16 takes tens of seconds a call at 256).
@@ -97,6 +102,14 @@ def workloads() -> list[Workload]:
     ]
     for size in (256, 512, 1024):
         items.append(Workload(f"seed001_{size}", seeded(lambda: Seed001().half().eval(), 4), (1, 3, size, size), "float16"))
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return items  # the bench extra has it; the table says which rows are missing
+    from compiler.torch.networks import HF_NETWORKS, hf_network
+
+    for name in HF_NETWORKS:
+        items.append(Workload(f"hf_{name}", lambda name=name: hf_network(name)[0], (1, 3, 224, 224), "float32"))
     return items
 
 
@@ -118,6 +131,10 @@ class Row:
     torch_bytes: int | None = None
     output_bytes: int | None = None
     relax_bytes: int | None = None
+    inductor_ms: float | None = None  # torch.compile (Inductor, its default mode)
+    inductor_spread: float | None = None
+    inductor_compile_s: float | None = None  # its first call
+    phases: dict[str, float] = field(default_factory=dict)  # our compile: export, import, passes, llvm
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -181,7 +198,7 @@ def spread(times: list[float]) -> float | None:
     return (q[2] - q[0]) / statistics.median(times)
 
 
-def measure(w: Workload, rounds: int, budget: float, relax: bool) -> Row:
+def measure(w: Workload, rounds: int, budget: float, relax: bool, inductor: bool) -> Row:
     import torch
 
     from compiler.torch import from_torch
@@ -193,6 +210,7 @@ def measure(w: Workload, rounds: int, budget: float, relax: bool) -> Row:
     start = time.perf_counter()
     net = from_torch(model, (x,))
     row.compile_s = time.perf_counter() - start
+    row.phases = {k: round(v, 3) for k, v in net.stats.items() if k != "total"}
     memory = net.memory
     if memory is not None:
         row.ours_bytes, row.bound_bytes, row.no_reuse_bytes = int(memory.arena), memory.lower_bound, int(memory.no_reuse)
@@ -222,6 +240,11 @@ def measure(w: Workload, rounds: int, budget: float, relax: bool) -> Row:
         torch_t.append(timed(eager))
     row.ours_ms, row.ours_spread = statistics.median(ours_t) * 1e3, spread(ours_t)
     row.torch_ms, row.torch_spread = statistics.median(torch_t) * 1e3, spread(torch_t)
+    if inductor and w.dtype == "float32":
+        try:
+            measure_inductor(row, model, x, row.rounds)
+        except Exception as err:  # the table reports it
+            row.errors["inductor"] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:200]
     try:
         row.torch_bytes = torch_peak_bytes(model, x)
     except Exception as err:  # the table reports it
@@ -232,6 +255,18 @@ def measure(w: Workload, rounds: int, budget: float, relax: bool) -> Row:
         except Exception as err:  # the table reports it
             row.errors["relax"] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:200]
     return row
+
+
+def measure_inductor(row: Row, model: Any, x: Any, rounds: int) -> None:
+    """torch.compile's default (Inductor) on the same input: its first call (the compile)
+    and `rounds` calls after it, in the same process as ours and eager's."""
+    import torch
+
+    compiled = torch.compile(model)
+    with torch.no_grad():
+        row.inductor_compile_s = timed(lambda: compiled(x))
+        times = [timed(lambda: compiled(x)) for _ in range(rounds)]
+    row.inductor_ms, row.inductor_spread = statistics.median(times) * 1e3, spread(times)
 
 
 def _mb(n: int | None) -> str:
@@ -245,23 +280,38 @@ def _ms(t: float | None, s: float | None) -> str:
     return f"{t:10.1f}{mark}"
 
 
+def _speed(theirs: float | None, ours: float | None) -> str:
+    """Our throughput relative to a peer's (their time over ours: above 1 is faster)."""
+    return "-" if ours is None or not theirs else f"{theirs / ours:.2f}"
+
+
 def table(rows: list[Row]) -> str:
     head = (
-        f"{'network':<14} {'input':<13} {'dtype':<8} {'ours ms':>11} {'torch ms':>11} {'x torch':>7} {'rounds':>6} "
-        f"{'ours MB':>8} {'bound MB':>8} {'torch MB':>8} {'out MB':>7} {'relax MB':>8} {'max err':>8}"
+        f"{'network':<18} {'input':<13} {'dtype':<8} {'ours ms':>11} {'torch ms':>11} {'speed':>6} "
+        f"{'inductor ms':>11} {'speed':>6} {'rounds':>6} {'ours MB':>8} {'bound MB':>8} {'torch MB':>8} "
+        f"{'out MB':>7} {'relax MB':>8} {'max err':>8}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
-        ratio = "-" if r.ours_ms is None or not r.torch_ms else f"{r.ours_ms / r.torch_ms:.2f}"
         relax = _mb(r.relax_bytes) if "relax" not in r.errors else "error"
         lines.append(
-            f"{r.name:<14} {r.shape:<13} {r.dtype:<8} {_ms(r.ours_ms, r.ours_spread):>11} "
-            f"{_ms(r.torch_ms, r.torch_spread):>11} {ratio:>7} {r.rounds:>6} {_mb(r.ours_bytes):>8} "
+            f"{r.name:<18} {r.shape:<13} {r.dtype:<8} {_ms(r.ours_ms, r.ours_spread):>11} "
+            f"{_ms(r.torch_ms, r.torch_spread):>11} {_speed(r.torch_ms, r.ours_ms):>6} "
+            f"{_ms(r.inductor_ms, r.inductor_spread):>11} {_speed(r.inductor_ms, r.ours_ms):>6} "
+            f"{r.rounds:>6} {_mb(r.ours_bytes):>8} "
             f"{_mb(r.bound_bytes):>8} {_mb(r.torch_bytes):>8} {_mb(r.output_bytes):>7} {relax:>8} "
             f"{'-' if r.max_error is None else f'{r.max_error:.1e}':>8}"
         )
         for what, err in r.errors.items():
             lines.append(f"    {what}: {err}")
+    lines.append("")
+    lines.append(f"{'compile s':<18} {'ours':>7} {'export':>7} {'import':>7} {'passes':>7} {'llvm':>7} {'inductor':>9}")
+    for r in rows:
+        if r.compile_s is None:
+            continue
+        phase = [f"{r.phases.get(k, float('nan')):7.2f}" for k in ("export", "import", "passes", "llvm")]
+        ind = "-" if r.inductor_compile_s is None else f"{r.inductor_compile_s:9.1f}"
+        lines.append(f"{r.name:<18} {r.compile_s:7.2f} {' '.join(phase)} {ind:>9}")
     return "\n".join(lines)
 
 
@@ -282,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated network names")
     parser.add_argument("--skip", default="", help="comma-separated network names to leave out")
     parser.add_argument("--json", default="", help="where to write the results (default bench/results/)")
+    parser.add_argument("--no-inductor", action="store_true", help="leave torch.compile out (its compile takes ~30 s a network)")
+    parser.add_argument("--no-relax", action="store_true", help="leave TVM Relax's memory plan out")
     args = parser.parse_args(argv)
     peers = available()
     print("peers: " + ", ".join(f"{k} {v}" for k, v in peers.items()))
@@ -299,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"{w.name} {w.shape} {w.dtype} ...", flush=True)
         try:
-            rows.append(measure(w, args.rounds, args.budget, relax=peers["tvm"][0].isdigit()))
+            relax = peers["tvm"][0].isdigit() and not args.no_relax
+            rows.append(measure(w, args.rounds, args.budget, relax=relax, inductor=not args.no_inductor))
         except Exception as err:  # one network's failure is a row, not the end
             traceback.print_exc()
             rows.append(Row(w.name, "x".join(map(str, w.shape)), w.dtype, errors={"ours": f"{type(err).__name__}: {err}"}))
