@@ -26,13 +26,20 @@ Groups, and why they are sound (accesses in two groups never touch the same byte
   * each buffer argument of a function is a group: the compute function
     already declares its buffer arguments `noalias`;
   * each allocation (`aligned_alloc`, `alloca`) is a group: fresh memory;
-  * the views of one arena are grouped by byte overlap: two views are in one
-    group when their byte ranges `[offset, offset + size)` may intersect (a
-    buffer reused in place, or a later buffer at the bytes of a dead one:
-    storage-rewrite reuses memory over time, so overlapping views must not be
-    told apart). Disjointness is proven with the symbolic sizes (every shape
-    variable >= 0); what can't be proven overlaps. An access to the arena
-    itself joins all its views into one group.
+  * each view of an arena is a group, and two views are told apart only when
+    their byte ranges `[offset, offset + size)` are proven disjoint (a buffer
+    reused in place, or a later buffer at the bytes of a dead one, may share
+    bytes with another: storage-rewrite reuses memory over time). The facts are
+    pairwise, not a partition: in a network every byte of the arena is reused
+    by many buffers, and grouping views by overlap transitively merged a conv's
+    output, its padded input and everything between into one group (ResNet-18:
+    every conv's accumulators stored back to memory on each step, 2.7x slower
+    than the same conv in a small program). Disjointness is proven with the
+    symbolic sizes (every shape variable >= 0); what can't be proven overlaps.
+    An access to the arena itself joins all its views into one group.
+
+An access's `noalias_scopes` lists every group of the function it is proven
+apart from: all the others, less the views that may overlap its own.
 
 An access whose buffer is none of these (none exist after storage-rewrite)
 gets no attributes, so LLVM assumes it may alias anything.
@@ -60,21 +67,6 @@ def buffer_bytes(t: loop.BufferType) -> Expr:
     return size
 
 
-class _UnionFind:
-    def __init__(self) -> None:
-        self.parent: dict[int, int] = {}
-
-    def find(self, x: int) -> int:
-        self.parent.setdefault(x, x)
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> None:
-        self.parent[self.find(a)] = self.find(b)
-
-
 def _may_overlap(a: loop.ViewOp, b: loop.ViewOp, analyzer: Analyzer) -> bool:
     """Whether the byte ranges of two views of one arena may intersect."""
     oa, ob = parse_expr(a.offset.data), parse_expr(b.offset.data)
@@ -82,24 +74,20 @@ def _may_overlap(a: loop.ViewOp, b: loop.ViewOp, analyzer: Analyzer) -> bool:
     return not (analyzer.prove_le(oa + sa, ob) or analyzer.prove_le(ob + sb, oa))
 
 
-def _view_groups(views: list[loop.ViewOp]) -> dict[int, int]:
-    """View index -> the index of its group's representative (overlap components)."""
+def _overlapping_views(views: list[loop.ViewOp]) -> list[tuple[int, int]]:
+    """The pairs (i, j), j < i, of views whose byte ranges may intersect."""
     names: set[str] = set()
     for v in views:
         names |= free_vars(parse_expr(v.offset.data)) | free_vars(buffer_bytes(v.result.type))
     analyzer = Analyzer({n: (0, None) for n in names})
-    uf = _UnionFind()
-    for i, a in enumerate(views):
-        uf.find(i)
-        for j in range(i):
-            if _may_overlap(a, views[j], analyzer):
-                uf.union(i, j)
-    return {i: uf.find(i) for i in range(len(views))}
+    return [(i, j) for i, a in enumerate(views) for j in range(i) if _may_overlap(a, views[j], analyzer)]
 
 
-def alias_groups(f: loop.FuncOp) -> dict[SSAValue, str]:
-    """Every buffer value of `f` that is a root (argument, allocation, view) -> its group name."""
+def alias_groups(f: loop.FuncOp) -> tuple[dict[SSAValue, str], set[frozenset[str]]]:
+    """Every buffer value of `f` that is a root (argument, allocation, view) -> its group
+    name, and the pairs of groups that may share bytes (views of one arena)."""
     groups: dict[SSAValue, str] = {}
+    overlapping: set[frozenset[str]] = set()
     taken: set[str] = set()
 
     def unique(name: str) -> str:  # an argument and an allocation may share a name
@@ -125,11 +113,11 @@ def alias_groups(f: loop.FuncOp) -> dict[SSAValue, str]:
             for v in views:
                 groups[v.result] = arena_name
             continue
-        representative = _view_groups(views)
-        names = {r: unique(f"{arena_name}.{views[r].buffer_name.data}") for r in sorted(set(representative.values()))}
-        for i, v in enumerate(views):
-            groups[v.result] = names[representative[i]]
-    return groups
+        names = [unique(f"{arena_name}.{v.buffer_name.data}") for v in views]
+        for v, name in zip(views, names, strict=True):
+            groups[v.result] = name
+        overlapping |= {frozenset((names[i], names[j])) for i, j in _overlapping_views(views)}
+    return groups, overlapping
 
 
 def _root(buffer: SSAValue) -> SSAValue | None:
@@ -146,7 +134,7 @@ def _root(buffer: SSAValue) -> SSAValue | None:
 
 def annotate_alias_scopes(f: loop.FuncOp) -> None:
     """Mark every load and store of `f` with its group and the groups it doesn't alias."""
-    groups = alias_groups(f)
+    groups, overlapping = alias_groups(f)
     accesses: list[tuple[Operation, str]] = []
     for op in walk_ops(f):
         if isinstance(op, loop.LoadOp | loop.StoreOp):
@@ -157,6 +145,10 @@ def annotate_alias_scopes(f: loop.FuncOp) -> None:
     if len(used) < 2:  # nothing to tell apart
         return
     prefix = f.sym_name.data
+    scope = {g: StringAttr(f"{prefix}/{g}") for g in used}
+    # one attribute per group, shared by its accesses (and by their metadata nodes)
+    own = {g: ArrayAttr([scope[g]]) for g in used}
+    apart = {g: ArrayAttr([scope[h] for h in used if h != g and frozenset((g, h)) not in overlapping]) for g in used}
     for op, group in accesses:
-        op.attributes[ALIAS_SCOPES] = ArrayAttr([StringAttr(f"{prefix}/{group}")])
-        op.attributes[NOALIAS_SCOPES] = ArrayAttr([StringAttr(f"{prefix}/{g}") for g in used if g != group])
+        op.attributes[ALIAS_SCOPES] = own[group]
+        op.attributes[NOALIAS_SCOPES] = apart[group]

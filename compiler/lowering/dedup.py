@@ -10,11 +10,10 @@ function for a structurally equal one.
 
 Equal means: the same ops in the same order with the same operands (numbered
 by definition, not named), types, properties and attributes, where the alias
-annotations of aliasing.py count by the *partition* of the accesses into
-groups: two accesses of a body are declared not to alias exactly when their
-groups differ (every other group the parent uses is in an access's noalias
-list), so bodies whose accesses split into groups alike get the same facts
-from either copy's metadata. Buffer names of local (per-thread) allocations
+annotations of aliasing.py count by what they tell of the body's own accesses:
+each access's group, numbered in the order the body first uses it, and which of
+the body's groups its noalias list names (groups the body never uses tell it
+nothing), so either copy's metadata gives every pair of accesses the same facts. Buffer names of local (per-thread) allocations
 are names only, and a reloaded buffer's alignment claim (parallel.py) is
 merged to the weakest of the copies'.
 """
@@ -24,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, SymbolRefAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
@@ -81,10 +80,9 @@ class _Structure:
         for name, value in sorted(op.attributes.items()):
             if name == POINTER_ALIGN:
                 continue  # merged to the weakest of the copies' claims (`_weakest_alignments`)
-            if name == ALIAS_SCOPES:
-                found.append((name, self.groups.setdefault(value, len(self.groups))))
-            elif name == NOALIAS_SCOPES:
-                found.append((name,))  # derived from the groups (module docstring)
+            if name in (ALIAS_SCOPES, NOALIAS_SCOPES) and isinstance(value, ArrayAttr):
+                # the body's groups it names, by number (others tell the body nothing)
+                found.append((name, tuple(sorted(self.groups[s] for s in value.data if s in self.groups))))
             else:
                 found.append((name, value))
         return tuple(found)
@@ -93,6 +91,11 @@ class _Structure:
 def structural_key(func: loop.FuncOp) -> tuple[Hashable, ...]:
     """What two functions share exactly when either can stand for the other."""
     structure = _Structure()
+    for op in walk_ops(func):  # the body's alias groups, numbered as first used
+        scopes = op.attributes.get(ALIAS_SCOPES)
+        if isinstance(scopes, ArrayAttr):
+            for scope in scopes.data:
+                structure.groups.setdefault(scope, len(structure.groups))
     structure.items.append(func.function_type)
     structure.block(func.body.block)
     return tuple(structure.items)

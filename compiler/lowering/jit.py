@@ -98,12 +98,18 @@ def _scope_list(module: ir.Module, names: ArrayAttr[StringAttr]) -> Any:
     """`!{!scope...}` for an ArrayAttr of scope names "function/group": a scope is
     `!{!"function/group", !domain}`, the domain `!{!"function"}` (uniqued by their
     strings, so every access of a group shares one node)."""
+    # every access of a group carries the same list (aliasing.py): made once per module,
+    # not once per access (a network's lists name a hundred groups)
+    cache: dict[ArrayAttr[StringAttr], Any] = module.__dict__.setdefault("_compiler_scope_lists", {})
+    if names in cache:
+        return cache[names]
     scopes = []
     for name in names.data:
         text = name.data
         domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
         scopes.append(module.add_metadata([ir.MetaDataString(module, text), domain]))
-    return module.add_metadata(scopes)
+    cache[names] = module.add_metadata(scopes)
+    return cache[names]
 
 
 def _add_alias_metadata(op: L.LoadOp | L.StoreOp, instr: Any, module: ir.Module) -> None:
