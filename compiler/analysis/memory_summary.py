@@ -49,6 +49,10 @@ class MemorySummary:
     stack: dict[str, int] = field(default_factory=dict)
     """Buffers on the stack (`loop.alloc local`: register tiles, accumulators, stages
     computed inside a parallel loop, one copy per thread), bytes each: not in the arena."""
+    constants: int | None = None
+    """Bytes of the constants a network binds once (`from_torch`: its parameters as
+    prepared at import, weights blocked and batch norms folded): not in the arena;
+    None for a `build` function, whose arguments are all the caller's."""
 
     def plot(self, path: str | Path, *, dims: Mapping[str, int] | None = None, title: str | None = None) -> None:
         """Draw the plan into `path` (PNG, SVG or PDF; matplotlib needed): buffers as
@@ -65,15 +69,17 @@ class MemorySummary:
     def from_dict(cls, data: Mapping[str, Any]) -> MemorySummary:
         buffers = [BufferInfo(**b) for b in data["buffers"]]
         return cls(
-            data["function"], buffers, data["arena"], data["no_reuse"], data["lower_bound"], dict(data.get("stack", {}))
+            data["function"], buffers, data["arena"], data["no_reuse"], data["lower_bound"], dict(data.get("stack", {})),
+            data.get("constants"),
         )
 
     def __repr__(self) -> str:
         buffers = ", ".join(f"{b.name} {b.size}" for b in self.buffers)
         bound = "symbolic" if self.lower_bound is None else str(self.lower_bound)
+        constants = "" if self.constants is None else f"; constants {self.constants} bytes"
         return (
             f"<MemorySummary @{self.function}: arena {self.arena} bytes for {len(self.buffers)} "
-            f"buffer(s) ({buffers}); without reuse {self.no_reuse}; liveness lower bound {bound}>"
+            f"buffer(s) ({buffers}); without reuse {self.no_reuse}; liveness lower bound {bound}{constants}>"
         )
 
     def __str__(self) -> str:
@@ -94,6 +100,8 @@ class MemorySummary:
         if self.stack:
             each = ", ".join(f"{name} {size}" for name, size in self.stack.items())
             out.append(f"  stack (per thread, not in the arena): {sum(self.stack.values())} bytes ({each})")
+        if self.constants is not None:
+            out.append(f"  constants (bound once, prepared at import; not in the arena): {self.constants} bytes")
         return out
 
 

@@ -16,6 +16,7 @@ one function whose arguments are the user inputs, then the parameters
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -76,8 +77,13 @@ class TorchFunction:
 
     @property
     def memory(self) -> MemorySummary | None:
-        """The memory plan of the intermediate buffers (as `build(...).memory`)."""
-        return self.function.memory
+        """The memory plan of the intermediate buffers (as `build(...).memory`), with the
+        bytes of the constants bound once (`constants`: the parameters as prepared at
+        import, weights blocked, batch norms folded) apart from them."""
+        plan = self.function.memory
+        if plan is None:
+            return None
+        return dataclasses.replace(plan, constants=sum(int(v.nbytes) for v in self._params))
 
     @property
     def parameters(self) -> dict[str, np.ndarray]:

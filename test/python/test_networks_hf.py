@@ -130,3 +130,18 @@ def test_elementwise_stage_is_not_recomputed_inside_a_reduction() -> None:
     f(av, bv, got)
     sv = np.maximum(av + bv, 0)
     np.testing.assert_allclose(got, sv @ bv + sv, rtol=1e-5)
+
+
+def test_memory_reports_the_prepared_constants_apart() -> None:
+    """`net.memory.constants`: the bytes of the parameters as bound (blocked, folded),
+    beside the arena of the intermediates."""
+    model, shape = hf_network("resnet18", small=True)
+    net = compiler.from_torch(model, (torch.randn(*shape),))
+    memory = net.memory
+    assert memory is not None
+    assert memory.constants == sum(v.nbytes for v in net.parameters.values())
+    assert f"constants {memory.constants} bytes" in repr(memory)
+    # every conv weight is there once, in its blocked layout only (batch norms folded in)
+    weights = sum(p.numel() for n, p in model.named_parameters() if "convolution.weight" in n)
+    blocked = sum(v.size for n, v in net.parameters.items() if n.endswith("_blocked"))
+    assert blocked == weights
