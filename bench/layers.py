@@ -12,7 +12,12 @@ the module alone (its weights random) through `compiler.from_torch` (NCHW in and
 as the layer's callers see it) against the same module in torch eager under
 `no_grad`, R interleaved rounds after one warm-up call each; the table shows medians
 and our throughput relative to PyTorch's (`speed` = torch ms / ours ms: above 1 is
-faster). Written as JSON to bench/results/layers-<date>-<host>.json (or --json PATH).
+faster). A conv is also measured as it runs inside a network compiled by
+`from_torch` (`in net`: NHWC activations in and out, the layout `channels_last`
+carries between layers, so no transpose at either end; torch still runs NCHW, as the
+user's module does): alone, a layer pays for the transposes of its input and output
+between NCHW and NHWC, which a network pays once. Written as JSON to
+bench/results/layers-<date>-<host>.json (or --json PATH).
 """
 
 from __future__ import annotations
@@ -126,8 +131,42 @@ class Row:
     ours_ms: float | None = None
     torch_ms: float | None = None
     speed: float | None = None  # torch ms / ours ms
+    in_net_ms: float | None = None  # the conv in the network's layout (NHWC in and out)
+    in_net_speed: float | None = None
     max_error: float | None = None
     error: str | None = None
+
+
+class _InNetwork:
+    """A conv as a network compiled by from_torch runs it: NHWC in, NHWC out (the
+    permutes around it cancel against the layout of channels_last)."""
+
+    def __new__(cls, conv: Any) -> Any:
+        import torch
+
+        class Module(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.conv = conv
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                y: torch.Tensor = self.conv(x.permute(0, 3, 1, 2)).permute(0, 2, 3, 1)
+                return y
+
+        return Module().eval()
+
+
+def _interleaved(ours: Any, theirs: Any, rounds: int) -> tuple[float, float]:
+    """Median seconds of `ours()` and `theirs()`, called in turn `rounds` times."""
+    a, b = [], []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        ours()
+        a.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        theirs()
+        b.append(time.perf_counter() - start)
+    return statistics.median(a), statistics.median(b)
 
 
 def measure(layer: Layer, rounds: int) -> Row:
@@ -146,22 +185,27 @@ def measure(layer: Layer, rounds: int) -> Row:
         expected = module(x).numpy()
     got = net(xn)
     row.max_error = float(np.abs(got - expected).max() / max(1e-30, float(np.abs(expected).max())))
-    ours, theirs = [], []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        net(xn)
-        ours.append(time.perf_counter() - start)
-        with torch.no_grad():
-            start = time.perf_counter()
-            module(x)
-            theirs.append(time.perf_counter() - start)
-    row.ours_ms, row.torch_ms = statistics.median(ours) * 1e3, statistics.median(theirs) * 1e3
+    with torch.no_grad():
+        ours, theirs = _interleaved(lambda: net(xn), lambda: module(x), rounds)
+    row.ours_ms, row.torch_ms = ours * 1e3, theirs * 1e3
     row.speed = row.torch_ms / row.ours_ms
+    if layer.kind == "conv":
+        x_nhwc = x.permute(0, 2, 3, 1).contiguous()
+        in_net = from_torch(_InNetwork(module), (x_nhwc,))
+        xs = x_nhwc.numpy()
+        got = in_net(xs)
+        error = float(np.abs(got - expected.transpose(0, 2, 3, 1)).max() / max(1e-30, float(np.abs(expected).max())))
+        row.max_error = max(row.max_error, error)
+        with torch.no_grad():
+            ours, theirs = _interleaved(lambda: in_net(xs), lambda: module(x), rounds)
+        row.in_net_ms = ours * 1e3
+        row.in_net_speed = theirs / ours
     return row
 
 
 def table(rows: list[Row]) -> str:
-    head = f"{'layer':<42} {'nets':<30} {'GFLOP':>6} {'ours ms':>8} {'torch ms':>8} {'speed':>6} {'ours GF/s':>9}"
+    head = (f"{'layer':<42} {'nets':<30} {'GFLOP':>6} {'ours ms':>8} {'torch ms':>8} {'speed':>6} "
+            f"{'in net ms':>9} {'speed':>6} {'ours GF/s':>9}")
     lines = [head, "-" * len(head)]
     for r in rows:
         if r.error is not None:
@@ -170,15 +214,18 @@ def table(rows: list[Row]) -> str:
         assert r.ours_ms is not None
         assert r.torch_ms is not None
         assert r.speed is not None
+        best = min(r.ours_ms, r.in_net_ms or r.ours_ms)
+        in_net = "-" if r.in_net_ms is None or r.in_net_speed is None else f"{r.in_net_ms:9.3f} {r.in_net_speed:6.2f}"
         lines.append(
             f"{r.layer:<42} {r.networks:<30} {r.gflop:6.3f} {r.ours_ms:8.3f} {r.torch_ms:8.3f} "
-            f"{r.speed:6.2f} {r.gflop / r.ours_ms * 1e3:9.1f}"
+            f"{r.speed:6.2f} {in_net:>16} {r.gflop / best * 1e3:9.1f}"
         )
-    speeds = [r.speed for r in rows if r.speed is not None]
-    if speeds:
-        slow = sum(s < 0.9 for s in speeds)
-        lines.append(f"{len(speeds)} layers: median speed {statistics.median(speeds):.2f}x, "
-                     f"slowest {min(speeds):.2f}x, {slow} below 0.9x")
+    for what, key in (("alone (NCHW in and out)", "speed"), ("in the network's layout", "in_net_speed")):
+        speeds = [v for r in rows if (v := getattr(r, key)) is not None]
+        if speeds:
+            slow = sum(s < 0.9 for s in speeds)
+            lines.append(f"{len(speeds)} layers {what}: median speed {statistics.median(speeds):.2f}x, "
+                         f"slowest {min(speeds):.2f}x, {slow} below 0.9x")
     return "\n".join(lines)
 
 
@@ -211,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as err:  # one layer's failure is a row
             rows.append(Row(layer.describe(), ",".join(layer.networks), layer.count, layer.flops() / 1e9,
                             error=f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:160]))
-        print(table(rows[-1:]).splitlines()[-2 if rows[-1].speed is not None else -1], flush=True)
+        print(table(rows[-1:]).splitlines()[2], flush=True)
     text = table(rows)
     print(text)
     stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H%M%S")
