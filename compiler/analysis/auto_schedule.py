@@ -283,13 +283,15 @@ def vector_axis(info: StageInfo) -> int | None:
 
 
 def unroll_axis(info: StageInfo, v: int) -> int | None:
-    """A data axis the vector-contiguous reads don't use: each vector loaded along `v`
-    then serves every unrolled row. The longest such axis (known extents first)."""
+    """A data axis some vector-contiguous read doesn't use: each vector that read loads
+    along `v` then serves every unrolled row (a conv's or matmul's weights; in a
+    depthwise conv, whose input is contiguous along the channels too, the weights
+    alone). The longest such axis (known extents first)."""
     vname = info.axis_names[v]
     contiguous = [r for r in info.reads if r and vname in r[-1]]
     best: tuple[int, int] | None = None
     for a, name in enumerate(info.axis_names):
-        if a == v or any(any(name in u for u in r) for r in contiguous):
+        if a == v or all(any(name in u for u in r) for r in contiguous):
             continue
         extent = info.extents[a]
         if extent is not None and extent < 2:
