@@ -1,0 +1,258 @@
+"""The profiler: `Function.profile`, `TorchFunction.profile` (compiler/profile.py,
+instrument-stages, the native clock of compiler/lowering/profile_marks.py).
+
+Timings are not asserted against each other's speed, only for consistency: the stages'
+medians add up to the profiled call's median (within 10%), with enough work per
+stage (milliseconds) that a loaded machine's noise stays well inside that.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+import torch
+
+import compiler
+from compiler import ops, te
+
+from references import conv2d_reference
+
+
+@pytest.fixture
+def one_thread() -> Iterator[None]:
+    """One thread: a fork of two threads on a loaded 2-core machine waits for a time slice
+    (milliseconds), which makes every median noisy."""
+    compiler.set_num_threads(1)
+    yield
+    compiler.set_num_threads(None)
+
+
+def conv_chain(channels: int = 64, size: int = 56) -> tuple[list[te.Tensor], te.Tensor, te.Tensor]:
+    x = te.placeholder((1, channels, size, size), name="x")
+    w1 = te.placeholder((channels, channels, 3, 3), name="w1")
+    w2 = te.placeholder((channels, channels, 3, 3), name="w2")
+    c1 = ops.conv2d_nchw(x, w1, padding=1, name="c1")
+    r1 = ops.relu(c1, name="r1")
+    c2 = ops.conv2d_nchw(r1, w2, padding=1, name="c2")
+    out = ops.relu(c2, name="out")
+    return [x, w1, w2, out], c1, c2
+
+
+def arrays_for(tensors: list[te.Tensor], seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal([int(d) for d in t.shape]).astype(np.float32) for t in tensors]
+
+
+@pytest.fixture(scope="module")
+def chain() -> tuple[compiler.Function, list[np.ndarray], list[te.Tensor]]:
+    tensors, _, _ = conv_chain()
+    return compiler.build(tensors), arrays_for(tensors), tensors
+
+
+def test_rows_add_up_to_the_call(chain, one_thread) -> None:
+    f, arrays, _ = chain
+    prof = f.profile(*arrays, repeat=10)
+    assert prof.repeat == 10
+    assert [r.name for r in prof.rows] == sorted((r.name for r in prof.rows), key=lambda n: -next(r.ms for r in prof.rows if r.name == n))
+    assert {"c1", "c1_pad", "c2_pad", "out"} <= {r.name for r in prof.rows}
+    assert prof.call_ms > 1.0, "too little work for a stable median"
+    assert abs(prof.stages_ms - prof.call_ms) <= 0.10 * prof.call_ms, str(prof)
+    assert sum(r.share for r in prof.rows) == pytest.approx(prof.stages_ms / prof.call_ms)
+    assert prof.outside_ms >= 0
+
+
+def test_profiled_call_computes_the_same(chain) -> None:
+    f, arrays, tensors = chain
+    x, w1, w2, out = arrays
+    f.profile(x, w1, w2, out, repeat=2)
+    c1 = np.maximum(conv2d_reference(x, w1, 1, 1), 0)
+    expected = np.maximum(conv2d_reference(c1, w2, 1, 1), 0)
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-3)
+
+
+def test_gflops_exactly_for_reductions(chain) -> None:
+    f, arrays, _ = chain
+    prof = f.profile(*arrays, repeat=3)
+    rows = {r.name: r for r in prof.rows}
+    assert rows["c1_pad"].gflops is None and rows["c2_pad"].gflops is None
+    macs = 1 * 64 * 56 * 56 * (64 * 3 * 3)
+    for name in ("c1", "out"):  # out's nest computes c2 (a reduction) and the relu
+        row = rows[name]
+        assert row.gflops is not None
+        assert row.gflops * row.ms * 1e6 == pytest.approx(2 * macs, rel=1e-9)
+    assert "c2" in rows["out"].stages
+    assert rows["c1"].shape == (1, 64, 56, 56) and rows["c1_pad"].shape == (1, 64, 58, 58)
+    assert all(r.schedule for r in prof.rows)
+    assert all(r.module == "" and r.op == "" for r in prof.rows)
+
+
+def test_table_sorted_by_time(chain) -> None:
+    f, arrays, _ = chain
+    prof = f.profile(*arrays, repeat=3)
+    text = str(prof)
+    assert "median call" in text and "outside the stages" in text
+    lines = text.splitlines()[2:]
+    assert [line.split()[1] for line in lines] == [r.name for r in prof.rows]
+    assert len(prof.table(limit=2).splitlines()) == 1 + 1 + 2 + 1  # head, header, 2 rows, "... more"
+
+
+def test_chrome_trace(chain, tmp_path) -> None:
+    f, arrays, _ = chain
+    prof = f.profile(*arrays, repeat=4)
+    path = prof.save_chrome_trace(tmp_path / "trace.json")
+    trace = json.loads(path.read_text())
+    events = trace["traceEvents"]
+    stages = [e for e in events if e["ph"] == "X" and e["cat"] == "stage"]
+    calls = [e for e in events if e["ph"] == "X" and e["cat"] == "call"]
+    nests = len(f.profiling_variant()._stages or [])
+    assert len(calls) == 4 and len(stages) == 4 * nests
+    assert {e["name"] for e in stages} == {r.name for r in prof.rows}
+    for e in stages + calls:
+        assert {"ts", "dur", "pid", "tid", "name", "args"} <= e.keys() and e["dur"] >= 0
+    for n, call in enumerate(calls):  # each call's stages lie inside it, in order
+        mine = [e for e in stages if e["args"]["call"] == n]
+        assert all(call["ts"] <= e["ts"] and e["ts"] + e["dur"] <= call["ts"] + call["dur"] + 1e-3 for e in mine)
+        assert [e["ts"] for e in mine] == sorted(e["ts"] for e in mine)
+    meta = {e["name"] for e in events if e["ph"] == "M"}
+    assert meta == {"process_name", "thread_name"}
+
+
+def test_normal_build_has_no_marks(chain) -> None:
+    f, _, _ = chain
+    for text in (f.loop_ir, f.flat_ir, f.llvm_ir):
+        assert "compiler_profile_mark" not in text
+    variant = f.profiling_variant()
+    assert variant is not f and variant.profiling_variant() is variant
+    assert f.profiling_variant() is variant  # made once
+    assert "compiler_profile_mark" in variant.flat_ir
+    assert variant.flat_ir.count("compiler_profile_mark") == 2 * len(variant._stages or [])
+
+
+def test_same_program_same_ir_without_profiling() -> None:
+    tensors, _, _ = conv_chain(8, 12)
+    before = compiler.lower(tensors, until="flat", auto_schedule=True)
+    f = compiler.build(tensors)
+    assert str(before) == f.flat_ir
+
+
+def test_wrong_arguments_raise_as_the_call(chain) -> None:
+    f, arrays, _ = chain
+    bad = [arrays[0][:, :, :10], *arrays[1:]]
+    with pytest.raises(compiler.errors.CompilerError) as called:
+        f(*bad)
+    with pytest.raises(type(called.value)) as profiled:
+        f.profile(*bad)
+    assert str(profiled.value) == str(called.value)
+    with pytest.raises(compiler.errors.CompilerError) as few:
+        f(*arrays[:2])
+    with pytest.raises(type(few.value)) as profiled_few:
+        f.profile(*arrays[:2])
+    assert str(profiled_few.value) == str(few.value)
+    with pytest.raises(compiler.errors.OptionError, match="repeat"):
+        f.profile(*arrays, repeat=0)
+
+
+def test_symbolic_shapes() -> None:
+    n = te.var("n")
+    a = te.placeholder((n, 64), name="a")
+    b = te.placeholder((64, 64), name="b")
+    k = te.reduce_axis((0, 64), name="k")
+    c = te.compute((n, 64), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="c")
+    d = te.compute((n, 64), lambda i, j: c[i, j] + 1.0, name="d")
+    f = compiler.build([a, b, d])
+    x, y = np.ones((96, 64), np.float32), np.ones((64, 64), np.float32)
+    out = np.empty((96, 64), np.float32)
+    prof = f.profile(x, y, out, repeat=3)
+    np.testing.assert_allclose(out, 65.0)
+    rows = {r.name: r for r in prof.rows}
+    assert rows["d"].shape == (96, 64)
+    reductions = [r for r in prof.rows if "c" in r.stages]
+    assert len(reductions) == 1 and reductions[0].gflops is not None
+    assert reductions[0].gflops * reductions[0].ms * 1e6 == pytest.approx(2 * 96 * 64 * 64)
+
+
+def test_profiling_variant_from_the_cache(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COMPILER_CACHE_DIR", str(tmp_path))
+    tensors, _, _ = conv_chain(8, 16)
+    arrays = arrays_for(tensors)
+    first = compiler.build(tensors).profile(*arrays, repeat=2)
+    again = compiler.build(tensors)
+    assert again.from_cache
+    variant = again.profiling_variant()
+    assert variant.from_cache  # its own build entry, with its stage records
+    second = again.profile(*arrays, repeat=2)
+    assert [(r.name, r.shape, r.schedule, r.stages) for r in sorted(second.rows, key=lambda r: r.name)] == [
+        (r.name, r.shape, r.schedule, r.stages) for r in sorted(first.rows, key=lambda r: r.name)
+    ]
+
+
+# ---------------------------------------------------------------------------
+# Networks: rows name the torch modules
+# ---------------------------------------------------------------------------
+
+
+def _sequential() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(8, 32, 3, padding=1),
+        torch.nn.BatchNorm2d(32),
+        torch.nn.ReLU(),
+        torch.nn.Conv2d(32, 32, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.AdaptiveAvgPool2d(1),
+        torch.nn.Flatten(),
+        torch.nn.Linear(32, 10),
+    ).eval()
+
+
+def test_sequential_rows_name_modules(one_thread) -> None:
+    model = _sequential()
+    x = torch.randn(1, 8, 48, 48)
+    net = compiler.from_torch(model, (x,))
+    prof = net.profile(x, repeat=10)
+    rows = {r.name: r for r in prof.rows}
+    modules = dict(model.named_modules())
+    for r in prof.rows:
+        assert r.module in modules, r
+        assert r.op.startswith("aten."), r
+    convs = [r for r in prof.rows if r.gflops is not None and isinstance(modules[r.module], torch.nn.Conv2d)]
+    assert {r.module for r in convs} == {"0", "3"}
+    folded = next(r for r in convs if r.module == "0")  # the batch norm folded into conv 0
+    assert "conv2d" in folded.op and "batch_norm" in folded.op
+    assert any(isinstance(modules[r.module], torch.nn.Linear) for r in rows.values())
+    assert abs(prof.stages_ms - prof.call_ms) <= 0.10 * prof.call_ms, str(prof)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    np.testing.assert_allclose(net(x), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_network_wrong_input_raises_as_the_call() -> None:
+    model = _sequential()
+    net = compiler.from_torch(model, (torch.randn(1, 8, 16, 16),))
+    bad = torch.randn(1, 8, 16, 17)
+    with pytest.raises(compiler.errors.CompilerError) as called:
+        net(bad)
+    with pytest.raises(type(called.value)) as profiled:
+        net.profile(bad)
+    assert str(profiled.value) == str(called.value)
+
+
+def test_transformers_resnet_rows_name_modules() -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.ResNetConfig(embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], layer_type="basic")
+    torch.manual_seed(0)
+    model = transformers.ResNetModel(config).eval()
+    x = torch.randn(1, 3, 32, 32)
+    net = compiler.from_torch(model, (x,))
+    prof = net.profile(x, repeat=3)
+    modules = dict(model.named_modules())
+    conv_rows = [r for r in prof.rows if r.gflops is not None and "conv" in r.op]
+    conv_modules = {name for name, m in modules.items() if isinstance(m, torch.nn.Conv2d)}
+    # every conv of the model has a row naming it (the shortcut 1x1 conv too)
+    assert {r.module for r in conv_rows} == conv_modules
+    for r in prof.rows:
+        assert r.module in modules, r
+    assert any(r.module.startswith("encoder.stages.1.layers.0") for r in conv_rows)
