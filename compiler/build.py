@@ -239,10 +239,19 @@ class Function:
     def profile(self, *arrays: Any, repeat: int = 10, warmup: int = 1) -> Profile:
         """Time each top-level stage of a call on `arrays` (the arguments of a call).
 
-        >>> prof = f.profile(a, b, repeat=10)              # doctest: +SKIP
-        >>> print(prof)                                     # the stages, slowest first
-        >>> prof.rows[0].name, prof.rows[0].ms, prof.rows[0].gflops
-        >>> prof.save_chrome_trace("trace.json")            # for Perfetto / chrome://tracing
+        >>> A = te.placeholder((64, 64), name="A")
+        >>> k = te.reduce_axis((0, 64), name="k")
+        >>> C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * A[k, j], axis=k), name="C")
+        >>> f = compiler.build([A, C])
+        >>> a = np.ones((64, 64), np.float32)
+        >>> c = np.empty_like(a)
+        >>> prof = f.profile(a, c, repeat=5)
+        >>> [(r.name, r.shape, r.gflops is not None) for r in prof.rows]
+        [('C', (64, 64), True)]
+
+        `print(prof)` shows the rows as a table, slowest first (`prof.table(limit=15)`:
+        the first 15), `prof.save_chrome_trace("trace.json")` writes the calls for
+        Perfetto or chrome://tracing (`compiler.profile.Profile`).
 
         One row per top-level stage (a root stage's loop nest, with every stage computed
         at it or inlined into it): `name`, `shape`, `schedule` (its loops as the schedule
@@ -264,7 +273,8 @@ class Function:
             raise OptionError(f"profile: warmup must be a non-negative int, got {warmup!r}")
         self._packed(*arrays)  # a wrong argument fails here, before the variant compiles
         variant = self.profiling_variant()
-        assert variant._stages is not None and variant._recipe is not None
+        assert variant._stages is not None
+        assert variant._recipe is not None
         return measure(variant, variant._stages, variant._recipe.facts(), arrays, repeat=repeat, warmup=warmup)
 
     def profiling_variant(self) -> Function:

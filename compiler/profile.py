@@ -76,7 +76,7 @@ class ProfileRow:
     `module` and `op` name the torch module and the ATen op(s) the stages came from
     (`TorchFunction.profile`; '' for a `build()` function); `stages` are the te stages
     the row's nests store to, its root first; `gflops` is None where no stage of the row
-    computes a reduction."""
+    computes a reduction; `busy_ms` is None where no parallel loop of the row forked."""
 
     name: str
     module: str
@@ -87,15 +87,32 @@ class ProfileRow:
     share: float
     gflops: float | None
     stages: tuple[str, ...]
+    busy_ms: float | None = None
+    """For a row with parallel loops: the median over the calls of the busiest thread's
+    time in its chunks (`ms` minus this is the fork, the join and the wait for threads)."""
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """The chunks one thread ran of a nest's parallel loops in one call: from the start of
+    its first to the end of its last (ns), and the sum of their times."""
+
+    nest: int
+    thread: int
+    start: int
+    end: int
+    busy: int
 
 
 @dataclass(frozen=True)
 class _Call:
-    """One profiled call: its start and end (ns, the marks' clock) and the marks' stamps."""
+    """One profiled call: its start and end (ns, the marks' clock), the marks' stamps and
+    the threads' chunks."""
 
     start: int
     end: int
     stamps: tuple[int, ...]
+    chunks: tuple[_Chunk, ...] = ()
 
 
 class Profile:
@@ -136,15 +153,16 @@ class Profile:
         """The rows as a table, slowest first (the first `limit` of them)."""
         rows = self.rows if limit is None else self.rows[:limit]
         networked = any(r.module or r.op for r in self.rows)
-        header = ["#", "name", "ms", "share", "GFLOP/s", "shape", *(["module", "op"] if networked else []), "schedule"]
+        header = ["#", "name", "ms", "share", "busy ms", "GFLOP/s", "shape", *(["module", "op"] if networked else []), "schedule"]
         lines = [header]
         for k, r in enumerate(rows):
             gflops = "" if r.gflops is None else f"{r.gflops:.1f}"
+            busy = "" if r.busy_ms is None else f"{r.busy_ms:.3f}"
             shape = "x".join(map(str, r.shape))
-            cells = [str(k + 1), r.name, f"{r.ms:.3f}", f"{100 * r.share:.1f}%", gflops, shape]
+            cells = [str(k + 1), r.name, f"{r.ms:.3f}", f"{100 * r.share:.1f}%", busy, gflops, shape]
             lines.append([*cells, *([r.module, r.op] if networked else []), r.schedule])
         widths = [max(len(line[c]) for line in lines) for c in range(len(header))]
-        right = {2, 3, 4}
+        right = {2, 3, 4, 5}
         text = [
             "  ".join(cell.rjust(w) if c in right else cell.ljust(w) for c, (cell, w) in enumerate(zip(line, widths, strict=True))).rstrip()
             for line in lines
@@ -159,16 +177,22 @@ class Profile:
         return "\n".join([head, *text, *more])
 
     def chrome_trace(self) -> dict[str, Any]:
-        """The calls in the Trace Event format: one complete event ("X") per call and per
-        nest of each call (timestamps and durations in microseconds from the first call),
-        on the calling thread's track."""
+        """The calls in the Trace Event format: one complete event ("X") per call (`cat`
+        "call") and per nest of each call ("stage") on the calling thread's track, and per
+        thread and nest with a parallel loop ("chunk": from the start of the thread's first
+        chunk to the end of its last, `args.busy_ms` their sum) on the thread's track
+        (OpenMP thread 0 is the calling thread). Timestamps and durations are in
+        microseconds from the start of the first call."""
         pid, tid = os.getpid(), self._thread
         origin = self._calls[0].start
         rows = {r.name: r for r in self.rows}
         events: list[dict[str, Any]] = [
             {"ph": "M", "name": "process_name", "pid": pid, "tid": tid, "args": {"name": f"compiler: {self.function}"}},
-            {"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": "calling thread"}},
+            {"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": "calling thread (OpenMP thread 0)"}},
         ]
+        workers = sorted({c.thread for call in self._calls for c in call.chunks if c.thread > 0})
+        for t in workers:
+            events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": _worker_tid(t), "args": {"name": f"OpenMP thread {t}"}})
         for n, call in enumerate(self._calls):
             events.append(_complete(self.function, "call", call.start - origin, call.end - call.start, pid, tid, {"call": n}))
             for k, name in enumerate(self._nests):
@@ -178,6 +202,10 @@ class Profile:
                 if row.module or row.op:
                     args |= {"module": row.module, "op": row.op}
                 events.append(_complete(name, "stage", begin - origin, end - begin, pid, tid, args))
+            for c in call.chunks:
+                args = {"call": n, "thread": c.thread, "busy_ms": c.busy / 1e6}
+                track = tid if c.thread == 0 else _worker_tid(c.thread)
+                events.append(_complete(self._nests[c.nest], "chunk", c.start - origin, c.end - c.start, pid, track, args))
         return {"traceEvents": events, "displayTimeUnit": "ms"}
 
     def save_chrome_trace(self, path: str | os.PathLike[str]) -> Path:
@@ -185,6 +213,37 @@ class Profile:
         out = Path(path)
         out.write_text(json.dumps(self.chrome_trace()))
         return out
+
+
+def _worker_tid(thread: int) -> int:
+    """The track of OpenMP thread `thread` (not an OS thread id: libgomp does not tell it)."""
+    return 1_000_000 + thread
+
+
+def _chunks(slots: Any, events: int, nests: int, threads: int) -> tuple[_Chunk, ...]:
+    from compiler.lowering.profile_marks import CHUNK_FIELDS
+
+    cells = slots[events : events + nests * threads * CHUNK_FIELDS].reshape(nests, threads, CHUNK_FIELDS)
+    return tuple(
+        _Chunk(k, t, int(first), int(end), int(busy))
+        for k in range(nests)
+        for t in range(threads)
+        for first, _, end, busy in [cells[k, t]]
+        if first >= 0 and end >= first
+    )
+
+
+def _busy_ms(calls: Sequence[_Call], nests: set[int]) -> float | None:
+    """The median over `calls` of the busiest thread's chunk time in `nests` (None: no chunk)."""
+    per_call = []
+    for call in calls:
+        busy: dict[int, int] = {}
+        for c in call.chunks:
+            if c.nest in nests:
+                busy[c.thread] = busy.get(c.thread, 0) + c.busy
+        if busy:
+            per_call.append(max(busy.values()) / 1e6)
+    return statistics.median(per_call) if per_call else None
 
 
 def _complete(name: str, cat: str, ts_ns: int, dur_ns: int, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]:
@@ -249,22 +308,23 @@ def measure(
     warmup: int,
 ) -> Profile:
     """Call the profiling variant `fn` `warmup` times, then `repeat` times reading its marks."""
-    from compiler.lowering.profile_marks import now_ns, recording
+    from compiler.lowering.profile_marks import now_ns, recording, reset
+    from compiler.runtime.threads import get_num_threads
 
     for _ in range(warmup):
         fn(*arrays)
     calls: list[_Call] = []
-    events = 2 * len(records)
-    with recording(events) as slots:
+    events, threads = 2 * len(records), get_num_threads()
+    with recording(events, len(records), threads) as slots:
         for _ in range(repeat):
-            slots.fill(-1)
+            reset(slots, events)
             start = now_ns()
             fn(*arrays)
             end = now_ns()
             stamps = tuple(int(t) for t in slots[:events])
             if any(t < 0 for t in stamps):  # a nest that did not run (cannot happen: no branch skips one)
                 stamps = tuple(max(t, 0) for t in stamps)
-            calls.append(_Call(start, end, stamps))
+            calls.append(_Call(start, end, stamps, _chunks(slots, events, len(records), threads)))
     env = _bindings(fn, arrays)
     nests = [r.name for r in records]
     order = list(dict.fromkeys(nests))
@@ -280,5 +340,6 @@ def measure(
         shape = tuple(s if s is not None else -1 for s in shape_size)
         gflops = None if flops is None else (flops / (ms * 1e6) if ms > 0 else math.inf)
         share = ms / call_ms if call_ms > 0 else 0.0
-        rows.append(ProfileRow(name, "", "", shape, records[slowest].schedule.replace(" | ", " · "), ms, share, gflops, stages))
+        schedule = records[slowest].schedule.replace(" | ", " · ")
+        rows.append(ProfileRow(name, "", "", shape, schedule, ms, share, gflops, stages, _busy_ms(calls, set(ks))))
     return Profile(fn.name, rows, nests, calls, threading.get_native_id())

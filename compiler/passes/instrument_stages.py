@@ -12,7 +12,9 @@ two calls of the profiler's clock:
     %e1 = arith.constant 1 : index
     loop.call_extern @compiler_profile_mark(%e1) : index
 
-and the function gets a `profile.stages` attribute: per nest, in order, a dictionary
+The outermost parallel loops of nest k get `{profile.nest = k}`: lower-to-llvm then
+has each thread record the start and end of its chunk (`CHUNK_SYMBOL`, the worker
+threads' tracks of the profile's trace). The function gets a `profile.stages` attribute: per nest, in order, a dictionary
 with `name` (the root stage: the buffer the nest stores to that is defined outside it,
 an intermediate of the function or an output argument), `stores` (every buffer the
 nest stores to, its root first: the te stages it computes, thread-local tiles
@@ -46,6 +48,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     StringAttr,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -60,6 +63,14 @@ from compiler.dialects.shape import Dim
 
 MARK_SYMBOL = "compiler_profile_mark"
 """The callee of the marks: `void compiler_profile_mark(int64_t event)`."""
+
+CHUNK_SYMBOL = "compiler_profile_chunk"
+"""What a thread calls before and after its chunk of a tagged parallel loop:
+`void compiler_profile_chunk(int64_t nest, int64_t thread, int64_t end)` (lower-to-llvm
+emits the calls in the outlined body)."""
+
+NEST_ATTR = "profile.nest"
+"""On the outermost parallel loops of nest k: k (lower-to-llvm times each thread's chunk)."""
 
 STAGES_ATTR = "profile.stages"
 """On a `loop.func`: what the nests between its marks compute (see the module docstring)."""
@@ -96,8 +107,10 @@ class NestRecord:
         assert isinstance(attr, DictionaryAttr)
         data = attr.data
         name, stores, shape, schedule = data["name"], data["stores"], data["shape"], data["schedule"]
-        assert isinstance(name, StringAttr) and isinstance(schedule, StringAttr)
-        assert isinstance(stores, ArrayAttr) and isinstance(shape, ArrayAttr)
+        assert isinstance(name, StringAttr)
+        assert isinstance(schedule, StringAttr)
+        assert isinstance(stores, ArrayAttr)
+        assert isinstance(shape, ArrayAttr)
         texts = tuple(s.data for s in stores.data if isinstance(s, StringAttr))
         dims = tuple(_dim(d.data) for d in shape.data if isinstance(d, StringAttr))
         return cls(name.data, texts, dims, schedule.data)
@@ -118,7 +131,7 @@ def nest_records(func: loop.FuncOp) -> list[NestRecord] | None:
     attr = func.attributes.get(STAGES_ATTR)
     if not isinstance(attr, ArrayAttr):
         return None
-    return [NestRecord.from_attr(a) for a in attr.data]  # pyright: ignore[reportUnknownVariableType]
+    return [NestRecord.from_attr(a) for a in attr.data]
 
 
 # ---------------------------------------------------------------------------
@@ -181,12 +194,13 @@ def schedule_text(loops: list[loop.ForOp], names: ValueNames, stages: tuple[str,
         bounds[names.name(for_op.induction_var)] = (lo, lo + extent - 1)
         if extent == Const(1):
             continue
+        shown = str(extent)
         if not isinstance(extent, Const):  # a tail's extent: at most its constant bound
             _, hi = const_bounds(extent, bounds)
-            extent = f"<={hi}" if hi is not None else extent
+            shown = f"<={hi}" if hi is not None else shown
         name = for_op.induction_var.name_hint or "i"
         name = next((name.removeprefix(p) for p in prefixes if name.startswith(p) and len(name) > len(p)), name)
-        word = f"{name}({extent})"
+        word = f"{name}({shown})"
         kind = _KINDS[for_op.loop_kind]
         if groups and groups[-1][0] == kind:
             groups[-1][1].append(word)
@@ -216,6 +230,16 @@ def describe_nest(nest: Operation) -> NestRecord:
     return NestRecord(next(iter(names), "?"), tuple(names), shape, schedule)
 
 
+def _outermost_parallel(nest: Operation) -> list[loop.ForOp]:
+    found: list[loop.ForOp] = []
+    for op in walk_ops(nest):
+        if not isinstance(op, loop.ForOp) or op.loop_kind != loop.LoopKind.PARALLEL:
+            continue
+        if not any(f.is_ancestor(op) for f in found):  # walk_ops: outer loops first
+            found.append(op)
+    return found
+
+
 # ---------------------------------------------------------------------------
 # Rewrite: the marks
 # ---------------------------------------------------------------------------
@@ -231,6 +255,8 @@ def instrument_function(func: loop.FuncOp) -> list[NestRecord]:
     records: list[NestRecord] = []
     for k, nest in enumerate(top_level_nests(func)):
         records.append(describe_nest(nest))
+        for for_op in _outermost_parallel(nest):
+            for_op.attributes[NEST_ATTR] = IntegerAttr(k, i64)
         Rewriter.insert_op(_mark(2 * k), InsertPoint.before(nest))
         Rewriter.insert_op(_mark(2 * k + 1), InsertPoint.after(nest))
     func.attributes[STAGES_ATTR] = ArrayAttr([r.to_attr() for r in records])

@@ -156,9 +156,14 @@ class TorchFunction:
         """Time each top-level stage of the network on `inputs` (`Function.profile`), each
         row naming the torch module and the ATen op(s) its stages came from.
 
-        >>> prof = net.profile(torch.randn(1, 3, 224, 224), repeat=10)   # doctest: +SKIP
-        >>> print(prof.table(15))                                         # the 15 slowest
-        >>> prof.rows[0].module, prof.rows[0].op       # 'encoder.stages.3.layers.0.layer.1.convolution', 'aten.conv2d.default + ...'
+        ```python
+        prof = net.profile(torch.randn(1, 3, 224, 224), repeat=10)
+        print(prof.table(15))              # the 15 slowest stages
+        prof.rows[0].module                # 'encoder.stages.3.layers.0.layer.1.convolution'
+        prof.rows[0].op                    # 'aten.convolution.default + aten._native_batch_norm...'
+        ```
+        The batch norm folded into a conv is named with the conv's op; its row is the conv's
+        module's. The inputs are checked as a call checks them (the same errors).
         """
         arrays, outputs = self._arguments(inputs)
         prof = self.function.profile(*arrays, *self._params, *outputs, repeat=repeat, warmup=warmup)

@@ -9,16 +9,16 @@ stage (milliseconds) that a loaded machine's noise stays well inside that.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
 import torch
+from references import conv2d_reference
 
 import compiler
+import compiler.profile
 from compiler import ops, te
-
-from references import conv2d_reference
 
 
 @pytest.fixture
@@ -52,20 +52,37 @@ def chain() -> tuple[compiler.Function, list[np.ndarray], list[te.Tensor]]:
     return compiler.build(tensors), arrays_for(tensors), tensors
 
 
+def adds_up(prof: compiler.profile.Profile) -> bool:
+    """The rows' medians add up to the median call within 10%."""
+    return abs(prof.stages_ms - prof.call_ms) <= 0.10 * prof.call_ms
+
+
+def profile_until_quiet(profile: Callable[[], compiler.profile.Profile], tries: int = 3) -> compiler.profile.Profile:
+    """A profile whose rows add up, or the last of `tries`: another process taking the
+    core for a time slice (milliseconds) lands in one nest of a call, so it counts in the
+    call's median but in no nest's; a quiet stretch of the machine has none."""
+    for _ in range(tries - 1):
+        prof = profile()
+        if adds_up(prof):
+            return prof
+    return profile()
+
+
 def test_rows_add_up_to_the_call(chain, one_thread) -> None:
     f, arrays, _ = chain
-    prof = f.profile(*arrays, repeat=10)
-    assert prof.repeat == 10
-    assert [r.name for r in prof.rows] == sorted((r.name for r in prof.rows), key=lambda n: -next(r.ms for r in prof.rows if r.name == n))
+    prof = profile_until_quiet(lambda: f.profile(*arrays, repeat=15))
+    assert prof.repeat == 15
+    assert [r.ms for r in prof.rows] == sorted((r.ms for r in prof.rows), reverse=True)
     assert {"c1", "c1_pad", "c2_pad", "out"} <= {r.name for r in prof.rows}
     assert prof.call_ms > 1.0, "too little work for a stable median"
-    assert abs(prof.stages_ms - prof.call_ms) <= 0.10 * prof.call_ms, str(prof)
+    # what the marks leave out (argument checks, the arena) is small in every call
+    assert 0 <= prof.outside_ms <= 0.10 * prof.call_ms, str(prof)
+    assert adds_up(prof), str(prof)
     assert sum(r.share for r in prof.rows) == pytest.approx(prof.stages_ms / prof.call_ms)
-    assert prof.outside_ms >= 0
 
 
 def test_profiled_call_computes_the_same(chain) -> None:
-    f, arrays, tensors = chain
+    f, arrays, _tensors = chain
     x, w1, w2, out = arrays
     f.profile(x, w1, w2, out, repeat=2)
     c1 = np.maximum(conv2d_reference(x, w1, 1, 1), 0)
@@ -77,14 +94,16 @@ def test_gflops_exactly_for_reductions(chain) -> None:
     f, arrays, _ = chain
     prof = f.profile(*arrays, repeat=3)
     rows = {r.name: r for r in prof.rows}
-    assert rows["c1_pad"].gflops is None and rows["c2_pad"].gflops is None
+    assert rows["c1_pad"].gflops is None
+    assert rows["c2_pad"].gflops is None
     macs = 1 * 64 * 56 * 56 * (64 * 3 * 3)
     for name in ("c1", "out"):  # out's nest computes c2 (a reduction) and the relu
         row = rows[name]
         assert row.gflops is not None
         assert row.gflops * row.ms * 1e6 == pytest.approx(2 * macs, rel=1e-9)
     assert "c2" in rows["out"].stages
-    assert rows["c1"].shape == (1, 64, 56, 56) and rows["c1_pad"].shape == (1, 64, 58, 58)
+    assert rows["c1"].shape == (1, 64, 56, 56)
+    assert rows["c1_pad"].shape == (1, 64, 58, 58)
     assert all(r.schedule for r in prof.rows)
     assert all(r.module == "" and r.op == "" for r in prof.rows)
 
@@ -93,7 +112,8 @@ def test_table_sorted_by_time(chain) -> None:
     f, arrays, _ = chain
     prof = f.profile(*arrays, repeat=3)
     text = str(prof)
-    assert "median call" in text and "outside the stages" in text
+    assert "median call" in text
+    assert "outside the stages" in text
     lines = text.splitlines()[2:]
     assert [line.split()[1] for line in lines] == [r.name for r in prof.rows]
     assert len(prof.table(limit=2).splitlines()) == 1 + 1 + 2 + 1  # head, header, 2 rows, "... more"
@@ -108,16 +128,44 @@ def test_chrome_trace(chain, tmp_path) -> None:
     stages = [e for e in events if e["ph"] == "X" and e["cat"] == "stage"]
     calls = [e for e in events if e["ph"] == "X" and e["cat"] == "call"]
     nests = len(f.profiling_variant()._stages or [])
-    assert len(calls) == 4 and len(stages) == 4 * nests
+    assert len(calls) == 4
+    assert len(stages) == 4 * nests
     assert {e["name"] for e in stages} == {r.name for r in prof.rows}
     for e in stages + calls:
-        assert {"ts", "dur", "pid", "tid", "name", "args"} <= e.keys() and e["dur"] >= 0
+        assert {"ts", "dur", "pid", "tid", "name", "args"} <= e.keys()
+        assert e["dur"] >= 0
     for n, call in enumerate(calls):  # each call's stages lie inside it, in order
         mine = [e for e in stages if e["args"]["call"] == n]
         assert all(call["ts"] <= e["ts"] and e["ts"] + e["dur"] <= call["ts"] + call["dur"] + 1e-3 for e in mine)
         assert [e["ts"] for e in mine] == sorted(e["ts"] for e in mine)
-    meta = {e["name"] for e in events if e["ph"] == "M"}
-    assert meta == {"process_name", "thread_name"}
+    assert {e["name"] for e in events if e["ph"] == "M"} <= {"process_name", "thread_name"}
+
+
+def test_parallel_chunks_on_thread_tracks(chain) -> None:
+    """Each thread's chunks of a parallel loop: on the thread's track, inside its stage."""
+    f, arrays, _ = chain
+    compiler.set_num_threads(2)
+    try:
+        prof = f.profile(*arrays, repeat=3)
+    finally:
+        compiler.set_num_threads(None)
+    events = prof.chrome_trace()["traceEvents"]
+    stages = {(e["args"]["call"], e["name"]): e for e in events if e["ph"] == "X" and e["cat"] == "stage"}
+    chunks = [e for e in events if e["ph"] == "X" and e["cat"] == "chunk"]
+    assert {e["args"]["thread"] for e in chunks} == {0, 1}
+    assert {e["name"] for e in chunks} == {r.name for r in prof.rows}  # every nest here forks
+    for e in chunks:
+        stage = stages[(e["args"]["call"], e["name"])]
+        assert stage["ts"] <= e["ts"]
+        assert e["ts"] + e["dur"] <= stage["ts"] + stage["dur"] + 1e-3
+        assert 0 <= e["args"]["busy_ms"] <= e["dur"] / 1e3 + 1e-6
+    tracks = {e["tid"] for e in chunks}
+    assert len(tracks) == 2
+    named = {e["tid"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert tracks <= named
+    for r in prof.rows:
+        assert r.busy_ms is not None
+        assert r.busy_ms <= r.ms * 1.001
 
 
 def test_normal_build_has_no_marks(chain) -> None:
@@ -125,7 +173,8 @@ def test_normal_build_has_no_marks(chain) -> None:
     for text in (f.loop_ir, f.flat_ir, f.llvm_ir):
         assert "compiler_profile_mark" not in text
     variant = f.profiling_variant()
-    assert variant is not f and variant.profiling_variant() is variant
+    assert variant is not f
+    assert variant.profiling_variant() is variant
     assert f.profiling_variant() is variant  # made once
     assert "compiler_profile_mark" in variant.flat_ir
     assert variant.flat_ir.count("compiler_profile_mark") == 2 * len(variant._stages or [])
@@ -170,7 +219,8 @@ def test_symbolic_shapes() -> None:
     rows = {r.name: r for r in prof.rows}
     assert rows["d"].shape == (96, 64)
     reductions = [r for r in prof.rows if "c" in r.stages]
-    assert len(reductions) == 1 and reductions[0].gflops is not None
+    assert len(reductions) == 1
+    assert reductions[0].gflops is not None
     assert reductions[0].gflops * reductions[0].ms * 1e6 == pytest.approx(2 * 96 * 64 * 64)
 
 
@@ -195,24 +245,27 @@ def test_profiling_variant_from_the_cache(tmp_path, monkeypatch) -> None:
 
 
 def _sequential() -> torch.nn.Module:
+    from compiler.torch.networks import randomize_batch_norms
+
     torch.manual_seed(0)
-    return torch.nn.Sequential(
-        torch.nn.Conv2d(8, 32, 3, padding=1),
-        torch.nn.BatchNorm2d(32),
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(16, 64, 3, padding=1),
+        torch.nn.BatchNorm2d(64),
         torch.nn.ReLU(),
-        torch.nn.Conv2d(32, 32, 3, padding=1),
+        torch.nn.Conv2d(64, 64, 3, padding=1),
         torch.nn.ReLU(),
         torch.nn.AdaptiveAvgPool2d(1),
         torch.nn.Flatten(),
-        torch.nn.Linear(32, 10),
-    ).eval()
+        torch.nn.Linear(64, 10),
+    )
+    return randomize_batch_norms(model).eval()
 
 
 def test_sequential_rows_name_modules(one_thread) -> None:
     model = _sequential()
-    x = torch.randn(1, 8, 48, 48)
+    x = torch.randn(1, 16, 96, 96)
     net = compiler.from_torch(model, (x,))
-    prof = net.profile(x, repeat=10)
+    prof = profile_until_quiet(lambda: net.profile(x, repeat=15))
     rows = {r.name: r for r in prof.rows}
     modules = dict(model.named_modules())
     for r in prof.rows:
@@ -221,9 +274,11 @@ def test_sequential_rows_name_modules(one_thread) -> None:
     convs = [r for r in prof.rows if r.gflops is not None and isinstance(modules[r.module], torch.nn.Conv2d)]
     assert {r.module for r in convs} == {"0", "3"}
     folded = next(r for r in convs if r.module == "0")  # the batch norm folded into conv 0
-    assert "conv2d" in folded.op and "batch_norm" in folded.op
+    assert "conv2d" in folded.op
+    assert "batch_norm" in folded.op
     assert any(isinstance(modules[r.module], torch.nn.Linear) for r in rows.values())
-    assert abs(prof.stages_ms - prof.call_ms) <= 0.10 * prof.call_ms, str(prof)
+    assert 0 <= prof.outside_ms <= 0.10 * prof.call_ms, str(prof)
+    assert adds_up(prof), str(prof)
     with torch.no_grad():
         expected = model(x).numpy()
     np.testing.assert_allclose(net(x), expected, rtol=1e-4, atol=1e-4)
@@ -231,8 +286,8 @@ def test_sequential_rows_name_modules(one_thread) -> None:
 
 def test_network_wrong_input_raises_as_the_call() -> None:
     model = _sequential()
-    net = compiler.from_torch(model, (torch.randn(1, 8, 16, 16),))
-    bad = torch.randn(1, 8, 16, 17)
+    net = compiler.from_torch(model, (torch.randn(1, 16, 16, 16),))
+    bad = torch.randn(1, 16, 16, 17)
     with pytest.raises(compiler.errors.CompilerError) as called:
         net(bad)
     with pytest.raises(type(called.value)) as profiled:

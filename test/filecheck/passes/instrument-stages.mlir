@@ -7,6 +7,8 @@
 // Two nests: each is bracketed by its marks (2k before, 2k + 1 after); the
 // intermediate's alloc stays outside them. The records name each nest's root stage,
 // its shape and its loops (the stage's name cut from the loop names, grouped by kind).
+// The parallel loop is tagged with its nest: in the function lower-to-llvm outlines
+// for it, each thread's chunk is timed.
 loop.func @two_nests(%A: !loop.buffer<[16, 8], f32>, %B: !loop.buffer<[16, 8], f32> {loop.output}) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -30,7 +32,7 @@ loop.func @two_nests(%A: !loop.buffer<[16, 8], f32>, %B: !loop.buffer<[16, 8], f
 // CHECK:         %T = loop.alloc "T"
 // CHECK-NEXT:    %[[E0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    loop.call_extern @compiler_profile_mark(%[[E0]]) : index
-// CHECK-NEXT:    loop.for %T_i = %c0 extent %c16 parallel {
+// CHECK-NEXT:    loop.for %T_i = %c0 extent %c16 parallel attributes {profile.nest = 0 : i64} {
 // CHECK:         {{^    }$}}
 // CHECK-NEXT:    %[[E1:.*]] = arith.constant 1 : index
 // CHECK-NEXT:    loop.call_extern @compiler_profile_mark(%[[E1]]) : index
@@ -48,7 +50,14 @@ loop.func @two_nests(%A: !loop.buffer<[16, 8], f32>, %B: !loop.buffer<[16, 8], f
 // LLVM-NEXT:    llvm.call @compiler_profile_mark
 // LLVM-NEXT:    llvm.call @compiler_profile_mark
 // LLVM:         llvm.call @compiler_profile_mark
+// LLVM-LABEL: llvm.func @two_nests_compute_parallel0
+// LLVM:         %[[T:.*]] = llvm.call @omp_get_thread_num()
+// LLVM-NEXT:    %[[TID:.*]] = llvm.sext %[[T]] : i32 to i64
+// LLVM:         llvm.call @compiler_profile_chunk(%[[K:.*]], %[[TID]], %[[K]])
+// LLVM:         llvm.br
+// LLVM:         llvm.call @compiler_profile_chunk(%[[K]], %[[TID]], %{{.*}})
 // LLVM:       llvm.func @compiler_profile_mark(i64)
+// LLVM-NEXT:  llvm.func @compiler_profile_chunk(i64, i64, i64)
 
 // -----
 
