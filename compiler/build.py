@@ -533,6 +533,7 @@ def _lower_to_flat(
     from compiler.pipeline import default_pipeline, stage_passes
 
     ctx = make_context()
+    outputs = _output_stages(module, name) if options.profile else {}
     if any(isinstance(op, te.FuncOp) for op in module.ops):
         te_options = {"tighten_pad_regions": options.tighten_pad_regions, "check_bounds": options.check_bounds}
         for p in default_pipeline("loop", **te_options, auto_schedule=options.auto_schedule, profile=options.profile):
@@ -554,6 +555,8 @@ def _lower_to_flat(
         from compiler.passes.instrument_stages import nest_records
 
         stages = nest_records(func)
+        if stages is not None:
+            stages = [r.renamed(outputs) for r in stages]
     if options.call_order is not None:  # the packed function takes the arguments in call order
         reorder_arguments(func, list(options.call_order))
     if options.strided_args:
@@ -568,6 +571,19 @@ def _lower_to_flat(
         printed = (loop_ir, str(module))
         texts = lambda: printed  # noqa: E731
     return _Lowered(module, specs, _memory_plan(module), texts, stages)
+
+
+def _output_stages(module: ModuleOp, name: str) -> dict[int, str]:
+    """The stage each output argument of the `te.func @name` holds, by the position of
+    its argument in the `loop.func` (the te arguments, then the results)."""
+    from compiler.passes.schedule_ops import result_name
+
+    func = next((op for op in module.ops if isinstance(op, te.FuncOp) and op.sym_name.data == name), None)
+    if func is None:
+        return {}
+    returned = func.body.block.last_op
+    assert isinstance(returned, te.ReturnOp)
+    return {len(func.args) + k: result_name(v) for k, v in enumerate(returned.operands)}
 
 
 def verify_passes() -> bool:

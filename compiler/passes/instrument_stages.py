@@ -18,7 +18,8 @@ threads' tracks of the profile's trace). The function gets a `profile.stages` at
 with `name` (the root stage: the buffer the nest stores to that is defined outside it,
 an intermediate of the function or an output argument), `stores` (every buffer the
 nest stores to, its root first: the te stages it computes, thread-local tiles
-included), `shape` (the root buffer's shape) and `schedule` (its loops as
+included), `args` (for each of those, its position among the function's arguments,
+or -1), `shape` (the root buffer's shape) and `schedule` (its loops as
 short text: `par ff_o(128) | rc(16) ry(3) rx(3) | unroll ff_i(8) | vec xx(32)`, the
 loops around the nest's deepest store, outer first, a `|` where the loop kind
 changes; extent-1 loops left out; stage names cut from the loop names).
@@ -36,13 +37,15 @@ timed: its time counts as outside the stages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     IndexType,
     IntegerAttr,
@@ -50,7 +53,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -91,35 +94,47 @@ class NestRecord:
     stores: tuple[str, ...]
     shape: tuple[Dim, ...]
     schedule: str
+    args: tuple[int, ...] = ()
+    """Per entry of `stores`: the position of the function's argument it is, or -1 (an
+    output argument's name hint is not always its stage's name: xDSL drops a `_4`)."""
 
     def to_attr(self) -> DictionaryAttr:
         return DictionaryAttr(
             {
                 "name": StringAttr(self.name),
                 "stores": ArrayAttr([StringAttr(s) for s in self.stores]),
+                "args": DenseArrayBase.from_list(i64, self.args),
                 "shape": ArrayAttr([StringAttr(str(d)) for d in self.shape]),
                 "schedule": StringAttr(self.schedule),
             }
         )
 
+    def renamed(self, names: Mapping[int, str]) -> NestRecord:
+        """The record with the stores that are arguments named by `names` (position -> name)."""
+        stores = tuple(names.get(a, s) if a >= 0 else s for s, a in zip(self.stores, self.args, strict=True))
+        return replace(self, name=stores[0] if stores else self.name, stores=stores)
+
     @classmethod
     def from_attr(cls, attr: Attribute) -> NestRecord:
         assert isinstance(attr, DictionaryAttr)
         data = attr.data
-        name, stores, shape, schedule = data["name"], data["stores"], data["shape"], data["schedule"]
+        name, stores, shape, schedule, args = (data[k] for k in ("name", "stores", "shape", "schedule", "args"))
         assert isinstance(name, StringAttr)
         assert isinstance(schedule, StringAttr)
         assert isinstance(stores, ArrayAttr)
         assert isinstance(shape, ArrayAttr)
+        assert isinstance(args, DenseArrayBase)
         texts = tuple(s.data for s in stores.data if isinstance(s, StringAttr))
         dims = tuple(_dim(d.data) for d in shape.data if isinstance(d, StringAttr))
-        return cls(name.data, texts, dims, schedule.data)
+        positions = tuple(int(a) for a in args.get_values())
+        return cls(name.data, texts, dims, schedule.data, positions)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> NestRecord:
         """The record of `dataclasses.asdict` (a build entry of the cache)."""
         shape = tuple(_dim(str(d)) for d in data["shape"])
-        return cls(str(data["name"]), tuple(map(str, data["stores"])), shape, str(data["schedule"]))
+        args = tuple(int(a) for a in data.get("args") or [-1] * len(data["stores"]))
+        return cls(str(data["name"]), tuple(map(str, data["stores"])), shape, str(data["schedule"]), args)
 
 
 def _dim(text: str) -> Dim:
@@ -182,6 +197,12 @@ def _sanitized(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name)
 
 
+def _short(name: str) -> str:
+    """A loop's name after its stage's: without the counter that made it unique (`4_ax1`)."""
+    head, _, rest = name.partition("_")
+    return rest if head.isdigit() and rest else name
+
+
 def schedule_text(loops: list[loop.ForOp], names: ValueNames, stages: tuple[str, ...] = ()) -> str:
     """`par ff_o(128) | rc(16) ry(3) rx(3) | unroll ff_i(8) | vec xx(32)`: the loops with
     their extents, grouped by kind; extent-1 loops left out, a stage's name cut from the
@@ -199,7 +220,7 @@ def schedule_text(loops: list[loop.ForOp], names: ValueNames, stages: tuple[str,
             _, hi = const_bounds(extent, bounds)
             shown = f"<={hi}" if hi is not None else shown
         name = for_op.induction_var.name_hint or "i"
-        name = next((name.removeprefix(p) for p in prefixes if name.startswith(p) and len(name) > len(p)), name)
+        name = next((_short(name.removeprefix(p)) for p in prefixes if name.startswith(p) and len(name) > len(p)), name)
         word = f"{name}({shown})"
         kind = _KINDS[for_op.loop_kind]
         if groups and groups[-1][0] == kind:
@@ -214,11 +235,9 @@ def describe_nest(nest: Operation) -> NestRecord:
     stores = [op for op in walk_ops(nest) if isinstance(op, loop.StoreOp)]
     outside = [s for s in stores if not _is_local(s.buffer) and not _defined_inside(s.buffer, nest)]
     root = (outside or stores)[-1].buffer if stores else None
-    names: dict[str, None] = {}
-    if root is not None:
-        names[buffer_name(root)] = None
-    for s in stores:
-        names[buffer_name(s.buffer)] = None
+    names: dict[str, int] = {}  # name -> argument position or -1, root first
+    for buffer in [*([root] if root is not None else []), *(s.buffer for s in stores)]:
+        names.setdefault(buffer_name(buffer), buffer.index if isinstance(buffer, BlockArgument) else -1)
     schedule = ""
     if stores:
         depths = [(len(_loops_around(s, nest)), k) for k, s in enumerate(stores)]
@@ -227,7 +246,7 @@ def describe_nest(nest: Operation) -> NestRecord:
     shape: tuple[Dim, ...] = ()
     if root is not None and isinstance(root.type, loop.BufferType):
         shape = root.type.get_shape()
-    return NestRecord(next(iter(names), "?"), tuple(names), shape, schedule)
+    return NestRecord(next(iter(names), "?"), tuple(names), shape, schedule, tuple(names.values()))
 
 
 def _outermost_parallel(nest: Operation) -> list[loop.ForOp]:

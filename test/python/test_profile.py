@@ -224,6 +224,17 @@ def test_symbolic_shapes() -> None:
     assert reductions[0].gflops * reductions[0].ms * 1e6 == pytest.approx(2 * 96 * 64 * 64)
 
 
+def test_output_rows_keep_their_stage_names() -> None:
+    """An output stage named `y_2`: its argument's name hint loses the `_2` in xDSL, the
+    row does not."""
+    a = te.placeholder((256, 256), name="a")
+    y = te.compute((256, 256), lambda i, j: a[i, j] * 2.0, name="y")
+    y2 = te.compute((256, 256), lambda i, j: y[i, j] + 1.0, name="y_2")
+    f = compiler.build([a, y2])
+    prof = f.profile(np.ones((256, 256), np.float32), np.empty((256, 256), np.float32), repeat=2)
+    assert "y_2" in {r.name for r in prof.rows}
+
+
 def test_profiling_variant_from_the_cache(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("COMPILER_CACHE_DIR", str(tmp_path))
     tensors, _, _ = conv_chain(8, 16)

@@ -6,7 +6,8 @@
 
 // Two nests: each is bracketed by its marks (2k before, 2k + 1 after); the
 // intermediate's alloc stays outside them. The records name each nest's root stage,
-// its shape and its loops (the stage's name cut from the loop names, grouped by kind).
+// its shape and its loops (the stage's name cut from the loop names, grouped by kind),
+// and which stores are to arguments (the output B is argument 1).
 // The parallel loop is tagged with its nest: in the function lower-to-llvm outlines
 // for it, each thread's chunk is timed.
 loop.func @two_nests(%A: !loop.buffer<[16, 8], f32>, %B: !loop.buffer<[16, 8], f32> {loop.output}) {
@@ -28,7 +29,7 @@ loop.func @two_nests(%A: !loop.buffer<[16, 8], f32>, %B: !loop.buffer<[16, 8], f
   }
 }
 // CHECK-LABEL: loop.func @two_nests
-// CHECK-SAME:    profile.stages = [{name = "T", stores = ["T"], shape = ["16", "8"], schedule = "par i(16) | vec j(8)"}, {name = "B", stores = ["B"], shape = ["16", "8"], schedule = "i(16) j(8)"}]
+// CHECK-SAME:    profile.stages = [{name = "T", stores = ["T"], args = array<i64: -1>, shape = ["16", "8"], schedule = "par i(16) | vec j(8)"}, {name = "B", stores = ["B"], args = array<i64: 1>, shape = ["16", "8"], schedule = "i(16) j(8)"}]
 // CHECK:         %T = loop.alloc "T"
 // CHECK-NEXT:    %[[E0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    loop.call_extern @compiler_profile_mark(%[[E0]]) : index
@@ -103,7 +104,7 @@ loop.func @attached(%A: !loop.buffer<[10, 4], f32>, %B: !loop.buffer<[10], f32> 
   }
 }
 // CHECK-LABEL: loop.func @attached
-// CHECK-SAME:    profile.stages = [{name = "B", stores = ["B", "S", "B.acc"], shape = ["10"], schedule = "o(2) i(<=8) | unroll k(4)"}]
+// CHECK-SAME:    profile.stages = [{name = "B", stores = ["B", "S", "B.acc"], args = array<i64: 1, -1, -1>, shape = ["10"], schedule = "o(2) i(<=8) | unroll k(4)"}]
 // CHECK:         loop.call_extern @compiler_profile_mark(%{{.*}}) : index
 // CHECK-NEXT:    loop.for %B_n
 // CHECK-COUNT-1: loop.call_extern @compiler_profile_mark
@@ -129,7 +130,7 @@ loop.func @serial(%A: !loop.buffer<[64], f32>, %B: !loop.buffer<[64], f32> {loop
   }
 }
 // CHECK-LABEL: loop.func @serial
-// CHECK-SAME:    profile.stages = [{name = "B", stores = ["B"], shape = ["64"], schedule = "i(64)"}, {name = "C", stores = ["C"], shape = ["64"], schedule = "j(64)"}, {name = "D", stores = ["D"], shape = ["64"], schedule = "k(64)"}]
+// CHECK-SAME:    profile.stages = [{name = "B", stores = ["B"], args = array<i64: 1>, shape = ["64"], schedule = "i(64)"}, {name = "C", stores = ["C"], args = array<i64: 2>, shape = ["64"], schedule = "j(64)"}, {name = "D", stores = ["D"], args = array<i64: 3>, shape = ["64"], schedule = "k(64)"}]
 
 // LLVM-LABEL: llvm.func @serial_compute
 // LLVM:         llvm.call @compiler_profile_mark
