@@ -275,7 +275,8 @@ class Function:
         variant = self.profiling_variant()
         assert variant._stages is not None
         assert variant._recipe is not None
-        return measure(variant, variant._stages, variant._recipe.facts(), arrays, repeat=repeat, warmup=warmup)
+        facts, dims = variant._recipe.facts(), [s.dims for s in variant.specs]
+        return measure(self.name, variant, dims, variant._stages, facts, arrays, repeat=repeat, warmup=warmup)
 
     def profiling_variant(self) -> Function:
         """This function compiled with the profiler's marks (`instrument-stages`), made

@@ -13,9 +13,14 @@ each top-level loop nest (`compiler.lowering.profile_marks`). `measure` calls it
 `repeat` times and reads the timestamps after each call; a row is a root stage (the
 nests that store it: a reduction whose init runs in a nest of its own has two), with
 the median of its time over the calls. The call itself is timed from Python with the
-same clock, so `outside_ms` (the call's median minus the stages') is the argument
-checks, the arena and the fork of the first parallel loop, and whatever runs between
-the nests (the calls of `te.extern` stages).
+same clock, so `outside_ms` (the median over the calls of the call's time minus its
+nests') is the wrapper's and the ABI's work (DLPack tensors, argument checks, the
+arena) and whatever runs between the nests (the calls of `te.extern` stages).
+
+Each thread also reads the clock around its chunk of a nest's parallel loops: a row's
+`busy_ms` is the busiest thread's time in them, so `ms - busy_ms` is what the fork,
+the join and the wait for a thread the OS has not scheduled yet cost; the trace shows
+the chunks on the threads' tracks.
 
 GFLOP/s is counted for a nest that computes a reduction (`te.reduce` in a stage it
 stores to): 2 x the stage's output elements x the product of its reduction extents,
@@ -41,7 +46,6 @@ from compiler.dialects import te
 from compiler.dialects.shape import Dim, attr_to_dims
 
 if TYPE_CHECKING:
-    from compiler.build import Function
     from compiler.passes.instrument_stages import NestRecord
 
 
@@ -260,14 +264,14 @@ def _outside_ns(call: _Call) -> int:
 # ---------------------------------------------------------------------------
 
 
-def _bindings(fn: Function, arrays: Sequence[Any]) -> dict[str, int]:
+def _bindings(dims: Sequence[Sequence[Dim]], arrays: Sequence[Any]) -> dict[str, int]:
     """The symbolic sizes the arguments bind (the call checked them)."""
     env: dict[str, int] = {}
-    for spec, array in zip(fn.specs, arrays, strict=False):
+    for arg_dims, array in zip(dims, arrays, strict=False):
         shape = getattr(array, "shape", None)
         if shape is None:
             continue
-        for d, size in zip(spec.dims, shape, strict=False):
+        for d, size in zip(arg_dims, shape, strict=False):
             if isinstance(d, str) and d.isidentifier():
                 env.setdefault(d, int(size))
     return env
@@ -299,7 +303,9 @@ def _flops(stages: Sequence[str], facts: dict[str, StageFacts], env: dict[str, i
 
 
 def measure(
-    fn: Function,
+    name: str,
+    fn: Callable[..., None],
+    dims: Sequence[Sequence[Dim]],
     records: list[NestRecord],
     facts: dict[str, StageFacts],
     arrays: Sequence[Any],
@@ -307,7 +313,8 @@ def measure(
     repeat: int,
     warmup: int,
 ) -> Profile:
-    """Call the profiling variant `fn` `warmup` times, then `repeat` times reading its marks."""
+    """Call the profiling variant `fn` (named `name`, its arguments' shapes `dims`)
+    `warmup` times, then `repeat` times reading its marks."""
     from compiler.lowering.profile_marks import now_ns, recording, reset
     from compiler.runtime.threads import get_num_threads
 
@@ -325,13 +332,13 @@ def measure(
             if any(t < 0 for t in stamps):  # a nest that did not run (cannot happen: no branch skips one)
                 stamps = tuple(max(t, 0) for t in stamps)
             calls.append(_Call(start, end, stamps, _chunks(slots, events, len(records), threads)))
-    env = _bindings(fn, arrays)
+    env = _bindings(dims, arrays)
     nests = [r.name for r in records]
-    order = list(dict.fromkeys(nests))
+    order = list(dict.fromkeys(nests))  # a row per root stage, in the order of the nests
     call_ms = statistics.median((c.end - c.start) / 1e6 for c in calls)
     rows: list[ProfileRow] = []
-    for name in order:
-        ks = [k for k, n in enumerate(nests) if n == name]
+    for stage in order:
+        ks = [k for k, n in enumerate(nests) if n == stage]
         ms = statistics.median(sum(c.stamps[2 * k + 1] - c.stamps[2 * k] for k in ks) / 1e6 for c in calls)
         stages = tuple(dict.fromkeys(s for k in ks for s in records[k].stores))
         slowest = max(ks, key=lambda k: statistics.median(c.stamps[2 * k + 1] - c.stamps[2 * k] for c in calls))
@@ -341,5 +348,5 @@ def measure(
         gflops = None if flops is None else (flops / (ms * 1e6) if ms > 0 else math.inf)
         share = ms / call_ms if call_ms > 0 else 0.0
         schedule = records[slowest].schedule.replace(" | ", " · ")
-        rows.append(ProfileRow(name, "", "", shape, schedule, ms, share, gflops, stages, _busy_ms(calls, set(ks))))
-    return Profile(fn.name, rows, nests, calls, threading.get_native_id())
+        rows.append(ProfileRow(stage, "", "", shape, schedule, ms, share, gflops, stages, _busy_ms(calls, set(ks))))
+    return Profile(name, rows, nests, calls, threading.get_native_id())

@@ -13,16 +13,18 @@ two calls of the profiler's clock:
     loop.call_extern @compiler_profile_mark(%e1) : index
 
 The outermost parallel loops of nest k get `{profile.nest = k}`: lower-to-llvm then
-has each thread record the start and end of its chunk (`CHUNK_SYMBOL`, the worker
-threads' tracks of the profile's trace). The function gets a `profile.stages` attribute: per nest, in order, a dictionary
-with `name` (the root stage: the buffer the nest stores to that is defined outside it,
-an intermediate of the function or an output argument), `stores` (every buffer the
-nest stores to, its root first: the te stages it computes, thread-local tiles
-included), `args` (for each of those, its position among the function's arguments,
-or -1), `shape` (the root buffer's shape) and `schedule` (its loops as
-short text: `par ff_o(128) | rc(16) ry(3) rx(3) | unroll ff_i(8) | vec xx(32)`, the
-loops around the nest's deepest store, outer first, a `|` where the loop kind
-changes; extent-1 loops left out; stage names cut from the loop names).
+has each thread record the start and end of its chunk (`CHUNK_SYMBOL`: the threads'
+tracks of the profile's trace).
+
+The function gets a `profile.stages` attribute: per nest, in order, a dictionary with
+`name` (the root stage: the buffer the nest stores to that is defined outside it, an
+intermediate of the function or an output argument), `stores` (every buffer the nest
+stores to, its root first: the te stages it computes, thread-local tiles included),
+`args` (for each of those, its position among the function's arguments, or -1),
+`shape` (the root buffer's shape) and `schedule` (its loops as short text:
+`par ff_o(128) | rc(16) ry(3) rx(3) | unroll ff_i(8) | vec xx(32)`, the loops around
+the nest's deepest store, outer first, a `|` where the loop kind changes; extent-1
+loops left out; stage names cut from the loop names).
 
 The callee is resolved at build time (`compiler.lowering.profile_marks`: a native
 function that stores the monotonic clock at slot `event` of the profiler's buffer).
@@ -32,7 +34,9 @@ arguments before the first one; lower-to-llvm outlines nests and parallel loops 
 place, between their marks).
 
 Known limits: a top-level op without loops (a `te.extern` call, a 0-d stage) is not
-timed: its time counts as outside the stages.
+timed: its time counts as outside the stages. A parallel loop run many times in its
+nest (inside a serial loop) is timed from its first chunk to its last, with the sum of
+the chunks as the thread's busy time.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -171,13 +175,7 @@ def _is_local(buffer: SSAValue) -> bool:
 
 
 def _defined_inside(buffer: SSAValue, nest: Operation) -> bool:
-    owner = buffer.owner
-    op = owner.parent_op() if isinstance(owner, Block) else owner
-    while isinstance(op, Operation):
-        if op is nest:
-            return True
-        op = op.parent_op()
-    return False
+    return nest.is_ancestor(buffer.owner)
 
 
 def _loops_around(op: Operation, nest: Operation) -> list[loop.ForOp]:
