@@ -498,6 +498,12 @@ def _resolve_externs(module: ModuleOp) -> None:
 
     names = [op.callee_name for op in module.walk() if isinstance(op, te.ExternOp | loop.CallExternOp)]
     if names:
+        from compiler.passes.instrument_stages import MARK_SYMBOL
+
+        if MARK_SYMBOL in names:  # loop IR instrumented already (compiler-opt's output)
+            from compiler.lowering.profile_marks import register_marks
+
+            register_marks()
         resolve_externs(names)
 
 
