@@ -33,7 +33,9 @@ if TYPE_CHECKING:  # loop and the pipeline are imported where used: a cached bui
     from compiler.analysis.memory_summary import MemorySummary
     from compiler.dialects import loop
     from compiler.lowering.engine import JitModule, Toolchain
+    from compiler.passes.instrument_stages import NestRecord
     from compiler.pipeline import Stage
+    from compiler.profile import Profile, StageFacts
     from compiler.runtime.packed import ErrorEntry
 
 _NUMPY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8")
@@ -145,7 +147,7 @@ class Function:
         lower_to_llvm, program = _llvm_lowering(lambda: lowered, fast_math, fp_contract, identity)
         jit = jit_compile(lower_to_llvm, cache=cache, program=program)
         stats.seconds["llvm"] = time.perf_counter() - start
-        self._setup(name, jit, lowered.specs, errors, stats, lowered.memory)
+        self._setup(name, jit, lowered.specs, errors, stats, lowered.memory, lowered.stages)
         self._lowered = lambda: lowered
 
     @classmethod
@@ -160,7 +162,7 @@ class Function:
         """A function whose object and metadata came from a build entry (no pass ran);
         `lowered` runs the passes when an IR text is asked for."""
         fn = cls.__new__(cls)
-        fn._setup(name, jit, entry.specs, entry.errors, stats, entry.memory)
+        fn._setup(name, jit, entry.specs, entry.errors, stats, entry.memory, entry.stages)
         fn._lowered = lowered
         return fn
 
@@ -172,6 +174,7 @@ class Function:
         errors: list[ErrorEntry],
         stats: CompileStats,
         memory: MemorySummary | None,
+        stages: list[NestRecord] | None,
     ) -> None:
         from compiler.runtime.packed import PackedArg, PackedFunction
 
@@ -180,8 +183,11 @@ class Function:
         self.specs = specs
         self.memory = memory  # storage-rewrite's plan
         self._errors = errors
+        self._stages = stages  # what the nests between the marks compute (a profiling variant)
         self._jit = jit
         self._llvm_dialect_ir: str | None = None
+        self._recipe: _Recipe | None = None  # how to compile this again (its profiling variant)
+        self._profiling: Function | None = None
         args = [PackedArg(s.name, s.dtype, s.is_output) for s in specs]
         self._packed = PackedFunction(name, jit.address(name), args, errors)
 
@@ -229,6 +235,59 @@ class Function:
     def __call__(self, *arrays: Any) -> None:
         """Run on NumPy arrays, DLPack tensors or `RawTensor`s; outputs are written in place."""
         self._packed(*arrays)
+
+    def profile(self, *arrays: Any, repeat: int = 10, warmup: int = 1) -> Profile:
+        """Time each top-level stage of a call on `arrays` (the arguments of a call).
+
+        >>> A = te.placeholder((64, 64), name="A")
+        >>> k = te.reduce_axis((0, 64), name="k")
+        >>> C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * A[k, j], axis=k), name="C")
+        >>> f = compiler.build([A, C])
+        >>> a = np.ones((64, 64), np.float32)
+        >>> c = np.empty_like(a)
+        >>> prof = f.profile(a, c, repeat=5)
+        >>> [(r.name, r.shape, r.gflops is not None) for r in prof.rows]
+        [('C', (64, 64), True)]
+
+        `print(prof)` shows the rows as a table, slowest first (`prof.table(limit=15)`:
+        the first 15), `prof.save_chrome_trace("trace.json")` writes the calls for
+        Perfetto or chrome://tracing (`compiler.profile.Profile`).
+
+        One row per top-level stage (a root stage's loop nest, with every stage computed
+        at it or inlined into it): `name`, `shape`, `schedule` (its loops as the schedule
+        made them: kind, name, extent), `ms` (the median over `repeat` calls), `share`
+        (of the median call), `gflops` (for a nest that computes a reduction: 2 x output
+        elements x reduction extent, summed over its reductions, per second). The
+        timestamps come from a profiling variant of this function, compiled (through the
+        cache) when first profiled: the same passes and schedule, with a native clock
+        read before and after each nest (`instrument-stages`); this function itself
+        carries no timing code. The arguments are checked as a call checks them (the
+        same errors), and the outputs are written as a call writes them.
+        """
+        from compiler.errors import OptionError
+        from compiler.profile import measure
+
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+            raise OptionError(f"profile: repeat must be a positive int, got {repeat!r}")
+        if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+            raise OptionError(f"profile: warmup must be a non-negative int, got {warmup!r}")
+        self._packed(*arrays)  # a wrong argument fails here, before the variant compiles
+        variant = self.profiling_variant()
+        assert variant._stages is not None
+        assert variant._recipe is not None
+        facts, dims = variant._recipe.facts(), [s.dims for s in variant.specs]
+        return measure(self.name, variant, dims, variant._stages, facts, arrays, repeat=repeat, warmup=warmup)
+
+    def profiling_variant(self) -> Function:
+        """This function compiled with the profiler's marks (`instrument-stages`), made
+        when first asked for; itself if it is one."""
+        if self._stages is not None:
+            return self
+        if self._profiling is None:
+            if self._recipe is None:
+                raise IRError(f"{self.name}: this function was not compiled by compile_module: it cannot be profiled")
+            self._profiling = self._recipe.compile(profile=True)
+        return self._profiling
 
     @property
     def target(self) -> dict[str, str]:
@@ -305,6 +364,29 @@ class _Options:
     loop_partition: bool
     fast_math: bool
     fp_contract: bool
+    profile: bool = False
+
+
+@dataclass
+class _Recipe:
+    """What `compile_module` needs to compile a function again with other options (its
+    profiling variant): the module as it was given (not lowered), the options, the cache."""
+
+    source: Callable[[], ModuleOp]
+    name: str
+    options: _Options
+    cache: bool | None
+
+    def compile(self, **changes: Any) -> Function:
+        from dataclasses import replace
+
+        return _compile(self.source().clone(), self.name, replace(self.options, **changes), self.cache)
+
+    def facts(self) -> dict[str, StageFacts]:
+        """The te stages of the source program: shapes and reduction extents."""
+        from compiler.profile import te_stage_facts
+
+        return te_stage_facts(self.source(), self.name)
 
 
 @dataclass
@@ -316,6 +398,8 @@ class _Lowered:
     memory: MemorySummary | None
     texts: Callable[[], tuple[str, str]]
     """The loop IR and the flat IR, printed when first asked for (`_lower_to_flat`)."""
+    stages: list[NestRecord] | None = None
+    """What each timed nest computes (a profiling variant: `instrument-stages`)."""
 
     @property
     def loop_ir(self) -> str:
@@ -339,6 +423,7 @@ def compile_module(
     loop_partition: bool = True,
     fast_math: bool = False,
     fp_contract: bool = True,
+    profile: bool = False,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
@@ -355,10 +440,8 @@ def compile_module(
     A build entry of the cache (keyed by the module's text as given here, `name` and
     the options) gives the compiled function without running any pass: `module` is
     then left as it is (the passes run on a copy when an IR text is read).
+    `profile=True` compiles the profiling variant (`Function.profile` asks for it).
     """
-    from compiler.lowering.object_cache import cache_enabled
-
-    _resolve_externs(module)
     options = _Options(
         None if call_order is None else tuple(call_order),
         tuple(strided_args),
@@ -368,7 +451,21 @@ def compile_module(
         loop_partition,
         fast_math,
         fp_contract,
+        profile,
     )
+    return _compile(module, name, options, cache)
+
+
+def _compile(module: ModuleOp, name: str, options: _Options, cache: bool | None) -> Function:
+    """`compile_module` with its options gathered."""
+    from compiler.lowering.object_cache import cache_enabled
+
+    _resolve_externs(module)
+    if options.profile:
+        from compiler.lowering.profile_marks import register_marks
+
+        register_marks()
+    fast_math, fp_contract = options.fast_math, options.fp_contract
     stats = CompileStats()
     key = None
     if cache_enabled(cache):
@@ -376,6 +473,7 @@ def compile_module(
         key = _build_key(str(module), name, options)
         hit = _load_build(key, module, name, options, stats, cache, start)
         if hit is not None:
+            hit._recipe = _Recipe(lambda: module, name, options, cache)
             return hit
     with _cyclic_gc_paused():
         start = time.perf_counter()
@@ -386,6 +484,7 @@ def compile_module(
         fn = Function(
             name, lowered, stats, cache=cache, fast_math=fast_math, fp_contract=fp_contract, identity=key
         )
+        fn._recipe = _Recipe(lambda: source, name, options, cache)
     if key is not None:
         _store_build(key, fn)
     return fn
@@ -399,6 +498,12 @@ def _resolve_externs(module: ModuleOp) -> None:
 
     names = [op.callee_name for op in module.walk() if isinstance(op, te.ExternOp | loop.CallExternOp)]
     if names:
+        from compiler.passes.instrument_stages import MARK_SYMBOL
+
+        if MARK_SYMBOL in names:  # loop IR instrumented already (compiler-opt's output)
+            from compiler.lowering.profile_marks import register_marks
+
+            register_marks()
         resolve_externs(names)
 
 
@@ -435,17 +540,30 @@ def _lower_to_flat(
     from compiler.pipeline import default_pipeline, stage_passes
 
     ctx = make_context()
+    outputs = _output_stages(module, name) if options.profile else {}
     if any(isinstance(op, te.FuncOp) for op in module.ops):
         te_options = {"tighten_pad_regions": options.tighten_pad_regions, "check_bounds": options.check_bounds}
-        for p in default_pipeline("loop", **te_options, auto_schedule=options.auto_schedule):
+        for p in default_pipeline("loop", **te_options, auto_schedule=options.auto_schedule, profile=options.profile):
             p.apply(ctx, module)
-    elif options.check_bounds:  # a loop.func given directly
-        from compiler.passes.insert_bound_checks import InsertBoundChecksPass
+    else:  # a loop.func given directly
+        if options.check_bounds:
+            from compiler.passes.insert_bound_checks import InsertBoundChecksPass
 
-        InsertBoundChecksPass().apply(ctx, module)
+            InsertBoundChecksPass().apply(ctx, module)
+        if options.profile:
+            from compiler.passes.instrument_stages import InstrumentStagesPass
+
+            InstrumentStagesPass().apply(ctx, module)
     func = next((op for op in module.ops if isinstance(op, loop.FuncOp) and op.sym_name.data == name), None)
     if func is None:
         raise IRError(f"no function @{name} in the module")
+    stages = None
+    if options.profile:
+        from compiler.passes.instrument_stages import nest_records
+
+        stages = nest_records(func)
+        if stages is not None:
+            stages = [r.renamed(outputs) for r in stages]
     if options.call_order is not None:  # the packed function takes the arguments in call order
         reorder_arguments(func, list(options.call_order))
     if options.strided_args:
@@ -459,7 +577,20 @@ def _lower_to_flat(
     if texts is None:
         printed = (loop_ir, str(module))
         texts = lambda: printed  # noqa: E731
-    return _Lowered(module, specs, _memory_plan(module), texts)
+    return _Lowered(module, specs, _memory_plan(module), texts, stages)
+
+
+def _output_stages(module: ModuleOp, name: str) -> dict[int, str]:
+    """The stage each output argument of the `te.func @name` holds, by the position of
+    its argument in the `loop.func` (the te arguments, then the results)."""
+    from compiler.passes.schedule_ops import result_name
+
+    func = next((op for op in module.ops if isinstance(op, te.FuncOp) and op.sym_name.data == name), None)
+    if func is None:
+        return {}
+    returned = func.body.block.last_op
+    assert isinstance(returned, te.ReturnOp)
+    return {len(func.args) + k: result_name(v) for k, v in enumerate(returned.operands)}
 
 
 def verify_passes() -> bool:
@@ -482,6 +613,7 @@ class _BuildEntry:
     specs: list[ArgSpec]
     errors: list[ErrorEntry]
     memory: MemorySummary | None
+    stages: list[NestRecord] | None = None
 
     def to_json(self) -> bytes:
         return json.dumps(
@@ -490,6 +622,7 @@ class _BuildEntry:
                 "specs": [asdict(s) for s in self.specs],
                 "errors": [asdict(e) for e in self.errors],
                 "memory": None if self.memory is None else self.memory.as_dict(),
+                "stages": None if self.stages is None else [asdict(r) for r in self.stages],
             },
             sort_keys=True,
         ).encode()
@@ -503,7 +636,12 @@ class _BuildEntry:
         specs = [ArgSpec(**{**s, "dims": tuple(s["dims"])}) for s in data["specs"]]
         errors = [ErrorEntry(**e) for e in data["errors"]]
         memory = None if data["memory"] is None else MemorySummary.from_dict(data["memory"])
-        return cls(str(data["object"]), specs, errors, memory)
+        stages = None
+        if data.get("stages") is not None:
+            from compiler.passes.instrument_stages import NestRecord
+
+            stages = [NestRecord.from_json(r) for r in data["stages"]]
+        return cls(str(data["object"]), specs, errors, memory, stages)
 
 
 def _build_key(text: str, name: str, options: _Options) -> str:
@@ -574,7 +712,7 @@ def _store_build(key: str, fn: Function) -> None:
     from compiler.lowering.engine import object_key
     from compiler.lowering.object_cache import build_cache
 
-    entry = _BuildEntry(object_key(fn._jit.program, opt=fn._jit.opt), fn.specs, fn._errors, fn.memory)
+    entry = _BuildEntry(object_key(fn._jit.program, opt=fn._jit.opt), fn.specs, fn._errors, fn.memory, fn._stages)
     build_cache().store(key, entry.to_json())
 
 

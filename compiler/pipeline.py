@@ -6,7 +6,7 @@
 | stage  | after the passes                    | the module holds     |
 |--------|-------------------------------------|----------------------|
 | `te`   | none                                | te.func              |
-| `loop` | apply-cache-stages, apply-rfactor, (auto-schedule,) compute-inline, tighten-pad-regions, infer-bound, schedule-ops | loop.func, N-D |
+| `loop` | apply-cache-stages, apply-rfactor, (auto-schedule,) compute-inline, tighten-pad-regions, infer-bound, schedule-ops, (insert-bound-checks, instrument-stages) | loop.func, N-D |
 | `flat` | loop-partition, make-packed-api, storage-flatten, storage-rewrite, unroll-loops | packed + loop.func, 1-D, one arena |
 | `llvm` | lower-to-llvm                       | llvm.func            |
 
@@ -50,6 +50,7 @@ def default_pipeline(
     loop_partition: bool = True,
     fast_math: bool = False,
     fp_contract: bool = True,
+    profile: bool = False,
 ) -> list[ModulePass]:
     """The passes from te to llvm; `fast_math=True` lets LLVM reassociate and contract
     float math (`lower-to-llvm{fast-math=true}`: reductions vectorize, FMAs; results
@@ -59,7 +60,9 @@ def default_pipeline(
     load and store against its buffer's region at run time; `auto_schedule=True` first
     schedules every stage no `sched` op names (`auto-schedule`, for the host; `build()`
     does this when it is given no schedule); `loop_partition=False` keeps the loops'
-    likely guards instead of splitting the loops at them (`loop-partition`)."""
+    likely guards instead of splitting the loops at them (`loop-partition`); `profile=True`
+    ends the loop stage with `instrument-stages` (the profiler's timestamps around every
+    top-level loop nest: `Function.profile` builds this variant)."""
     from compiler.lowering.to_llvm import LowerToLLVMPass
     from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
     from compiler.passes.apply_rfactor import ApplyRfactorPass
@@ -67,6 +70,7 @@ def default_pipeline(
     from compiler.passes.compute_inline import ComputeInlinePass
     from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.insert_bound_checks import InsertBoundChecksPass
+    from compiler.passes.instrument_stages import InstrumentStagesPass
     from compiler.passes.loop_partition import LoopPartitionPass
     from compiler.passes.make_packed_api import MakePackedAPIPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
@@ -89,6 +93,7 @@ def default_pipeline(
                 InferBoundPass(clip_to_shape=tighten_pad_regions),  # both off: old TVM's regions
                 ScheduleOpsPass(),
                 *([InsertBoundChecksPass()] if check_bounds else []),
+                *([InstrumentStagesPass()] if profile else []),
             ],
         ),
         # make-packed-api needs the N-D argument types, which storage-flatten drops
@@ -151,6 +156,9 @@ class DefaultPipelinePass(ModulePass):
 
     fp_contract: bool = True
     """Fuse a*b+c into one FMA, rounded once (`lower-to-llvm{fp-contract=false}`: not)."""
+
+    profile: bool = False
+    """Time every top-level loop nest (`instrument-stages` at the end of the loop stage)."""
 
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""

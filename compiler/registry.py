@@ -76,6 +76,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return InsertBoundChecksPass
 
+    def instrument_stages() -> type[ModulePass]:
+        from compiler.passes.instrument_stages import InstrumentStagesPass
+
+        return InstrumentStagesPass
+
     def lower_to_llvm() -> type[ModulePass]:
         from compiler.lowering.to_llvm import LowerToLLVMPass
 
@@ -129,6 +134,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "default-pipeline": default_pipeline,
         "infer-bound": infer_bound,
         "insert-bound-checks": insert_bound_checks,
+        "instrument-stages": instrument_stages,
         "loop-partition": loop_partition,
         "lower-to-llvm": lower_to_llvm,
         "make-packed-api": make_packed_api,

@@ -214,6 +214,17 @@ def load_object(object_code: bytes) -> llvm.ExecutionEngine:
     return engine
 
 
+def load_ir(text: str) -> llvm.ExecutionEngine:
+    """A finalized MCJIT engine holding the LLVM IR `text` (a runtime helper of a few lines,
+    such as the profiler's clock), its calls to libc resolved against the process."""
+    _load_libc()
+    module = llvm.parse_assembly(text)
+    module.verify()
+    engine = llvm.create_mcjit_compiler(module, target_machine())
+    engine.finalize_object()
+    return engine
+
+
 @cache
 def _load_openmp(library: str) -> ctypes.CDLL:
     """libgomp for the JIT's symbol lookup, and a handle of our own that nothing closes:

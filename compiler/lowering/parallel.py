@@ -34,6 +34,9 @@ reload carries its buffer's alignment (`pointer_align`, read by vectorize.py),
 and constants are copied into the body rather than passed, so LLVM sees its
 loop bounds. Without libgomp on the machine, parallel loops run serially.
 
+In a profiling variant (instrument-stages tagged the loop with its nest), each thread
+calls the profiler's clock before and after its chunk (`_time_chunk`).
+
 `outline_serial_nests` makes the top-level serial loop nests of a function
 functions of their own in the same way, called directly: the JIT optimizes
 each while the next lowers (jit.py), and equal ones are compiled once (dedup.py).
@@ -60,6 +63,7 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, parse_expr
 from compiler.dialects import loop
 from compiler.lowering.memory import ALLOC_ALIGN, POINTER_ALIGN
+from compiler.passes.instrument_stages import CHUNK_SYMBOL, NEST_ATTR
 from compiler.runtime.host import openmp_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
 
@@ -195,11 +199,14 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     outlined, mapping = _reload(name, captured, constants)
     body = outlined.body.block
     lo, extent = mapping[for_op.min], mapping[for_op.extent]
-    chunk_lo, chunk_extent = _chunk(body, lo, extent, for_op.step.value.data)
+    chunk_lo, chunk_extent, thread = _chunk(body, lo, extent, for_op.step.value.data)
     # the loop body moves over whole (cheaper than a clone) into this thread's chunk
     inner = loop.ForOp(chunk_lo, chunk_extent, Region(for_op.body.detach_block(for_op.body.block)), step=for_op.step.value.data)
     body.add_op(inner)
     _remap(inner.body, mapping)
+    nest = for_op.attributes.get(NEST_ATTR)
+    if isinstance(nest, IntegerAttr):
+        _time_chunk(inner, thread, nest.value.data)
     Rewriter.erase_op(for_op)
     return outlined
 
@@ -219,8 +226,18 @@ def outline_serial_nest(for_op: loop.ForOp, name: str, entry: Block) -> loop.Fun
     return outlined
 
 
-def _chunk(body: Block, lo: SSAValue, extent: SSAValue, step: int) -> tuple[SSAValue, SSAValue]:
-    """This thread's contiguous share of the iterations (index arithmetic)."""
+def _time_chunk(inner: loop.ForOp, thread: SSAValue, nest: int) -> None:
+    """A profiling variant's parallel loop (instrument-stages tagged it with its nest):
+    each thread reads the clock before and after its chunk."""
+    k, begin, end = (arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (nest, 0, 1))
+    before = loop.CallExternOp(CHUNK_SYMBOL, [k, thread, begin])
+    Rewriter.insert_op([k, begin, end, before], InsertPoint.before(inner))
+    Rewriter.insert_op(loop.CallExternOp(CHUNK_SYMBOL, [k, thread, end]), InsertPoint.after(inner))
+
+
+def _chunk(body: Block, lo: SSAValue, extent: SSAValue, step: int) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """This thread's contiguous share of the iterations (index arithmetic), and the thread's
+    number."""
     ops: list[Operation] = []
 
     def add(op: Operation) -> SSAValue:
@@ -249,7 +266,7 @@ def _chunk(body: Block, lo: SSAValue, extent: SSAValue, step: int) -> tuple[SSAV
     chunk_extent = times_step(mine)
     for op in ops:
         body.add_op(op)
-    return chunk_lo, chunk_extent
+    return chunk_lo, chunk_extent, tid
 
 
 def outline_parallel_loops(module: ModuleOp) -> None:

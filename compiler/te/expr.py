@@ -1090,10 +1090,11 @@ def _substitute_combiner(e: Expr, mapping: dict[int, Expr]) -> _Combiner | None:
     return e.combiner.with_results(results)
 
 
-def collect_stages(outputs: Sequence[Tensor]) -> list[Tensor]:
-    """Computed tensors reachable from `outputs`, producers before consumers."""
+def collect_stages(outputs: Sequence[Tensor], seen: set[int] | None = None) -> list[Tensor]:
+    """Computed tensors reachable from `outputs`, producers before consumers; stages whose
+    uid is in `seen` are not visited (nor what they read), and those visited are added to it."""
     order: list[Tensor] = []
-    seen: set[int] = set()
+    seen = set() if seen is None else seen
 
     def visit(t: Tensor) -> None:
         t = t.op.output(0) if t.op.outputs else t  # one stage per op: its first output

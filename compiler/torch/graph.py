@@ -77,14 +77,23 @@ def source_of(node: fx.Node) -> str:
     return "\n".join(lines)
 
 
-def module_of(node: fx.Node) -> str:
-    """`in module 'layer1.0.bn1' (BatchNorm2d)` from torch.export's module stack, or ''."""
+def module_path(node: fx.Node) -> tuple[str, str] | None:
+    """The innermost module of torch.export's module stack: its path (`layer1.0.bn1`, ''
+    for the top module) and class name; None without a stack."""
     stack = node.meta.get("nn_module_stack") or {}
     if not stack:
-        return ""
+        return None
     path, kind = list(stack.values())[-1]
     name = getattr(kind, "__name__", None) or str(kind).rsplit(".", 1)[-1].strip("'>")
-    path = str(path).removeprefix("L['self'].").removeprefix("L['self']")
+    return str(path).removeprefix("L['self'].").removeprefix("L['self']"), name
+
+
+def module_of(node: fx.Node) -> str:
+    """`in module 'layer1.0.bn1' (BatchNorm2d)` from torch.export's module stack, or ''."""
+    found = module_path(node)
+    if found is None:
+        return ""
+    path, name = found
     return f" in module '{path}' ({name})" if path else f" in the top module ({name})"
 
 

@@ -33,6 +33,7 @@ import torch
 from torch import fx
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
+from torch.utils import _pytree
 
 from compiler import ops, te
 from compiler.errors import ExprValueError, InternalError
@@ -42,6 +43,7 @@ from compiler.torch.graph import (
     Converter,
     Permuted,
     UnsupportedOperatorError,
+    module_path,
     op_name,
     sanitize,
     te_dtype,
@@ -77,6 +79,17 @@ class Range:
     upper: int | None
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a te stage came from: the fx node, its ATen op(s) (a conv with the batch norm
+    folded into it names both) and the path of its innermost torch module (`layer1.0.conv1`,
+    '' for the top module)."""
+
+    node: str
+    op: str
+    module: str
+
+
 @dataclass
 class ImportedGraph:
     """What the importer made of a program: te tensors and how to call them."""
@@ -90,6 +103,8 @@ class ImportedGraph:
     ranges: dict[str, Range] = field(default_factory=dict)
     inlined: list[str] = field(default_factory=list)
     folded_batch_norms: list[str] = field(default_factory=list)
+    origins: dict[str, Origin] = field(default_factory=dict)
+    """The node each te stage was made for, by stage name (the profiler's module column)."""
 
 
 def export(
@@ -137,6 +152,8 @@ class Importer:
         self.inputs: list[te.Tensor] = []
         self.folded: dict[fx.Node, tuple[torch.Tensor, torch.Tensor]] = {}  # conv -> folded weight, bias
         self.bn_of_conv: dict[fx.Node, fx.Node] = {}
+        self.origin_of: dict[int, Origin] = {}  # stage uid -> the node that made it
+        self._stages_seen: set[int] = set()
 
     # -- placeholders --------------------------------------------------------
 
@@ -314,6 +331,23 @@ class Importer:
             except (ValueError, TypeError, IndexError) as err:
                 raise ExprValueError(f"from_torch: cannot lower {name}: {err}\n  at {where(node)}") from err
             values[node] = self.match_torch(node, values[node])
+            self.record_origin(node, values[node])
+
+    def record_origin(self, node: fx.Node, value: Any) -> None:
+        """The stages made while converting `node` (those its value reaches that no earlier
+        node made) came from it."""
+        tensors = [v.tensor if isinstance(v, Permuted) else v for v in _pytree.tree_leaves(value)]
+        new = collect_stages([t for t in tensors if isinstance(t, te.Tensor)], self._stages_seen)
+        if not new:
+            return
+        found = module_path(node)
+        op = op_name(node)
+        folded = [bn for bn, conv in self.bn_of_conv.items() if conv is node]
+        if folded:
+            op = f"{op} + {op_name(folded[0])}"
+        origin = Origin(node.name, op, found[0] if found is not None else "")
+        for t in new:
+            self.origin_of[t.uid] = origin
 
     def match_torch(self, node: fx.Node, value: Any) -> Any:
         """Check a converted tensor's shape against torch's (at the example's sizes) and
@@ -442,6 +476,7 @@ def import_program(
     outputs = imp.outputs()
     rename_stages_like_placeholders(outputs, [*imp.inputs, *imp.cx.params])
     schedule, inlined = fusion_schedule(outputs)
+    origins = {t.name: imp.origin_of[t.uid] for t in collect_stages(outputs) if t.uid in imp.origin_of}
     return ImportedGraph(
         inputs=imp.inputs,
         params=imp.cx.params,
@@ -452,7 +487,8 @@ def import_program(
         ranges=imp.ranges(),
         inlined=inlined,
         folded_batch_norms=[bn.name for bn in imp.bn_of_conv],
+        origins=origins,
     )
 
 
-__all__ = ["ImportedGraph", "Importer", "dim_names", "export", "fusion_schedule", "import_program"]
+__all__ = ["ImportedGraph", "Importer", "Origin", "dim_names", "export", "fusion_schedule", "import_program"]

@@ -21,10 +21,12 @@
 // NODIM: error: a has the symbolic dimension 'n': give --dim n=N
 
 // HELP: --list-passes
-// LIST:      default-pipeline{until=... tighten-pad-regions=... check-bounds=... auto-schedule=... loop-partition=... fast-math=... fp-contract=...}
+// LIST:      default-pipeline{until=... tighten-pad-regions=... check-bounds=... auto-schedule=... loop-partition=... fast-math=... fp-contract=... profile=...}
 // LIST-NEXT:   The whole default pipeline as one pass
 // LIST:      insert-bound-checks
 // LIST-NEXT:   Check every load and store against its buffer's region (off by default).
+// LIST:      instrument-stages
+// LIST-NEXT:   Time each top-level loop nest: profiler marks around it, its stages recorded.
 // LIST:      loop-partition{max-depth=...}
 // LIST-NEXT:   Split loops at their likely conditions: a condition-free main loop and edge loops.
 // LIST:      lower-to-llvm
