@@ -4,10 +4,10 @@
     .venv/bin/python bench/profile_network.py --model resnet50 --top 15 --overhead --rounds 20
     .venv/bin/python bench/profile_network.py --model resnet18 --trace trace.json
 
-Models: Hugging Face `transformers`' `ResNetModel` built from its config with random
-weights (no download): `resnet18` (basic blocks, depths 2-2-2-2, 64-512 channels) and
-`resnet50` (the default config: bottlenecks, 3-4-6-3), at 1x3x224x224 float32,
-compiled by `compiler.from_torch`; torch and the compiler run 2 threads.
+Models: Hugging Face `transformers`' ResNet-18, ResNet-50, MobileNetV2 and
+ConvNeXt-tiny built from their configs with random weights (no download:
+`compiler.torch.networks.hf_network`), at 1x3x224x224 float32, compiled by
+`compiler.from_torch`; torch and the compiler run 2 threads.
 
 `net.profile(x, repeat=R)` prints its table (the `--top` slowest stages). `--overhead`
 times the normal function and its profiling variant (`Function.profiling_variant`) in R
@@ -28,17 +28,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-
-def model(name: str) -> Any:
-    import torch
-    from transformers import ResNetConfig, ResNetModel
-
-    configs = {
-        "resnet18": lambda: ResNetConfig(layer_type="basic", depths=[2, 2, 2, 2], hidden_sizes=[64, 128, 256, 512]),
-        "resnet50": ResNetConfig,
-    }
-    torch.manual_seed(0)
-    return ResNetModel(configs[name]()).eval()
+HF_NETWORKS = ("resnet18", "resnet50", "mobilenetv2", "convnext_tiny")  # compiler.torch.networks'
 
 
 def overhead(net: Any, x: Any, rounds: int) -> tuple[float, float]:
@@ -59,7 +49,7 @@ def overhead(net: Any, x: Any, rounds: int) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", choices=["resnet18", "resnet50"], default="resnet18")
+    parser.add_argument("--model", choices=HF_NETWORKS, default="resnet18")
     parser.add_argument("--top", type=int, default=15, help="rows of the table (default 15)")
     parser.add_argument("--repeat", type=int, default=10, help="profiled calls (default 10)")
     parser.add_argument("--overhead", action="store_true", help="time the profiling variant against the normal function")
@@ -70,12 +60,13 @@ def main() -> None:
     import torch
 
     import compiler
+    from compiler.torch.networks import hf_network
 
     torch.set_num_threads(2)
     compiler.set_num_threads(2)
     x = torch.randn(1, 3, 224, 224)
     start = time.perf_counter()
-    net = compiler.from_torch(model(args.model), (x,))
+    net = compiler.from_torch(hf_network(args.model)[0], (x,))
     print(f"{args.model}: compiled in {time.perf_counter() - start:.1f} s")
     start = time.perf_counter()
     prof = net.profile(x, repeat=args.repeat)
