@@ -78,6 +78,8 @@ _ELEMENTWISE: tuple[type[Operation], ...] = (
     arith.MaxnumfOp,
     arith.MinnumfOp,
     arith.SIToFPOp,
+    arith.FPToSIOp,
+    arith.BitcastOp,
     arith.ExtFOp,
     arith.TruncFOp,
     arith.AddiOp,

@@ -1,0 +1,88 @@
+"""lower-to-llvm, step 0 (math): `math.exp` on f32 as arithmetic the vectorizer keeps in vectors.
+
+LLVM lowers `llvm.exp.v16f32` to sixteen calls of libm's `expf` (no vector math
+library is linked), so a loop computing exp (a softmax, an erf-based GELU, a
+sigmoid) runs at scalar speed however it is vectorized: ConvNeXt-tiny's GELUs took
+a tenth of the network. `expand_exp` rewrites each f32 `math.exp` (before
+vectorize.py, which handles every op used) into the usual range reduction:
+
+    x  = min(max(x, -104), 89)         NaN stays NaN (maximumf/minimumf propagate it)
+    n  = floor(x * log2(e) + 0.5)      x = n * ln2 + r, |r| <= ln2 / 2
+    r  = (x - n * ln2_hi) - n * ln2_lo ln2 in two parts: r exact to float rounding
+    p  = 1 + r + r^2/2! + ... + r^6/6! (Horner; relative error below 2e-7 on the range)
+    exp(x) = p * 2^n1 * 2^n2,  n1 = floor(n / 2), n2 = n - n1,
+             2^k = bitcast((bits(k + 1.5 * 2^23) - bits(1.5 * 2^23) + 127) * 2^23)
+
+2^n in two factors, each a normal float for every n of the range ([-150, 129]):
+results below 2^-126 round into the denormals (and to 0 below x = -103.3) and
+above the largest float to +inf, as libm's. f64 and f16 `math.exp` stay libm calls
+(f16 math runs in f32 through the te ops' `_wide`).
+"""
+
+from __future__ import annotations
+
+import math as pymath
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32, i32
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.analysis.walk import walk_ops
+from compiler.dialects import loop
+
+_LN2_HI = 0.693145751953125  # ln2's high bits: n * _LN2_HI is exact for |n| <= 128
+_LN2_LO = 1.428606765330187e-06
+_TAYLOR = [1.0 / pymath.factorial(k) for k in range(6, -1, -1)]  # 1/6!, ..., 1/1!, 1/0!
+_MAGIC = 12582912.0  # 1.5 * 2^23: k + _MAGIC has the bits _MAGIC_BITS + k for |k| < 2^22
+_MAGIC_BITS = 0x4B400000
+
+
+class _Emitter:
+    """Ops appended in order, inserted before the exp they replace."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def f(self, value: float) -> SSAValue:
+        return self.add(arith.ConstantOp(FloatAttr(value, f32)))
+
+    def i(self, value: int) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(value, i32)))
+
+
+def exp_ops(x: SSAValue) -> tuple[list[Operation], SSAValue]:
+    """The ops computing exp(x) for an f32 `x` (module docstring), and their result."""
+    e = _Emitter()
+    clamped = e.add(arith.MinimumfOp(e.add(arith.MaximumfOp(x, e.f(-104.0))), e.f(89.0)))
+    t = e.add(arith.AddfOp(e.add(arith.MulfOp(clamped, e.f(1.4426950408889634))), e.f(0.5)))
+    n = e.add(math.FloorOp(t))
+    r = e.add(arith.SubfOp(clamped, e.add(arith.MulfOp(n, e.f(_LN2_HI)))))
+    r = e.add(arith.SubfOp(r, e.add(arith.MulfOp(n, e.f(_LN2_LO)))))
+    p = e.f(_TAYLOR[0])
+    for c in _TAYLOR[1:]:
+        p = e.add(arith.AddfOp(e.add(arith.MulfOp(p, r)), e.f(c)))
+    n1 = e.add(math.FloorOp(e.add(arith.MulfOp(n, e.f(0.5)))))
+    n2 = e.add(arith.SubfOp(n, n1))
+    result = p
+    for k in (n1, n2):
+        # the integer k as bits without fptosi (LLVM scalarizes a vector fptosi.sat): k +
+        # 1.5 * 2^23 holds k in its low mantissa bits
+        shifted = e.add(arith.BitcastOp(e.add(arith.AddfOp(k, e.f(_MAGIC))), i32))
+        exponent = e.add(arith.SubiOp(shifted, e.i(_MAGIC_BITS - 127)))
+        result = e.add(arith.MulfOp(result, e.add(arith.BitcastOp(e.add(arith.MuliOp(exponent, e.i(1 << 23))), f32))))
+    return e.ops, result
+
+
+def expand_exp(func: loop.FuncOp) -> None:
+    """Every f32 `math.exp` of `func` as `exp_ops` (fast-math flags are dropped: the
+    expansion's rounding is its own)."""
+    for op in [op for op in walk_ops(func) if isinstance(op, math.ExpOp) and op.result.type == f32]:
+        ops, result = exp_ops(op.operand)
+        Rewriter.insert_op(ops, InsertPoint.before(op))
+        op.result.replace_all_uses_with(result)
+        Rewriter.erase_op(op)
