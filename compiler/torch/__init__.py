@@ -6,6 +6,7 @@ a fusion schedule; `net` compiles the whole graph with `compiler.build` into
 one callable; `plot.plot_memory` draws a memory plan (matplotlib, optional).
 """
 
+from compiler.torch import aten_transformer  # noqa: F401  (registers its converters)
 from compiler.torch.aten import supported_ops
 from compiler.torch.graph import UnsupportedOperatorError
 from compiler.torch.net import TorchFunction, from_torch

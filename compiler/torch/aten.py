@@ -356,6 +356,23 @@ def pow_scalar(cx: Converter, x: Any, exponent: float) -> Value:
     return pointwise(cx, x, lambda t: ops.power(t, float(exponent), name=cx.name))
 
 
+def result_dtype(cx: Converter) -> str | None:
+    """The te dtype torch gives the node being converted (None if it is not a tensor)."""
+    val = cx.node.meta.get("val") if cx.node is not None else None
+    if isinstance(val, torch.Tensor):
+        return te_dtype(val.dtype, cx.name)
+    if isinstance(val, list | tuple) and val and isinstance(val[0], torch.Tensor):
+        return te_dtype(val[0].dtype, cx.name)
+    return None
+
+
+def as_dtype(cx: Converter, v: Tensor | float | int, dtype: str | None, what: str) -> Tensor | float | int:
+    """A tensor operand converted to `dtype` (numbers, and any operand when dtype is None, stay)."""
+    if dtype is not None and isinstance(v, Tensor) and v.dtype != dtype:
+        return ops.cast(v, dtype, name=f"{cx.name}_{what}_{dtype}")
+    return v
+
+
 def _binary(fn: Callable[..., Tensor], *, alpha: bool = False, reverse: bool = False) -> Converter_:
     def convert(cx: Converter, a: Any, b: Any, alpha_value: float = 1, **kwargs: Any) -> Value:
         alpha_value = kwargs.pop("alpha", alpha_value)
@@ -367,6 +384,8 @@ def _binary(fn: Callable[..., Tensor], *, alpha: bool = False, reverse: bool = F
             rhs = _in_layout(cx, b, layout.perm, layout.inverse, "other")
         else:
             lhs, rhs = cx.operand(a, "self"), cx.operand(b, "other")
+        target = result_dtype(cx)  # torch's promotion: int64 / int64 divides floats
+        lhs, rhs = as_dtype(cx, lhs, target, "self"), as_dtype(cx, rhs, target, "other")
         if alpha and alpha_value != 1:
             rhs = _scaled(cx, rhs, float(alpha_value), "alpha")
         if reverse:
@@ -392,6 +411,8 @@ def to_copy(cx: Converter, x: Any, dtype: torch.dtype | None = None, **kwargs: A
     if isinstance(x, Permuted | Tensor) and (dtype is None or te_dtype(dtype, cx.name) == x.dtype):
         return x
     target = te_dtype(dtype, cx.name) if dtype is not None else None
+    if dtype == torch.bool:  # nonzero, not a truncation
+        return pointwise(cx, x, lambda t: ops.not_equal(t, 0, name=cx.name))
     return pointwise(cx, x, lambda t: t if target in (None, t.dtype) else ops.cast(t, target, name=cx.name))
 
 

@@ -23,6 +23,7 @@ from compiler import ops, te
 from compiler.errors import UnsupportedOpError
 
 TE_DTYPES: dict[torch.dtype, str] = {
+    torch.bool: "int8",  # a mask of 0/1 bytes (ops.MASK): te tensors have no bool type
     torch.float16: "float16",
     torch.float32: "float32",
     torch.float64: "float64",
@@ -169,6 +170,8 @@ class Converter:
         if key not in self._param_cache:
             name = self.const_names.get(key, name)
             array = np.ascontiguousarray(value.detach().cpu().numpy())
+            if array.dtype == np.bool_:
+                array = array.view(np.int8)
             dtype = te_dtype(value.dtype, f"constant {name}")
             t = te.placeholder(tuple(int(d) for d in value.shape), dtype, name=self.unique(name))
             self._param_cache[key] = t
@@ -183,7 +186,7 @@ class Converter:
             return value
         if isinstance(value, Permuted):
             if id(value) not in self._transposed:
-                self._transposed[id(value)] = (value, ops.transpose(value.tensor, value.perm, name=f"{self.name}_{what}_t"))
+                self._transposed[id(value)] = (value, ops.transpose(value.tensor, value.perm, name=sanitize(f"{self.name}_{what}_t")))
             return self._transposed[id(value)][1]
         if isinstance(value, torch.Tensor):
             return self.param(value, f"{self.name}_{what}")
