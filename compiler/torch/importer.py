@@ -166,8 +166,8 @@ class Importer:
             )
         shape: list[int | te.Var] = []
         for axis, d in enumerate(val.shape):
-            if isinstance(d, int):
-                shape.append(d)
+            if isinstance(d, int) or d.node.expr.is_Integer:  # Dim.AUTO may specialize a size
+                shape.append(int(d))
                 continue
             expr = d.node.expr
             if not hasattr(expr, "name") or not getattr(expr, "is_Symbol", False):
