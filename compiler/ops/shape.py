@@ -262,10 +262,12 @@ def concatenate(xs: Sequence[Tensor], axis: int = 0, name: str = "concatenate") 
 
 def strided_slice(
     x: Tensor, axis: int, begin: int | Dim = 0, end: int | Dim | None = None, step: int = 1,
-    name: str = "strided_slice",
+    name: str = "strided_slice", length: Dim | None = None,
 ) -> Tensor:
     """x[..., begin:end:step, ...] along one axis, with Python's rules for negative and
-    out-of-range bounds (`end=None` is the end of the axis)."""
+    out-of-range bounds (`end=None` is the end of the axis). `length` is the result's
+    length when the caller knows it better than the clamped bounds say (a symbolic end
+    known to be in range: `x[:, :seq]` of a longer buffer has `seq` elements)."""
     axis = normalize_axis(axis, x.ndim, name)
     if step < 1:
         raise ExprValueError(f"{name}: the step must be positive, got {step}")
@@ -282,8 +284,10 @@ def strided_slice(
         return index_min(v, size)
 
     b, e = clamp(begin, 0), clamp(end, size)
-    if isinstance(b, int) and isinstance(e, int):
-        length: Dim = max(0, (e - b + step - 1) // step)
+    if length is not None:
+        pass
+    elif isinstance(b, int) and isinstance(e, int):
+        length = max(0, (e - b + step - 1) // step)
     else:
         length = simplify_dim(index_max((e - b + (step - 1)) // step, 0))
     shape = tuple(length if d == axis else x.shape[d] for d in range(x.ndim))

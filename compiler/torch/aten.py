@@ -482,6 +482,9 @@ def log_softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = N
 def view(cx: Converter, x: Any, size: Sequence[Dim]) -> Tensor:
     t = cx.tensor(x, "input")
     shape = tuple(size)
+    if any(isinstance(d, int) and d == -1 for d in shape):  # torch's size: seq * 48 // 16 is 3 there
+        known = [cx.torch_size(k) if isinstance(d, int) and d == -1 else d for k, d in enumerate(shape)]
+        shape = tuple(d if k is None else k for d, k in zip(shape, known, strict=True))
     if len(shape) == t.ndim and all(same_dim(a, b) for a, b in zip(shape, t.shape, strict=True)):
         return t
     return ops.reshape(t, shape, name=cx.name)
@@ -561,7 +564,8 @@ def slice_(cx: Converter, x: Any, dim: int = 0, start: Any = None, end: Any = No
         end = None
     if isinstance(start, int) and start == 0 and end is None and step == 1:
         return t
-    return ops.strided_slice(t, axis, start, end, int(step), name=cx.name)
+    size = cx.torch_size(axis)  # torch's length: it knows the range of a symbolic end
+    return ops.strided_slice(t, axis, start, end, int(step), name=cx.name, length=None if static(size) is not None else size)
 
 
 @aten("split.Tensor", "split_with_sizes.default")

@@ -21,6 +21,7 @@ from torch import fx
 
 from compiler import ops, te
 from compiler.errors import UnsupportedOpError
+from compiler.torch.symbolic import sympy_to_dim
 
 TE_DTYPES: dict[torch.dtype, str] = {
     torch.bool: "int8",  # a mask of 0/1 bytes (ops.MASK): te tensors have no bool type
@@ -149,6 +150,7 @@ class Converter:
     const_names: dict[int, str] = field(default_factory=dict)  # id(tensor) -> its state_dict name
     _transposed: dict[int, tuple[Permuted, te.Tensor]] = field(default_factory=dict)
     node: fx.Node | None = None  # the node being converted (for names and errors)
+    symbols: dict[str, te.Var] = field(default_factory=dict)  # torch's size symbols (sympy names) -> te vars
 
     def unique(self, name: str) -> str:
         base = sanitize(name)
@@ -193,6 +195,21 @@ class Converter:
         if value is None:
             raise UnsupportedOperatorError(f"the {what} is a value this importer does not produce (None)", self.node)
         raise UnsupportedOperatorError(f"the {what} must be a tensor, got {type(value).__name__}", self.node)
+
+    def torch_size(self, axis: int) -> te.Dim | None:
+        """Dimension `axis` of the node's result as torch computed it (its symbolic
+        size as a te dimension), or None when torch recorded no tensor or it has no te form.
+        torch knows the ranges of its symbols: `min(seq, 64)` is `seq` when seq <= 64."""
+        val = self.node.meta.get("val") if self.node is not None else None
+        if not isinstance(val, torch.Tensor) or not -val.ndim <= axis < val.ndim:
+            return None
+        d = val.shape[axis]
+        if isinstance(d, int):
+            return d
+        try:
+            return sympy_to_dim(d.node.expr, self.symbols)
+        except UnsupportedOpError:
+            return None
 
     def operand(self, value: Any, what: str = "operand") -> te.Tensor | float | int:
         """A tensor, or a Python number for a scalar or a one-element constant."""

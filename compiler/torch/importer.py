@@ -132,6 +132,7 @@ class Importer:
         self.cx = Converter()
         self.names = names
         self.symbols: dict[str, te.Var] = {}  # sympy symbol name -> te var
+        self.cx.symbols = self.symbols  # converters read torch's symbolic sizes too
         self.hints: dict[str, int] = {}  # te var name -> the example's value
         self.constants: dict[fx.Node, torch.Tensor] = {}
         self.inputs: list[te.Tensor] = []

@@ -15,7 +15,10 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 nn = torch.nn
 
+from compiler import te  # noqa: E402
 from compiler.torch import from_torch  # noqa: E402
+
+Dim = torch.export.Dim
 
 VOCAB, SEQ = 96, 12
 
@@ -97,3 +100,35 @@ def test_mobilenet_v2_tf_padding() -> None:
     net = from_torch(model, (x,))
     assert len(net.graph.folded_batch_norms) == 52
     assert_close(net, model, x, feed=x.numpy())
+
+
+class BertWithMask(nn.Module):
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=ids, attention_mask=mask).last_hidden_state
+
+
+def test_bert_dynamic_batch_and_sequence_with_padding_mask() -> None:
+    """One build, symbolic in batch and seq, at several sizes; the padding mask from
+    attention_mask (int64 0/1) goes through the same symbolic graph."""
+    torch.manual_seed(4)
+    config = transformers.BertConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    model = BertWithMask(transformers.BertModel(config).eval()).eval()
+    batch, seq = Dim("batch", max=8), Dim("seq", max=64)
+    ids, mask = tokens(2), torch.ones(2, SEQ, dtype=torch.int64)
+    net = from_torch(model, (ids, mask), dynamic_shapes={"ids": {0: batch, 1: seq}, "mask": {0: batch, 1: seq}})
+    assert [d.name if isinstance(d, te.Var) else d for d in net.graph.inputs[0].shape] == ["batch", "seq"]
+    for b, s in [(1, 5), (2, 12), (3, 40)]:
+        ids, mask = tokens(b, s), torch.ones(b, s, dtype=torch.int64)
+        mask[-1, s // 2 :] = 0  # the last sequence is padded
+        with torch.no_grad():
+            expected = model(ids, mask).numpy()
+        got = net(ids.numpy(), mask)
+        assert got.shape == expected.shape
+        assert float(np.abs(got - expected).max()) <= 1e-4 * float(np.abs(expected).max())
