@@ -565,7 +565,8 @@ def slice_(cx: Converter, x: Any, dim: int = 0, start: Any = None, end: Any = No
     if isinstance(start, int) and start == 0 and end is None and step == 1:
         return t
     size = cx.torch_size(axis)  # torch's length: it knows the range of a symbolic end
-    return ops.strided_slice(t, axis, start, end, int(step), name=cx.name, length=None if static(size) is not None else size)
+    symbolic = size is not None and static(size) is None
+    return ops.strided_slice(t, axis, start, end, int(step), name=cx.name, length=size if symbolic else None)
 
 
 @aten("split.Tensor", "split_with_sizes.default")
