@@ -21,6 +21,7 @@ from torch import fx
 
 from compiler import ops, te
 from compiler.errors import UnsupportedOpError
+from compiler.ops.util import same_dim
 from compiler.torch.symbolic import sympy_to_dim
 
 TE_DTYPES: dict[torch.dtype, str] = {
@@ -210,6 +211,16 @@ class Converter:
             return sympy_to_dim(d.node.expr, self.symbols)
         except UnsupportedOpError:
             return None
+
+    def torch_shaped(self, value: te.Tensor) -> te.Tensor:
+        """`value` with torch's symbolic sizes where ours are another expression of the same
+        value (a clamped slice's `max(min(seq + 1, ...) - 1, 0)` for torch's `seq`): a
+        moves-only stage, which the fusion schedule inlines. Size expressions then stay
+        as torch proved them instead of compounding from op to op."""
+        dims = [self.torch_size(k) for k in range(value.ndim)]
+        if any(d is None for d in dims) or all(same_dim(a, b) for a, b in zip(value.shape, dims, strict=True)):
+            return value
+        return te.compute(tuple(d for d in dims if d is not None), lambda *i: value[i], name=f"{self.name}_sized")
 
     def operand(self, value: Any, what: str = "operand") -> te.Tensor | float | int:
         """A tensor, or a Python number for a scalar or a one-element constant."""

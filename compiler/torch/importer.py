@@ -332,6 +332,8 @@ class Importer:
                 f"internal error: from_torch lowered {op_name(node)} to a tensor of shape {got} at the "
                 f"example's sizes, torch computes {expected}\n  at {where(node)}"
             )
+        if isinstance(value, te.Tensor):
+            value = self.cx.torch_shaped(value)
         dtype = te_dtype(val.dtype, node.name)
         if dtype != value.dtype:
             if isinstance(value, Permuted):
