@@ -50,8 +50,8 @@ def clamp_index(i: Expr, n: Dim, *, wrap: bool = False) -> Expr:
 
 
 def embedding(weight: Tensor, indices: Tensor, name: str = "embedding") -> Tensor:
-    """Rows of `weight` [N, D...] picked by the integer `indices` [...]: shape
-    (*indices.shape, D...) (PyTorch's `embedding`, NumPy's `weight[indices]`)."""
+    """Rows of `weight` (shape [N, D]) picked by the integer `indices`: the shape is
+    `indices.shape + weight.shape[1:]` (PyTorch's `embedding`, NumPy's `weight[indices]`)."""
     _check_index(indices, name)
     if weight.ndim < 1:
         raise ExprValueError(f"{name}: the table {weight.name} needs at least one dimension")
