@@ -3,13 +3,18 @@
 One module per topic: `elementwise` (activations, math, broadcasting
 arithmetic), `conv`, `pool`, `linalg` (matmul, dense, batch_matmul),
 `reduce` (sum/mean/max/min, softmax), `norm` (batch and layer norm) and
-`shape` (pad, reshape, transpose, concatenate, slices). Every operator
+`shape` (pad, reshape, transpose, concatenate, slices, repeat), `index`
+(embedding, gather, index_select, advanced indexing, arange, cumsum) and
+`attention` (scaled dot-product attention). Comparisons return masks
+(`MASK`, int8 0/1: te tensors have no bool type). Every operator
 returns a `te.Tensor` made of ordinary `te.compute` stages, so it composes
 with schedules and with the rest of the pipeline like hand-written TE.
 """
 
+from compiler.ops.attention import scaled_dot_product_attention
 from compiler.ops.conv import block_kernel_hwio, conv2d_nchw, conv2d_nhwc, depthwise_conv2d_nchw
 from compiler.ops.elementwise import (
+    MASK,
     abs,
     add,
     bias_add,
@@ -18,19 +23,29 @@ from compiler.ops.elementwise import (
     clip,
     divide,
     elementwise,
+    equal,
     erf,
     exp,
     full,
     gelu,
+    greater,
+    greater_equal,
     hardsigmoid,
     hardswish,
     leaky_relu,
+    less,
+    less_equal,
     log,
+    logical_and,
+    logical_not,
+    logical_or,
     maximum,
     minimum,
     multiply,
     negative,
+    not_equal,
     power,
+    reciprocal,
     relu,
     rsqrt,
     scale_shift,
@@ -39,7 +54,9 @@ from compiler.ops.elementwise import (
     sqrt,
     subtract,
     tanh,
+    where,
 )
+from compiler.ops.index import advanced_index, arange, cumsum, embedding, gather, index_select
 from compiler.ops.linalg import batch_matmul, block_dense_weight, dense, matmul
 from compiler.ops.norm import batch_norm, layer_norm
 from compiler.ops.pool import adaptive_avg_pool2d, avg_pool2d, global_avg_pool2d, max_pool2d
@@ -50,6 +67,7 @@ from compiler.ops.shape import (
     expand_dims,
     flatten,
     pad,
+    repeat,
     reshape,
     squeeze,
     strided_slice,
@@ -58,9 +76,12 @@ from compiler.ops.shape import (
 )
 
 __all__ = [
+    "MASK",
     "abs",
     "adaptive_avg_pool2d",
     "add",
+    "advanced_index",
+    "arange",
     "avg_pool2d",
     "batch_matmul",
     "batch_norm",
@@ -74,23 +95,35 @@ __all__ = [
     "concatenate",
     "conv2d_nchw",
     "conv2d_nhwc",
+    "cumsum",
     "dense",
     "depthwise_conv2d_nchw",
     "divide",
     "elementwise",
+    "embedding",
+    "equal",
     "erf",
     "exp",
     "expand_dims",
     "flatten",
     "full",
+    "gather",
     "gelu",
     "global_avg_pool2d",
+    "greater",
+    "greater_equal",
     "hardsigmoid",
     "hardswish",
+    "index_select",
     "layer_norm",
     "leaky_relu",
+    "less",
+    "less_equal",
     "log",
     "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
     "matmul",
     "max",
     "max_pool2d",
@@ -100,12 +133,16 @@ __all__ = [
     "minimum",
     "multiply",
     "negative",
+    "not_equal",
     "pad",
     "power",
+    "reciprocal",
     "relu",
+    "repeat",
     "reshape",
     "rsqrt",
     "scale_shift",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "softmax",
@@ -117,4 +154,5 @@ __all__ = [
     "take",
     "tanh",
     "transpose",
+    "where",
 ]

@@ -14,6 +14,7 @@ from compiler import te
 from compiler.errors import ExprTypeError, ExprValueError
 from compiler.ops.util import broadcast_read, broadcast_shape, promote
 from compiler.te import Dim, Expr, Tensor
+from compiler.te.expr import compare as te_compare
 
 Scalar = int | float
 
@@ -266,4 +267,78 @@ def scale_shift(
 
 def full(shape: Sequence[Dim], value: float, dtype: str = "float32", name: str = "full") -> Tensor:
     """A tensor of `shape` filled with `value`."""
-    return te.compute(tuple(shape), lambda *i: te.const(float(value), dtype), name=name)
+    return te.compute(tuple(shape), lambda *i: scalar(value, dtype), name=name)
+
+
+# ---------------------------------------------------------------------------
+# Comparisons, masks and selection
+# ---------------------------------------------------------------------------
+
+MASK = "int8"
+"""The dtype of a boolean tensor (comparisons, masks): 0 or 1 in int8. te tensors have
+no bool element type (a bool vector in memory would be bit-packed), so masks are bytes,
+as NumPy's and PyTorch's bools are."""
+
+
+def _compare(op: str) -> Callable[..., Tensor]:
+    def compare(a: Tensor | Scalar, b: Tensor | Scalar, name: str = op) -> Tensor:
+        return broadcast_binary(a, b, lambda x, y: te_compare(op, x, y).astype(MASK), name)
+
+    compare.__name__ = compare.__qualname__ = {
+        "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal"
+    }[op]
+    compare.__doc__ = f"`a {_SYMBOLS[op]} b` elementwise with NumPy broadcasting: a mask (`MASK`, 0 or 1)."
+    return compare
+
+
+_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+equal = _compare("eq")
+not_equal = _compare("ne")
+less = _compare("lt")
+less_equal = _compare("le")
+greater = _compare("gt")
+greater_equal = _compare("ge")
+
+
+def truth(v: Expr) -> Expr:
+    """A mask (or any number) element as a condition: nonzero."""
+    return v.astype("bool")
+
+
+def logical_and(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "logical_and") -> Tensor:
+    """Nonzero in both `a` and `b`: a mask, with NumPy broadcasting."""
+    return broadcast_binary(a, b, lambda x, y: (truth(x) & truth(y)).astype(MASK), name)
+
+
+def logical_or(a: Tensor | Scalar, b: Tensor | Scalar, name: str = "logical_or") -> Tensor:
+    """Nonzero in `a` or `b`: a mask, with NumPy broadcasting."""
+    return broadcast_binary(a, b, lambda x, y: (truth(x) | truth(y)).astype(MASK), name)
+
+
+def logical_not(x: Tensor, name: str = "logical_not") -> Tensor:
+    """Zero in `x`: a mask."""
+    return elementwise(x, lambda v: te.logical_not(truth(v)).astype(MASK), name, dtype=MASK)
+
+
+def where(cond: Tensor, a: Tensor | Scalar, b: Tensor | Scalar, name: str = "where") -> Tensor:
+    """`a` where `cond` is nonzero, else `b`, the three broadcast together (NumPy's `where`);
+    a Python number takes the other operand's dtype (float32 if both are numbers)."""
+    shape = cond.shape
+    for v in (a, b):
+        if isinstance(v, Tensor):
+            shape = broadcast_shape(shape, v.shape, name)
+    tensors = [v for v in (a, b) if isinstance(v, Tensor)]
+    dtype = promote(*(t.dtype for t in tensors)) if tensors else "float32"
+
+    def value(v: Tensor | Scalar, i: Sequence[Expr]) -> Expr:
+        return broadcast_read(v, shape, i).astype(dtype) if isinstance(v, Tensor) else scalar(v, dtype)
+
+    def element(*i: Expr) -> Expr:
+        return te.if_then_else(truth(broadcast_read(cond, shape, i)), value(a, i), value(b, i))
+
+    return te.compute(shape, element, name=name)
+
+
+def reciprocal(x: Tensor, name: str = "reciprocal") -> Tensor:
+    """`1 / x` elementwise."""
+    return elementwise(x, lambda v: 1.0 / v, name)

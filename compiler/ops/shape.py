@@ -23,6 +23,8 @@ from compiler.ops.util import (
 )
 from compiler.te import Dim, Expr, Tensor
 
+PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
 
 def pad(
     x: Tensor,
@@ -30,18 +32,27 @@ def pad(
     after: Sequence[int] | None = None,
     value: float = 0.0,
     name: str = "pad_temp",
+    mode: str = "constant",
 ) -> Tensor:
-    """Pad every dimension by before[d] / after[d] elements of `value`.
+    """Pad every dimension by before[d] / after[d] elements of `value` (`mode="constant"`),
+    or of x's own elements: mirrored without repeating the edge (`"reflect"`), the edge
+    repeated (`"replicate"`, NumPy's "edge") or wrapped around (`"circular"`, "wrap").
 
-    The element is a lazy `if_then_else(inside, x[...], value)`, exactly as TOPI writes
-    it: that guard is what bound inference sees through to avoid over-allocation (seed 000).
+    The constant element is a lazy `if_then_else(inside, x[...], value)`, exactly as TOPI
+    writes it: that guard is what bound inference sees through to avoid over-allocation
+    (seed 000). The other modes read x at a clamped or mirrored index (min/max arithmetic),
+    every element of the padded tensor from one element of x.
     """
     after = before if after is None else after
     if len(before) != x.ndim or len(after) != x.ndim:
         raise ExprValueError(f"pad: {x.name} has {x.ndim} dimensions, pads given for {len(before)}")
+    if mode not in PAD_MODES:
+        raise ExprValueError(f"pad: mode must be one of {', '.join(PAD_MODES)}, got {mode!r}")
     if all(b == 0 for b in before) and all(a == 0 for a in after):
         return x
     shape = tuple(d + b + a for d, b, a in zip(x.shape, before, after, strict=True))
+    if mode != "constant":
+        return _pad_from_edges(x, before, after, shape, mode, name)
 
     def element(*idx: Expr) -> Expr:
         conds: list[Expr] = []
@@ -52,6 +63,48 @@ def pad(
                 conds.append(i < d + b)
         src = x[tuple(i - b for i, b in zip(idx, before, strict=True))]
         return te.if_then_else(te.likely(te.all(*conds)), src, te.const(value, x.dtype))
+
+    return te.compute(shape, element, name=name)
+
+
+def _pad_from_edges(
+    x: Tensor, before: Sequence[int], after: Sequence[int], shape: Sequence[Dim], mode: str, name: str
+) -> Tensor:
+    for d, b, a in zip(x.shape, before, after, strict=True):
+        n = static(d)
+        limit = None if n is None else n - 1 if mode == "reflect" else n
+        if limit is not None and mode != "replicate" and max(b, a) > limit:
+            raise ExprValueError(f"pad: {mode} padding of {max(b, a)} needs a dimension larger than {limit}, got {n}")
+
+    def source(i: Expr, d: Dim, b: int, a: int) -> Expr | int:
+        if b == 0 and a == 0:
+            return i
+        src = i - b
+        last = d - 1
+        if mode == "replicate":
+            return index_min(index_max(src, 0), last)
+        if mode == "circular":
+            return (src + d) % d
+        folded = te.maximum(src, -src)  # reflect: |src|, then mirrored at the far edge
+        return last - te.maximum(last - folded, folded - last)
+
+    def element(*idx: Expr) -> Expr:
+        return x[tuple(source(i, d, b, a) for i, d, b, a in zip(idx, x.shape, before, after, strict=True))]
+
+    return te.compute(tuple(shape), element, name=name)
+
+
+def repeat(x: Tensor, repeats: Sequence[int], name: str = "repeat") -> Tensor:
+    """x tiled `repeats[d]` times along each dimension (PyTorch's `repeat`, NumPy's `tile`);
+    extra leading repeats add dimensions."""
+    if len(repeats) < x.ndim:
+        raise ExprValueError(f"{name}: {len(repeats)} repeats for {x.ndim} dimensions")
+    offset = len(repeats) - x.ndim
+    dims: list[Dim] = [*([1] * offset), *x.shape]
+    shape = tuple(simplify_dim(d * r) for d, r in zip(dims, repeats, strict=True))
+
+    def element(*i: Expr) -> Expr:
+        return x[tuple(i[k + offset] if repeats[k + offset] == 1 else i[k + offset] % d for k, d in enumerate(x.shape))]
 
     return te.compute(shape, element, name=name)
 
@@ -209,10 +262,12 @@ def concatenate(xs: Sequence[Tensor], axis: int = 0, name: str = "concatenate") 
 
 def strided_slice(
     x: Tensor, axis: int, begin: int | Dim = 0, end: int | Dim | None = None, step: int = 1,
-    name: str = "strided_slice",
+    name: str = "strided_slice", length: Dim | None = None,
 ) -> Tensor:
     """x[..., begin:end:step, ...] along one axis, with Python's rules for negative and
-    out-of-range bounds (`end=None` is the end of the axis)."""
+    out-of-range bounds (`end=None` is the end of the axis). `length` is the result's
+    length when the caller knows it better than the clamped bounds say (a symbolic end
+    known to be in range: `x[:, :seq]` of a longer buffer has `seq` elements)."""
     axis = normalize_axis(axis, x.ndim, name)
     if step < 1:
         raise ExprValueError(f"{name}: the step must be positive, got {step}")
@@ -229,8 +284,10 @@ def strided_slice(
         return index_min(v, size)
 
     b, e = clamp(begin, 0), clamp(end, size)
-    if isinstance(b, int) and isinstance(e, int):
-        length: Dim = max(0, (e - b + step - 1) // step)
+    if length is not None:
+        pass
+    elif isinstance(b, int) and isinstance(e, int):
+        length = max(0, (e - b + step - 1) // step)
     else:
         length = simplify_dim(index_max((e - b + (step - 1)) // step, 0))
     shape = tuple(length if d == axis else x.shape[d] for d in range(x.ndim))

@@ -97,11 +97,15 @@ def ceil_div(a: Dim, b: int) -> Dim:
     return simplify_dim((a + (b - 1)) // b)
 
 
+INT_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
 def promote(*dtypes: str) -> str:
-    """The dtype of an arithmetic result: the widest float, else the first dtype."""
+    """The dtype of an arithmetic result: the widest float, else the widest integer (the
+    first of equal width)."""
     floats = [d for d in dtypes if d in FLOAT_BITS]
     if not floats:
-        return dtypes[0]
+        return max(dtypes, key=lambda d: INT_BITS.get(d, 0))
     return max(floats, key=lambda d: FLOAT_BITS[d])
 
 

@@ -8,7 +8,8 @@ becomes one `te.compute`, in a topological order of the stage graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, math, scf
@@ -31,7 +32,7 @@ from xdsl.dialects.builtin import (
     f64,
     i1,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 import compiler.analysis.schedule_model  # noqa: F401  (installs the sched.schedule verifier)
@@ -212,7 +213,10 @@ class _BodyEmitter:
                     raise ExprValueError(f"axis {e.name} is used outside the compute that owns it")
                 return self.axes[e.uid]
             case T.Read(tensor=t, indices=idx):
-                return self.add(te.ReadOp(self.tensors[t.uid], [self.emit(i) for i in idx]))
+                value = self.add(te.ReadOp(self.tensors[t.uid], [self.emit(i) for i in idx]))
+                if t.dtype == T.INDEX:  # int64 math is index math (an element stored as i64)
+                    return self.add(arith.IndexCastOp(value, IndexType()))
+                return value
             case T.Binary():
                 return self._binary(e)
             case T.Compare():
@@ -294,6 +298,11 @@ class _BodyEmitter:
         value = self.emit(e.value)
         src, dst = e.value.dtype, e.target
         to = mlir_type(dst)
+        if src == "bool" and dst != "bool":  # a condition as 0/1 (zero-extended: true is 1, not -1)
+            value = self.add(arith.ExtUIOp(value, IntegerType(64 if dst == T.INDEX else 32)))
+            src = "int"
+        elif dst == "bool" and src != "bool":  # a number as a condition: nonzero
+            return self.emit(T.Compare("ne", e.value, T.const(0.0 if T._is_float(src) else 0, src)))
         if T._is_float(src) and T._is_float(dst):
             bits = {"float16": 16, "float32": 32, "float64": 64}
             cls = arith.ExtFOp if bits[dst] > bits[src] else arith.TruncFOp
@@ -303,6 +312,8 @@ class _BodyEmitter:
                 value = self.add(arith.IndexCastOp(value, IntegerType(64)))
             return self.add(arith.SIToFPOp(value, to))
         if T._is_float(src):
+            if isinstance(to, IndexType):  # fptosi gives a sized integer
+                return self.add(arith.IndexCastOp(self.add(arith.FPToSIOp(value, IntegerType(64))), to))
             if not isinstance(to, IntegerType):
                 raise ExprTypeError(f"cannot cast {src} to {dst}")
             return self.add(arith.FPToSIOp(value, to))
@@ -386,8 +397,15 @@ def _emit_extern(t: T.Tensor, tensors: dict[int, SSAValue], stage_name: str, blo
 
 
 def _element_value(value: SSAValue, element: Attribute, block: Block) -> SSAValue:
-    """Index-typed values (int64 math) are stored as i64 elements."""
+    """Index-typed values (int64 math) are stored as i64 elements (an int64 element read
+    and stored unchanged stays the i64 it was: a copy is still a plain read)."""
     if isinstance(value.type, IndexType) and element != value.type:
+        if isinstance(value, OpResult) and isinstance(value.op, arith.IndexCastOp) and value.op.input.type == element:
+            source = value.op.input
+            if not value.uses:
+                value.op.detach()
+                value.op.erase()
+            return source
         cast = arith.IndexCastOp(value, element)
         block.add_op(cast)
         return cast.result
@@ -497,16 +515,22 @@ def _scalar_region(
     return Region(block)
 
 
-def unique_names(tensors: Sequence[T.Tensor], used: set[str] | None = None) -> dict[int, str]:
+def unique_names(
+    tensors: Sequence[T.Tensor], used: set[str] | None = None, arguments: Collection[int] = ()
+) -> dict[int, str]:
     """A unique name per tensor: the user's name, suffixed (`y1`) when it is taken,
     by another tensor or by a name in `used` (which is updated). Not `y_1`: xDSL drops
-    such a suffix from SSA name hints, and argument names come from those."""
+    such a suffix from SSA name hints, and argument names come from those; so the name
+    of a function argument (a tensor whose uid is in `arguments`) that ends so loses the
+    underscore instead (`args_0` -> `args0`), else `args_0` and `args_1` would both be
+    the argument `args`."""
     used = set() if used is None else used
     names: dict[int, str] = {}
     for t in tensors:
-        name, k = t.name, 1
+        base = re.sub(r"_(\d+)$", r"\1", t.name) if t.uid in arguments else t.name
+        name, k = base, 1
         while name in used:
-            name = f"{t.name}{k}"
+            name = f"{base}{k}"
             k += 1
         used.add(name)
         names[t.uid] = name
@@ -639,8 +663,9 @@ def build_module(
     # argument and stage names become the names of the compiled function's arguments
     # and buffers (and of its error messages): two tensors never share one
     used: set[str] = set()
-    input_names = unique_names(sig.inputs, used)
-    names = unique_names(stages, used)
+    arguments = {t.uid for t in (*sig.inputs, *sig.outputs)}
+    input_names = unique_names(sig.inputs, used, arguments)
+    names = unique_names(stages, used, arguments)
     inputs = [tensor_type(t) for t in sig.inputs]
     func = te.FuncOp(name, inputs, [tensor_type(t) for t in sig.outputs])
     tensors: dict[int, SSAValue] = {}

@@ -3,12 +3,15 @@
 `torch.export` records the module's ATen graph; `importer` lowers it to te
 through `compiler.ops` (`aten` holds one converter per ATen operator) with
 a fusion schedule; `net` compiles the whole graph with `compiler.build` into
-one callable; `plot.plot_memory` draws a memory plan (matplotlib, optional).
+one callable; `dynamo.dynamo_backend` is `torch.compile(..., backend="xdsl_tc")`;
+`plot.plot_memory` draws a memory plan (matplotlib, optional).
 """
 
+from compiler.torch import aten_transformer  # noqa: F401  (registers its converters)
 from compiler.torch.aten import supported_ops
+from compiler.torch.dynamo import dynamo_backend
 from compiler.torch.graph import UnsupportedOperatorError
 from compiler.torch.net import TorchFunction, from_torch
 from compiler.torch.plot import plot_memory
 
-__all__ = ["TorchFunction", "UnsupportedOperatorError", "from_torch", "plot_memory", "supported_ops"]
+__all__ = ["TorchFunction", "UnsupportedOperatorError", "dynamo_backend", "from_torch", "plot_memory", "supported_ops"]

@@ -410,6 +410,23 @@ def pow_scalar(cx: Converter, x: Any, exponent: float) -> Value:
     return pointwise(cx, x, lambda t: ops.power(t, float(exponent), name=cx.name))
 
 
+def result_dtype(cx: Converter) -> str | None:
+    """The te dtype torch gives the node being converted (None if it is not a tensor)."""
+    val = cx.node.meta.get("val") if cx.node is not None else None
+    if isinstance(val, torch.Tensor):
+        return te_dtype(val.dtype, cx.name)
+    if isinstance(val, list | tuple) and val and isinstance(val[0], torch.Tensor):
+        return te_dtype(val[0].dtype, cx.name)
+    return None
+
+
+def as_dtype(cx: Converter, v: Tensor | float | int, dtype: str | None, what: str) -> Tensor | float | int:
+    """A tensor operand converted to `dtype` (numbers, and any operand when dtype is None, stay)."""
+    if dtype is not None and isinstance(v, Tensor) and v.dtype != dtype:
+        return ops.cast(v, dtype, name=f"{cx.name}_{what}_{dtype}")
+    return v
+
+
 def _binary(fn: Callable[..., Tensor], *, alpha: bool = False, reverse: bool = False) -> Converter_:
     def convert(cx: Converter, a: Any, b: Any, alpha_value: float = 1, **kwargs: Any) -> Value:
         alpha_value = kwargs.pop("alpha", alpha_value)
@@ -421,6 +438,8 @@ def _binary(fn: Callable[..., Tensor], *, alpha: bool = False, reverse: bool = F
             rhs = _in_layout(cx, b, layout.perm, layout.inverse, "other")
         else:
             lhs, rhs = cx.operand(a, "self"), cx.operand(b, "other")
+        target = result_dtype(cx)  # torch's promotion: int64 / int64 divides floats
+        lhs, rhs = as_dtype(cx, lhs, target, "self"), as_dtype(cx, rhs, target, "other")
         if alpha and alpha_value != 1:
             rhs = _scaled(cx, rhs, float(alpha_value), "alpha")
         if reverse:
@@ -446,6 +465,8 @@ def to_copy(cx: Converter, x: Any, dtype: torch.dtype | None = None, **kwargs: A
     if isinstance(x, Permuted | Tensor) and (dtype is None or te_dtype(dtype, cx.name) == x.dtype):
         return x
     target = te_dtype(dtype, cx.name) if dtype is not None else None
+    if dtype == torch.bool:  # nonzero, not a truncation
+        return pointwise(cx, x, lambda t: ops.not_equal(t, 0, name=cx.name))
     return pointwise(cx, x, lambda t: t if target in (None, t.dtype) else ops.cast(t, target, name=cx.name))
 
 
@@ -532,6 +553,9 @@ def log_softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = N
 def view(cx: Converter, x: Any, size: Sequence[Dim]) -> Tensor:
     t = cx.tensor(x, "input")
     shape = tuple(size)
+    if any(isinstance(d, int) and d == -1 for d in shape):  # torch's size: seq * 48 // 16 is 3 there
+        known = [cx.torch_size(k) if isinstance(d, int) and d == -1 else d for k, d in enumerate(shape)]
+        shape = tuple(d if k is None else k for d, k in zip(shape, known, strict=True))
     if len(shape) == t.ndim and all(same_dim(a, b) for a, b in zip(shape, t.shape, strict=True)):
         return t
     return ops.reshape(t, shape, name=cx.name)
@@ -611,7 +635,9 @@ def slice_(cx: Converter, x: Any, dim: int = 0, start: Any = None, end: Any = No
         end = None
     if isinstance(start, int) and start == 0 and end is None and step == 1:
         return t
-    return ops.strided_slice(t, axis, start, end, int(step), name=cx.name)
+    size = cx.torch_size(axis)  # torch's length: it knows the range of a symbolic end
+    symbolic = size is not None and static(size) is None
+    return ops.strided_slice(t, axis, start, end, int(step), name=cx.name, length=size if symbolic else None)
 
 
 @aten("split.Tensor", "split_with_sizes.default")

@@ -21,8 +21,11 @@ from torch import fx
 
 from compiler import ops, te
 from compiler.errors import UnsupportedOpError
+from compiler.ops.util import same_dim
+from compiler.torch.symbolic import sympy_to_dim
 
 TE_DTYPES: dict[torch.dtype, str] = {
+    torch.bool: "int8",  # a mask of 0/1 bytes (ops.MASK): te tensors have no bool type
     torch.float16: "float16",
     torch.float32: "float32",
     torch.float64: "float64",
@@ -165,6 +168,7 @@ class Converter:
     """Convolutions and pools compute in NHWC (their results are `Permuted` NCHW views,
     which elementwise ops keep): the vector lanes run along the channels, which every
     layer has many of, where NCHW's rows shrink to 7 in a network's last stages."""
+    symbols: dict[str, te.Var] = field(default_factory=dict)  # torch's size symbols (sympy names) -> te vars
 
     def unique(self, name: str) -> str:
         base = sanitize(name)
@@ -186,6 +190,8 @@ class Converter:
         if key not in self._param_cache:
             name = self.const_names.get(key, name)
             array = np.ascontiguousarray(value.detach().cpu().numpy())
+            if array.dtype == np.bool_:
+                array = array.view(np.int8)
             dtype = te_dtype(value.dtype, f"constant {name}")
             t = te.placeholder(tuple(int(d) for d in value.shape), dtype, name=self.unique(name))
             self._param_cache[key] = t
@@ -208,6 +214,31 @@ class Converter:
         if value is None:
             raise UnsupportedOperatorError(f"the {what} is a value this importer does not produce (None)", self.node)
         raise UnsupportedOperatorError(f"the {what} must be a tensor, got {type(value).__name__}", self.node)
+
+    def torch_size(self, axis: int) -> te.Dim | None:
+        """Dimension `axis` of the node's result as torch computed it (its symbolic
+        size as a te dimension), or None when torch recorded no tensor or it has no te form.
+        torch knows the ranges of its symbols: `min(seq, 64)` is `seq` when seq <= 64."""
+        val = self.node.meta.get("val") if self.node is not None else None
+        if not isinstance(val, torch.Tensor) or not -val.ndim <= axis < val.ndim:
+            return None
+        d = val.shape[axis]
+        if isinstance(d, int):
+            return d
+        try:
+            return sympy_to_dim(d.node.expr, self.symbols)
+        except UnsupportedOpError:
+            return None
+
+    def torch_shaped(self, value: te.Tensor) -> te.Tensor:
+        """`value` with torch's symbolic sizes where ours are another expression of the same
+        value (a clamped slice's `max(min(seq + 1, ...) - 1, 0)` for torch's `seq`): a
+        moves-only stage, which the fusion schedule inlines. Size expressions then stay
+        as torch proved them instead of compounding from op to op."""
+        sizes = [d for k in range(value.ndim) if (d := self.torch_size(k)) is not None]
+        if len(sizes) != value.ndim or all(same_dim(a, b) for a, b in zip(value.shape, sizes, strict=True)):
+            return value
+        return te.compute(tuple(sizes), lambda *i: value[i], name=f"{self.name}_sized")
 
     def operand(self, value: Any, what: str = "operand") -> te.Tensor | float | int:
         """A tensor, or a Python number for a scalar or a one-element constant."""

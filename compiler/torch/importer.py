@@ -147,6 +147,7 @@ class Importer:
         self.cx = Converter(channels_last=channels_last)
         self.names = names
         self.symbols: dict[str, te.Var] = {}  # sympy symbol name -> te var
+        self.cx.symbols = self.symbols  # converters read torch's symbolic sizes too
         self.hints: dict[str, int] = {}  # te var name -> the example's value
         self.constants: dict[fx.Node, torch.Tensor] = {}
         self.inputs: list[te.Tensor] = []
@@ -183,8 +184,8 @@ class Importer:
             )
         shape: list[int | te.Var] = []
         for axis, d in enumerate(val.shape):
-            if isinstance(d, int):
-                shape.append(d)
+            if isinstance(d, int) or d.node.expr.is_Integer:  # Dim.AUTO may specialize a size
+                shape.append(int(d))
                 continue
             expr = d.node.expr
             if not hasattr(expr, "name") or not getattr(expr, "is_Symbol", False):
@@ -365,6 +366,8 @@ class Importer:
                 f"internal error: from_torch lowered {op_name(node)} to a tensor of shape {got} at the "
                 f"example's sizes, torch computes {expected}\n  at {where(node)}"
             )
+        if isinstance(value, te.Tensor):
+            value = self.cx.torch_shaped(value)
         dtype = te_dtype(val.dtype, node.name)
         if dtype != value.dtype:
             if isinstance(value, Permuted):

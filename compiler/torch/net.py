@@ -68,6 +68,7 @@ class TorchFunction:
         self.exported = exported
         self.stats = seconds
         self._params = graph.param_values
+        self._bool_outputs = _bool_outputs(exported)
 
     def __repr__(self) -> str:
         outputs = ", ".join(f"{_shape_text(t.shape)} {t.dtype}" for t in self.graph.outputs)
@@ -149,7 +150,8 @@ class TorchFunction:
     def __call__(self, *inputs: Any) -> Any:
         arrays, outputs = self._arguments(inputs)
         self.function(*arrays, *self._params, *outputs)
-        return _pytree.tree_unflatten(outputs, self.graph.out_spec)
+        results = [o.view(np.bool_) if k in self._bool_outputs else o for k, o in enumerate(outputs)]
+        return _pytree.tree_unflatten(results, self.graph.out_spec)
 
     def _arguments(self, inputs: Sequence[Any]) -> tuple[list[Any], list[np.ndarray]]:
         """The inputs as arrays (checked) and the outputs, allocated at the sizes they bind."""
@@ -192,12 +194,25 @@ def _by_prefix(origins: dict[str, Origin], name: str) -> Origin | None:
     return None if best is None else origins[best]
 
 
+def _bool_outputs(exported: Any) -> set[int]:
+    """The outputs torch computes as bool (masks: int8 0/1 in the compiled function)."""
+    graph = getattr(exported, "graph", None)
+    if graph is None:
+        return set()
+    out = next(n for n in graph.nodes if n.op == "output")
+    vals = [a.meta.get("val") if hasattr(a, "meta") else None for a in out.args[0]]
+    return {k for k, v in enumerate(vals) if isinstance(v, torch.Tensor) and v.dtype == torch.bool}
+
+
 def _as_array(a: Any) -> Any:
+    """An input as an array the compiled function takes: bools as int8 masks (a view)."""
     if isinstance(a, torch.Tensor):
-        return a.detach()
+        a = a.detach()
+        return a.view(torch.int8) if a.dtype == torch.bool else a
     if isinstance(a, np.ndarray) or hasattr(a, "__dlpack__"):
-        return a
-    return np.asarray(a)
+        return a.view(np.int8) if isinstance(a, np.ndarray) and a.dtype == np.bool_ else a
+    a = np.asarray(a)
+    return a.view(np.int8) if a.dtype == np.bool_ else a
 
 
 def from_torch(

@@ -165,3 +165,56 @@ def test_strided_placeholder_takes_views_without_copy() -> None:
     reversed_rows = base[::-1, 1::2]
     f(reversed_rows, out)
     np.testing.assert_allclose(out, reversed_rows * 2)
+
+
+def test_int64_elements_in_arithmetic_and_as_indices() -> None:
+    """An int64 element is index math: added to axes and constants, and used as an index
+    (a data-dependent read of a stage of symbolic size); a copy stays a plain read."""
+    n = te.var("n")
+    ids = te.placeholder((n,), "int64", name="ids")
+    W = te.placeholder((n, 3), name="W")
+    twice = te.compute((n, 3), lambda i, j: W[i, j] * 2.0, name="twice")
+    shifted = te.compute((n,), lambda i: ids[i] + i - 1, name="shifted")
+    rows = te.compute((n, 3), lambda i, j: twice[te.minimum(te.maximum(ids[i], 0), n - 1), j], name="rows")
+    copy = te.compute((n,), lambda i: ids[i], name="copy")
+    f = compiler.build([ids, W, shifted, rows, copy])
+    i = np.array([4, 0, 2, 9, -3], np.int64)
+    w = rand(5, 3)
+    s, r, c = np.zeros(5, np.int64), np.zeros((5, 3), np.float32), np.zeros(5, np.int64)
+    f(i, w, s, r, c)
+    np.testing.assert_array_equal(s, i + np.arange(5) - 1)
+    np.testing.assert_array_equal(r, 2 * w[np.clip(i, 0, 4)])
+    np.testing.assert_array_equal(c, i)
+
+
+def test_bool_casts_are_zero_one_and_nonzero() -> None:
+    """A condition cast to a number is 0/1 (not the -1 a sign extension gives); a number
+    cast to bool is `!= 0`, not a truncation; a float cast to int64 truncates."""
+    X = te.placeholder((5,), name="X")
+    mask = te.compute((5,), lambda i: (X[i] > 0.0).astype("int8"), name="mask")
+    as_float = te.compute((5,), lambda i: (X[i] > 0.0).astype("float32") * 3.0, name="as_float")
+    as_index = te.compute((5,), lambda i: (X[i] > 0.0).astype("int64") + 1, name="as_index")
+    nonzero = te.compute((5,), lambda i: te.if_then_else(X[i].astype("bool"), 1.0, 0.0), name="nonzero")
+    trunc = te.compute((5,), lambda i: (X[i] * 4.0).astype("int64"), name="trunc")
+    f = compiler.build([X, mask, as_float, as_index, nonzero, trunc])
+    x = np.array([0.5, -1.0, 0.0, 0.25, -0.75], np.float32)
+    outs = [np.zeros(5, d) for d in ("int8", "float32", "int64", "float32", "int64")]
+    f(x, *outs)
+    pos = (x > 0).astype(np.int64)
+    for got, want in zip(outs, [pos, 3 * pos, pos + 1, (x != 0).astype(np.int64), np.trunc(4 * x)], strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_argument_names_ending_in_digits_stay_distinct() -> None:
+    """xDSL drops a `_1` suffix from SSA names: `args_0` and `args_1` must not both become `args`."""
+    A = te.placeholder((3,), name="args_0")
+    B = te.placeholder((4,), name="args_1")
+    C = te.compute((3,), lambda i: A[i] + B[i + 1], name="out_0")
+    D = te.compute((3,), lambda i: A[i] * 2.0, name="out_1")
+    f = compiler.build([A, B, C, D])
+    c, d = np.zeros(3, np.float32), np.zeros(3, np.float32)
+    f(np.ones(3, np.float32), np.arange(4, dtype=np.float32), c, d)
+    np.testing.assert_array_equal(c, [2, 3, 4])
+    np.testing.assert_array_equal(d, [2, 2, 2])
+    with pytest.raises(compiler.errors.ArgumentValueError, match=r"args1\.shape\[0\]"):
+        f(np.ones(3, np.float32), np.ones(5, np.float32), c, d)
