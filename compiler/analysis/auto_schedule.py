@@ -547,7 +547,7 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
         if info.reduce_extents:
             plans.append(plan_reduction(info, target))
             continue
-        read_by_reduction = any(infos[c].reduce_extents for c in info.consumers)
+        read_by_reduction = _lands_in_reduction(name, infos)
         inlinable = not info.is_output and name not in attach_targets and name not in whole
         # computed inside a reduction, an element is computed again for every read of
         # it (a conv reads each input element R * S * K times; ResNet-50's residual
@@ -559,6 +559,26 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             continue
         plans.append(plan_injective(info, target))
     return _fuse_epilogues(plans, infos, whole)
+
+
+def _lands_in_reduction(name: str, infos: dict[str, StageInfo]) -> bool:
+    """Whether a consumer of stage `name` is a reduction, or a stage that only moves
+    elements on the way to one (a view or transpose: inlined wherever it goes, it takes
+    `name`'s code into the reduction with it: GPT-2's GELU, read through a view by the
+    next matmul, was computed again for every column panel of it)."""
+    seen: set[str] = set()
+    pending = list(infos[name].consumers)
+    while pending:
+        consumer = pending.pop()
+        if consumer in seen:
+            continue
+        seen.add(consumer)
+        info = infos[consumer]
+        if info.reduce_extents:
+            return True
+        if info.moves_only and not info.is_output:
+            pending.extend(info.consumers)
+    return False
 
 
 def _epilogue(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan]) -> str | None:

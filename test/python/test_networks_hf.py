@@ -145,3 +145,16 @@ def test_memory_reports_the_prepared_constants_apart() -> None:
     weights = sum(p.numel() for n, p in model.named_parameters() if "convolution.weight" in n)
     blocked = sum(v.size for n, v in net.parameters.items() if n.endswith("_blocked"))
     assert blocked == weights
+
+
+def test_elementwise_stage_is_not_recomputed_through_a_view() -> None:
+    """A GELU read by a matmul through a reshape (GPT-2's MLP: addmm of a view) stays a
+    stage: the view is inlined into the matmul, and the GELU must not ride along."""
+    a = te.placeholder((4, 8, 16), name="a")
+    w = te.placeholder((16, 32), name="w")
+    g = ops.gelu(a, "tanh", name="g")
+    v = ops.reshape(g, (32, 16), name="v")
+    m = ops.matmul(v, w, name="m")
+    plans = _plans([a, w, m], Target(cores=2))
+    assert plans["g"].action == "root"  # type: ignore[attr-defined]
+    assert plans["v"].action == "inline"  # type: ignore[attr-defined]
