@@ -19,8 +19,19 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (
+    AnyDenseElement,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    RankedStructure,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import (
@@ -32,7 +43,8 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from compiler.diagnostics import VerifyError
+from compiler.analysis.dominance import DominanceChecker
+from compiler.diagnostics import VerifyError, location_prefix
 from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
 from compiler.tools.version import add_version_argument
@@ -53,16 +65,42 @@ class LocatedParser(Parser):
             )
         return op
 
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        """xDSL's, with a float too large for its type (`1.0e+308 : f32`) a parse error at
+        the number, as mlir-opt's, instead of struct.pack's OverflowError."""
+        token = self._current_token
+        try:
+            return super().parse_optional_builtin_int_or_float_attr()
+        except OverflowError:
+            self.raise_error("float constant out of range for its type", token.span.start, token.span.end)
 
-def location_prefix(op: Operation) -> str:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
-    return ""
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
+        """xDSL's, with an element too large for its type a parse error (as above)."""
+        start = self.pos
+        try:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except OverflowError:
+            self.raise_error("float constant out of range for its type", start, self.pos)
+
+
+def _value_name(value: SSAValue, index: int) -> str:
+    return f"%{value.name_hint}" if value.name_hint else f"operand {index}"
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verify op by op, so that the failing op, hence its location, is known."""
+    """Verify op by op, so that the failing op, hence its location, is known; and
+    check that each operand is defined before its use (SSA dominance, which xDSL
+    does not verify)."""
+    dominance = DominanceChecker()
+    for op in module.walk():  # first: the verifiers (IsolatedFromAbove...) assume it
+        if (bad := dominance.undominated_operand(op)) is not None:
+            index, value = bad
+            raise VerifyError(
+                f"{location_prefix(op)}error: {op.name} uses {_value_name(value, index)} before its "
+                "definition (a value is defined earlier in the same block or in an enclosing one)"
+            )
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)

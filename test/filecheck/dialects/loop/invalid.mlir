@@ -67,3 +67,42 @@ loop.func @call_bool(%a: !loop.buffer<[4], f32>) {
   loop.call_extern @f(%a, %t) : !loop.buffer<[4], f32>, i1
 }
 // CHECK: error: loop.call_extern @f: an argument is a buffer or an index, integer or float scalar, got i1
+
+// -----
+
+// A value used before it is defined (xDSL's parser resolves the forward
+// reference; the dominance check refuses it, where the lowering would fail).
+loop.func @used_before_defined(%a: !loop.buffer<[64], f32>, %c: !loop.buffer<[64], f32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  loop.for %j = %c0 extent %c64 {
+    loop.store %w, %c[%j] : !loop.buffer<[64], f32>
+    %w = loop.load %a[%j] : !loop.buffer<[64], f32>
+  }
+}
+// CHECK: invalid.mlir:79:5: error: loop.store uses %w before its definition
+
+// -----
+
+// A value defined in a loop body, used after the loop (out of its scope: a parse error).
+loop.func @used_outside_its_block(%a: !loop.buffer<[64], f32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  loop.for %j = %c0 extent %c64 {
+    %w = loop.load %a[%j] : !loop.buffer<[64], f32>
+  }
+  loop.store %w, %a[%c0] : !loop.buffer<[64], f32>
+}
+// CHECK: values used but not defined: [%w]
+
+// -----
+
+// A loop bound defined inside the loop itself (the parser leaves the bound a
+// forward reference: the loop header is parsed before its body).
+loop.func @bound_inside_its_loop(%a: !loop.buffer<[64], f32>) {
+  %c0 = arith.constant 0 : index
+  loop.for %j = %c0 extent %n {
+    %n = arith.constant 4 : index
+  }
+}
+// CHECK: invalid.mlir:104:3: error: loop.for uses operand 1 before its definition

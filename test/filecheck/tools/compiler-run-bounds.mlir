@@ -1,0 +1,21 @@
+// compiler-run checks bounds by default: a hand-written loop that stores far
+// outside its buffer is a BoundsError naming the buffer and the index, not a
+// segmentation fault (index arithmetic that wraps: n - (2^31 - 1) at n = 1).
+// RUN: not compiler-run %s --dim n=1 2>&1 | filecheck %s
+// CHECK: compiler-run: error: BoundsError: f: store to a[i] out of bounds: index -2147483646 of dimension 0 is outside [0, 1)
+// CHECK-NOT: Traceback
+
+// Sizes the host's memory cannot hold are refused before anything is allocated.
+// RUN: not compiler-run %s --dim n=100000000000000 2>&1 | filecheck %s --check-prefix=HUGE
+// HUGE: compiler-run: error: the arguments need 400000000000000 bytes (a: 400000000000000), more than the {{[0-9]+}} bytes of memory available: choose smaller --dim values
+// RUN: not compiler-run %s --dim n=-3 2>&1 | filecheck %s --check-prefix=NEGATIVE
+// NEGATIVE: compiler-run: error: a would have the negative shape (-3,)
+loop.func @f(%a: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %z = arith.constant 1.0 : f32
+  %c2 = arith.constant 2147483647 : index
+  %s = arith.subi %n, %c2 : index
+  loop.for %i = %s extent %c2 unrolled {
+    loop.store %z, %a[%i] : !loop.buffer<["n"], f32>
+  }
+}
