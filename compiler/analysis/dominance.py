@@ -17,7 +17,7 @@ the region it is defined in, is not dominated.
 
 from __future__ import annotations
 
-from xdsl.ir import Block, BlockArgument, OpResult, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 
 
