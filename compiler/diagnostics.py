@@ -22,13 +22,13 @@ that loads exported libraries).
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from compiler.errors import IRError, MemoryPlanError, ScheduleError
 
-__all__ = ["MemoryPlanPassError", "PassError", "ScheduleVerifyError", "VerifyError", "location_prefix"]
+__all__ = ["MemoryPlanPassError", "PassError", "ScheduleVerifyError", "VerifyError", "location_prefix", "verify_top_level"]
 
 
 def location_prefix(op: Operation | None) -> str:
@@ -51,6 +51,14 @@ class VerifyError(IRError, VerifyException):
     """An op or attribute that breaks an invariant of its dialect (a verifier failed)."""
 
 
+def verify_top_level(op: Operation) -> None:
+    """A function op (`te.func`, `loop.func`) lies in the module, not in another op: a
+    function nested in a function would reach the lowering as a second symbol of its name."""
+    parent = op.parent_op()
+    if parent is not None and not isinstance(parent, ModuleOp):
+        raise VerifyError(f"{op.name} must be at the top level of the module, not inside {parent.name}")
+
+
 class PassError(IRError, PassFailedException):
     """A pass that cannot transform its input (unsupported IR, an unbindable variable...);
     `op` is the op it is about, for the diagnostic's location (None: not known)."""
@@ -70,4 +78,9 @@ class ScheduleVerifyError(ScheduleError, VerifyError):
 
 
 class MemoryPlanPassError(MemoryPlanError, PassFailedException):
-    """`verify-memory-plan` found two buffers live at once over the same arena bytes."""
+    """`verify-memory-plan` found two buffers live at once over the same arena bytes;
+    located at `op` (the function) as a PassError is."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        super().__init__(located(message, op))
+        self.op = op

@@ -14,7 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntAttr,
+    IntegerType,
+    StringAttr,
+)
+from xdsl.ir import Attribute
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -67,14 +76,40 @@ def print_dims(printer: Printer, dims: Sequence[Dim]) -> None:
         )
 
 
-def verify_dims(dims: Sequence[Dim], what: str) -> None:
-    """Reject negative extents and malformed symbolic dimensions."""
+MAX_BYTES = 2**63 - 1
+"""The largest size in bytes of a buffer or tensor: index arithmetic is 64-bit and
+signed, so a larger one's offsets would wrap."""
+
+INTEGER_WIDTHS = (1, 8, 16, 32, 64)
+
+
+def verify_element_type(t: Attribute, what: str) -> int:
+    """An element type the compiler can store (f16, f32, f64, i1, i8, i16, i32, i64);
+    its size in bytes (i1 takes a byte)."""
+    if isinstance(t, IntegerType) and t.width.data in INTEGER_WIDTHS:
+        return max(1, t.width.data // 8)
+    for cls, size in ((Float16Type, 2), (Float32Type, 4), (Float64Type, 8)):
+        if isinstance(t, cls):
+            return size
+    raise VerifyError(f"{what}: unsupported element type {t}: expected f16, f32, f64, i1, i8, i16, i32 or i64")
+
+
+def verify_dims(dims: Sequence[Dim], what: str, element_bytes: int = 1) -> None:
+    """Reject negative extents, malformed symbolic dimensions and static sizes beyond
+    MAX_BYTES (with `element_bytes` per element)."""
     from compiler.arith.expr import parse_expr
 
+    size = element_bytes
     for axis, d in enumerate(dims):
         if isinstance(d, int):
             if d < 0:
                 raise VerifyError(f"{what}: dimension {axis} is negative ({d})")
+            size *= d
+            if size > MAX_BYTES:
+                raise VerifyError(
+                    f"{what}: {list(dims)} elements of {element_bytes} bytes do not fit a 64-bit index "
+                    f"(at most {MAX_BYTES} bytes)"
+                )
             continue
         try:
             parse_expr(d)

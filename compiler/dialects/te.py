@@ -80,7 +80,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.str_enum import StrEnum
 
-from compiler.diagnostics import VerifyError
+from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.shape import (
     Dim,
     DimAttr,
@@ -89,6 +89,7 @@ from compiler.dialects.shape import (
     parse_dims,
     print_dims,
     verify_dims,
+    verify_element_type,
 )
 
 # ---------------------------------------------------------------------------
@@ -128,7 +129,7 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
             printer.print_attribute(self.element_type)
 
     def verify(self) -> None:
-        verify_dims(self.get_shape(), "!te.tensor")
+        verify_dims(self.get_shape(), "!te.tensor", verify_element_type(self.element_type, "!te.tensor"))
 
 
 SCALAR_ATTR = "te.scalar"
@@ -206,6 +207,7 @@ class FuncOp(IRDLOperation):
         return found
 
     def verify_(self) -> None:
+        verify_top_level(self)
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
                 raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")

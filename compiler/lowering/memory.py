@@ -61,13 +61,6 @@ WORKSPACE_RELEASE = "compiler_workspace_release"
 WORKSPACE_SLOT = "compiler.workspace"  # + ".<function>.<k>": an allocation site's cached block
 
 
-def element_size(t: Attribute) -> int:
-    try:
-        return loop.element_bytes(t)
-    except ValueError as err:
-        raise PassError(f"lower-to-llvm: {err}") from None
-
-
 @dataclass
 class FunctionState:
     """A function being lowered: its new shell, its variable arguments, what to free."""
@@ -119,7 +112,8 @@ def lower_var(op: loop.VarOp, state: FunctionState) -> None:
     if name not in state.var_args:
         raise PassError(
             f"lower-to-llvm: symbolic variable '{name}' appears in no argument shape of "
-            f"@{state.func.sym_name.data}, so it can't be bound at call time"
+            f"@{state.func.sym_name.data}, so it can't be bound at call time",
+            op,
         )
     Rewriter.replace_op(op, [], [state.var_args[name]])
 
@@ -199,14 +193,14 @@ def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     t = op.buffer_type
     if any(not isinstance(m.owner, arith.ConstantOp) for m in op.mins) or t.rank != 1:
         raise PassError(
-            f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first"
+            f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first", op
         )
     entry = state.func.body.blocks.first
     assert entry is not None
     if op.is_local:
         _lower_local_alloc(op, entry)
         return
-    size: Expr = Const(element_size(t.element_type))
+    size: Expr = Const(loop.element_bytes(t.element_type))  # verified: the type has a size
     for d in t.get_shape():
         size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
     size = (size + (ALLOC_ALIGN - 1)) // ALLOC_ALIGN * ALLOC_ALIGN
@@ -232,7 +226,7 @@ def _lower_local_alloc(op: loop.AllocOp, entry: Block) -> None:
     mem2reg turns into registers (a reduction's accumulator)."""
     (count,) = op.buffer_type.get_shape()
     if not isinstance(count, int):
-        raise PassError(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size")
+        raise PassError(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size", op)
     size = llvm.ConstantOp(IntegerAttr(count, i64), i64)
     alloca = llvm.AllocaOp(size, op.buffer_type.element_type, alignment=ALLOC_ALIGN)
     Rewriter.insert_op([size, alloca], InsertPoint.at_start(entry))

@@ -127,11 +127,12 @@ def lower_packed_op(
 def _lower_call(op: packed.CallOp, abi: ModuleABI, error_values: SSAValue | None) -> None:
     callee = op.callee.root_reference.data
     if callee not in abi.variables:
-        raise PassError(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func")
+        raise PassError(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func", op)
     bindings = op.bindings
     if missing := [n for n in abi.variables[callee] if n not in bindings]:
         raise PassError(
-            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the packed.call does not bind"
+            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the packed.call does not bind",
+            op,
         )
     ops: list[Operation] = []
     pointers = [_pointer(b, ops) for b in op.buffers]

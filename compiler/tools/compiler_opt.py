@@ -57,7 +57,10 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:  # an attribute or a type constraint checked while parsing
+            self.raise_error(str(err), start.start, start.end)
         if isinstance(op.location, UnknownLoc):
             file, line, col = start.get_location()
             op.location = FileLineColLoc(

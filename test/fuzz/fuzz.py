@@ -57,6 +57,7 @@ no bucket is found; COMPILER_FUZZ_INPUTS=10000 makes it run that many.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import random
@@ -415,9 +416,9 @@ def warm_up() -> None:
     """Import what the tools import lazily, once, before forking (not the JIT's state)."""
     import numpy  # noqa: F401
 
-    import compiler.build  # noqa: F401
-    import compiler.lowering.jit  # noqa: F401
-    import compiler.tools.compiler_opt  # noqa: F401
+    import compiler.build
+    import compiler.lowering.jit
+    import compiler.tools.compiler_opt
     import compiler.tools.compiler_run  # noqa: F401
     from compiler.registry import get_all_dialects, get_all_passes
 
@@ -442,6 +443,7 @@ def run_forked(
             os.dup2(fd_out, 1)
             os.dup2(fd_err, 2)
             _child_env(traceback=traceback)
+            faulthandler.disable()  # pytest's would print the crash to the parent's stderr
             _limit_child(timeout, limit)
             sys.argv = [f"compiler-{tool}", *argv]
             code = main(argv)
