@@ -107,8 +107,7 @@ def verify_dims(dims: Sequence[Dim], what: str, element_bytes: int = 1) -> None:
             size *= d
             if size > MAX_BYTES:
                 raise VerifyError(
-                    f"{what}: {list(dims)} elements of {element_bytes} bytes do not fit a 64-bit index "
-                    f"(at most {MAX_BYTES} bytes)"
+                    f"{what}: shape {list(dims)} is larger than a 64-bit index can address ({MAX_BYTES} bytes)"
                 )
             continue
         try:

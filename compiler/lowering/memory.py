@@ -24,7 +24,6 @@ threads calling one function at once each get a block of their own).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, llvm
@@ -145,7 +144,7 @@ def load_value(ptr: SSAValue, t: Attribute) -> llvm.LoadOp:
 
 
 def lower_load(op: loop.LoadOp) -> None:
-    idx = _flat_index(op.indices, "loop.load")
+    idx = _flat_index(op)
     ptr = _gep(op.buffer, idx, op.result.type, op)
     new = llvm.LoadOp.create(operands=[ptr], result_types=[op.result.type], properties=_NOT_ATOMIC)
     _keep_alias_scopes(op, new)
@@ -153,7 +152,7 @@ def lower_load(op: loop.LoadOp) -> None:
 
 
 def lower_store(op: loop.StoreOp) -> None:
-    idx = _flat_index(op.indices, "loop.store")
+    idx = _flat_index(op)
     ptr = _gep(op.buffer, idx, op.value.type, op)
     new = llvm.StoreOp.create(operands=[op.value, ptr], properties=_NOT_ATOMIC)
     _keep_alias_scopes(op, new)
@@ -167,12 +166,10 @@ def _keep_alias_scopes(old: Operation, new: Operation) -> None:
             new.attributes[name] = old.attributes[name]
 
 
-def _flat_index(indices: Sequence[SSAValue], what: str) -> SSAValue:
-    if len(indices) != 1:
-        raise PassError(
-            f"lower-to-llvm: {what} of a {len(indices)}-D buffer; run storage-flatten first"
-        )
-    return indices[0]
+def _flat_index(op: loop.LoadOp | loop.StoreOp) -> SSAValue:
+    if len(op.indices) != 1:
+        raise PassError(f"lower-to-llvm: {op.name} of a {len(op.indices)}-D buffer; run storage-flatten first", op)
+    return op.indices[0]
 
 
 def _gep(ptr: SSAValue, index: SSAValue, elem: Attribute, before: Operation) -> SSAValue:

@@ -106,3 +106,46 @@ loop.func @bound_inside_its_loop(%a: !loop.buffer<[64], f32>) {
   }
 }
 // CHECK: invalid.mlir:104:3: error: loop.for uses operand 1 before its definition
+
+// -----
+
+// A loop.var is an index (a type constraint checked while parsing: a located
+// parse error, not an unlocated VerifyException).
+loop.func @var_type(%a: !loop.buffer<["n"], f32>) {
+  %n = loop.var "n" : f64
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3
+// CHECK: f64 should be of base attribute index
+
+// -----
+
+// A loop.func inside another one.
+loop.func @outer(%a: !loop.buffer<[4], f32>) {
+  loop.func @inner(%b: !loop.buffer<[4], f32>) {
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: loop.func must be at the top level of the module, not inside loop.func
+
+// -----
+
+// A buffer of an element type that has no size in memory.
+loop.func @index_buffer(%a: !loop.buffer<[4], index>) {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1
+// CHECK: !loop.buffer: unsupported element type index: expected f16, f32, f64, i1, i8, i16, i32 or i64
+
+// -----
+
+// A static buffer larger than a 64-bit index can address.
+loop.func @huge(%a: !loop.buffer<[4611686018427387904, 4], f32>) {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:34
+// CHECK: !loop.buffer: shape [4611686018427387904, 4] is larger than a 64-bit index can address (9223372036854775807 bytes)
+
+// -----
+
+// The same in bytes: 2^61 elements of 4 bytes (checked once the element type is known).
+loop.func @huge_in_bytes(%a: !loop.buffer<[2305843009213693952], f32>) {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1
+// CHECK: !loop.buffer: shape [2305843009213693952] is larger than a 64-bit index can address

@@ -401,3 +401,22 @@ te.func @identity_builtin(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   te.return %c : !te.tensor<[4], f32>
 }
 // CHECK: error: te.reduce sum: an identity region needs a combiner; use init(...)
+
+// -----
+
+// A te.func inside another op.
+loop.func @host(%a: !loop.buffer<[4], f32>) {
+  te.func @nested(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+    te.return %x : !te.tensor<[4], f32>
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 4]]:3: error: te.func must be at the top level of the module, not inside loop.func
+
+// -----
+
+// A tensor of an element type the compiler cannot store.
+te.func @bf16(%x: !te.tensor<[4], bf16>) -> !te.tensor<[4], bf16> {
+  te.return %x : !te.tensor<[4], bf16>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:1
+// CHECK: !te.tensor: unsupported element type bf16
