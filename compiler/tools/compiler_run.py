@@ -72,19 +72,30 @@ def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[in
     return tuple(shape)
 
 
-def _check_memory(shapes: Sequence[tuple[tuple[int, ...], str, str]]) -> None:
-    """Refuse arguments (name, shape, dtype) that need more bytes than the host has free."""
+def _arena_bytes(arena: str, env: dict[str, int]) -> int:
+    """The size of the function's arena (storage-rewrite's plan, an expression over the
+    shape variables) at these dimensions; 0 when it does not evaluate."""
+    from compiler.arith.expr import evaluate, free_vars, parse_expr
+
+    e = parse_expr(arena)
+    return evaluate(e, env) if free_vars(e) <= env.keys() else 0
+
+
+def _check_memory(shapes: Sequence[tuple[tuple[int, ...], str, str]], arena: int) -> None:
+    """Refuse arguments (shape, dtype, name) and an arena of intermediates that need more
+    bytes than the host has free: the compiled function would find no memory for them."""
     import numpy as np
 
     from compiler.runtime.host import host_available_memory
 
     sizes = [(name, int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize) for shape, dtype, name in shapes]
+    sizes.append(("the intermediates", arena))
     total = sum(size for _, size in sizes)
     available = host_available_memory()
     if available is not None and total > available:
         largest = max(sizes, key=lambda s: s[1])
         raise RunError(
-            f"the arguments need {total} bytes ({largest[0]}: {largest[1]}), more than the "
+            f"the arguments and intermediates need {total} bytes ({largest[0]}: {largest[1]}), more than the "
             f"{available} bytes of memory available: choose smaller --dim values"
         )
 
@@ -140,7 +151,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     fn = compile_module(module, entry, check_bounds=args.check_bounds)
     rng = np.random.default_rng(args.seed)
     shapes = [(_shape(spec.dims, env, spec.name), spec.dtype, spec.name) for spec in fn.specs]
-    _check_memory(shapes)
+    _check_memory(shapes, 0 if fn.memory is None else _arena_bytes(fn.memory.arena, env))
     arrays = []
     for spec, (shape, _, _) in zip(fn.specs, shapes, strict=True):
         arrays.append(np.zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))

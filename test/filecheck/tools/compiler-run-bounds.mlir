@@ -7,7 +7,7 @@
 
 // Sizes the host's memory cannot hold are refused before anything is allocated.
 // RUN: not compiler-run %s --dim n=100000000000000 2>&1 | filecheck %s --check-prefix=HUGE
-// HUGE: compiler-run: error: the arguments need 400000000000000 bytes (a: 400000000000000), more than the {{[0-9]+}} bytes of memory available: choose smaller --dim values
+// HUGE: compiler-run: error: the arguments and intermediates need 400000000000000 bytes (a: 400000000000000), more than the {{[0-9]+}} bytes of memory available: choose smaller --dim values
 // RUN: not compiler-run %s --dim n=-3 2>&1 | filecheck %s --check-prefix=NEGATIVE
 // NEGATIVE: compiler-run: error: a would have the negative shape (-3,)
 loop.func @f(%a: !loop.buffer<["n"], f32> {loop.output}) {
@@ -19,3 +19,10 @@ loop.func @f(%a: !loop.buffer<["n"], f32> {loop.output}) {
     loop.store %z, %a[%i] : !loop.buffer<["n"], f32>
   }
 }
+
+// The intermediates count: an n x n outer product in the arena of a function
+// whose arguments are n floats.
+// RUN: not compiler-run %S/Inputs/outer.mlir --dim n=10000000 2>&1 | filecheck %s --check-prefix=ARENA
+// RUN: compiler-run %S/Inputs/outer.mlir --dim n=3 | filecheck %s --check-prefix=SMALL
+// ARENA: compiler-run: error: the arguments and intermediates need 400000080000000 bytes (the intermediates: 400000000000000)
+// SMALL: R = [0., 3., 6.]
