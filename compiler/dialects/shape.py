@@ -87,7 +87,8 @@ def verify_element_type(t: Attribute, what: str) -> int:
     """An element type the compiler can store (f16, f32, f64, i1, i8, i16, i32, i64);
     its size in bytes (i1 takes a byte)."""
     if isinstance(t, IntegerType) and t.width.data in INTEGER_WIDTHS:
-        return max(1, t.width.data // 8)
+        width: int = t.width.data
+        return max(1, width // 8)
     for cls, size in ((Float16Type, 2), (Float32Type, 4), (Float64Type, 8)):
         if isinstance(t, cls):
             return size

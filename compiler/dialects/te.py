@@ -220,6 +220,12 @@ class FuncOp(IRDLOperation):
         ret = self.body.block.last_op
         if not isinstance(ret, ReturnOp):
             raise VerifyError("te.func body must end with te.return")
+        stages: set[str] = set()
+        for op in self.body.block.ops:
+            if isinstance(op, ComputeOp | ExternOp):
+                if op.stage.data in stages:
+                    raise VerifyError(f"two stages of @{self.sym_name.data} are named \"{op.stage.data}\"")
+                stages.add(op.stage.data)
         returned = tuple(v.type for v in ret.values)
         if returned != self.function_type.outputs.data:
             raise VerifyError(

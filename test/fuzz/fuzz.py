@@ -114,7 +114,8 @@ def random_te_program(rng: random.Random) -> str | None:
     from compiler.errors import CompilerError
 
     n = te.var("n")
-    dims: list[int | te.Var] = [rng.choice([1, 3, 8, 16, n]) for _ in range(rng.choice([1, 2, 2, 3]))]
+    sizes: list[te.Dim] = [1, 3, 8, 16, n]
+    dims = [rng.choice(sizes) for _ in range(rng.choice([1, 2, 2, 3]))]
     dtype = rng.choice(["float32", "float32", "float64", "float16"])
     A = te.placeholder(tuple(dims), name="A", dtype=dtype)
     rank = len(dims)

@@ -420,3 +420,19 @@ te.func @bf16(%x: !te.tensor<[4], bf16>) -> !te.tensor<[4], bf16> {
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:1
 // CHECK: !te.tensor: unsupported element type bf16
+
+// -----
+
+// Two stages of one name (found by the fuzzer: a pass reported it unlocated).
+te.func @twice(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %x[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  %b = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %a[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  te.return %b : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 11]]:1: error: two stages of @twice are named "A"
