@@ -414,13 +414,13 @@ def fuzz_api(seed: int, programs: int, *, timeout: float = 120, memory_mb: int =
                     devnull = os.open(os.devnull, os.O_WRONLY)
                     os.dup2(devnull, 1)
                     run_program(seed, index, path)
-                except BaseException as err:  # noqa: BLE001  (reported, the child ends)
+                except BaseException as err:
                     with open(path, "a") as out:
                         out.write(json.dumps({"event": "crash", "outcome": f"exception:{type(err).__name__}", "detail": str(err)[:300]}) + "\n")
                     code = 1
                 finally:
                     os._exit(code)
-            status, killed_by, timed_out = fuzz._wait(pid, timeout)
+            _, killed_by, timed_out = fuzz._wait(pid, timeout)
             records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
             where = f"seed {seed} program {index}"
             description = next((r["description"] for r in records if r["event"] == "program"), "?")
