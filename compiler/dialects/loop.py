@@ -681,7 +681,7 @@ class IfOp(IRDLOperation):
 MAX_ASSERT_VALUES = 4
 """How many values a `loop.assert` may report (the packed API's error-values array)."""
 
-ASSERT_ERRORS = ("ValueError", "TypeError", "IndexError")
+ASSERT_ERRORS = ("ValueError", "TypeError", "IndexError", "MemoryError")
 
 
 @irdl_op_definition

@@ -28,7 +28,7 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import index_cast
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.lowering.memory import PTR, gep_constant, load_value
+from compiler.lowering.memory import PTR, allocation_failure, gep_constant, load_value
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,11 @@ def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
     funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, loop.FuncOp)}
 
     def table(fname: str, active: frozenset[str]) -> list[AssertEntry]:
-        entries: list[AssertEntry] = []
+        entries = [  # memory.check_allocations: first, one per heap allocation
+            AssertEntry(allocation_failure(fname, op.buffer_name.data), "MemoryError", 0)
+            for op in walk_ops(funcs[fname])
+            if isinstance(op, loop.AllocOp) and not op.is_local
+        ]
         for op in walk_ops(funcs[fname]):
             if isinstance(op, loop.AssertOp):
                 entries.append(AssertEntry(op.message.data, op.error_name, len(op.values)))

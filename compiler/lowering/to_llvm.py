@@ -79,6 +79,7 @@ from compiler.lowering.dedup import merge_identical_outlined
 from compiler.lowering.extern_call import declare_externs, lower_call_extern
 from compiler.lowering.memory import (
     FunctionState,
+    check_allocations,
     convert_signature,
     declare_runtime,
     lower_alloc,
@@ -196,6 +197,7 @@ def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
     for op in walk_ops(body):
         if isinstance(op, loop.AllocOp):
             lower_alloc(op, state)
+    check_allocations(state)
     for op in walk_ops(body):
         if isinstance(op, loop.ViewOp):
             lower_view(op, state)
