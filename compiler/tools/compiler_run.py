@@ -66,7 +66,10 @@ def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[in
         missing = sorted(free_vars(e) - env.keys())
         if missing:
             raise RunError(f"{arg} has the symbolic dimension '{d}': give --dim {missing[0]}=N")
-        shape.append(evaluate(e, env))
+        try:
+            shape.append(evaluate(e, env))
+        except ZeroDivisionError:
+            raise RunError(f"{arg} has the dimension '{d}', a division by zero at these --dim values") from None
     if any(n < 0 for n in shape):
         raise RunError(f"{arg} would have the negative shape {tuple(shape)} (its dimensions are {list(dims)})")
     return tuple(shape)

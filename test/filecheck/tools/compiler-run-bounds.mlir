@@ -26,3 +26,7 @@ loop.func @f(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // RUN: compiler-run %S/Inputs/outer.mlir --dim n=3 | filecheck %s --check-prefix=SMALL
 // ARENA: compiler-run: error: the arguments and intermediates need 400000080000000 bytes (the intermediates: 400000000000000)
 // SMALL: R = [0., 3., 6.]
+
+// A --dim that makes a dimension divide by zero (fuzz bucket: ZeroDivisionError).
+// RUN: not compiler-run %S/Inputs/zero-division.mlir --dim n=4 --dim x=0 2>&1 | filecheck %s --check-prefix=ZERO
+// ZERO: compiler-run: error: B has the dimension 'n // x', a division by zero at these --dim values
