@@ -157,7 +157,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     _check_memory(shapes, 0 if fn.memory is None else _arena_bytes(fn.memory.arena, env))
     arrays = []
     for spec, (shape, _, _) in zip(fn.specs, shapes, strict=True):
-        arrays.append(np.zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))
+        try:
+            arrays.append(np.zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))
+        except ValueError as err:  # NumPy: a shape whose extents multiply past 64 bits, even with a 0
+            raise RunError(f"{spec.name} of shape {shape} cannot be allocated: {err}") from None
     fn(*arrays)
     np.set_printoptions(threshold=sys.maxsize, linewidth=120, precision=6, suppress=True)
     for spec, a in zip(fn.specs, arrays, strict=True):

@@ -30,3 +30,8 @@ loop.func @f(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // A --dim that makes a dimension divide by zero (fuzz bucket: ZeroDivisionError).
 // RUN: not compiler-run %S/Inputs/zero-division.mlir --dim n=4 --dim x=0 2>&1 | filecheck %s --check-prefix=ZERO
 // ZERO: compiler-run: error: B has the dimension 'n // x', a division by zero at these --dim values
+
+// An empty array whose other extent is 2^62 (fuzz bucket: NumPy's ValueError,
+// an internal error): refused with the argument's name.
+// RUN: not compiler-run %S/Inputs/rfactor-nm.mlir --dim n=0 --dim m=4611686018427387904 2>&1 | filecheck %s --check-prefix=EMPTY
+// EMPTY: compiler-run: error: a of shape (0, 4611686018427387904) cannot be allocated

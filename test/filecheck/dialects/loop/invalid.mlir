@@ -149,3 +149,21 @@ loop.func @huge_in_bytes(%a: !loop.buffer<[2305843009213693952], f32>) {
 }
 // CHECK: invalid.mlir:[[# @LINE - 2]]:1
 // CHECK: !loop.buffer: shape [2305843009213693952] is larger than a 64-bit index can address
+
+// -----
+
+// An integer constant out of its type's range, and an op given a type it does not
+// take: xDSL checks both while parsing (fuzz buckets: unlocated before).
+loop.func @int_range(%a: !loop.buffer<[4], i32>) {
+  %c = arith.constant 4294967296 : i32
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3
+// CHECK: Integer value 4294967296 is out of range for type i32
+
+// -----
+
+loop.func @op_type(%a: !loop.buffer<[4], i32>) {
+  %c = arith.constant 1 : i32
+  %d = arith.addi %c, %c : f64
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3
