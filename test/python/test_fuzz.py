@@ -4,7 +4,9 @@ find no bad bucket (no traceback, internal error, signal, unlocated diagnostic o
 timeout from compiler-opt or compiler-run).
 
 COMPILER_FUZZ_INPUTS=10000 runs that many inputs instead of the CI's 300 (about 20 s
-on one core); COMPILER_FUZZ_SEED picks another seed.
+on one core); COMPILER_FUZZ_SEED picks another seed. The Python API fuzzer
+(test/fuzz/api_fuzz.py) runs 8 random programs (COMPILER_API_FUZZ_PROGRAMS=N: more),
+each built and called with good and mutated arguments.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ sys.path.insert(0, str(ROOT / "test" / "fuzz"))
 import fuzz  # noqa: E402
 
 INPUTS = int(os.environ.get("COMPILER_FUZZ_INPUTS", "300"))
+API_PROGRAMS = int(os.environ.get("COMPILER_API_FUZZ_PROGRAMS", "8"))
 SEED = int(os.environ.get("COMPILER_FUZZ_SEED", "0"))
 
 
@@ -95,4 +98,22 @@ def test_fuzzing_finds_no_bad_bucket(tmp_path: Path) -> None:
         for c in sorted(out.glob("*/command.txt"))
     )
     assert summary["buckets"] == [], proc.stdout + reproducers
+    assert proc.returncode == 0
+
+
+def test_api_fuzzing_finds_no_bad_call(tmp_path: Path) -> None:
+    """Random programs through build() and calls with mutated arguments: each call ends
+    in a CompilerError or the right result, with the guards around the outputs intact."""
+    report = tmp_path / "api.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "test" / "fuzz" / "api_fuzz.py"), "--programs", str(API_PROGRAMS),
+         "--seed", str(SEED), "--json", str(report)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    summary = json.loads(report.read_text())
+    assert summary["programs"] == API_PROGRAMS, proc.stderr
+    assert summary["outcomes"].get("ok", 0) > 0
+    assert summary["bad"] == {}, proc.stdout
     assert proc.returncode == 0
