@@ -85,6 +85,7 @@ from compiler.dialects.shape import (
     print_dims,
     verify_dims,
     verify_element_type,
+    verify_var_name,
 )
 from compiler.errors import IRError
 
@@ -270,6 +271,9 @@ class VarOp(IRDLOperation):
 
     def __init__(self, var_name: str):
         super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        verify_var_name(self.var_name.data, "loop.var")
 
 
 @irdl_op_definition

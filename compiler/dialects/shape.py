@@ -36,6 +36,22 @@ DimAttr = IntAttr | StringAttr
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+_VALUE_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
+
+
+def verify_stage_name(name: str, what: str) -> None:
+    """A stage or buffer name is also the name of its SSA values (`%conv_pad`): letters,
+    digits, `_ $ . -`, not starting with a digit (xDSL refuses other value names)."""
+    if _VALUE_NAME.fullmatch(name) is None:
+        raise VerifyError(f"{what} \"{name}\": a name is letters, digits, _ $ . or -, not starting with a digit")
+
+
+def verify_var_name(name: str, what: str) -> None:
+    """A symbolic variable's name is an identifier (it appears in shape expressions)."""
+    if not is_symbol_name(name):
+        raise VerifyError(f"{what} \"{name}\": a symbolic variable's name is an identifier")
+
+
 def is_symbol_name(dim: Dim) -> bool:
     """True for a dimension that is a plain symbolic variable such as "h"."""
     return isinstance(dim, str) and _IDENTIFIER.fullmatch(dim) is not None

@@ -90,6 +90,8 @@ from compiler.dialects.shape import (
     print_dims,
     verify_dims,
     verify_element_type,
+    verify_stage_name,
+    verify_var_name,
 )
 
 # ---------------------------------------------------------------------------
@@ -290,6 +292,7 @@ class VarOp(IRDLOperation):
         super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
 
     def verify_(self) -> None:
+        verify_var_name(self.var_name.data, "te.var")
         func = _enclosing_func(self)
         if func is None:
             return
@@ -395,6 +398,7 @@ class ComputeOp(IRDLOperation):
         return owner if isinstance(owner, ReduceOp) else None
 
     def verify_(self) -> None:
+        verify_stage_name(self.stage.data, "te.compute")
         t = self.tensor_type
         args = self.body.block.args
         if len(args) != t.rank:
@@ -518,6 +522,7 @@ class ExternOp(IRDLOperation):
         return [a for a in self.args if isinstance(a.type, TensorType)]
 
     def verify_(self) -> None:
+        verify_stage_name(self.stage.data, "te.extern")
         where = f"te.extern \"{self.stage.data}\""
         if not self.callee_name.isidentifier():
             raise VerifyError(f"{where}: the callee @{self.callee_name} is not a C identifier")

@@ -231,6 +231,22 @@ def test_bounds_error() -> None:
     assert re.fullmatch(r"main: load from A\[\w+ \+ 1\] out of bounds: index 5 of dimension 0 is outside \[0, 5\)", str(err))
 
 
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: te.placeholder((4,), name="0 A"), "placeholder '0 A': a name is letters, digits"),
+        (lambda: te.compute((4,), lambda i: 1.0, name="a b"), "compute 'a b': a name is letters, digits"),
+        (lambda: te.reduce_axis((0, 4), name="k k"), "reduce_axis 'k k': a name is letters, digits"),
+        (lambda: te.var("n + 1"), "te.var 'n + 1': a name is an identifier"),
+    ],
+)
+def test_names_that_cannot_name_values_are_expression_errors(make: Callable[[], object], message: str) -> None:
+    """Found by hand with the API fuzzer's eyes: xDSL refused such a name deep in build()
+    with a bare ValueError."""
+    err = raised(make, errors.ExprValueError, ValueError)
+    assert str(err).startswith(message)
+
+
 def _outer_sum(shape_of_a: tuple[te.Dim, ...]) -> compiler.Function:
     """C[i] = sum_k A[i] * A[k] through an intermediate P = A x A in the arena: P has n * n
     elements while A (taking any strides) may be a zero-stride view of n elements."""

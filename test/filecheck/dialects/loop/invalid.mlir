@@ -167,3 +167,11 @@ loop.func @op_type(%a: !loop.buffer<[4], i32>) {
   %d = arith.addi %c, %c : f64
 }
 // CHECK: invalid.mlir:[[# @LINE - 2]]:3
+
+// -----
+
+// A symbolic variable is an identifier.
+loop.func @var_name(%a: !loop.buffer<["n"], f32>) {
+  %q = loop.var "n + 1" : index
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: loop.var "n + 1": a symbolic variable's name is an identifier

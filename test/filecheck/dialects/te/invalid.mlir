@@ -436,3 +436,15 @@ te.func @twice(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   te.return %b : !te.tensor<[4], f32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 11]]:1: error: two stages of @twice are named "A"
+
+// -----
+
+// A stage name that cannot name its values (fuzz: xDSL's ValueError, unlocated).
+te.func @bad_stage_name(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "0 P" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %x[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  te.return %a : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 6]]:3: error: te.compute "0 P": a name is letters, digits, _ $ . or -, not starting with a digit
