@@ -238,7 +238,7 @@ def mutate(rng: random.Random, text: str) -> tuple[str, list[str]]:
             names = sorted({m.group(1) for line in lines for m in QUOTED.finditer(line)})
             if names:
                 old = rng.choice(names)
-                new = rng.choice([*names, "Z", "arena", "n", "h"])
+                new = rng.choice([*names, "Z", "arena", "n", "h", "0 P", "n + 1", ""])
                 if rng.random() < 0.5:  # every occurrence: a consistent rename
                     lines = [line.replace(f'"{old}"', f'"{new}"') for line in lines]
                 else:
