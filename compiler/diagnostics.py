@@ -70,10 +70,13 @@ class PassError(IRError, PassFailedException):
 
 class ScheduleVerifyError(ScheduleError, VerifyError):
     """An invalid schedule primitive found by the sched verifier; `op` is the primitive
-    (None when no single primitive is to blame)."""
+    (None when no single primitive is to blame), whose location the message carries as a
+    PassError's does (a schedule replayed by a pass fails outside `verify_located`);
+    `message` is the message without it."""
 
     def __init__(self, message: str, op: Operation | None = None):
-        super().__init__(message)
+        super().__init__(located(message, op))
+        self.message = message
         self.op = op
 
 

@@ -109,8 +109,8 @@ def verify_located(module: ModuleOp) -> None:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
             named = getattr(err, "op", None)  # a schedule error names its primitive
-            culprit = op if named is None else named
-            raise VerifyError(f"{location_prefix(culprit)}error: {err}") from None
+            culprit = op if named is None or not location_prefix(named) else named
+            raise VerifyError(f"{location_prefix(culprit)}error: {getattr(err, 'message', err)}") from None
 
 
 class ListPassesAction(argparse.Action):

@@ -875,3 +875,24 @@ sched.schedule @rfactor_axis_reducer {
   sched.rfactor %ki as "R.rf" : !sched.iter<"R">
 }
 // CHECK: error: sched.rfactor: the reducer plus_row of R names its axis %ri (in its identity or combiner); rfactor of such a reduction is not supported
+
+// -----
+
+// A primitive using an axis defined outside its schedule (fuzz bucket: KeyError
+// in the schedule replay).
+te.func @outside(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+%k = sched.axis "R" reduce 0
+%i = sched.axis "R" 0
+sched.schedule @outside {
+  %f = sched.fuse %i, %k : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:[[# @LINE - 5]]:1: error: 'sched.axis' expects parent op 'sched.schedule'
