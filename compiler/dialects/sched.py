@@ -67,9 +67,11 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, NoTerminator, SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
 from compiler.diagnostics import ScheduleVerifyError, VerifyError
 from compiler.dialects import te
+from compiler.dialects.shape import verify_stage_name
 
 
 @irdl_attr_definition
@@ -458,6 +460,7 @@ class RfactorOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        verify_stage_name(self.factor_stage.data, "sched.rfactor")
         if self.factor_stage.data == _stage_of(self.axis):
             raise VerifyError(f"sched.rfactor: the new stage needs a name other than \"{self.factor_stage.data}\"")
         if self.factor_axis.data < 0:
@@ -734,6 +737,10 @@ class ScheduleOp(IRDLOperation):
         if not isinstance(func, te.FuncOp):
             raise VerifyError(f"sched.schedule must name a te.func, {self.func} is not one")
         for op in self.body.block.ops:  # the replay knows the axes of this schedule only
+            try:  # and assumes each primitive valid: verified first (the walk reaches them later)
+                op.verify(verify_nested_ops=False)
+            except VerifyException as err:
+                raise ScheduleVerifyError(str(err), op) from None
             for value in op.operands:
                 if not (isinstance(value, OpResult) and value.op.parent_block() is self.body.block):
                     raise ScheduleVerifyError(

@@ -19,11 +19,13 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyDenseElement,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FloatAttr,
+    IndexType,
     IntAttr,
     IntegerAttr,
     ModuleOp,
@@ -44,6 +46,7 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from compiler.analysis.dominance import DominanceChecker
+from compiler.arith.builders import wrap_index
 from compiler.diagnostics import VerifyError, location_prefix
 from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
@@ -88,6 +91,14 @@ class LocatedParser(Parser):
             self.raise_error("float constant out of range for its type", start, self.pos)
 
 
+def _verify_index_constant(op: Operation) -> None:
+    """An `index` is 64-bit and signed here (xDSL accepts up to 2^64 - 1)."""
+    if not (isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)):
+        return
+    if isinstance(op.value.type, IndexType) and wrap_index(v := op.value.value.data) != v:
+        raise VerifyError(f"{location_prefix(op)}error: index constant {v} does not fit a signed 64-bit index")
+
+
 def _value_name(value: SSAValue, index: int) -> str:
     return f"%{value.name_hint}" if value.name_hint else f"operand {index}"
 
@@ -105,6 +116,7 @@ def verify_located(module: ModuleOp) -> None:
                 "definition (a value is defined earlier in the same block or in an enclosing one)"
             )
     for op in module.walk():
+        _verify_index_constant(op)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:

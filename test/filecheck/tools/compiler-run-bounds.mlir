@@ -35,3 +35,8 @@ loop.func @f(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // an internal error): refused with the argument's name.
 // RUN: not compiler-run %S/Inputs/rfactor-nm.mlir --dim n=0 --dim m=4611686018427387904 2>&1 | filecheck %s --check-prefix=EMPTY
 // EMPTY: compiler-run: error: a of shape (0, 4611686018427387904) cannot be allocated
+
+// A constant index that folds past 2^63 (4 * 2^62 + 2^62) wraps as it would at
+// run time, and the bounds check names it (fuzz bucket: IntegerAttr out of range).
+// RUN: not compiler-run %S/Inputs/big-index.mlir 2>&1 | filecheck %s --check-prefix=WRAP
+// WRAP: compiler-run: error: BoundsError: not_flat: load from a[4611686018427387904, 4611686018427387904] out of bounds

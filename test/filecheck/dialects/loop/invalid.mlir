@@ -175,3 +175,12 @@ loop.func @var_name(%a: !loop.buffer<["n"], f32>) {
   %q = loop.var "n + 1" : index
 }
 // CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: loop.var "n + 1": a symbolic variable's name is an identifier
+
+// -----
+
+// index is a signed 64-bit integer here (xDSL accepts up to 2^64 - 1; a pass
+// folding it failed in an unlocated IntegerAttr error: fuzz bucket).
+loop.func @index_range(%a: !loop.buffer<[4, 4], f32>) {
+  %c = arith.constant 9223372036854775808 : index
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: index constant 9223372036854775808 does not fit a signed 64-bit index
