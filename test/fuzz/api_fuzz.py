@@ -420,7 +420,8 @@ def fuzz_api(seed: int, programs: int, *, timeout: float = 120, memory_mb: int =
                     code = 1
                 finally:
                     os._exit(code)
-            _, killed_by, timed_out = fuzz._wait(pid, timeout)
+            _, killed_by, timed_out = fuzz._wait(pid, timeout * fuzz.WALL_FACTOR)
+            timed_out = timed_out or killed_by == signal.SIGXCPU
             records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
             where = f"seed {seed} program {index}"
             description = next((r["description"] for r in records if r["event"] == "program"), "?")
@@ -450,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--programs", type=int, default=int(os.environ.get("COMPILER_API_FUZZ_PROGRAMS", "50")))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per program (build and calls)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="CPU seconds per program (build and calls)")
     parser.add_argument("--memory-mb", type=int, default=3072)
     parser.add_argument("--json", type=Path, help="write the report here")
     args = parser.parse_args(argv)

@@ -16,15 +16,17 @@ seed and a count give the same inputs, in the same order, on every machine):
 2. One to three mutations: a line deleted, duplicated or two lines swapped; an
    integer made 0, -1, 1, 2^31 - 1, 2^31 or 2^63; a type changed (f16, f32, f64, i1,
    i8, i32, i64, index); a float constant changed (1.0e+308, -0.0, 65504.0, 1.0e-45,
-   a NaN); a quoted name (a stage, a buffer, a dimension) renamed.
+   a NaN); a quoted name (a stage, a buffer, a dimension) renamed, to another name
+   of the input or to one that is not a valid name.
 3. A tool: `compiler-opt` with a random pipeline (`default-pipeline{...}` up to a
    random stage with random options, a slice of its passes, or one to three of the
    project's passes in any order; sometimes `-t llvm`), or `compiler-run` with random
    `--dim` values (0, 1, small, negative, 2^31, 2^40, 2^62) for the input's
    symbolic dimensions.
-4. A child process runs it with a time limit (killed after `--timeout` seconds) and
-   a memory limit (`resource.setrlimit(RLIMIT_AS)`: `--memory-mb` above what the
-   fuzzer itself maps). By default the child is forked from this process after
+4. A child process runs it with a time limit (`--timeout` seconds of CPU time,
+   `resource.setrlimit(RLIMIT_CPU)`, and five times that of wall-clock time: the
+   machine may be shared) and a memory limit (`RLIMIT_AS`: `--memory-mb` above what
+   the fuzzer itself maps). By default the child is forked from this process after
    it imported the compiler (about 10x faster than starting Python); `--subprocess`
    runs the real `tools/compiler-opt` / `tools/compiler-run` scripts instead.
 
@@ -370,9 +372,15 @@ def _vm_bytes() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
+WALL_FACTOR = 5
+"""The wall-clock limit is this many times the CPU-time limit: the machine is shared,
+and a child that waits (a hang, not a loop) is still stopped."""
+
+
 def _limit_child(timeout: float, memory_bytes: int) -> None:
+    """`timeout` seconds of CPU time (then SIGXCPU), `memory_bytes` of address space."""
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    cpu = int(timeout) + 5
+    cpu = max(1, int(timeout))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
@@ -461,7 +469,7 @@ def run_forked(
                 sys.stderr.flush()
             finally:
                 os._exit(code)
-    status, sig, timed_out = _wait(pid, timeout)
+    status, sig, timed_out = _wait(pid, timeout * WALL_FACTOR)
     return Result(status, sig, out.read_text(errors="replace"), err.read_text(errors="replace"), time.monotonic() - start, timed_out)
 
 
@@ -484,7 +492,7 @@ def run_subprocess(
             capture_output=True,
             text=True,
             errors="replace",
-            timeout=timeout,
+            timeout=timeout * WALL_FACTOR,
             env=env,
             cwd=workdir,
             preexec_fn=lambda: _limit_child(timeout, limit),
@@ -507,7 +515,7 @@ FRAME = re.compile(r'File "([^"]+)", line \d+, in (\w+)')
 
 def classify(tool: str, result: Result) -> str:
     err = result.stderr
-    if result.timed_out:
+    if result.timed_out or result.signal == signal.SIGXCPU:
         return "timeout"
     if result.signal is not None:
         return "signal"
