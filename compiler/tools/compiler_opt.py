@@ -3,7 +3,15 @@
 Diagnostics, never tracebacks: parse errors and verifier errors are printed
 as `file:line:col: error: ...` and the exit status is 1; an unknown pass or
 option is reported as `error: ...`. Set COMPILER_TRACEBACK=1 to see the
-Python traceback of an internal error.
+Python traceback of an internal error (status 2).
+
+Beyond xDSL's own checks, the input is verified for what the passes assume:
+every operand defined before its use (SSA dominance,
+`compiler.analysis.dominance`), float constants that fit their type, `index`
+constants that fit 64 signed bits, and the project dialects' verifiers; a
+`PassError` names the op it is about, so a pass's diagnostic is located too
+(at that op, or its nearest ancestor with a location). `test/fuzz/fuzz.py`
+(`make fuzz`) checks all of this on mutated inputs.
 
 The input file `-` (or none) is standard input. Output piped into a reader
 that stops early (`compiler-opt f.mlir | head`) ends quietly with the status
