@@ -38,10 +38,15 @@ bench: $(STAMP)
 # error, signal, unlocated diagnostic, timeout) bucketed, one minimized reproducer per
 # bucket in fuzz-out/ (summary.json); exit status 1 when a bucket is found. Seeded:
 # make fuzz FUZZ_ARGS='--inputs 10000 --seed 7' (python test/fuzz/fuzz.py --help).
-# CI runs a bounded number in test/python/test_fuzz.py (COMPILER_FUZZ_INPUTS=N: more).
+# Then the Python API's fuzzer (test/fuzz/api_fuzz.py): random te programs and schedules
+# through build() and calls with mutated arguments (API_FUZZ_ARGS='--programs 200').
+# CI runs a bounded number of both in test/python/test_fuzz.py (COMPILER_FUZZ_INPUTS=N,
+# COMPILER_API_FUZZ_PROGRAMS=N: more).
 FUZZ_ARGS ?= --inputs 2000
+API_FUZZ_ARGS ?= --programs 50
 fuzz: $(STAMP)
 	$(PY) test/fuzz/fuzz.py --out fuzz-out $(FUZZ_ARGS)
+	$(PY) test/fuzz/api_fuzz.py $(API_FUZZ_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check compiler tools bench test
