@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     AnyDenseElement,
     DenseIntOrFPElementsAttr,
@@ -107,6 +107,24 @@ def _verify_index_constant(op: Operation) -> None:
         raise VerifyError(f"{location_prefix(op)}error: index constant {v} does not fit a signed 64-bit index")
 
 
+def _verify_if_results(op: Operation) -> None:
+    """An `scf.if` with results yields one value per result from both of its regions
+    (xDSL 0.74 accepts an implicit empty `scf.yield` and no else region)."""
+    if not isinstance(op, scf.IfOp) or not op.results:
+        return
+    types = list(op.result_types)
+    if not op.false_region.blocks:
+        raise VerifyError(f"{location_prefix(op)}error: scf.if with results needs an else region")
+    for region in (op.true_region, op.false_region):
+        last = region.block.last_op
+        yielded = list(last.operand_types) if isinstance(last, scf.YieldOp) else None
+        if yielded != types:
+            raise VerifyError(
+                f"{location_prefix(op)}error: scf.if has results ({', '.join(map(str, types))}), "
+                f"but a region yields ({', '.join(map(str, yielded or []))})"
+            )
+
+
 def _value_name(value: SSAValue, index: int) -> str:
     return f"%{value.name_hint}" if value.name_hint else f"operand {index}"
 
@@ -125,6 +143,7 @@ def verify_located(module: ModuleOp) -> None:
             )
     for op in module.walk():
         _verify_index_constant(op)
+        _verify_if_results(op)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:

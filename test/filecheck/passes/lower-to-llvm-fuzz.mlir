@@ -18,3 +18,20 @@ loop.func @negative_extent(%x: !loop.buffer<[8], f32>, %y: !loop.buffer<[4], f32
 // CHECK-NOT:     vector<
 // CHECK:         llvm.return
 // OUT: y = [0., 0., 0., 0.]
+
+// -----
+
+// lower-to-llvm run twice (`-p default-pipeline,lower-to-llvm`): the second run
+// finds the runtime functions declared already (fuzz bucket: "Redefinition of
+// symbol GOMP_parallel", unlocated).
+// RUN: compiler-opt %s --split-input-file -p lower-to-llvm,lower-to-llvm | filecheck %s --check-prefix=TWICE
+loop.func @par(%a: !loop.buffer<[64], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  loop.for %i = %c0 extent %c64 parallel {
+    loop.store %z, %a[%i] : !loop.buffer<[64], f32>
+  }
+}
+// TWICE-COUNT-1: llvm.func @GOMP_parallel(
+// TWICE-NOT:     llvm.func @GOMP_parallel(

@@ -448,3 +448,38 @@ te.func @bad_stage_name(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   te.return %a : !te.tensor<[4], f32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 6]]:3: error: te.compute "0 P": a name is letters, digits, _ $ . or -, not starting with a digit
+
+// -----
+
+// An scf.if with a result but an empty (implicit) yield and no else region
+// (fuzz bucket: xDSL verifies it, LLVM then fails on a phi without values).
+te.func @if_without_else(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %c1 = arith.constant 1 : index
+    %ok = arith.cmpi sge, %i, %c1 : index
+    %v = scf.if %ok -> (f32) {
+      %unused = arith.constant 1 : index
+    }
+    te.yield %v : f32
+  }
+  te.return %a : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 7]]:5: error: scf.if with results needs an else region
+
+// -----
+
+te.func @if_yields_nothing(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %c1 = arith.constant 1 : index
+    %ok = arith.cmpi sge, %i, %c1 : index
+    %v = scf.if %ok -> (f32) {
+      %unused = arith.constant 1 : index
+    } else {
+      %z = arith.constant 0.0 : f32
+      scf.yield %z : f32
+    }
+    te.yield %v : f32
+  }
+  te.return %a : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 10]]:5: error: scf.if has results (f32), but a region yields ()
