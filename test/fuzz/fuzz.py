@@ -552,7 +552,12 @@ def signature(tool: str, outcome: str, result: Result) -> str:
         return f"timeout of compiler-{tool}"
     if outcome == "traceback":
         frames = [(Path(f).name, fn) for f, fn in FRAME.findall(err) if "/compiler/" in f or "/xdsl/" in f]
-        last = err.strip().splitlines()[-1] if err.strip() else ""
+        # the exception line: the first unindented line after the last frame (a message
+        # may run over several lines)
+        lines = err.splitlines()
+        frame_lines = [k for k, line in enumerate(lines) if line.startswith("  File ")]
+        after = lines[frame_lines[-1] + 1 :] if frame_lines else lines
+        last = next((line for line in after if line and not line.startswith(" ")), "")
         exc = last.split(":")[0].rsplit(".", 1)[-1]
         where = f"{frames[-1][0]}:{frames[-1][1]}" if frames else "?"
         return f"traceback {exc} at {where}"
