@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lit pytest bench lint typecheck docs clean
+.PHONY: demo test lit pytest bench lint typecheck docs fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,22 @@ bench: $(STAMP)
 	$(PY) bench/memory.py
 	$(PY) bench/networks.py $(NETWORKS_ARGS)
 	$(PY) bench/compile_time.py
+
+# make fuzz: the project's fuzzer (test/fuzz/fuzz.py): mutated lit inputs and random te
+# programs through compiler-opt (random pipelines) and compiler-run (random --dim), each
+# in a child process with a time and memory limit; the bad outcomes (traceback, internal
+# error, signal, unlocated diagnostic, timeout) bucketed, one minimized reproducer per
+# bucket in fuzz-out/ (summary.json); exit status 1 when a bucket is found. Seeded:
+# make fuzz FUZZ_ARGS='--inputs 10000 --seed 7' (python test/fuzz/fuzz.py --help).
+# Then the Python API's fuzzer (test/fuzz/api_fuzz.py): random te programs and schedules
+# through build() and calls with mutated arguments (API_FUZZ_ARGS='--programs 200').
+# CI runs a bounded number of both in test/python/test_fuzz.py (COMPILER_FUZZ_INPUTS=N,
+# COMPILER_API_FUZZ_PROGRAMS=N: more).
+FUZZ_ARGS ?= --inputs 2000
+API_FUZZ_ARGS ?= --programs 50
+fuzz: $(STAMP)
+	$(PY) test/fuzz/fuzz.py --out fuzz-out $(FUZZ_ARGS)
+	$(PY) test/fuzz/api_fuzz.py $(API_FUZZ_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check compiler tools bench test docs

@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from compiler.errors import MemoryPlanError as MemoryPlanError
     from compiler.errors import ModuleLoadError as ModuleLoadError
     from compiler.errors import OptionError as OptionError
+    from compiler.errors import OutOfMemoryError as OutOfMemoryError
     from compiler.errors import ReadOnlyOutputError as ReadOnlyOutputError
     from compiler.errors import ScheduleError as ScheduleError
     from compiler.errors import ScheduleTypeError as ScheduleTypeError

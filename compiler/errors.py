@@ -21,6 +21,8 @@ CompilerError
 │                                  array, torch tensor requiring grad, JAX array...)
 ├── BoundsError            (also IndexError) a load or store outside its buffer, found
 │                          at run time by `build(..., check_bounds=True)`
+├── OutOfMemoryError       (also MemoryError) a compiled function found no memory for its
+│                          intermediates (sizes from the call's shapes too large)
 ├── MemoryPlanError        (also AssertionError) storage-rewrite made an unsound plan:
 │                          an internal error, please report it
 ├── InternalError          (also RuntimeError) any other state the compiler should never
@@ -72,6 +74,7 @@ __all__ = [
     "MemoryPlanError",
     "ModuleLoadError",
     "OptionError",
+    "OutOfMemoryError",
     "ReadOnlyOutputError",
     "ScheduleError",
     "ScheduleTypeError",
@@ -154,6 +157,11 @@ class ReadOnlyOutputError(ArgumentValueError):
 
 class BoundsError(CompilerError, IndexError):
     """A load or store outside its buffer's region (`build(..., check_bounds=True)`)."""
+
+
+class OutOfMemoryError(CompilerError, MemoryError):
+    """A compiled function could not allocate its intermediates (the arena): the sizes the
+    call's shapes give are more than the machine can hold."""
 
 
 class ModuleLoadError(CompilerError, ValueError):

@@ -113,7 +113,12 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
     decls: list[ArgDecl] = []
     for i, (arg, attr) in enumerate(zip(func.args, attrs, strict=True)):
         t = arg.type
-        assert isinstance(t, loop.BufferType)
+        if not isinstance(t, loop.BufferType):  # a packed wrapper (already lowered), or scalars
+            raise PassError(
+                f"@{func.sym_name.data} takes a {t} as argument {i}, not a buffer: only a loop.func over "
+                "buffers can be compiled and called",
+                func,
+            )
         is_output = OUTPUT_ATTR in attr.data or arg in written
         scalar = attr.data.get(SCALAR_ATTR)
         decls.append(

@@ -30,7 +30,7 @@ def declare_strided(func: loop.FuncOp, names: Sequence[str], *, strict: bool = T
         if arg is None or not isinstance(t := arg.type, loop.BufferType):
             if strict:
                 raise PassError(
-                    f"make-packed-api: @{func.sym_name.data} has no buffer argument '{name}'"
+                    f"make-packed-api: @{func.sym_name.data} has no buffer argument '{name}'", func
                 )
             continue
         found.add(name)

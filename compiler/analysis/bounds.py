@@ -274,7 +274,7 @@ class InferBound:
             if free_vars(extent) & {a.name for a in stage.axes}:
                 hi = self.relax(IntSet.point(extent), [*stage.axes, *self.model.attach_path(stage)]).hi
                 if hi is None or free_vars(hi) & set(self.relaxed):
-                    raise PassError(f"infer-bound: can't bound the extent {extent} of reduce axis {iv.name}")
+                    raise PassError(f"infer-bound: can't bound the extent {extent} of reduce axis {iv.name}", stage.op)
                 relaxed = Range_(Const(0), self.analyzer().simplify(emax(hi, 0)))
             self.set_range(iv, Range_(Const(0), extent), relaxed)
 
@@ -345,7 +345,8 @@ class InferBound:
                 return Const(const_hi)
             raise PassError(
                 f"infer-bound: can't bound the extent {extent} of stage \"{stage.name}\" "
-                "independently of its loops"
+                "independently of its loops",
+                stage.op,
             )
         hi = az.simplify(s.hi)
         if const_hi is None or az.prove_le(hi, const_hi):
@@ -472,7 +473,8 @@ class InferBound:
             raise PassError(
                 f"infer-bound: split of {rel.parent.name} by {factor} with disable_predication: the extent "
                 f"{parent.extent} is not provably a multiple of {factor}, and without a predicate the loops "
-                "would run past it"
+                "would run past it",
+                self.model.func,
             )
         if self.split_mode == "tight" and tight_ok:
             remaining = az.simplify(parent.extent - Var(rel.outer.name) * factor)
@@ -578,7 +580,8 @@ class InferBound:
                 raise PassError(
                     f"infer-bound: the loop {iv.name} of stage \"{stage.name}\" runs over [{r.min}, "
                     f"{r.min} + {r.extent}), which depends on {', '.join(sorted(inner))}: that loop must "
-                    "be outside it (a reduce axis whose extent names a data axis can't be reordered outside it)"
+                    "be outside it (a reduce axis whose extent names a data axis can't be reordered outside it)",
+                    stage.op,
                 )
             loops.append((iv, r))
         return loops

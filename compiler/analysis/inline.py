@@ -28,7 +28,7 @@ def inline_stage(producer: te.ComputeOp) -> None:
     for use, k in uses:  # a multi-output stage: a read of its k-th tensor is its k-th value
         read = use.operation
         if not isinstance(read, te.ReadOp):
-            raise PassError(f"compute-inline: stage \"{producer.stage.data}\" is used by {read.name}")
+            raise PassError(f"compute-inline: stage \"{producer.stage.data}\" is used by {read.name}", read)
         mapping: dict[SSAValue, SSAValue] = dict(zip(producer.axes, read.indices, strict=True))
         for op in producer.body.block.ops:
             if op is yielded:

@@ -238,7 +238,7 @@ class ScheduleModel:
                 continue
             name = op.stage.data
             if name in stages or name in externs:
-                raise ScheduleVerifyError(f"two stages of @{func.sym_name.data} are named \"{name}\"")
+                raise ScheduleVerifyError(f"two stages of @{func.sym_name.data} are named \"{name}\"", op)
             if isinstance(op, te.ExternOp):
                 externs[name] = op
             else:

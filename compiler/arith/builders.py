@@ -23,7 +23,14 @@ _INDEX_ATTRS: dict[int, IntegerAttr] = {}
 """Attributes are immutable: one `IntegerAttr` per index constant serves every op."""
 
 
+def wrap_index(value: int) -> int:
+    """`value` as a 64-bit signed index holds it (two's complement): index arithmetic
+    wraps at run time, and a constant a pass folds wraps the same way."""
+    return (value + 2**63) % 2**64 - 2**63
+
+
 def index_attr(value: int) -> IntegerAttr:
+    value = wrap_index(value)
     attr = _INDEX_ATTRS.get(value)
     if attr is None:
         attr = IntegerAttr(value, INDEX)

@@ -75,7 +75,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
 from xdsl.utils.str_enum import StrEnum
 
-from compiler.diagnostics import VerifyError
+from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.shape import (
     Dim,
     DimAttr,
@@ -84,6 +84,8 @@ from compiler.dialects.shape import (
     parse_dims,
     print_dims,
     verify_dims,
+    verify_element_type,
+    verify_var_name,
 )
 from compiler.errors import IRError
 
@@ -148,7 +150,8 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
                 print_dims(printer, strides)
 
     def verify(self) -> None:
-        verify_dims(self.get_shape(), "!loop.buffer")
+        size = verify_element_type(self.element_type, "!loop.buffer")
+        verify_dims(self.get_shape(), "!loop.buffer", size)
         if (strides := self.get_strides()) is not None:
             verify_dims(strides, "!loop.buffer strides")
             if len(strides) != self.rank:
@@ -158,18 +161,12 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
 
 def element_bytes(t: Attribute) -> int:
-    """The size in bytes of one element of a buffer (i1 takes a byte)."""
-    if isinstance(t, IntegerType):
-        return max(1, t.bitwidth // 8)
-    float_sizes: tuple[tuple[type[Attribute], int], ...] = (
-        (Float16Type, 2),
-        (Float32Type, 4),
-        (Float64Type, 8),
-    )
-    for cls, size in float_sizes:
-        if isinstance(t, cls):
-            return size
-    raise IRError(f"unsupported element type {t}")
+    """The size in bytes of one element of a buffer (i1 takes a byte); an IRError for a
+    type that no verified buffer has."""
+    try:
+        return verify_element_type(t, "a buffer element")
+    except VerifyError as err:
+        raise IRError(str(err)) from None
 
 
 class LoopKind(StrEnum):
@@ -226,6 +223,7 @@ class FuncOp(IRDLOperation):
         return self.body.block.args
 
     def verify_(self) -> None:
+        verify_top_level(self)
         if self.function_type.outputs.data:
             raise VerifyError("loop.func returns nothing: outputs are buffer arguments")
         if self.function_type.inputs.data != tuple(self.body.block.arg_types):
@@ -273,6 +271,9 @@ class VarOp(IRDLOperation):
 
     def __init__(self, var_name: str):
         super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        verify_var_name(self.var_name.data, "loop.var")
 
 
 @irdl_op_definition
@@ -684,7 +685,7 @@ class IfOp(IRDLOperation):
 MAX_ASSERT_VALUES = 4
 """How many values a `loop.assert` may report (the packed API's error-values array)."""
 
-ASSERT_ERRORS = ("ValueError", "TypeError", "IndexError")
+ASSERT_ERRORS = ("ValueError", "TypeError", "IndexError", "MemoryError")
 
 
 @irdl_op_definition

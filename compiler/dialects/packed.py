@@ -64,6 +64,15 @@ DLDataType as one little-endian u32 (`code | bits << 8 | lanes << 16`);
 `shape[k]` and `strides[k]` are int64 read as `index` (64-bit, never truncated)."""
 
 
+MAX_CONSTANT_INDEX = 2**31 - 1
+"""The constant indices of the packed ops become i32 GEP indices."""
+
+
+def _verify_constant_index(k: int, what: str) -> None:
+    if not 0 <= k < MAX_CONSTANT_INDEX:
+        raise VerifyError(f"{what} is {k}, outside [0, {MAX_CONSTANT_INDEX})")
+
+
 @irdl_op_definition
 class PackedArgOp(IRDLOperation):
     """`%x = packed.arg %args[0]`: the address of the k-th `DLTensor*` of a packed call."""
@@ -78,6 +87,9 @@ class PackedArgOp(IRDLOperation):
         super().__init__(
             operands=[args], properties={"position": IntAttr(position)}, result_types=[IndexType()]
         )
+
+    def verify_(self) -> None:
+        _verify_constant_index(self.position.data, "packed.arg: the position")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -137,6 +149,8 @@ class DLTensorGetOp(IRDLOperation):
             )
         if self.axis is not None and field not in ("shape", "strides", "data"):
             raise VerifyError(f"packed.dltensor_get: field '{field}' takes no index")
+        if self.axis is not None:
+            _verify_constant_index(self.axis.data, f"packed.dltensor_get: the index of {field}")
         if self.result.type != DLTENSOR_FIELDS[field]:
             raise VerifyError(
                 f"packed.dltensor_get: field '{field}' is read as {DLTENSOR_FIELDS[field]}, not {self.result.type}"

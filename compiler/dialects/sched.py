@@ -45,6 +45,7 @@ from xdsl.ir import (
     Attribute,
     Block,
     Dialect,
+    OpResult,
     ParametrizedAttribute,
     Region,
     SSAValue,
@@ -54,6 +55,7 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
     opt_prop_def,
     prop_def,
@@ -64,10 +66,12 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator, SymbolTable
+from xdsl.traits import HasParent, NoTerminator, SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
-from compiler.diagnostics import VerifyError
+from compiler.diagnostics import ScheduleVerifyError, VerifyError
 from compiler.dialects import te
+from compiler.dialects.shape import verify_stage_name
 
 
 @irdl_attr_definition
@@ -118,10 +122,16 @@ def _same_stage(op: str, values: Sequence[SSAValue]) -> None:
         raise VerifyError(f"{op} mixes axes of stages {', '.join(sorted(stages))}")
 
 
+_IN_SCHEDULE = lazy_traits_def(lambda: (HasParent(ScheduleOp),))
+"""The primitives' trait: they exist inside a `sched.schedule` only."""
+
+
 @irdl_op_definition
 class AxisOp(IRDLOperation):
     """A root axis of a stage: `%j = sched.axis "D" 1` (data-parallel axis 1),
     `%k = sched.axis "D" reduce 0` (reduce axis 0)."""
+
+    traits = _IN_SCHEDULE
 
     name = "sched.axis"
     stage = prop_def(StringAttr)
@@ -169,6 +179,8 @@ class SplitOp(IRDLOperation):
     `by 4 disable_predication` (TVM's `split(..., disable_predication=True)`): the
     user states the loops need no bound predicate; infer-bound rejects the split
     unless it proves the factor divides the extent (else the loops would run past it)."""
+
+    traits = _IN_SCHEDULE
 
     name = "sched.split"
     split_axis = operand_def(IterType)
@@ -254,6 +266,8 @@ class SingletonOp(IRDLOperation):
     (TVM's `s[D].fuse()` of no axis), so that another stage can be attached
     outside all of D's loops."""
 
+    traits = _IN_SCHEDULE
+
     name = "sched.singleton"
     stage = prop_def(StringAttr)
     result = result_def(IterType)
@@ -277,6 +291,8 @@ class SingletonOp(IRDLOperation):
 @irdl_op_definition
 class FuseOp(IRDLOperation):
     """`%f = sched.fuse %outer, %inner : !sched.iter<"D">` (inner must follow outer)."""
+
+    traits = _IN_SCHEDULE
 
     name = "sched.fuse"
     outer = operand_def(IterType)
@@ -304,6 +320,8 @@ class FuseOp(IRDLOperation):
 class ReorderOp(IRDLOperation):
     """`sched.reorder %a, %b, %c : !sched.iter<"D">`: these leaves, in this order."""
 
+    traits = _IN_SCHEDULE
+
     name = "sched.reorder"
     axes = var_operand_def(IterType)
 
@@ -326,6 +344,8 @@ class ReorderOp(IRDLOperation):
 
 class AxisAnnotationOp(IRDLOperation, ABC):
     """The shape of the annotation ops (`sched.parallel`, `vectorize`, `unroll`): one axis."""
+
+    traits = _IN_SCHEDULE
 
     axis = operand_def(IterType)
 
@@ -364,6 +384,8 @@ class PragmaOp(IRDLOperation):
     other names, `name` or `name=value`, are kept on the loop (`loop.pragmas`)
     for the passes that read them."""
 
+    traits = _IN_SCHEDULE
+
     name = "sched.pragma"
     axis = operand_def(IterType)
     pragma = prop_def(StringAttr)
@@ -391,6 +413,8 @@ class PragmaOp(IRDLOperation):
 class ComputeAtOp(IRDLOperation):
     """`sched.compute_at "C", %j : !sched.iter<"D">`: compute C inside D's loop %j
     (C a stage, or a group of `sched.create_group`)."""
+
+    traits = _IN_SCHEDULE
 
     name = "sched.compute_at"
     stage = prop_def(StringAttr)
@@ -422,6 +446,8 @@ class RfactorOp(IRDLOperation):
     reduces "B.rf" over that axis. Axes of B made before are retired: B starts
     over with fresh axes (`sched.axis "B" ...` after this op)."""
 
+    traits = _IN_SCHEDULE
+
     name = "sched.rfactor"
     axis = operand_def(IterType)
     factor_stage = prop_def(StringAttr)
@@ -434,6 +460,7 @@ class RfactorOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        verify_stage_name(self.factor_stage.data, "sched.rfactor")
         if self.factor_stage.data == _stage_of(self.axis):
             raise VerifyError(f"sched.rfactor: the new stage needs a name other than \"{self.factor_stage.data}\"")
         if self.factor_axis.data < 0:
@@ -463,6 +490,8 @@ class RfactorOp(IRDLOperation):
 
 class StageDirectiveOp(IRDLOperation, ABC):
     """The shape of `sched.compute_root` and `sched.compute_inline`: a stage name."""
+
+    traits = _IN_SCHEDULE
 
     stage = prop_def(StringAttr)
     assembly_format = "$stage attr-dict"
@@ -512,6 +541,8 @@ class CacheReadOp(IRDLOperation):
     (`A.local[i] = A[i]`) computed before B and C, which read it instead of A
     (TVM's `cache_read`). A is a stage or an argument of the function."""
 
+    traits = _IN_SCHEDULE
+
     name = "sched.cache_read"
     tensor = prop_def(StringAttr)
     scope = prop_def(StringAttr)
@@ -545,6 +576,8 @@ class CacheWriteOp(IRDLOperation):
     loop of C, TVM's relayout) and are then undone: C's loops start afresh. A
     multi-output stage moves all its outputs to one multi-output cache stage."""
 
+    traits = _IN_SCHEDULE
+
     name = "sched.cache_write"
     stage = prop_def(StringAttr)
     scope = prop_def(StringAttr)
@@ -562,6 +595,8 @@ class StorageAlignOp(IRDLOperation):
     """`sched.storage_align %i factor 16 offset 1 : !sched.iter<"B">`: the stride of
     B's buffer dimension %i (a root axis) is padded so that `stride % 16 == 1`
     (TVM's `storage_align`)."""
+
+    traits = _IN_SCHEDULE
 
     name = "sched.storage_align"
     axis = operand_def(IterType)
@@ -604,6 +639,8 @@ class CreateGroupOp(IRDLOperation):
     attached itself) and `sched.compute_root "g"` puts back at the root. Inputs are
     stages or arguments of the function. A group that holds every stage of another
     one nests it; a stage of a group can only be computed at a stage of that group."""
+
+    traits = _IN_SCHEDULE
 
     name = "sched.create_group"
     group = prop_def(StringAttr)
@@ -699,6 +736,16 @@ class ScheduleOp(IRDLOperation):
             raise VerifyError(f"sched.schedule names no function {self.func}")
         if not isinstance(func, te.FuncOp):
             raise VerifyError(f"sched.schedule must name a te.func, {self.func} is not one")
+        for op in self.body.block.ops:  # the replay knows the axes of this schedule only
+            try:  # and assumes each primitive valid: verified first (the walk reaches them later)
+                op.verify(verify_nested_ops=False)
+            except VerifyException as err:
+                raise ScheduleVerifyError(str(err), op) from None
+            for value in op.operands:
+                if not (isinstance(value, OpResult) and value.op.parent_block() is self.body.block):
+                    raise ScheduleVerifyError(
+                        f"{op.name} uses %{value.name_hint or '?'}, which this sched.schedule does not define", op
+                    )
         for check in _SCHEDULE_CHECKERS:
             check(func, self)
 

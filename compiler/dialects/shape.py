@@ -14,7 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntAttr,
+    IntegerType,
+    StringAttr,
+)
+from xdsl.ir import Attribute
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -25,6 +34,22 @@ Dim = int | str
 DimAttr = IntAttr | StringAttr
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+_VALUE_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
+
+
+def verify_stage_name(name: str, what: str) -> None:
+    """A stage or buffer name is also the name of its SSA values (`%conv_pad`): letters,
+    digits, `_ $ . -`, not starting with a digit (xDSL refuses other value names)."""
+    if _VALUE_NAME.fullmatch(name) is None:
+        raise VerifyError(f"{what} \"{name}\": a name is letters, digits, _ $ . or -, not starting with a digit")
+
+
+def verify_var_name(name: str, what: str) -> None:
+    """A symbolic variable's name is an identifier (it appears in shape expressions)."""
+    if not is_symbol_name(name):
+        raise VerifyError(f"{what} \"{name}\": a symbolic variable's name is an identifier")
 
 
 def is_symbol_name(dim: Dim) -> bool:
@@ -67,14 +92,40 @@ def print_dims(printer: Printer, dims: Sequence[Dim]) -> None:
         )
 
 
-def verify_dims(dims: Sequence[Dim], what: str) -> None:
-    """Reject negative extents and malformed symbolic dimensions."""
+MAX_BYTES = 2**63 - 1
+"""The largest size in bytes of a buffer or tensor: index arithmetic is 64-bit and
+signed, so a larger one's offsets would wrap."""
+
+INTEGER_WIDTHS = (1, 8, 16, 32, 64)
+
+
+def verify_element_type(t: Attribute, what: str) -> int:
+    """An element type the compiler can store (f16, f32, f64, i1, i8, i16, i32, i64);
+    its size in bytes (i1 takes a byte)."""
+    if isinstance(t, IntegerType) and t.width.data in INTEGER_WIDTHS:
+        width: int = t.width.data
+        return max(1, width // 8)
+    for cls, size in ((Float16Type, 2), (Float32Type, 4), (Float64Type, 8)):
+        if isinstance(t, cls):
+            return size
+    raise VerifyError(f"{what}: unsupported element type {t}: expected f16, f32, f64, i1, i8, i16, i32 or i64")
+
+
+def verify_dims(dims: Sequence[Dim], what: str, element_bytes: int = 1) -> None:
+    """Reject negative extents, malformed symbolic dimensions and static sizes beyond
+    MAX_BYTES (with `element_bytes` per element)."""
     from compiler.arith.expr import parse_expr
 
+    size = element_bytes
     for axis, d in enumerate(dims):
         if isinstance(d, int):
             if d < 0:
                 raise VerifyError(f"{what}: dimension {axis} is negative ({d})")
+            size *= d
+            if size > MAX_BYTES:
+                raise VerifyError(
+                    f"{what}: shape {list(dims)} is larger than a 64-bit index can address ({MAX_BYTES} bytes)"
+                )
             continue
         try:
             parse_expr(d)

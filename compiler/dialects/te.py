@@ -80,7 +80,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.str_enum import StrEnum
 
-from compiler.diagnostics import VerifyError
+from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.shape import (
     Dim,
     DimAttr,
@@ -89,6 +89,9 @@ from compiler.dialects.shape import (
     parse_dims,
     print_dims,
     verify_dims,
+    verify_element_type,
+    verify_stage_name,
+    verify_var_name,
 )
 
 # ---------------------------------------------------------------------------
@@ -128,7 +131,7 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
             printer.print_attribute(self.element_type)
 
     def verify(self) -> None:
-        verify_dims(self.get_shape(), "!te.tensor")
+        verify_dims(self.get_shape(), "!te.tensor", verify_element_type(self.element_type, "!te.tensor"))
 
 
 SCALAR_ATTR = "te.scalar"
@@ -206,6 +209,7 @@ class FuncOp(IRDLOperation):
         return found
 
     def verify_(self) -> None:
+        verify_top_level(self)
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
                 raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
@@ -218,6 +222,12 @@ class FuncOp(IRDLOperation):
         ret = self.body.block.last_op
         if not isinstance(ret, ReturnOp):
             raise VerifyError("te.func body must end with te.return")
+        stages: set[str] = set()
+        for op in self.body.block.ops:
+            if isinstance(op, ComputeOp | ExternOp):
+                if op.stage.data in stages:
+                    raise VerifyError(f"two stages of @{self.sym_name.data} are named \"{op.stage.data}\"")
+                stages.add(op.stage.data)
         returned = tuple(v.type for v in ret.values)
         if returned != self.function_type.outputs.data:
             raise VerifyError(
@@ -282,6 +292,7 @@ class VarOp(IRDLOperation):
         super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
 
     def verify_(self) -> None:
+        verify_var_name(self.var_name.data, "te.var")
         func = _enclosing_func(self)
         if func is None:
             return
@@ -387,6 +398,7 @@ class ComputeOp(IRDLOperation):
         return owner if isinstance(owner, ReduceOp) else None
 
     def verify_(self) -> None:
+        verify_stage_name(self.stage.data, "te.compute")
         t = self.tensor_type
         args = self.body.block.args
         if len(args) != t.rank:
@@ -510,6 +522,7 @@ class ExternOp(IRDLOperation):
         return [a for a in self.args if isinstance(a.type, TensorType)]
 
     def verify_(self) -> None:
+        verify_stage_name(self.stage.data, "te.extern")
         where = f"te.extern \"{self.stage.data}\""
         if not self.callee_name.isidentifier():
             raise VerifyError(f"{where}: the callee @{self.callee_name} is not a C identifier")

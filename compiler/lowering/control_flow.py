@@ -146,7 +146,8 @@ def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
         elif op.values:
             raise PassError(
                 f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
-                "argument marked {packed.error_values} to report them"
+                "argument marked {packed.error_values} to report them",
+                op,
             )
         else:
             fail = Block(_free_and_return(state, code))

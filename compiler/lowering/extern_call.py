@@ -48,11 +48,12 @@ def declare_externs(module: ModuleOp) -> None:
         name = op.callee.root_reference.data
         types = list(op.args.types)
         if name in defined:
-            raise PassError(f"lower-to-llvm: the external function @{name} has the name of a function of the module")
+            raise PassError(f"lower-to-llvm: the external function @{name} has the name of a function of the module", op)
         if signatures.setdefault(name, types) != types:
             raise PassError(
                 f"lower-to-llvm: the external function @{name} is called with two signatures: "
-                f"({', '.join(map(str, signatures[name]))}) and ({', '.join(map(str, types))})"
+                f"({', '.join(map(str, signatures[name]))}) and ({', '.join(map(str, types))})",
+                op,
             )
     for name, types in signatures.items():
         ftype = llvm.LLVMFunctionType(types, None)

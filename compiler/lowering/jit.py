@@ -183,8 +183,8 @@ def define_workspace(module: ir.Module) -> None:
     holds a cached block's address, its capacity in the block's first 8 bytes and the
     data 64 bytes in. Acquire takes the block out of the slot with an atomic exchange
     (another thread calling at the same time finds the slot empty and allocates its own)
-    and reallocates it when it is too small; release puts it back, freeing what the slot
-    held meanwhile. Written with llvmlite's builder: xDSL's llvm dialect has no atomics."""
+    and reallocates it when it is too small (NULL when that fails); release puts it back,
+    freeing what the slot held meanwhile (nothing for NULL). Written with llvmlite's builder: xDSL's llvm dialect has no atomics."""
     globals_ = module.globals
     acquire, release = globals_.get(WORKSPACE_ACQUIRE), globals_.get(WORKSPACE_RELEASE)
     if not isinstance(acquire, ir.Function) or not isinstance(release, ir.Function):
@@ -211,13 +211,30 @@ def define_workspace(module: ir.Module) -> None:
     b.call(free, [block])
     b.branch(fresh)
     b.position_at_end(fresh)
+    # a size of 2^63 bytes or more (a symbolic size that wrapped) or a failed allocation:
+    # NULL, which the caller's allocation check reports (memory.add_allocation_checks)
+    null = ir.Constant(ptr, None)
+    allocate, failed = acquire.append_basic_block("allocate"), acquire.append_basic_block("failed")
+    b.cbranch(b.icmp_signed("<", size, ir.Constant(i64, 0)), failed, allocate)
+    b.position_at_end(failed)
+    b.ret(null)
+    b.position_at_end(allocate)
     new = b.call(aligned_alloc, [header, b.add(size, header)])
+    got = acquire.append_basic_block("got")
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(new, i64), ir.Constant(i64, 0)), failed, got)
+    b.position_at_end(got)
     b.store(size, new)
     b.ret(b.gep(new, [header], source_etype=i8))
 
     release.linkage = "internal"
     slot, data = release.args
     b = ir.IRBuilder(release.append_basic_block("entry"))
+    put = release.append_basic_block("put")
+    nothing = release.append_basic_block("nothing")  # a failed acquire's NULL
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(data, i64), ir.Constant(i64, 0)), nothing, put)
+    b.position_at_end(nothing)
+    b.ret_void()
+    b.position_at_end(put)
     block = b.gep(data, [ir.Constant(i64, -header.constant)], source_etype=i8)
     old = b.atomic_rmw("xchg", slot, b.ptrtoint(block, i64), "acq_rel")
     drop, done = release.append_basic_block("drop"), release.append_basic_block("done")

@@ -12,6 +12,12 @@ pointers, followed by one `index` argument per symbolic variable
     buffer) -> an `llvm.alloca` at the entry;
   * `loop.view %arena` -> a byte GEP from the arena's pointer.
 
+An allocation can fail (sizes from the call's shapes that the machine cannot hold;
+acquire then returns NULL): `check_allocations` tests every pointer after the
+entry's acquires with a `loop.assert ... raises "MemoryError"`, the function's
+first failure codes, so that the call fails with `compiler.OutOfMemoryError`
+instead of writing through NULL.
+
 Each allocation site has a slot (an internal global) that keeps its block between
 calls (TVM's workspace pool, PyTorch's caching allocator): a block from
 `aligned_alloc` per call is a fresh `mmap` once glibc's threshold puts it there, and
@@ -24,7 +30,6 @@ threads calling one function at once each get a block of their own).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, llvm
@@ -32,6 +37,8 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DictionaryAttr,
+    Float64Type,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -45,7 +52,19 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import index_cast
-from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.expr import (
+    Add,
+    Const,
+    Expr,
+    FloorDiv,
+    FloorMod,
+    Max,
+    Min,
+    Mul,
+    Sub,
+    Var,
+    parse_expr,
+)
 from compiler.arith.ir import emit_expr
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
@@ -59,13 +78,6 @@ body reloads its buffers from a context array, parallel.py; vectorize.py reads i
 WORKSPACE_ACQUIRE = "compiler_workspace_acquire"
 WORKSPACE_RELEASE = "compiler_workspace_release"
 WORKSPACE_SLOT = "compiler.workspace"  # + ".<function>.<k>": an allocation site's cached block
-
-
-def element_size(t: Attribute) -> int:
-    try:
-        return loop.element_bytes(t)
-    except ValueError as err:
-        raise PassError(f"lower-to-llvm: {err}") from None
 
 
 @dataclass
@@ -119,7 +131,8 @@ def lower_var(op: loop.VarOp, state: FunctionState) -> None:
     if name not in state.var_args:
         raise PassError(
             f"lower-to-llvm: symbolic variable '{name}' appears in no argument shape of "
-            f"@{state.func.sym_name.data}, so it can't be bound at call time"
+            f"@{state.func.sym_name.data}, so it can't be bound at call time",
+            op,
         )
     Rewriter.replace_op(op, [], [state.var_args[name]])
 
@@ -151,7 +164,7 @@ def load_value(ptr: SSAValue, t: Attribute) -> llvm.LoadOp:
 
 
 def lower_load(op: loop.LoadOp) -> None:
-    idx = _flat_index(op.indices, "loop.load")
+    idx = _flat_index(op)
     ptr = _gep(op.buffer, idx, op.result.type, op)
     new = llvm.LoadOp.create(operands=[ptr], result_types=[op.result.type], properties=_NOT_ATOMIC)
     _keep_alias_scopes(op, new)
@@ -159,7 +172,7 @@ def lower_load(op: loop.LoadOp) -> None:
 
 
 def lower_store(op: loop.StoreOp) -> None:
-    idx = _flat_index(op.indices, "loop.store")
+    idx = _flat_index(op)
     ptr = _gep(op.buffer, idx, op.value.type, op)
     new = llvm.StoreOp.create(operands=[op.value, ptr], properties=_NOT_ATOMIC)
     _keep_alias_scopes(op, new)
@@ -173,12 +186,10 @@ def _keep_alias_scopes(old: Operation, new: Operation) -> None:
             new.attributes[name] = old.attributes[name]
 
 
-def _flat_index(indices: Sequence[SSAValue], what: str) -> SSAValue:
-    if len(indices) != 1:
-        raise PassError(
-            f"lower-to-llvm: {what} of a {len(indices)}-D buffer; run storage-flatten first"
-        )
-    return indices[0]
+def _flat_index(op: loop.LoadOp | loop.StoreOp) -> SSAValue:
+    if len(op.indices) != 1:
+        raise PassError(f"lower-to-llvm: {op.name} of a {len(op.indices)}-D buffer; run storage-flatten first", op)
+    return op.indices[0]
 
 
 def _gep(ptr: SSAValue, index: SSAValue, elem: Attribute, before: Operation) -> SSAValue:
@@ -195,23 +206,49 @@ def _to_i64(value: SSAValue, before: Operation) -> SSAValue:
     return value
 
 
+def allocation_failure(func: str, buffer: str) -> str:
+    """The message of the failure code of a heap allocation that found no memory."""
+    return f"{func}: out of memory: no block for buffer \"{buffer}\""
+
+
+def check_allocations(state: FunctionState) -> None:
+    """After the entry's acquires, a `loop.assert ... raises "MemoryError"` per allocation
+    that its pointer is not NULL, in allocation order: the first failure codes of the
+    function (`packed_abi.assert_table` counts them; the message is the table's)."""
+    if not state.allocations:
+        return
+    entry = state.func.body.blocks.first
+    assert entry is not None
+    acquires = [op for op in entry.ops if isinstance(op, llvm.CallOp) and op.callee is not None
+                and op.callee.root_reference.data == WORKSPACE_ACQUIRE]
+    ops: list[Operation] = []
+    for pointer in state.allocations:
+        address = llvm.PtrToIntOp(pointer, i64)
+        zero = llvm.ConstantOp(IntegerAttr(0, i64), i64)
+        not_null = llvm.ICmpOp(address.results[0], zero.result, IntegerAttr(1, i64))  # ne
+        ops += [address, zero, not_null, loop.AssertOp(not_null, "out of memory", error="MemoryError")]
+    Rewriter.insert_op(ops, InsertPoint.after(acquires[-1]))
+
+
 def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     t = op.buffer_type
     if any(not isinstance(m.owner, arith.ConstantOp) for m in op.mins) or t.rank != 1:
         raise PassError(
-            f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first"
+            f"lower-to-llvm: buffer \"{op.buffer_name.data}\" is not flat; run storage-flatten first", op
         )
     entry = state.func.body.blocks.first
     assert entry is not None
     if op.is_local:
         _lower_local_alloc(op, entry)
         return
-    size: Expr = Const(element_size(t.element_type))
+    size: Expr = Const(loop.element_bytes(t.element_type))  # verified: the type has a size
     for d in t.get_shape():
         size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
     size = (size + (ALLOC_ALIGN - 1)) // ALLOC_ALIGN * ALLOC_ALIGN
     ops: list[Operation] = []
     nbytes = emit_expr(size, ops.append, lambda n: state.var_args[n])
+    if not isinstance(size, Const):
+        nbytes = _unless_too_large(size, nbytes, ops, state)
     slot = llvm.AddressOfOp(f"{WORKSPACE_SLOT}.{state.func.sym_name.data}.{len(state.allocations)}", PTR)
     ops.append(slot)
     call = llvm.CallOp(WORKSPACE_ACQUIRE, slot.result, _as_i64(nbytes, ops), return_type=PTR)
@@ -227,12 +264,52 @@ def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     state.allocations.append(pointer)
 
 
+SIZE_LIMIT = float(2**62)
+"""A heap allocation of this many bytes or more is refused (its size, 64-bit index
+arithmetic, may have wrapped: an n x n buffer at n = 2^33)."""
+
+
+def _unless_too_large(size: Expr, nbytes: SSAValue, ops: list[Operation], state: FunctionState) -> SSAValue:
+    """`nbytes`, or -1 (acquire's NULL: an OutOfMemoryError) where `size` evaluated in
+    f64, which does not wrap, reaches SIZE_LIMIT (the size grows with every operand but
+    a divisor: division is rounded up to a real one)."""
+    f64 = Float64Type()
+
+    def value(e: Expr) -> SSAValue:
+        match e:
+            case Const(value=v):
+                op: Operation = arith.ConstantOp(FloatAttr(float(v), f64))
+            case Var(name=n):
+                as_int = arith.IndexCastOp(state.var_args[n], i64)
+                ops.append(as_int)
+                op = arith.SIToFPOp(as_int.result, f64)
+            case Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b) | Min(a, b) | Max(a, b):
+                x, y = value(a), value(b)
+                kind: type[arith.FloatingPointLikeBinaryOperation] = {
+                    Add: arith.AddfOp, Sub: arith.SubfOp, Mul: arith.MulfOp, FloorDiv: arith.DivfOp,
+                    FloorMod: arith.MaximumfOp, Min: arith.MinimumfOp, Max: arith.MaximumfOp,
+                }[type(e)]
+                op = kind(x, y)
+            case _:
+                raise PassError(f"lower-to-llvm: unexpected size expression {e}")
+        ops.append(op)
+        return op.results[0]
+
+    limit = arith.ConstantOp(FloatAttr(SIZE_LIMIT, f64))
+    ops.append(limit)
+    fits = arith.CmpfOp(value(size), limit.result, "olt")  # false for NaN too
+    minus_one = arith.ConstantOp(IntegerAttr(-1, IndexType()))
+    checked = arith.SelectOp(fits.result, nbytes, minus_one.result)
+    ops += [fits, minus_one, checked]
+    return checked.result
+
+
 def _lower_local_alloc(op: loop.AllocOp, entry: Block) -> None:
     """A small constant-size scratch buffer: an `alloca` at the entry, which LLVM's
     mem2reg turns into registers (a reduction's accumulator)."""
     (count,) = op.buffer_type.get_shape()
     if not isinstance(count, int):
-        raise PassError(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size")
+        raise PassError(f"lower-to-llvm: local buffer \"{op.buffer_name.data}\" needs a static size", op)
     size = llvm.ConstantOp(IntegerAttr(count, i64), i64)
     alloca = llvm.AllocaOp(size, op.buffer_type.element_type, alignment=ALLOC_ALIGN)
     Rewriter.insert_op([size, alloca], InsertPoint.at_start(entry))

@@ -28,7 +28,7 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import index_cast
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.lowering.memory import PTR, gep_constant, load_value
+from compiler.lowering.memory import PTR, allocation_failure, gep_constant, load_value
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,11 @@ def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
     funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, loop.FuncOp)}
 
     def table(fname: str, active: frozenset[str]) -> list[AssertEntry]:
-        entries: list[AssertEntry] = []
+        entries = [  # memory.check_allocations: first, one per heap allocation
+            AssertEntry(allocation_failure(fname, op.buffer_name.data), "MemoryError", 0)
+            for op in walk_ops(funcs[fname])
+            if isinstance(op, loop.AllocOp) and not op.is_local
+        ]
         for op in walk_ops(funcs[fname]):
             if isinstance(op, loop.AssertOp):
                 entries.append(AssertEntry(op.message.data, op.error_name, len(op.values)))
@@ -127,11 +131,12 @@ def lower_packed_op(
 def _lower_call(op: packed.CallOp, abi: ModuleABI, error_values: SSAValue | None) -> None:
     callee = op.callee.root_reference.data
     if callee not in abi.variables:
-        raise PassError(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func")
+        raise PassError(f"lower-to-llvm: packed.call of @{callee}, which is no loop.func", op)
     bindings = op.bindings
     if missing := [n for n in abi.variables[callee] if n not in bindings]:
         raise PassError(
-            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the packed.call does not bind"
+            f"lower-to-llvm: @{callee} needs the variable '{missing[0]}', which the packed.call does not bind",
+            op,
         )
     ops: list[Operation] = []
     pointers = [_pointer(b, ops) for b in op.buffers]

@@ -279,15 +279,16 @@ def outline_parallel_loops(module: ModuleOp) -> None:
                 continue
             outlined = _outline(for_op, f"{func.sym_name.data}_parallel{k}", func.body.block)
             module.body.block.add_op(outlined)
+    defined = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp | llvm.GlobalOp)}
     used = {
         op.callee.root_reference.data
         for op in walk_ops(module)
         if isinstance(op, llvm.CallOp) and op.callee is not None  # not an indirect call
-    }
+    } - defined  # a module lowered before (lower-to-llvm run twice) declares them already
     for name, ftype in RUNTIME.items():
         if name in used:
             module.body.block.add_op(llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external")))
-    if "GOMP_parallel" in used:
+    if "GOMP_parallel" in used and NUM_THREADS_SYMBOL not in defined:
         # weak: a definition the loader finds by name (external with an initializer is
         # not valid LLVM IR); 0 until the loader binds it: OpenMP's default
         module.body.block.add_op(

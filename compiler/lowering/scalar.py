@@ -401,7 +401,7 @@ def _lower_constant(op: arith.ConstantOp) -> Operation:
     """A float constant (`_FunctionLowering.constant` makes the integer ones)."""
     if isinstance(op.value, FloatAttr):
         return _create(llvm.ConstantOp, [], op.result.type, {"value": op.value})
-    raise PassError(f"lower-to-llvm: unsupported constant {op.value}")
+    raise PassError(f"lower-to-llvm: unsupported constant {op.value}", op)
 
 
 def _int_cast(value: SSAValue, to: Attribute, *, signed: bool) -> Operation:

@@ -80,6 +80,7 @@ from compiler.lowering.extern_call import declare_externs, lower_call_extern
 from compiler.lowering.math_expand import expand_exp
 from compiler.lowering.memory import (
     FunctionState,
+    check_allocations,
     convert_signature,
     declare_runtime,
     lower_alloc,
@@ -198,6 +199,7 @@ def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
     for op in walk_ops(body):
         if isinstance(op, loop.AllocOp):
             lower_alloc(op, state)
+    check_allocations(state)
     for op in walk_ops(body):
         if isinstance(op, loop.ViewOp):
             lower_view(op, state)

@@ -183,7 +183,7 @@ def _width(for_op: scf.ForOp, vector_bits: int) -> int:
     width = vector_bits // max(b for b in bits if b is not None)
     extent = _static_extent(for_op)
     if extent is not None:
-        while width > extent:
+        while width > max(extent, 1):  # an extent below 1 (no iteration) ends at width 1: no vectors
             width //= 2
     if width < 2:
         raise _Bail

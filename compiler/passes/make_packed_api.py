@@ -501,11 +501,9 @@ def make_packed_api(module: ModuleOp, func: loop.FuncOp) -> loop.FuncOp:
     try:
         binder = ArgBinder(name, arg_decls(func))
     except ValueError as err:
-        raise PassError(f"make-packed-api: {err}") from None
+        raise PassError(f"make-packed-api: {err}", func) from None
     if unbound := [v for v in symbolic_variables(func) if v not in binder.origin]:
-        raise PassError(
-            f"make-packed-api: {arg_messages.unbindable_in_body(name, unbound[0])}"
-        )
+        raise PassError(f"make-packed-api: {arg_messages.unbindable_in_body(name, unbound[0])}", func)
     compute = _unique_symbol(module, name + COMPUTE_SUFFIX)
     func.sym_name = StringAttr(compute)
     ptr = llvm.LLVMPointerType()

@@ -148,11 +148,12 @@ class FunctionLowering:
         for value in returned.values:
             stage = value.owner
             if not isinstance(stage, te.ComputeOp | te.ExternOp):
-                raise PassError(f"@{func.sym_name.data} returns an argument, not a computed tensor")
+                raise PassError(f"@{func.sym_name.data} returns an argument, not a computed tensor", returned)
             if value not in self.outputs:
                 self.outputs.append(value)
                 arg_types.append(buffer_type_of(value.type))
         self.result = loop.FuncOp(func.sym_name.data, arg_types)
+        self.result.location = func.location  # later diagnostics point at the te.func
         n_in = len(func.args)
         scalars = func.scalar_args()
         self.result.arg_attrs = ArrayAttr(

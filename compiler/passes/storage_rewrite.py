@@ -77,6 +77,7 @@ from compiler.arith.expr import (
 )
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
+from compiler.diagnostics import PassError
 from compiler.dialects import loop
 from compiler.errors import InternalError
 
@@ -466,6 +467,18 @@ def _samples(e: Expr) -> tuple[int, int]:
 # Rewrite
 # ---------------------------------------------------------------------------
 
+def check_unplanned(func: loop.FuncOp) -> None:
+    """storage-rewrite plans a function once: a PassError at the first `loop.view` or
+    arena allocation of a function that already has a plan (hand-written or planned)."""
+    for op in walk_ops(func):
+        if isinstance(op, loop.ViewOp) or (isinstance(op, loop.AllocOp) and op.buffer_name.data == ARENA):
+            raise PassError(
+                f"storage-rewrite: @{func.sym_name.data} already has a memory plan ({op.name} "
+                f"\"{op.buffer_name.data}\"); a function is planned once, from loop.alloc only",
+                op,
+            )
+
+
 def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
     lifetimes = liveness(func)
     if not lifetimes:
@@ -505,5 +518,6 @@ class StorageRewritePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
+            check_unplanned(func)
             plan = plan_function(func, reuse=self.reuse, inplace=self.inplace)
             rewrite_function(func, plan)

@@ -78,6 +78,4 @@ class VerifyMemoryPlanPass(ModulePass):
         for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
             problems = check_function(func)
             if problems:
-                raise MemoryPlanPassError(
-                    f"verify-memory-plan: @{func.sym_name.data}: " + "; ".join(problems)
-                )
+                raise MemoryPlanPassError(f"verify-memory-plan: @{func.sym_name.data}: " + "; ".join(problems), func)

@@ -43,3 +43,54 @@ def openmp_library() -> str | None:
     import ctypes.util
 
     return ctypes.util.find_library("gomp")
+
+
+def _meminfo_available() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (Linux), else free physical pages."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _cgroup_available() -> int | None:
+    """What the cgroup (v2) of this process may still allocate, or None without a limit."""
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit == "max":
+            return None
+        with open("/sys/fs/cgroup/memory.current") as f:
+            return max(0, int(limit) - int(f.read().strip()))
+    except (OSError, ValueError):
+        return None
+
+
+def _address_space_available() -> int | None:
+    """What RLIMIT_AS leaves this process (its soft limit minus its current size), or None."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        return max(0, soft - used)
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def host_available_memory() -> int | None:
+    """The bytes this process can allocate now, read from the host: the least of the
+    machine's available memory, its cgroup's remaining limit and its address-space
+    limit (RLIMIT_AS); None where none of them can be read."""
+    known = [m for m in (_meminfo_available(), _cgroup_available(), _address_space_available()) if m is not None]
+    return min(known) if known else None

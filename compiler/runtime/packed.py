@@ -42,6 +42,7 @@ from compiler.errors import (
     BoundsError,
     CompilerError,
     InternalError,
+    OutOfMemoryError,
     ReadOnlyOutputError,
 )
 from compiler.runtime.dlpack import (
@@ -204,10 +205,11 @@ class PackedFunction:
         return _ERRORS.get(entry.error, ArgumentValueError)(message)
 
 
-_ERRORS: dict[str, type[ArgumentError | BoundsError]] = {
+_ERRORS: dict[str, type[ArgumentError | BoundsError | OutOfMemoryError]] = {
     "TypeError": ArgumentTypeError,
     "ValueError": ArgumentValueError,
     "IndexError": BoundsError,
+    "MemoryError": OutOfMemoryError,
 }
 """The exception a failed `loop.assert` raises, by its `raises` name (default ValueError)."""
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import copy
 import inspect
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import count
@@ -537,11 +538,25 @@ def _check_shape(shape: Sequence[Dim] | Dim, what: str) -> tuple[Dim, ...]:
     return dims
 
 
+_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
+
+
+def _check_name(name: object, what: str, *, identifier: bool = False) -> str:
+    """A tensor's or axis's name names its values in the IR: letters, digits, `_ $ . -`,
+    not starting with a digit (a shape variable's, an identifier)."""
+    if not isinstance(name, str):
+        raise ExprTypeError(f"{what}: the name must be a str, got {name!r}")
+    if not (name.isidentifier() if identifier else _NAME.fullmatch(name)):
+        allowed = "an identifier" if identifier else "letters, digits, _ $ . or -, not starting with a digit"
+        raise ExprValueError(f"{what} '{name}': a name is {allowed}")
+    return name
+
+
 def var(name: str = "n", dtype: str = INDEX) -> Var:
     """A symbolic shape variable."""
     if dtype not in ("int32", INDEX):
         raise ExprValueError("te.var is a shape variable: its dtype must be int32 or int64")
-    return Var(name)
+    return Var(_check_name(name, "te.var", identifier=True))
 
 
 def placeholder(
@@ -549,7 +564,7 @@ def placeholder(
 ) -> Tensor:
     """An input tensor. `strided=True` binds its strides at call time (symbolic
     `<name>_stride<k>`), so a NumPy view such as `a[:, ::2]` is used without a copy."""
-    op = Operation(name)
+    op = Operation(_check_name(name, "placeholder"))
     tensor = Tensor(_check_shape(shape, f"placeholder {name}"), _check_dtype(dtype), op, strided=strided)
     op.output_tensor = tensor
     return tensor
@@ -615,7 +630,7 @@ def compute(
     >>> B
     Tensor(B, shape=(n, 4), dtype=float32)
     """
-    dims = _check_shape(shape, f"compute {name}")
+    dims = _check_shape(shape, f"compute {_check_name(name, 'compute')}")
     axes = tuple(IterVar(n, d) for n, d in zip(_axis_names(fcompute, len(dims)), dims, strict=True))
     value = fcompute(*axes)
     if isinstance(value, list | tuple):
@@ -782,6 +797,7 @@ def _check_reduce_placement(body: Expr, name: str) -> None:
 
 def reduce_axis(dom: tuple[Dim, Dim] | Dim, name: str = "rv") -> IterVar:
     """`te.reduce_axis((0, n), name="k")`; the domain must start at 0."""
+    _check_name(name, "reduce_axis")
     if isinstance(dom, tuple):
         lo, extent = dom
         if not (isinstance(lo, int) and lo == 0):

@@ -3,7 +3,15 @@
 Diagnostics, never tracebacks: parse errors and verifier errors are printed
 as `file:line:col: error: ...` and the exit status is 1; an unknown pass or
 option is reported as `error: ...`. Set COMPILER_TRACEBACK=1 to see the
-Python traceback of an internal error.
+Python traceback of an internal error (status 2).
+
+Beyond xDSL's own checks, the input is verified for what the passes assume:
+every operand defined before its use (SSA dominance,
+`compiler.analysis.dominance`), float constants that fit their type, `index`
+constants that fit 64 signed bits, and the project dialects' verifiers; a
+`PassError` names the op it is about, so a pass's diagnostic is located too
+(at that op, or its nearest ancestor with a location). `test/fuzz/fuzz.py`
+(`make fuzz`) checks all of this on mutated inputs.
 
 The input file `-` (or none) is standard input. Output piped into a reader
 that stops early (`compiler-opt f.mlir | head`) ends quietly with the status
@@ -19,8 +27,21 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    AnyDenseElement,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    RankedStructure,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import (
@@ -32,7 +53,9 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from compiler.diagnostics import VerifyError
+from compiler.analysis.dominance import DominanceChecker
+from compiler.arith.builders import wrap_index
+from compiler.diagnostics import VerifyError, location_prefix
 from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
 from compiler.tools.version import add_version_argument
@@ -45,7 +68,10 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:  # an attribute or a type constraint checked while parsing
+            self.raise_error(str(err), start.start, start.end)
         if isinstance(op.location, UnknownLoc):
             file, line, col = start.get_location()
             op.location = FileLineColLoc(
@@ -53,23 +79,77 @@ class LocatedParser(Parser):
             )
         return op
 
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        """xDSL's, with a float too large for its type (`1.0e+308 : f32`) a parse error at
+        the number, as mlir-opt's, instead of struct.pack's OverflowError."""
+        token = self._current_token
+        try:
+            return super().parse_optional_builtin_int_or_float_attr()
+        except OverflowError:
+            self.raise_error("float constant out of range for its type", token.span.start, token.span.end)
 
-def location_prefix(op: Operation) -> str:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}: "
-    return ""
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
+        """xDSL's, with an element too large for its type a parse error (as above)."""
+        start = self.pos
+        try:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except OverflowError:
+            self.raise_error("float constant out of range for its type", start, self.pos)
+
+
+def _verify_index_constant(op: Operation) -> None:
+    """An `index` is 64-bit and signed here (xDSL accepts up to 2^64 - 1)."""
+    if not (isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr)):
+        return
+    if isinstance(op.value.type, IndexType) and wrap_index(v := op.value.value.data) != v:
+        raise VerifyError(f"{location_prefix(op)}error: index constant {v} does not fit a signed 64-bit index")
+
+
+def _verify_if_results(op: Operation) -> None:
+    """An `scf.if` with results yields one value per result from both of its regions
+    (xDSL 0.74 accepts an implicit empty `scf.yield` and no else region)."""
+    if not isinstance(op, scf.IfOp) or not op.results:
+        return
+    types = list(op.result_types)
+    if not op.false_region.blocks:
+        raise VerifyError(f"{location_prefix(op)}error: scf.if with results needs an else region")
+    for region in (op.true_region, op.false_region):
+        last = region.block.last_op
+        yielded = list(last.operand_types) if isinstance(last, scf.YieldOp) else None
+        if yielded != types:
+            raise VerifyError(
+                f"{location_prefix(op)}error: scf.if has results ({', '.join(map(str, types))}), "
+                f"but a region yields ({', '.join(map(str, yielded or []))})"
+            )
+
+
+def _value_name(value: SSAValue, index: int) -> str:
+    return f"%{value.name_hint}" if value.name_hint else f"operand {index}"
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verify op by op, so that the failing op, hence its location, is known."""
+    """Verify op by op, so that the failing op, hence its location, is known; and
+    check that each operand is defined before its use (SSA dominance, which xDSL
+    does not verify)."""
+    dominance = DominanceChecker()
+    for op in module.walk():  # first: the verifiers (IsolatedFromAbove...) assume it
+        if (bad := dominance.undominated_operand(op)) is not None:
+            index, value = bad
+            raise VerifyError(
+                f"{location_prefix(op)}error: {op.name} uses {_value_name(value, index)} before its "
+                "definition (a value is defined earlier in the same block or in an enclosing one)"
+            )
     for op in module.walk():
+        _verify_index_constant(op)
+        _verify_if_results(op)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
             named = getattr(err, "op", None)  # a schedule error names its primitive
-            culprit = op if named is None else named
-            raise VerifyError(f"{location_prefix(culprit)}error: {err}") from None
+            culprit = op if named is None or not location_prefix(named) else named
+            raise VerifyError(f"{location_prefix(culprit)}error: {getattr(err, 'message', err)}") from None
 
 
 class ListPassesAction(argparse.Action):

@@ -1,12 +1,27 @@
 """compiler-run: compile a function of a .mlir file, run it, print its outputs.
 
     compiler-run FILE [--entry NAME] [--dim n=16 ...] [--init random|arange|ones] [--seed 0]
+                 [--no-check-bounds]
     compiler-run --version
 
 The input holds a `te.func` or a `loop.func`; the default pipeline lowers
 it and the JIT compiles it. Inputs are filled deterministically (`arange`
 by default, or seeded random numbers), outputs start as zeros, and every
 output is printed as `NAME = [...]` for lit/FileCheck tests of execution.
+
+A testing tool, it checks every load and store against its buffer at run time
+(`insert-bound-checks`): an out-of-range access in hand-written loop IR ends
+with `compiler-run: error: BoundsError: ...` naming the buffer and the index,
+not with a crash; `--no-check-bounds` compiles without the checks (the code
+`build()` makes by default). Arguments whose `--dim` sizes need more memory
+than the host has available now (`compiler.runtime.host.host_available_memory`)
+are refused before anything is allocated.
+
+Errors: a bad input is a located diagnostic (`file:line:col: error: ...`, status
+1); a bad command line or an error of the run (a failed argument check, an
+access out of bounds) is `compiler-run: error: ...` (status 1; for an error of the run, the message
+starts with its class, `BoundsError: ...`); anything
+else is an `internal error` (status 2; COMPILER_TRACEBACK=1 shows the traceback).
 """
 
 from __future__ import annotations
@@ -17,11 +32,16 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from compiler.errors import ArgumentValueError
+from compiler.errors import ArgumentValueError, CompilerError
 from compiler.tools.version import add_version_argument
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+class RunError(ArgumentValueError):
+    """A command line compiler-run cannot run: a --dim that is missing or malformed, a
+    size out of range or too large for the host's memory."""
 
 
 def _parse_dims(items: Sequence[str]) -> dict[str, int]:
@@ -29,7 +49,7 @@ def _parse_dims(items: Sequence[str]) -> dict[str, int]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not value.lstrip("-").isdigit():
-            raise ArgumentValueError(f"--dim expects NAME=INT, got '{item}'")
+            raise RunError(f"--dim expects NAME=INT, got '{item}'")
         dims[name] = int(value)
     return dims
 
@@ -45,9 +65,42 @@ def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[in
         e = parse_expr(d)
         missing = sorted(free_vars(e) - env.keys())
         if missing:
-            raise ArgumentValueError(f"{arg} has the symbolic dimension '{d}': give --dim {missing[0]}=N")
-        shape.append(evaluate(e, env))
+            raise RunError(f"{arg} has the symbolic dimension '{d}': give --dim {missing[0]}=N")
+        try:
+            shape.append(evaluate(e, env))
+        except ZeroDivisionError:
+            raise RunError(f"{arg} has the dimension '{d}', a division by zero at these --dim values") from None
+    if any(n < 0 for n in shape):
+        raise RunError(f"{arg} would have the negative shape {tuple(shape)} (its dimensions are {list(dims)})")
     return tuple(shape)
+
+
+def _arena_bytes(arena: str, env: dict[str, int]) -> int:
+    """The size of the function's arena (storage-rewrite's plan, an expression over the
+    shape variables) at these dimensions; 0 when it does not evaluate."""
+    from compiler.arith.expr import evaluate, free_vars, parse_expr
+
+    e = parse_expr(arena)
+    return evaluate(e, env) if free_vars(e) <= env.keys() else 0
+
+
+def _check_memory(shapes: Sequence[tuple[tuple[int, ...], str, str]], arena: int) -> None:
+    """Refuse arguments (shape, dtype, name) and an arena of intermediates that need more
+    bytes than the host has free: the compiled function would find no memory for them."""
+    import numpy as np
+
+    from compiler.runtime.host import host_available_memory
+
+    sizes = [(name, int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize) for shape, dtype, name in shapes]
+    sizes.append(("the intermediates", arena))
+    total = sum(size for _, size in sizes)
+    available = host_available_memory()
+    if available is not None and total > available:
+        largest = max(sizes, key=lambda s: s[1])
+        raise RunError(
+            f"the arguments and intermediates need {total} bytes ({largest[0]}: {largest[1]}), more than the "
+            f"{available} bytes of memory available: choose smaller --dim values"
+        )
 
 
 def _fill(shape: tuple[int, ...], dtype: str, init: str, rng: np.random.Generator) -> np.ndarray:
@@ -71,6 +124,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dim", action="append", default=[], help="bind a symbolic dimension, NAME=INT")
     parser.add_argument("--init", choices=["arange", "random", "ones"], default="arange")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--check-bounds",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="check every load and store against its buffer at run time (default: on)",
+    )
     add_version_argument(parser, "compiler-run")
     args = parser.parse_args(argv)
 
@@ -89,15 +148,19 @@ def run(argv: Sequence[str] | None = None) -> int:
     verify_located(module)
     names = [op.sym_name.data for op in module.ops if hasattr(op, "sym_name")]
     if not names:
-        raise ArgumentValueError(f"{args.file} defines no function")
+        raise RunError(f"{args.file} defines no function")
     entry = args.entry or names[0]
-    fn = compile_module(module, entry)
     env = _parse_dims(args.dim)
+    fn = compile_module(module, entry, check_bounds=args.check_bounds)
     rng = np.random.default_rng(args.seed)
+    shapes = [(_shape(spec.dims, env, spec.name), spec.dtype, spec.name) for spec in fn.specs]
+    _check_memory(shapes, 0 if fn.memory is None else _arena_bytes(fn.memory.arena, env))
     arrays = []
-    for spec in fn.specs:
-        shape = _shape(spec.dims, env, spec.name)
-        arrays.append(np.zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))
+    for spec, (shape, _, _) in zip(fn.specs, shapes, strict=True):
+        try:
+            arrays.append(np.zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))
+        except ValueError as err:  # NumPy: a shape whose extents multiply past 64 bits, even with a 0
+            raise RunError(f"{spec.name} of shape {shape} cannot be allocated: {err}") from None
     fn(*arrays)
     np.set_printoptions(threshold=sys.maxsize, linewidth=120, precision=6, suppress=True)
     for spec, a in zip(fn.specs, arrays, strict=True):
@@ -117,12 +180,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from compiler.tools.compiler_opt import exit_on_broken_pipe
 
         return exit_on_broken_pipe()
-    except (ParseError, DiagnosticException) as err:
+    except (ParseError, DiagnosticException) as err:  # located: the input is wrong
         print(err, file=sys.stderr)
-    except (ValueError, TypeError, RuntimeError, OSError) as err:
+    except (CompilerError, MemoryError) as err:  # the command line, or the run, is wrong
         if os.environ.get("COMPILER_TRACEBACK"):
             raise
-        print(f"error: {err}", file=sys.stderr)
+        kind = "" if isinstance(err, RunError) else f"{type(err).__name__}: "  # the run's errors
+        print(f"compiler-run: error: {kind}{err}", file=sys.stderr)
+    except OSError as err:  # the input file
+        print(f"compiler-run: error: {err.strerror}: {err.filename}", file=sys.stderr)
+    except Exception as err:
+        if os.environ.get("COMPILER_TRACEBACK"):
+            raise
+        print(f"internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        return 2
     return 1
 
 

@@ -231,6 +231,46 @@ def test_bounds_error() -> None:
     assert re.fullmatch(r"main: load from A\[\w+ \+ 1\] out of bounds: index 5 of dimension 0 is outside \[0, 5\)", str(err))
 
 
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: te.placeholder((4,), name="0 A"), "placeholder '0 A': a name is letters, digits"),
+        (lambda: te.compute((4,), lambda i: 1.0, name="a b"), "compute 'a b': a name is letters, digits"),
+        (lambda: te.reduce_axis((0, 4), name="k k"), "reduce_axis 'k k': a name is letters, digits"),
+        (lambda: te.var("n + 1"), "te.var 'n + 1': a name is an identifier"),
+    ],
+)
+def test_names_that_cannot_name_values_are_expression_errors(make: Callable[[], object], message: str) -> None:
+    """Found by hand with the API fuzzer's eyes: xDSL refused such a name deep in build()
+    with a bare ValueError."""
+    err = raised(make, errors.ExprValueError, ValueError)
+    assert str(err).startswith(message)
+
+
+def _outer_sum(shape_of_a: tuple[te.Dim, ...]) -> compiler.Function:
+    """C[i] = sum_k A[i] * A[k] through an intermediate P = A x A in the arena: P has n * n
+    elements while A (taking any strides) may be a zero-stride view of n elements."""
+    n = shape_of_a[0]
+    A = te.placeholder(shape_of_a, name="A", strided=True)
+    P = te.compute((4, n), lambda i, j: A[i] * A[j], name="P")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((4,), lambda i: te.sum(P[i, k], axis=k), name="C")
+    return compiler.build(te.create_schedule(C.op), [A, C])
+
+
+@pytest.mark.parametrize("n", [2**40, 2**60])
+def test_an_arena_too_large_is_an_out_of_memory_error(n: int) -> None:
+    """2^40 elements: aligned_alloc fails (16 TB); 2^60: the arena size wraps in 64 bits
+    (f64 bound check). Both end in OutOfMemoryError, and the function still works after."""
+    f = _outer_sum((te.var("n"),))
+    x, c = np.ones(4, np.float32), np.zeros(4, np.float32)
+    huge = np.lib.stride_tricks.as_strided(x, (n,), (0,))
+    err = raised(lambda: f(huge, c), errors.OutOfMemoryError, MemoryError)
+    assert str(err) == 'main_compute: out of memory: no block for buffer "arena"'
+    f(x, c)
+    np.testing.assert_array_equal(c, np.full(4, 4.0, np.float32))
+
+
 OVERLAPPING_PLAN = """
 loop.func @overlap(%out: !loop.buffer<[16], f32> {loop.output}) {
   %c0 = arith.constant 0 : index

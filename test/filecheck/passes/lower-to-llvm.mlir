@@ -77,7 +77,7 @@ loop.func @not_flat(%a: !loop.buffer<[4, 4], f32>) {
   %c0 = arith.constant 0 : index
   %v = loop.load %a[%c0, %c0] : !loop.buffer<[4, 4], f32>
 }
-// CHECK: lower-to-llvm: loop.load of a 2-D buffer; run storage-flatten first
+// CHECK: lower-to-llvm.mlir:78:3: error: lower-to-llvm: loop.load of a 2-D buffer; run storage-flatten first
 
 // -----
 

@@ -243,7 +243,7 @@ loop.func @twice_compute(%a: !loop.buffer<[4], f32>) {
 // A variable that appears only inside an expression cannot be bound.
 loop.func @unbound(%P: !loop.buffer<["n + 2"], f32> {loop.output}) {
 }
-// CHECK: make-packed-api: @unbound: symbolic variable 'n' (in P.shape[0]) appears in no argument shape or stride by itself, so no call can bind it
+// CHECK: make-packed-api.mlir:244:1: error: make-packed-api: @unbound: symbolic variable 'n' (in P.shape[0]) appears in no argument shape or stride by itself, so no call can bind it
 
 // -----
 
@@ -251,7 +251,7 @@ loop.func @unbound(%P: !loop.buffer<["n + 2"], f32> {loop.output}) {
 loop.func @free_var(%A: !loop.buffer<[4], f32> {loop.output}) {
   %q = loop.var "q" : index
 }
-// CHECK: make-packed-api: symbolic variable 'q' of @free_var appears in no argument shape or stride by itself, so no call can bind it
+// CHECK: make-packed-api.mlir:251:1: error: make-packed-api: symbolic variable 'q' of @free_var appears in no argument shape or stride by itself, so no call can bind it
 
 // -----
 

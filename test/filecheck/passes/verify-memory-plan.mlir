@@ -20,7 +20,7 @@ loop.func @overlap(%out: !loop.buffer<[16], f32> {loop.output}) {
     loop.store %s, %out[%i] : !loop.buffer<[16], f32>
   }
 }
-// CHECK: verify-memory-plan: @overlap: a (statements 5-6, bytes 0..+64) and b (statements 5-6, bytes 32..+64) are live at once and may share bytes
+// CHECK: verify-memory-plan.mlir:5:1: error: verify-memory-plan: @overlap: a (statements 5-6, bytes 0..+64) and b (statements 5-6, bytes 32..+64) are live at once and may share bytes
 
 // -----
 
@@ -50,7 +50,7 @@ loop.func @past_end(%out: !loop.buffer<[16], f32> {loop.output}) {
   %z = arith.constant 0.0 : f32
   loop.store %z, %a[%c0] : !loop.buffer<[16], f32>
 }
-// CHECK: verify-memory-plan: @past_end: a ends at byte 96, past the arena
+// CHECK: verify-memory-plan.mlir:46:1: error: verify-memory-plan: @past_end: a ends at byte 96, past the arena
 
 // -----
 
@@ -85,7 +85,7 @@ loop.func @symbolic_overlap_when_odd(%x: !loop.buffer<["h * w"], f32>, %out: !lo
   %y = loop.load %a[%c0] : !loop.buffer<["h * w"], f32>
   %z = loop.load %b[%c0] : !loop.buffer<["h // 2 * (w // 2)"], f32>
 }
-// CHECK: verify-memory-plan: @symbolic_overlap_when_odd: a (statements 5-7, bytes 0..+h * w * 4) and b (statements 6-8, bytes h // 2 * (w // 2) * 16..+h // 2 * (w // 2) * 4) are live at once and may share bytes
+// CHECK: verify-memory-plan.mlir:77:1: error: verify-memory-plan: @symbolic_overlap_when_odd: a (statements 5-7, bytes 0..+h * w * 4) and b (statements 6-8, bytes h // 2 * (w // 2) * 16..+h // 2 * (w // 2) * 4) are live at once and may share bytes
 
 // -----
 
@@ -97,4 +97,4 @@ loop.func @symbolic_past_end(%x: !loop.buffer<["h * w"], f32>, %out: !loop.buffe
   %one = arith.constant 1.0 : f32
   loop.store %one, %b[%c0] : !loop.buffer<["h * w"], f32>
 }
-// CHECK: verify-memory-plan: @symbolic_past_end: b ends at byte h * w * 8, past the arena
+// CHECK: verify-memory-plan.mlir:93:1: error: verify-memory-plan: @symbolic_past_end: b ends at byte h * w * 8, past the arena

@@ -18,7 +18,7 @@
 // PASS: error: Unrecognized passes: ['no-such-pass']
 // OPTION: error: {{.*}}bogus
 // MISSING: error: No such file or directory: {{.*}}missing.mlir
-// NODIM: error: a has the symbolic dimension 'n': give --dim n=N
+// NODIM: compiler-run: error: a has the symbolic dimension 'n': give --dim n=N
 
 // HELP: --list-passes
 // LIST:      default-pipeline{until=... tighten-pad-regions=... check-bounds=... auto-schedule=... loop-partition=... fast-math=... fp-contract=... profile=...}

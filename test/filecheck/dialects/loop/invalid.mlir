@@ -67,3 +67,120 @@ loop.func @call_bool(%a: !loop.buffer<[4], f32>) {
   loop.call_extern @f(%a, %t) : !loop.buffer<[4], f32>, i1
 }
 // CHECK: error: loop.call_extern @f: an argument is a buffer or an index, integer or float scalar, got i1
+
+// -----
+
+// A value used before it is defined (xDSL's parser resolves the forward
+// reference; the dominance check refuses it, where the lowering would fail).
+loop.func @used_before_defined(%a: !loop.buffer<[64], f32>, %c: !loop.buffer<[64], f32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  loop.for %j = %c0 extent %c64 {
+    loop.store %w, %c[%j] : !loop.buffer<[64], f32>
+    %w = loop.load %a[%j] : !loop.buffer<[64], f32>
+  }
+}
+// CHECK: invalid.mlir:79:5: error: loop.store uses %w before its definition
+
+// -----
+
+// A value defined in a loop body, used after the loop (out of its scope: a parse error).
+loop.func @used_outside_its_block(%a: !loop.buffer<[64], f32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  loop.for %j = %c0 extent %c64 {
+    %w = loop.load %a[%j] : !loop.buffer<[64], f32>
+  }
+  loop.store %w, %a[%c0] : !loop.buffer<[64], f32>
+}
+// CHECK: values used but not defined: [%w]
+
+// -----
+
+// A loop bound defined inside the loop itself (the parser leaves the bound a
+// forward reference: the loop header is parsed before its body).
+loop.func @bound_inside_its_loop(%a: !loop.buffer<[64], f32>) {
+  %c0 = arith.constant 0 : index
+  loop.for %j = %c0 extent %n {
+    %n = arith.constant 4 : index
+  }
+}
+// CHECK: invalid.mlir:104:3: error: loop.for uses operand 1 before its definition
+
+// -----
+
+// A loop.var is an index (a type constraint checked while parsing: a located
+// parse error, not an unlocated VerifyException).
+loop.func @var_type(%a: !loop.buffer<["n"], f32>) {
+  %n = loop.var "n" : f64
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3
+// CHECK: f64 should be of base attribute index
+
+// -----
+
+// A loop.func inside another one.
+loop.func @outer(%a: !loop.buffer<[4], f32>) {
+  loop.func @inner(%b: !loop.buffer<[4], f32>) {
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: loop.func must be at the top level of the module, not inside loop.func
+
+// -----
+
+// A buffer of an element type that has no size in memory.
+loop.func @index_buffer(%a: !loop.buffer<[4], index>) {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1
+// CHECK: !loop.buffer: unsupported element type index: expected f16, f32, f64, i1, i8, i16, i32 or i64
+
+// -----
+
+// A static buffer larger than a 64-bit index can address.
+loop.func @huge(%a: !loop.buffer<[4611686018427387904, 4], f32>) {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:34
+// CHECK: !loop.buffer: shape [4611686018427387904, 4] is larger than a 64-bit index can address (9223372036854775807 bytes)
+
+// -----
+
+// The same in bytes: 2^61 elements of 4 bytes (checked once the element type is known).
+loop.func @huge_in_bytes(%a: !loop.buffer<[2305843009213693952], f32>) {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1
+// CHECK: !loop.buffer: shape [2305843009213693952] is larger than a 64-bit index can address
+
+// -----
+
+// An integer constant out of its type's range, and an op given a type it does not
+// take: xDSL checks both while parsing (fuzz buckets: unlocated before).
+loop.func @int_range(%a: !loop.buffer<[4], i32>) {
+  %c = arith.constant 4294967296 : i32
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3
+// CHECK: Integer value 4294967296 is out of range for type i32
+
+// -----
+
+loop.func @op_type(%a: !loop.buffer<[4], i32>) {
+  %c = arith.constant 1 : i32
+  %d = arith.addi %c, %c : f64
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3
+
+// -----
+
+// A symbolic variable is an identifier.
+loop.func @var_name(%a: !loop.buffer<["n"], f32>) {
+  %q = loop.var "n + 1" : index
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: loop.var "n + 1": a symbolic variable's name is an identifier
+
+// -----
+
+// index is a signed 64-bit integer here (xDSL accepts up to 2^64 - 1; a pass
+// folding it failed in an unlocated IntegerAttr error: fuzz bucket).
+loop.func @index_range(%a: !loop.buffer<[4, 4], f32>) {
+  %c = arith.constant 9223372036854775808 : index
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: index constant 9223372036854775808 does not fit a signed 64-bit index

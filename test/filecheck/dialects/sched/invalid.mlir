@@ -530,7 +530,7 @@ sched.schedule @f {
   %rk = sched.axis "R" reduce 0
   sched.rfactor %rk as "R" : !sched.iter<"R">
 }
-// CHECK: invalid.mlir:531:3: error: sched.rfactor: @f already has a stage "R"
+// CHECK: invalid.mlir:531:3: error: sched.rfactor: the new stage needs a name other than "R"
 
 // -----
 
@@ -790,7 +790,7 @@ sched.schedule @f {
   %bi = sched.axis "B" 0
   %o, %i = sched.split %bi by "n +" : !sched.iter<"B">
 }
-// CHECK: invalid.mlir:791:3: error: sched.split factor: cannot parse 'n +': invalid syntax
+// CHECK: invalid.mlir:791:3: error: sched.split factor: dimension 0 'n +' is not a symbolic expression: cannot parse 'n +': invalid syntax
 
 // -----
 
@@ -875,3 +875,45 @@ sched.schedule @rfactor_axis_reducer {
   sched.rfactor %ki as "R.rf" : !sched.iter<"R">
 }
 // CHECK: error: sched.rfactor: the reducer plus_row of R names its axis %ri (in its identity or combiner); rfactor of such a reduction is not supported
+
+// -----
+
+// A primitive using an axis defined outside its schedule (fuzz bucket: KeyError
+// in the schedule replay).
+te.func @outside(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+%k = sched.axis "R" reduce 0
+%i = sched.axis "R" 0
+sched.schedule @outside {
+  %f = sched.fuse %i, %k : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:[[# @LINE - 5]]:1: error: 'sched.axis' expects parent op 'sched.schedule'
+
+// -----
+
+// An rfactor stage whose name cannot name its values (fuzz bucket: xDSL's
+// ValueError from the schedule replay, unlocated).
+te.func @rf_name(%a: !te.tensor<[4, 8], f32>) -> !te.tensor<[4], f32> {
+  %r = te.compute "R" (%ri) : !te.tensor<[4], f32> {
+    %s = te.reduce sum (%rk) in [8] : f32 {
+      %v = te.read %a[%ri, %rk] : !te.tensor<[4, 8], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %r : !te.tensor<[4], f32>
+}
+sched.schedule @rf_name {
+  %rk = sched.axis "R" reduce 0
+  %ko, %ki = sched.split %rk by 2 : !sched.iter<"R">
+  sched.rfactor %ki as "0 P" : !sched.iter<"R">
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: sched.rfactor "0 P": a name is letters, digits, _ $ . or -, not starting with a digit

@@ -401,3 +401,85 @@ te.func @identity_builtin(%a: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   te.return %c : !te.tensor<[4], f32>
 }
 // CHECK: error: te.reduce sum: an identity region needs a combiner; use init(...)
+
+// -----
+
+// A te.func inside another op.
+loop.func @host(%a: !loop.buffer<[4], f32>) {
+  te.func @nested(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+    te.return %x : !te.tensor<[4], f32>
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 4]]:3: error: te.func must be at the top level of the module, not inside loop.func
+
+// -----
+
+// A tensor of an element type the compiler cannot store.
+te.func @bf16(%x: !te.tensor<[4], bf16>) -> !te.tensor<[4], bf16> {
+  te.return %x : !te.tensor<[4], bf16>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:1
+// CHECK: !te.tensor: unsupported element type bf16
+
+// -----
+
+// Two stages of one name (found by the fuzzer: a pass reported it unlocated).
+te.func @twice(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %x[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  %b = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %a[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  te.return %b : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 11]]:1: error: two stages of @twice are named "A"
+
+// -----
+
+// A stage name that cannot name its values (fuzz: xDSL's ValueError, unlocated).
+te.func @bad_stage_name(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "0 P" (%i) : !te.tensor<[4], f32> {
+    %v = te.read %x[%i] : !te.tensor<[4], f32>
+    te.yield %v : f32
+  }
+  te.return %a : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 6]]:3: error: te.compute "0 P": a name is letters, digits, _ $ . or -, not starting with a digit
+
+// -----
+
+// An scf.if with a result but an empty (implicit) yield and no else region
+// (fuzz bucket: xDSL verifies it, LLVM then fails on a phi without values).
+te.func @if_without_else(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %c1 = arith.constant 1 : index
+    %ok = arith.cmpi sge, %i, %c1 : index
+    %v = scf.if %ok -> (f32) {
+      %unused = arith.constant 1 : index
+    }
+    te.yield %v : f32
+  }
+  te.return %a : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 7]]:5: error: scf.if with results needs an else region
+
+// -----
+
+te.func @if_yields_nothing(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+  %a = te.compute "A" (%i) : !te.tensor<[4], f32> {
+    %c1 = arith.constant 1 : index
+    %ok = arith.cmpi sge, %i, %c1 : index
+    %v = scf.if %ok -> (f32) {
+      %unused = arith.constant 1 : index
+    } else {
+      %z = arith.constant 0.0 : f32
+      scf.yield %z : f32
+    }
+    te.yield %v : f32
+  }
+  te.return %a : !te.tensor<[4], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 10]]:5: error: scf.if has results (f32), but a region yields ()
