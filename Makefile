@@ -30,6 +30,8 @@ bench: $(STAMP)
 	$(PY) bench/run.py $(BENCH_ARGS)
 	$(PY) bench/memory.py
 	$(PY) bench/networks.py $(NETWORKS_ARGS)
+	$(PY) bench/layers.py
+	$(PY) bench/transformers_models.py --inductor
 	$(PY) bench/compile_time.py
 
 # make fuzz: the project's fuzzer (test/fuzz/fuzz.py): mutated lit inputs and random te
