@@ -1,4 +1,4 @@
-"""lower-to-llvm, step 0 (math): `math.exp` on f32 as arithmetic the vectorizer keeps in vectors.
+"""lower-to-llvm, step 0 (math): `math.exp` and `math.tanh` on f32 as arithmetic in vectors.
 
 LLVM lowers `llvm.exp.v16f32` to sixteen calls of libm's `expf` (no vector math
 library is linked), so a loop computing exp (a softmax, an erf-based GELU, a
@@ -17,6 +17,9 @@ vectorize.py, which handles every op used) into the usual range reduction:
 results below 2^-126 round into the denormals (and to 0 below x = -103.3) and
 above the largest float to +inf, as libm's. f64 and f16 `math.exp` stay libm calls
 (f16 math runs in f32 through the te ops' `_wide`).
+
+`math.tanh` (GPT-2's GELU) is built on it: (1 - t) / (1 + t) with t = exp(-2|x|),
+a Taylor polynomial below |x| = 0.25 (where 1 - t would cancel), and x's sign.
 """
 
 from __future__ import annotations
@@ -78,11 +81,35 @@ def exp_ops(x: SSAValue) -> tuple[list[Operation], SSAValue]:
     return e.ops, result
 
 
+_TANH_SMALL = 0.25
+"""Below it, tanh's Taylor polynomial (to x^11: error below 1e-10); above, (1 - t) / (1 + t)
+with t = exp(-2|x|), whose 1 - t loses at most 2e-7 there."""
+_TANH_TAYLOR = [-1382 / 155925, 62 / 2835, -17 / 315, 2 / 15, -1 / 3, 1.0]  # of x^11 ... x^1, in x^2
+
+
+def tanh_ops(x: SSAValue) -> tuple[list[Operation], SSAValue]:
+    """The ops computing tanh(x) for an f32 `x` from `exp_ops` (a vector exp), a
+    polynomial near 0 and the sign of x; NaN stays NaN, +-inf gives +-1."""
+    e = _Emitter()
+    a = e.add(math.AbsFOp(x))
+    exp_list, t = exp_ops(e.add(arith.MulfOp(a, e.f(-2.0))))
+    e.ops.extend(exp_list)
+    large = e.add(arith.DivfOp(e.add(arith.SubfOp(e.f(1.0), t)), e.add(arith.AddfOp(e.f(1.0), t))))
+    a2 = e.add(arith.MulfOp(a, a))
+    p = e.f(_TANH_TAYLOR[0])
+    for c in _TANH_TAYLOR[1:]:
+        p = e.add(arith.AddfOp(e.add(arith.MulfOp(p, a2)), e.f(c)))
+    small = e.add(arith.MulfOp(p, a))
+    y = e.add(arith.SelectOp(e.add(arith.CmpfOp(a, e.f(_TANH_SMALL), "olt")), small, large))
+    negative = e.add(arith.CmpfOp(x, e.f(0.0), "olt"))
+    return e.ops, e.add(arith.SelectOp(negative, e.add(arith.NegfOp(y)), y))
+
+
 def expand_exp(func: loop.FuncOp) -> None:
-    """Every f32 `math.exp` of `func` as `exp_ops` (fast-math flags are dropped: the
-    expansion's rounding is its own)."""
-    for op in [op for op in walk_ops(func) if isinstance(op, math.ExpOp) and op.result.type == f32]:
-        ops, result = exp_ops(op.operand)
+    """Every f32 `math.exp` and `math.tanh` of `func` as `exp_ops` and `tanh_ops`
+    (fast-math flags are dropped: the expansion's rounding is its own)."""
+    for op in [op for op in walk_ops(func) if isinstance(op, math.ExpOp | math.TanhOp) and op.result.type == f32]:
+        ops, result = (exp_ops if isinstance(op, math.ExpOp) else tanh_ops)(op.operand)
         Rewriter.insert_op(ops, InsertPoint.before(op))
         op.result.replace_all_uses_with(result)
         Rewriter.erase_op(op)
