@@ -32,11 +32,12 @@ import json
 import socket
 import statistics
 import sys
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from common import interleaved_medians
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -156,19 +157,6 @@ class _InNetwork:
         return Module().eval()
 
 
-def _interleaved(ours: Any, theirs: Any, rounds: int) -> tuple[float, float]:
-    """Median seconds of `ours()` and `theirs()`, called in turn `rounds` times."""
-    a, b = [], []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        ours()
-        a.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        theirs()
-        b.append(time.perf_counter() - start)
-    return statistics.median(a), statistics.median(b)
-
-
 def measure(layer: Layer, rounds: int) -> Row:
     import numpy as np
     import torch
@@ -186,7 +174,7 @@ def measure(layer: Layer, rounds: int) -> Row:
     got = net(xn)
     row.max_error = float(np.abs(got - expected).max() / max(1e-30, float(np.abs(expected).max())))
     with torch.no_grad():
-        ours, theirs = _interleaved(lambda: net(xn), lambda: module(x), rounds)
+        ours, theirs = interleaved_medians(lambda: net(xn), lambda: module(x), rounds)
     row.ours_ms, row.torch_ms = ours * 1e3, theirs * 1e3
     row.speed = row.torch_ms / row.ours_ms
     if layer.kind == "conv":
@@ -197,7 +185,7 @@ def measure(layer: Layer, rounds: int) -> Row:
         error = float(np.abs(got - expected.transpose(0, 2, 3, 1)).max() / max(1e-30, float(np.abs(expected).max())))
         row.max_error = max(row.max_error, error)
         with torch.no_grad():
-            ours, theirs = _interleaved(lambda: in_net(xs), lambda: module(x), rounds)
+            ours, theirs = interleaved_medians(lambda: in_net(xs), lambda: module(x), rounds)
         row.in_net_ms = ours * 1e3
         row.in_net_speed = theirs / ours
     return row

@@ -72,6 +72,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from common import timed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPREAD_LIMIT = 0.25
 
@@ -183,12 +185,6 @@ def relax_planned_bytes(model: Any, x: Any) -> int:
     if "R.memory.alloc_storage(R.shape([" in text and not sizes:
         raise RuntimeError("a storage of symbolic size")
     return sum(sizes)
-
-
-def timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def spread(times: list[float]) -> float | None:

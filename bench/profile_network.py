@@ -28,8 +28,6 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-HF_NETWORKS = ("resnet18", "resnet50", "mobilenetv2", "convnext_tiny")  # compiler.torch.networks'
-
 
 def overhead(net: Any, x: Any, rounds: int) -> tuple[float, float]:
     """Median ms of the normal function and of its profiling variant, interleaved."""
@@ -48,6 +46,8 @@ def overhead(net: Any, x: Any, rounds: int) -> tuple[float, float]:
 
 
 def main() -> None:
+    from compiler.torch.networks import HF_NETWORKS
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", choices=HF_NETWORKS, default="resnet18")
     parser.add_argument("--top", type=int, default=15, help="rows of the table (default 15)")

@@ -16,25 +16,15 @@ compile column). The error column is max |ours - eager| / max |eager|.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
 import transformers
+from common import median_seconds  # bench/, beside this script
 
 from compiler.torch import from_torch
-
-
-class LastHidden(torch.nn.Module):
-    def __init__(self, model: torch.nn.Module, **options: Any):
-        super().__init__()
-        self.model, self.options = model, options
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.model(x, **self.options).last_hidden_state
+from compiler.torch.networks import LastHiddenState
 
 
 def models(small: bool) -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
@@ -61,21 +51,11 @@ def models(small: bool) -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
     ids = torch.randint(0, vocab or 30000, (1, seq))
     pixels = torch.randn(1, 3, image, image)
     return {
-        "bert": (LastHidden(transformers.BertModel(bert_cfg).eval()).eval(), ids),
-        "gpt2": (LastHidden(transformers.GPT2Model(gpt_cfg).eval(), use_cache=False).eval(), ids),
-        "vit": (LastHidden(transformers.ViTModel(vit_cfg).eval()).eval(), pixels),
-        "mobilenet_v2": (LastHidden(transformers.MobileNetV2Model(mnv2_cfg).eval()).eval(), pixels),
+        "bert": (LastHiddenState(transformers.BertModel(bert_cfg).eval()).eval(), ids),
+        "gpt2": (LastHiddenState(transformers.GPT2Model(gpt_cfg).eval(), use_cache=False).eval(), ids),
+        "vit": (LastHiddenState(transformers.ViTModel(vit_cfg).eval()).eval(), pixels),
+        "mobilenet_v2": (LastHiddenState(transformers.MobileNetV2Model(mnv2_cfg).eval()).eval(), pixels),
     }
-
-
-def median_time(fn: Callable[[], Any], rounds: int) -> float:
-    fn()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -96,12 +76,12 @@ def main() -> None:
         with torch.no_grad():
             expected = model(x).numpy()
             error = float(np.abs(net(x) - expected).max() / np.abs(expected).max())
-            ours = median_time(lambda net=net, x=x: net(x), args.rounds)
-            eager = median_time(lambda model=model, x=x: model(x), args.rounds)
+            ours = median_seconds(lambda net=net, x=x: net(x), args.rounds)
+            eager = median_seconds(lambda model=model, x=x: model(x), args.rounds)
             inductor = float("nan")
             if args.inductor:
                 compiled = torch.compile(model)
-                inductor = median_time(lambda compiled=compiled, x=x: compiled(x), args.rounds)
+                inductor = median_seconds(lambda compiled=compiled, x=x: compiled(x), args.rounds)
         print(f"{name:14} {compile_s:10.1f} {ours * 1e3:9.2f} {eager * 1e3:9.2f} {eager / ours:7.2f}x "
               f"{inductor * 1e3:12.2f} {error:9.1e}", flush=True)
 

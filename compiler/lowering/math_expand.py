@@ -3,7 +3,7 @@
 LLVM lowers `llvm.exp.v16f32` to sixteen calls of libm's `expf` (no vector math
 library is linked), so a loop computing exp (a softmax, an erf-based GELU, a
 sigmoid) runs at scalar speed however it is vectorized: ConvNeXt-tiny's GELUs took
-a tenth of the network. `expand_exp` rewrites each f32 `math.exp` (before
+a tenth of the network. `expand_math` rewrites each f32 `math.exp` (before
 vectorize.py, which handles every op used) into the usual range reduction:
 
     x  = min(max(x, -104), 89)         NaN stays NaN (maximumf/minimumf propagate it)
@@ -105,7 +105,7 @@ def tanh_ops(x: SSAValue) -> tuple[list[Operation], SSAValue]:
     return e.ops, e.add(arith.SelectOp(negative, e.add(arith.NegfOp(y)), y))
 
 
-def expand_exp(func: loop.FuncOp) -> None:
+def expand_math(func: loop.FuncOp) -> None:
     """Every f32 `math.exp` and `math.tanh` of `func` as `exp_ops` and `tanh_ops`
     (fast-math flags are dropped: the expansion's rounding is its own)."""
     for op in [op for op in walk_ops(func) if isinstance(op, math.ExpOp | math.TanhOp) and op.result.type == f32]:

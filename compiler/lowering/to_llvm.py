@@ -77,7 +77,7 @@ from compiler.lowering.control_flow import (
 )
 from compiler.lowering.dedup import merge_identical_outlined
 from compiler.lowering.extern_call import declare_externs, lower_call_extern
-from compiler.lowering.math_expand import expand_exp
+from compiler.lowering.math_expand import expand_math
 from compiler.lowering.memory import (
     FunctionState,
     check_allocations,
@@ -146,7 +146,7 @@ def lower_module(
     for f in parents:
         annotate_alias_scopes(f)  # before outlining: the groups are the parent's
         drop_dead_arith(f)  # before outlining too: a dead op may be all that captures a value
-        expand_exp(f)  # f32 exp as arithmetic: vectors instead of libm calls
+        expand_math(f)  # f32 exp and tanh as arithmetic: vectors instead of libm calls
     outline_parallel_loops(module)
     outline_serial_nests(parents, module)
     merge_identical_outlined(module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents])

@@ -180,14 +180,16 @@ def _hf_config(name: str, small: bool) -> Any:
 
 
 class LastHiddenState(nn.Module):
-    """A `transformers` vision model called for its `last_hidden_state` (one tensor out)."""
+    """A `transformers` model called for its `last_hidden_state` (one tensor out), with
+    `options` passed on each call (GPT-2's `use_cache=False`)."""
 
-    def __init__(self, model: nn.Module):
+    def __init__(self, model: nn.Module, **options: object):
         super().__init__()
         self.model = model
+        self.options = options
 
-    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
-        out: torch.Tensor = self.model(pixel_values).last_hidden_state
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.model(inputs, **self.options).last_hidden_state
         return out
 
 

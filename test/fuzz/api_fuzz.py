@@ -135,35 +135,7 @@ def random_program(rng: random.Random) -> Program | None:
         s = te.create_schedule(current.op)
         done: list[str] = []
         for t in computed:
-            stage = s[t]
-            for _ in range(rng.choice([0, 1, 2])):
-                axes = stage.leaf_axes
-                if not axes:
-                    break
-                axis = rng.choice(axes)
-                primitive = rng.choice(["split", "vectorize", "parallel", "unroll", "reorder", "fuse", "at", "inline"])
-                if primitive == "split":
-                    stage.split(axis, factor=rng.choice([1, 2, 3, 4, 8]))
-                elif primitive == "vectorize":
-                    stage.vectorize(axes[-1])
-                elif primitive == "parallel":
-                    stage.parallel(axes[0])
-                elif primitive == "unroll":
-                    stage.unroll(axis)
-                elif primitive == "reorder" and len(axes) >= 2:
-                    stage.reorder(*reversed(axes))
-                elif primitive == "fuse" and len(axes) >= 2:
-                    stage.fuse(axes[0], axes[1])
-                elif primitive == "at" and t is not current:
-                    consumer = s[current]
-                    stage.compute_at(consumer, rng.choice(consumer.leaf_axes))
-                    break
-                elif primitive == "inline" and t is not current:
-                    stage.compute_inline()
-                    break
-                else:
-                    continue
-                done.append(f"{t.name}.{primitive}")
+            done += [f"{t.name}.{p}" for p in fuzz.random_primitives(rng, s, t, current, fuzz.PRIMITIVES, (1, 2, 3, 4, 8))]
     except CompilerError:
         return None
     options = {"check_bounds": rng.random() < 0.3}

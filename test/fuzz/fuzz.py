@@ -73,6 +73,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 LIT_ROOT = ROOT / "test" / "filecheck"
@@ -106,6 +107,49 @@ def lit_seeds(root: Path = LIT_ROOT) -> list[Seed]:
             if text.strip():
                 seeds.append(Seed(f"{path.relative_to(root)}#{k}", text))
     return seeds
+
+
+PRIMITIVES = ("split", "vectorize", "parallel", "unroll", "reorder", "fuse", "at", "inline")
+"""The schedule primitives `random_primitives` draws from."""
+
+
+def random_primitives(
+    rng: random.Random, s: Any, t: Any, current: Any, kinds: Sequence[str], factors: Sequence[int]
+) -> list[str]:
+    """Up to two primitives drawn from `kinds` applied to stage `t` of schedule `s` (whose
+    output is `current`; `at` and `inline` end the stage's turn); the names of those that
+    applied. Shared by this fuzzer and api_fuzz.py."""
+    stage = s[t]
+    done: list[str] = []
+    for _ in range(rng.choice([0, 1, 2])):
+        axes = stage.leaf_axes
+        if not axes:
+            break
+        axis = rng.choice(axes)
+        primitive = rng.choice(list(kinds))
+        if primitive == "split":
+            stage.split(axis, factor=rng.choice(list(factors)))
+        elif primitive == "vectorize":
+            stage.vectorize(axes[-1])
+        elif primitive == "parallel":
+            stage.parallel(axes[0])
+        elif primitive == "unroll":
+            stage.unroll(axis)
+        elif primitive == "reorder" and len(axes) >= 2:
+            stage.reorder(*reversed(axes))
+        elif primitive == "fuse" and len(axes) >= 2:
+            stage.fuse(axes[0], axes[1])
+        elif primitive == "at" and t is not current:
+            consumer = s[current]
+            stage.compute_at(consumer, rng.choice(consumer.leaf_axes))
+            return [*done, primitive]
+        elif primitive == "inline" and t is not current:
+            stage.compute_inline()
+            return [*done, primitive]
+        else:
+            continue
+        done.append(primitive)
+    return done
 
 
 def random_te_program(rng: random.Random) -> str | None:
@@ -151,32 +195,7 @@ def random_te_program(rng: random.Random) -> str | None:
     try:
         s = te.create_schedule(current.op)
         for t in tensors[1:]:
-            stage = s[t]
-            for _ in range(rng.choice([0, 1, 2])):
-                axes = stage.leaf_axes
-                if not axes:
-                    break
-                axis = rng.choice(axes)
-                primitive = rng.choice(["split", "split", "vectorize", "parallel", "unroll", "reorder", "fuse", "at", "inline"])
-                if primitive == "split":
-                    stage.split(axis, factor=rng.choice([1, 2, 3, 4, 8, 16]))
-                elif primitive == "vectorize":
-                    stage.vectorize(axes[-1])
-                elif primitive == "parallel":
-                    stage.parallel(axes[0])
-                elif primitive == "unroll":
-                    stage.unroll(axis)
-                elif primitive == "reorder" and len(axes) >= 2:
-                    stage.reorder(*reversed(axes))
-                elif primitive == "fuse" and len(axes) >= 2:
-                    stage.fuse(axes[0], axes[1])
-                elif primitive == "at" and t is not current:
-                    consumer = s[current]
-                    stage.compute_at(consumer, rng.choice(consumer.leaf_axes))
-                    break
-                elif primitive == "inline" and t is not current:
-                    stage.compute_inline()
-                    break
+            random_primitives(rng, s, t, current, (*PRIMITIVES, "split"), (1, 2, 3, 4, 8, 16))
         return str(lower(s, [A, current], name=rng.choice(["f", "main"]), until="te"))
     except CompilerError:
         return None
