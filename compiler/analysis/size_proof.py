@@ -238,7 +238,10 @@ def prove_nonnegative(
     """True only if `e >= 0` for all values of its variables: shape variables within
     `az`'s bounds, loop counters `v` within the inclusive `boxes[v] = (lo, hi)`,
     and fresh variables named with a trailing `'t` (introduced here) `>= 0`."""
-    e = _anchor(e, boxes or {}, az)
+    # the analyzer first: with the shape variables' bounds it drops the min/max sides that
+    # can never be taken (a split's tail bound `max(.., s - 1)`), which the case split
+    # below would otherwise have to try one by one, up to its limit
+    e = az.simplify(_anchor(e, boxes or {}, az))
     fresh = {n: (0, None) for n in free_vars(e) if n.endswith("'t")}
     if fresh:
         az = Analyzer({**az.bounds, **fresh})

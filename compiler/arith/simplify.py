@@ -606,6 +606,8 @@ class Analyzer:
         quot, rem = split
         if not rem or self._in_period(rem, pb):
             return quot
+        if self._in_period(_padd(rem, pb), pb):  # -d <= rem < 0: one below (-1 // d is -1)
+            return _padd(quot, _pconst_poly(-1))
         return _padd(quot, _atom(FloorDiv(_to_expr(rem), _to_expr(pb))))
 
     def _mod_symbolic(self, pa: Poly, pb: Poly) -> Poly:
@@ -615,6 +617,8 @@ class Analyzer:
         _, rem = split
         if not rem or self._in_period(rem, pb):
             return rem
+        if self._in_period(_padd(rem, pb), pb):
+            return _padd(rem, pb)
         return _atom(FloorMod(_to_expr(rem), _to_expr(pb)))
 
     def _in_period(self, rem: Poly, d: Poly) -> bool:

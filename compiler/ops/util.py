@@ -194,7 +194,5 @@ def product_dtypes(dtype: str, out_dtype: str | None, acc_dtype: str | None) -> 
 
 
 def product_term(a: Expr, b: Expr, acc: str) -> Expr:
-    """a * b in the accumulation type."""
-    if acc != a.dtype:
-        return a.astype(acc) * b.astype(acc)
-    return a * b
+    """a * b in the accumulation type (each operand converted unless it is of it)."""
+    return (a if a.dtype == acc else a.astype(acc)) * (b if b.dtype == acc else b.astype(acc))

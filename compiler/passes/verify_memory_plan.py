@@ -20,7 +20,8 @@ from xdsl.passes import ModulePass
 from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.analysis.size_proof import SizeProver
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Expr, Max, parse_expr
+from compiler.arith.expr import Expr, Max, free_vars, parse_expr, substitute
+from compiler.arith.simplify import Analyzer, const_value
 from compiler.diagnostics import MemoryPlanPassError
 from compiler.dialects import loop
 
@@ -29,6 +30,7 @@ def check_function(func: loop.FuncOp) -> list[str]:
     """The violations of the plan of one function (empty when it is sound)."""
     prover = SizeProver(size_analyzer(func))
     az = prover.az
+    positive = SizeProver(Analyzer({n: (1, None) for n in az.bounds}))
     views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = [t for t in liveness(func) if t.name in views]
     problems: list[str] = []
@@ -44,13 +46,41 @@ def check_function(func: loop.FuncOp) -> list[str]:
             if not a.overlaps(b) or a.name == b.name or _inplace_pair(views, a, b):
                 continue  # (two views of one name: copies of one buffer made by unroll-loops)
             a_lo, b_lo = parse_expr(views[a.name].offset.data), parse_expr(views[b.name].offset.data)
-            if not (prover.prove_le(a_lo + a.size, b_lo) or prover.prove_le(b_lo + b.size, a_lo)):
+            if not _disjoint(prover, (a_lo, a.size), (b_lo, b.size), positive):
                 problems.append(
                     f"{a.name} (statements {a.first}-{a.last}, bytes {a_lo}..+{a.size}) and "
                     f"{b.name} (statements {b.first}-{b.last}, bytes {b_lo}..+{b.size}) are live at once "
                     "and may share bytes"
                 )
     return problems
+
+
+def _disjoint(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr], positive: SizeProver) -> bool:
+    """The byte ranges `a` and `b` ((offset, size)) share no byte for any sizes. Proven
+    directly, else by cases: every shape variable at least 1, or some variable 0 (where
+    an empty buffer shares nothing): a split's tail bounds such as `max(.., s - 1)` only
+    simplify away for s >= 1."""
+    if _apart(prover, a, b):
+        return True
+    if not _apart(positive, a, b):
+        return False
+    return all(_disjoint_at_zero(prover, a, b, name) for name in _shape_vars(a, b, prover))
+
+
+def _apart(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr]) -> bool:
+    return prover.prove_le(a[0] + a[1], b[0]) or prover.prove_le(b[0] + b[1], a[0])
+
+
+def _shape_vars(a: tuple[Expr, Expr], b: tuple[Expr, Expr], prover: SizeProver) -> list[str]:
+    names = free_vars(a[0]) | free_vars(a[1]) | free_vars(b[0]) | free_vars(b[1])
+    return sorted(n for n in names if n in prover.az.bounds)
+
+
+def _disjoint_at_zero(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr], name: str) -> bool:
+    at_zero = [prover.az.simplify(substitute(e, {name: 0})) for e in (*a, *b)]
+    if any(const_value(size) == 0 for size in (at_zero[1], at_zero[3])):
+        return True
+    return _apart(prover, (at_zero[0], at_zero[1]), (at_zero[2], at_zero[3]))
 
 
 def _fits(prover: SizeProver, end: Expr, arena: Expr) -> bool:

@@ -237,6 +237,18 @@ def test_prove_floordiv_and_minmax() -> None:
     assert not prove_le(P("max(i, j)"), P("i"))
 
 
+def test_symbolic_floordiv_of_a_remainder_just_below_zero() -> None:
+    """`(q * d + r) // d` is `q - 1` and the modulo `r + d` when `-d <= r < 0` (a split's
+    tail bound gave `-1 // ((s + 3) // 4)` in attention's plan)."""
+    pos = {"s": (1, None)}
+    assert str(simplify(P("-1 // ((s + 3) // 4)"), pos)) == "-1"
+    assert str(simplify(P("(s * 3 - 1) // s"), pos)) == "2"
+    assert str(simplify(P("(s * 3 - 1) % s"), pos)) == "s - 1"
+    # not when the remainder can reach -d - 1 or 0: s = 1 gives (3 - 2) // 1 = 1, not 2 - 1
+    assert str(simplify(P("(s * 3 - 2) // s"), pos)) != "1"
+    assert str(simplify(P("-1 // s"), {"s": (0, None)})) == "-1 // s"
+
+
 def test_const_bounds_and_value() -> None:
     assert const_bounds(P("min(n - i * 8, 8)"), SYMBOLIC_BOUNDS) == (1, 8)
     assert const_bounds(P("i * 8 + j"), SYMBOLIC_BOUNDS) == (0, None)
