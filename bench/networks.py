@@ -10,7 +10,9 @@ blocks at 1x3x224x224 in float32, and seed 001's network in float16 at 256,
 512 and 1024 (square images); and, with `transformers` installed (the bench
 extra), its ResNet-18, ResNet-50, MobileNetV2 and ConvNeXt-tiny at their default
 configs and 1x3x224x224 (`hf_network`: random weights, nothing downloaded), rows
-`hf_*`. Each is compiled by `compiler.from_torch` at its static size (its
+`hf_*`, and its transformers (`hf_transformer`): BERT-base at sequence length
+128 and 512 and GPT-2 small at 128 (int64 token ids, batch 1), ViT-base and
+MobileNetV2 with TensorFlow padding at 1x3x224x224. Each is compiled by `compiler.from_torch` at its static size (its
 default: auto-scheduled, channels_last), its compile time split into export,
 import, passes and LLVM.
 
@@ -19,7 +21,7 @@ eager under `no_grad`), each one call after one warm-up call; the table shows
 the median and the spread (IQR / median, `~` above 25%) and `speed`, our
 throughput relative to the peer's (its time over ours: above 1 is faster).
 `torch.compile` (Inductor, its default mode; `--no-inductor` leaves it out) is
-timed after them on the float32 networks: its first call (the compile) and R
+timed after them on the float32 networks (and the token models): its first call (the compile) and R
 calls. A workload whose first calls take longer than `--budget` seconds gets fewer
 rounds (one round has no spread: `-`; past the budget, the warm-up calls are
 the one measurement). PyTorch on CPU has no fast float16
@@ -57,6 +59,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see bench/suite.py: a loa
 
 import argparse
 import datetime
+import functools
 import json
 import re
 import socket
@@ -84,6 +87,7 @@ class Workload:
     model: Callable[[], Any]  # a torch.nn.Module in eval mode
     shape: tuple[int, ...]
     dtype: str
+    example: Callable[[], Any] | None = None  # the input, when not torch.randn(shape) (token ids)
 
 
 def workloads() -> list[Workload]:
@@ -108,10 +112,16 @@ def workloads() -> list[Workload]:
         import transformers  # noqa: F401
     except ImportError:
         return items  # the bench extra has it; the table says which rows are missing
-    from compiler.torch.networks import HF_NETWORKS, hf_network
+    from compiler.torch.networks import HF_NETWORKS, hf_network, hf_transformer
 
     for name in HF_NETWORKS:
         items.append(Workload(f"hf_{name}", lambda name=name: hf_network(name)[0], (1, 3, 224, 224), "float32"))
+    for name, seq in (("bert", 128), ("bert", 512), ("gpt2", 128), ("vit", None), ("mobilenetv2_tf", None)):
+        made = functools.cache(lambda name=name, seq=seq: hf_transformer(name, seq=seq))
+        shape = (1, seq) if seq else (1, 3, 224, 224)
+        label = f"hf_{name}_{seq}" if seq else f"hf_{name}"
+        items.append(Workload(label, lambda made=made: made()[0], shape, "int64" if seq else "float32",
+                              lambda made=made: made()[1]))
     return items
 
 
@@ -201,7 +211,7 @@ def measure(w: Workload, rounds: int, budget: float, relax: bool, inductor: bool
 
     row = Row(w.name, "x".join(map(str, w.shape)), w.dtype)
     model = w.model()
-    x = torch.randn(*w.shape, dtype=getattr(torch, w.dtype))
+    x = w.example() if w.example is not None else torch.randn(*w.shape, dtype=getattr(torch, w.dtype))
     xn = x.numpy()
     start = time.perf_counter()
     net = from_torch(model, (x,))
@@ -236,7 +246,7 @@ def measure(w: Workload, rounds: int, budget: float, relax: bool, inductor: bool
         torch_t.append(timed(eager))
     row.ours_ms, row.ours_spread = statistics.median(ours_t) * 1e3, spread(ours_t)
     row.torch_ms, row.torch_spread = statistics.median(torch_t) * 1e3, spread(torch_t)
-    if inductor and w.dtype == "float32":
+    if inductor and w.dtype != "float16":
         try:
             measure_inductor(row, model, x, row.rounds)
         except Exception as err:  # the table reports it

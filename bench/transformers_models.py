@@ -1,89 +1,109 @@
-"""Hugging Face transformers through `compiler.from_torch`: run time against torch eager.
+"""Hugging Face transformers through `compiler.from_torch`: run time against torch eager
+and torch.compile, and one dynamic-length build against static ones.
 
     .venv/bin/python bench/transformers_models.py                 # the full configs, batch 1
     .venv/bin/python bench/transformers_models.py --small         # the tests' small configs
     .venv/bin/python bench/transformers_models.py --only bert --rounds 5 --inductor
+    .venv/bin/python bench/transformers_models.py --dynamic       # BERT-base, one build for 64..512
 
-Models, random weights from a config (nothing is downloaded): BERT-base at
-sequence length 128, GPT-2 small (12 layers, use_cache=False) at 128, ViT-base
-at 224x224 and MobileNetV2 (default config, tf_padding) at 224x224.
-`torch.set_num_threads(2)`; each round times one call of ours and one of
-eager (`no_grad`) after a warm-up call; the table shows medians. `--inductor`
-adds torch.compile's default backend (its compile time included in the
-compile column). The error column is max |ours - eager| / max |eager|.
+Models (`compiler.torch.networks.hf_transformer`: random weights from a config,
+nothing is downloaded): BERT-base at sequence length 128 and 512, GPT-2 small
+(12 layers, use_cache=False) at 128, ViT-base at 224x224 and MobileNetV2
+(default config, tf_padding) at 224x224. `torch.set_num_threads(2)`; after a
+warm-up call each, `--rounds` interleaved rounds of one call of ours and one of
+eager (`no_grad`); medians. `--inductor` adds torch.compile's default backend
+(timed after them; its first call, the compile, in its own column). The error
+column is max |ours - eager| / max |eager|.
+
+`--dynamic`: BERT-base exported with `Dim("seq")` on the ids' length (8..512),
+compiled once, then timed at 64, 128, 256 and 512 against a static build of
+each length (interleaved rounds): the ratio is static time over dynamic time.
 """
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see bench/suite.py: a loaded 2-core machine
+
 import argparse
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
-import transformers
-from common import median_seconds  # bench/, beside this script
+from common import interleaved_medians, median_seconds  # bench/, beside this script
 
 from compiler.torch import from_torch
-from compiler.torch.networks import LastHiddenState
+from compiler.torch.networks import hf_transformer
+
+MODELS: dict[str, Callable[[bool], tuple[torch.nn.Module, torch.Tensor]]] = {
+    "bert_128": lambda small: hf_transformer("bert", small=small),
+    "bert_512": lambda small: hf_transformer("bert", small=small, seq=48 if small else 512),
+    "gpt2_128": lambda small: hf_transformer("gpt2", small=small),
+    "vit": lambda small: hf_transformer("vit", small=small),
+    "mobilenetv2_tf": lambda small: hf_transformer("mobilenetv2_tf", small=small),
+}
 
 
-def models(small: bool) -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
-    torch.manual_seed(0)
-    seq, vocab, image = (12, 96, 32) if small else (128, None, 224)
-    layers = {"num_hidden_layers": 2} if small else {}
-    bert_cfg = (
-        transformers.BertConfig(vocab_size=96, hidden_size=48, num_attention_heads=3, intermediate_size=96, **layers)
-        if small
-        else transformers.BertConfig()
-    )
-    gpt_cfg = (
-        transformers.GPT2Config(vocab_size=96, n_embd=32, n_layer=2, n_head=4, bos_token_id=0, eos_token_id=0)
-        if small
-        else transformers.GPT2Config()
-    )
-    vit_cfg = (
-        transformers.ViTConfig(hidden_size=32, num_attention_heads=2, intermediate_size=64, image_size=32, patch_size=8,
-                               **layers)
-        if small
-        else transformers.ViTConfig()
-    )
-    mnv2_cfg = transformers.MobileNetV2Config(image_size=image, tf_padding=True)
-    ids = torch.randint(0, vocab or 30000, (1, seq))
-    pixels = torch.randn(1, 3, image, image)
-    return {
-        "bert": (LastHiddenState(transformers.BertModel(bert_cfg).eval()).eval(), ids),
-        "gpt2": (LastHiddenState(transformers.GPT2Model(gpt_cfg).eval(), use_cache=False).eval(), ids),
-        "vit": (LastHiddenState(transformers.ViTModel(vit_cfg).eval()).eval(), pixels),
-        "mobilenet_v2": (LastHiddenState(transformers.MobileNetV2Model(mnv2_cfg).eval()).eval(), pixels),
-    }
+def relative_error(got: np.ndarray, expected: np.ndarray) -> float:
+    return float(np.abs(got.astype(np.float64) - expected).max() / np.abs(expected).max())
+
+
+def compare(names: list[str], small: bool, rounds: int, inductor: bool) -> None:
+    print(f"{'model':15} {'compile s':>10} {'ours ms':>9} {'eager ms':>9} {'vs eager':>9} "
+          f"{'compile ms':>11} {'vs compile':>10} {'its compile s':>14} {'error':>9}")
+    for name in names:
+        model, x = MODELS[name](small)
+        start = time.perf_counter()
+        net = from_torch(model, (x,))
+        compile_s = time.perf_counter() - start
+        with torch.no_grad():
+            error = relative_error(net(x), model(x).numpy())
+            ours, eager = interleaved_medians(lambda net=net, x=x: net(x), lambda model=model, x=x: model(x), rounds)
+            inductor_ms = inductor_compile_s = float("nan")
+            if inductor:
+                compiled = torch.compile(model)
+                start = time.perf_counter()
+                compiled(x)
+                inductor_compile_s = time.perf_counter() - start
+                inductor_ms = median_seconds(lambda compiled=compiled, x=x: compiled(x), rounds) * 1e3
+        print(f"{name:15} {compile_s:10.1f} {ours * 1e3:9.2f} {eager * 1e3:9.2f} {eager / ours:8.2f}x "
+              f"{inductor_ms:11.2f} {inductor_ms / (ours * 1e3):9.2f}x {inductor_compile_s:14.1f} {error:9.1e}",
+              flush=True)
+
+
+def dynamic_against_static(small: bool, rounds: int) -> None:
+    lengths = (16, 24, 32, 48) if small else (64, 128, 256, 512)
+    model, _ = hf_transformer("bert", small=small)
+    seq = torch.export.Dim("seq", min=8, max=max(lengths))
+    start = time.perf_counter()
+    dynamic = from_torch(model, (hf_transformer("bert", small=small, seq=lengths[0])[1],),
+                         dynamic_shapes={"inputs": {1: seq}})
+    print(f"dynamic build: {time.perf_counter() - start:.1f} s (one for lengths {lengths[0]}..{lengths[-1]})")
+    print(f"{'length':>7} {'static ms':>10} {'dynamic ms':>11} {'static/dynamic':>15} {'error':>9}")
+    for n in lengths:
+        _, x = hf_transformer("bert", small=small, seq=n)
+        static = from_torch(model, (x,))
+        with torch.no_grad():
+            error = relative_error(dynamic(x), model(x).numpy())
+        s, d = interleaved_medians(lambda static=static, x=x: static(x), lambda x=x: dynamic(x), rounds)
+        print(f"{n:7} {s * 1e3:10.2f} {d * 1e3:11.2f} {s / d:14.2f}x {error:9.1e}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="the tests' small configs")
-    parser.add_argument("--only", nargs="*", help="model names")
+    parser.add_argument("--only", nargs="*", help=f"model names: {', '.join(MODELS)}")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--inductor", action="store_true", help="also torch.compile (inductor)")
+    parser.add_argument("--dynamic", action="store_true", help="BERT with a dynamic length against static builds")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    print(f"{'model':14} {'compile s':>10} {'ours ms':>9} {'eager ms':>9} {'speedup':>8} {'inductor ms':>12} {'error':>9}")
-    for name, (model, x) in models(args.small).items():
-        if args.only and name not in args.only:
-            continue
-        start = time.perf_counter()
-        net = from_torch(model, (x,))
-        compile_s = time.perf_counter() - start
-        with torch.no_grad():
-            expected = model(x).numpy()
-            error = float(np.abs(net(x) - expected).max() / np.abs(expected).max())
-            ours = median_seconds(lambda net=net, x=x: net(x), args.rounds)
-            eager = median_seconds(lambda model=model, x=x: model(x), args.rounds)
-            inductor = float("nan")
-            if args.inductor:
-                compiled = torch.compile(model)
-                inductor = median_seconds(lambda compiled=compiled, x=x: compiled(x), args.rounds)
-        print(f"{name:14} {compile_s:10.1f} {ours * 1e3:9.2f} {eager * 1e3:9.2f} {eager / ours:7.2f}x "
-              f"{inductor * 1e3:12.2f} {error:9.1e}", flush=True)
+    if args.dynamic:
+        dynamic_against_static(args.small, args.rounds)
+        return
+    compare([n for n in MODELS if not args.only or n in args.only], args.small, args.rounds, args.inductor)
 
 
 if __name__ == "__main__":

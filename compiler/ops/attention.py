@@ -76,7 +76,6 @@ def scaled_dot_product_attention(
     scores = batch_matmul(q, kt, name=f"{name}_scores")
     shape = scores.shape if mask is None else broadcast_shape(scores.shape, mask.shape, name)
     acc = accumulator_dtype(scores.dtype, None)
-
     bias = _mask_bias(mask, is_causal, shape, acc, name)
 
     def masked(i: Sequence[Expr]) -> Expr:
@@ -87,12 +86,21 @@ def scaled_dot_product_attention(
 
     row_shape = tuple(shape[:-1])
     j = te.reduce_axis((0, shape[-1]), "j")
-    row_max = te.compute(row_shape, lambda *i: te.max(masked((*i, j)), axis=j), name=f"{name}_max")
+    # causal: the positions past the diagonal are the lowest value, which cannot be the
+    # maximum of a row that holds its diagonal; loop-partition cuts them off (`likely`)
+    row_max = te.compute(
+        row_shape,
+        lambda *i: te.max(masked((*i, j)), axis=j, where=te.likely(j <= i[-1]) if is_causal else None),
+        name=f"{name}_max",
+    )
     exps = te.compute(shape, lambda *i: te.exp(masked(i) - row_max[i[:-1]]), name=f"{name}_exp")
     row_sum = _lane_sum(exps, acc, f"{name}_sum")
     # the normalisation after the product with V: one division per output element
     # instead of one per score
-    weighted = batch_matmul(exps, v, name=f"{name}_pv", out_dtype=acc)
+    # causal: the terms past the diagonal are exp(lowest) = 0; `likely` lets loop-partition
+    # cut the reduction there, so the triangle above it is never visited
+    below = (lambda row, _col, k: te.likely(k <= row)) if is_causal else None
+    weighted = batch_matmul(exps, v, name=f"{name}_pv", out_dtype=acc, where=below)
     return te.compute(
         weighted.shape,
         lambda *i: (weighted[i] / row_sum[i[:-1]]).astype(q.dtype),

@@ -7,7 +7,7 @@ for float16: stage `<name>_acc`, rounded once by `<name>`, `util.reduce_rounded`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from compiler import te
@@ -85,9 +85,13 @@ def block_dense_weight(w: np.ndarray, nb: int) -> np.ndarray:
 def batch_matmul(
     a: Tensor, b: Tensor, transpose_a: bool = False, transpose_b: bool = False,
     name: str = "batch_matmul", out_dtype: str | None = None, acc_dtype: str | None = None,
+    where: Callable[[Expr, Expr, Expr], Expr] | None = None,
 ) -> Tensor:
     """a [..., M, K] x b [..., K, N] -> [..., M, N]; the batch dimensions broadcast
-    (NumPy's matmul on arrays of two or more dimensions)."""
+    (NumPy's matmul on arrays of two or more dimensions). `where(row, col, k)`, a
+    condition, sums only the terms where it holds (TVM's reduction `where`; a causal
+    product skips the triangle it does not need, and `te.likely` in it lets
+    loop-partition cut the loops there)."""
     if a.ndim < 2 or b.ndim < 2:
         raise ExprValueError(f"{name}: operands need at least two dimensions, got {a.shape} and {b.shape}")
     m, ka = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
@@ -105,7 +109,7 @@ def batch_matmul(
         bi, row, col = i[:-2], i[-2], i[-1]
         va = a[(*batch_index(a, bi), *((k, row) if transpose_a else (row, k)))]
         vb = b[(*batch_index(b, bi), *((col, k) if transpose_b else (k, col)))]
-        return te.sum(product_term(va, vb, acc), axis=k)
+        return te.sum(product_term(va, vb, acc), axis=k, where=None if where is None else where(row, col, k))
 
     out, acc = product_dtypes(a.dtype, out_dtype, acc_dtype)
     return reduce_rounded((*batch, m, n), element, out, name)

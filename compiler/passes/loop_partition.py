@@ -274,9 +274,13 @@ class Prover:
                 return False
         return diff is not None and Analyzer(self.shapes()).prove_ge(diff, 0)
 
-    def split_point(self, op: Operation, atom: LT | LE, loop_op: loop.ForOp) -> tuple[str, Expr] | None:
+    def split_point(
+        self, op: Operation, atom: LT | LE, loop_op: loop.ForOp, *, for_any: bool = False
+    ) -> tuple[str, Expr] | None:
         """Where `atom` starts or stops holding along `loop_op` for all iterations of
-        the loops between it and `op`: ("lower", first) or ("upper", end, exclusive)."""
+        the loops between it and `op`: ("lower", first) or ("upper", end, exclusive).
+        `for_any`: where it starts or stops holding for some iteration of them (outside,
+        it holds for none: the guarded code is dead there)."""
         levels = self.levels(op)
         x = self.names.name(loop_op.induction_var)
         diff: Expr | None = diff_of(atom)
@@ -291,7 +295,8 @@ class Prover:
                     return bound
                 return "upper", Analyzer(outer).simplify(bound[1] + 1)
             if level.name in free_vars(diff):
-                diff = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, outer).lo
+                relaxed = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, outer)
+                diff = relaxed.hi if for_any else relaxed.lo
                 if diff is None:
                     return None
         return None
@@ -447,9 +452,10 @@ class Partitioner:
 
     def split(
         self, for_op: loop.ForOp, body: list[Operation]
-    ) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]]]:
+    ) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]], tuple[Expr | None, Expr | None]]:
         """The lower and upper split points of the conditions in `for_op` (whose ops are
-        `body`), and the conditions they come from."""
+        `body`), the conditions they come from, and where the code under the guards is
+        dead (`_dead_points`)."""
         x = self.names.name(for_op.induction_var)
         lower: list[Expr] = []
         upper: list[Expr] = []
@@ -464,7 +470,30 @@ class Partitioner:
                 if point is not None:
                     (lower if point[0] == "lower" else upper).append(point[1])
                     used.append((op, atom))
-        return lower, upper, used
+        return lower, upper, used, self._dead_points(for_op, used)
+
+    def _dead_points(self, for_op: loop.ForOp, used: list[tuple[Operation, LT | LE]]) -> tuple[Expr | None, Expr | None]:
+        """(first, end) of the iterations of `for_op` where some iteration inside can pass
+        a guard, when `for_op`'s whole body is one such guard (`loop.if` on a reduction's
+        `where`: a causal product's triangle): outside them nothing runs. None where
+        unknown."""
+        ops = {op for op, _ in used}
+        if len(ops) != 1:
+            return None, None
+        (guard,) = ops
+        if not isinstance(guard, loop.IfOp) or not _only_guarded(for_op, guard):
+            return None, None
+        first: Expr | None = None
+        end: Expr | None = None
+        for _, atom in used:
+            point = self.prover.split_point(guard, atom, for_op, for_any=True)
+            if point is None:
+                continue
+            if point[0] == "lower":
+                first = point[1] if first is None else Max(first, point[1])
+            else:
+                end = point[1] if end is None else Min(end, point[1])
+        return first, end
 
     def partition(self, for_op: loop.ForOp, body: list[Operation]) -> list[tuple[Operation, bool]] | None:
         """Replace `for_op` by its pieces, if its conditions give split points at which
@@ -473,7 +502,7 @@ class Partitioner:
         than 1/HOT_SHARE of a loop of constant extent (a kernel window's edge, the last of
         11 channel blocks), cold otherwise (the border rows of a 56-row image, the tail of
         a long split)."""
-        lower, upper, used = self.split(for_op, body)
+        lower, upper, used, (alive_first, alive_end) = self.split(for_op, body)
         if not used:
             return None
         az = Analyzer(self.prover.bounds(self.prover.levels(for_op)))
@@ -486,7 +515,14 @@ class Partitioner:
         for p in upper:
             hi = Min(hi, p)
         lo, hi = az.simplify(lo), az.simplify(hi)
-        ranges = [(m, az.simplify(Min(lo, end))), (lo, hi), (az.simplify(Max(hi, lo)), end)]
+        before, after = az.simplify(Min(lo, end)), az.simplify(Max(hi, lo))
+        ranges = [(m, before), (lo, hi), (after, end)]
+        if alive_first is not None:  # the iterations before it run nothing: a piece of their own
+            cut = az.simplify(Min(Max(alive_first, m), before))
+            ranges[0:1] = [(m, cut), (cut, before)]
+        if alive_end is not None:
+            cut = az.simplify(Max(Min(alive_end, end), after))
+            ranges[-1:] = [(after, cut), (cut, end)]
         ranges = [(a, az.simplify(b - a)) for a, b in ranges]
         kept = [(a, n) for a, n in ranges if not az.prove_le(n, 0)]
         if len(kept) < 2 or az.prove_le(ranges[1][1], 0):
@@ -599,6 +635,20 @@ class Partitioner:
                 op.operands = [op.min, owner.rhs]
             elif self.prover.holds(op, LE(a, b)):
                 op.operands = [op.min, owner.lhs]
+
+
+def _only_guarded(for_op: loop.ForOp, guard: loop.IfOp) -> bool:
+    """Whether everything `for_op`'s body does with effects happens under `guard` (nested
+    in loops that only hold it): index arithmetic and loops around it aside."""
+    for op in for_op.body.block.ops:
+        if op is guard or op.name.startswith("arith."):
+            continue
+        if isinstance(op, loop.ForOp) and op.is_ancestor(guard):
+            if not _only_guarded(op, guard):
+                return False
+            continue
+        return False
+    return True
 
 
 def _detached(op: Operation, func: Operation) -> bool:

@@ -447,7 +447,7 @@ class FunctionLowering:
         for op in reduction.body.block.ops:
             if isinstance(op, te.WhereOp):
                 # the rest of the body and the update happen only where the predicate holds
-                predicated = loop.IfOp(self.values.get(op.cond, op.cond))
+                predicated = loop.IfOp(self.values.get(op.cond, op.cond), likely="te.likely" in op.attributes)
                 block.add_op(predicated)
                 block = predicated.then_region.block
             elif op is not red_yield:

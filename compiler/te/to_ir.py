@@ -423,7 +423,10 @@ def _emit_reduce(
         arg.name_hint = iv.name
         emitter.axes[iv.uid] = arg
     if r.where is not None:
-        block.add_op(te.WhereOp(emitter.in_block(block, r.where)))
+        where = te.WhereOp(emitter.in_block(block, r.where))
+        if _is_likely(r.where):  # loop-partition cuts the reduction's loops at it
+            where.attributes["te.likely"] = UnitAttr()
+        block.add_op(where)
     values = [
         _element_value(emitter.in_block(block, source), element, block)
         for source, element in zip(r.sources or (r.body,), elements, strict=True)

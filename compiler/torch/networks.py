@@ -204,8 +204,50 @@ def hf_network(name: str, *, small: bool = False, seed: int = 0) -> tuple[nn.Mod
     return model, (1, 3, size, size)
 
 
+HF_TRANSFORMERS = ("bert", "gpt2", "vit", "mobilenetv2_tf")
+"""The `transformers` models of `hf_transformer`: BERT-base, GPT-2 small (12 layers,
+`use_cache=False`), ViT-base at 224x224 and MobileNetV2 with TensorFlow padding."""
+
+
+def _hf_transformer_config(name: str, small: bool) -> tuple[Any, dict[str, object]]:
+    """(model, call options) of one of `HF_TRANSFORMERS`."""
+    import transformers as tf
+
+    layers = {"num_hidden_layers": 2} if small else {}
+    if name == "bert":
+        sizes = {"vocab_size": 96, "hidden_size": 48, "num_attention_heads": 3, "intermediate_size": 96}
+        return tf.BertModel(tf.BertConfig(**(sizes | layers if small else {}))), {}
+    if name == "gpt2":
+        sizes = {"vocab_size": 96, "n_embd": 32, "n_layer": 2, "n_head": 4, "bos_token_id": 0, "eos_token_id": 0}
+        return tf.GPT2Model(tf.GPT2Config(**(sizes if small else {}))), {"use_cache": False}
+    if name == "vit":
+        sizes = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64, "image_size": 32, "patch_size": 8}
+        return tf.ViTModel(tf.ViTConfig(**(sizes | layers if small else {}))), {}
+    if name == "mobilenetv2_tf":
+        return tf.MobileNetV2Model(tf.MobileNetV2Config(image_size=32 if small else 224, tf_padding=True)), {}
+    raise KeyError(f"unknown model {name!r}: one of {', '.join(HF_TRANSFORMERS)}")
+
+
+def hf_transformer(
+    name: str, *, small: bool = False, seq: int | None = None, seed: int = 0
+) -> tuple[nn.Module, torch.Tensor]:
+    """(module in eval mode, example input) of one of `HF_TRANSFORMERS`, weights drawn with
+    `seed` from its default config (no download), or the same class at test sizes
+    (`small`: 2 layers, narrow). Token models take `seq` int64 ids in [0, vocab) (default
+    128, 12 when small), batch 1; image models 1x3x224x224 (32x32 when small)."""
+    torch.manual_seed(seed)
+    model, options = _hf_transformer_config(name, small)
+    wrapped = LastHiddenState(model.eval(), **options).eval()
+    if name in ("bert", "gpt2"):
+        vocab = int(model.config.vocab_size)
+        return wrapped, torch.randint(0, vocab, (1, seq or (12 if small else 128)))
+    size = int(model.config.image_size)
+    return wrapped, torch.randn(1, 3, size, size)
+
+
 __all__ = [
     "HF_NETWORKS",
+    "HF_TRANSFORMERS",
     "BasicBlock",
     "InvertedResidual",
     "LastHiddenState",
@@ -214,5 +256,6 @@ __all__ = [
     "ResNet18",
     "Seed001",
     "hf_network",
+    "hf_transformer",
     "randomize_batch_norms",
 ]

@@ -500,3 +500,32 @@ def test_ops_scaled_dot_product_attention_matches_numpy() -> None:
     expected = (p / p.sum(-1, keepdims=True)) @ v
     got = build_run([Q, K, V, out], [q, k, v], (2, 5, 4), "float32")
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(13, 13), (40, 40), (7, 29)])
+def test_batch_matmul_where_sums_the_lower_triangle(rows: int, cols: int) -> None:
+    """A `where` on the product's row and k (likely): loop-partition cuts the reduction at
+    the diagonal (the rows whose guard fails everywhere get no loop at all); the result
+    is the triangular product, whatever tile the auto-scheduler picks."""
+    rng = np.random.default_rng(5)
+    A = te.placeholder((2, rows, cols), name="A")
+    B = te.placeholder((2, cols, 24), name="B")
+    C = ops.batch_matmul(A, B, where=lambda row, _col, k: te.likely(k <= row), name="C")
+    a, b = rng.standard_normal((2, rows, cols)).astype("float32"), rng.standard_normal((2, cols, 24)).astype("float32")
+    expected = np.tril(a) @ b
+    np.testing.assert_allclose(build_run([A, B, C], [a, b], (2, rows, 24), "float32"), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("length", [1, 17, 64, 100])
+def test_causal_attention_at_odd_lengths_matches_torch(length: int) -> None:
+    """Causal attention whose reductions skip the triangle above the diagonal (max and the
+    product with V): lengths below, at and between the tiles."""
+    F = pytest.importorskip("torch").nn.functional
+    import torch
+
+    q, k, v = (torch.randn(1, 3, length, 16, generator=torch.Generator().manual_seed(s)) for s in (1, 2, 3))
+    Q, K, V = (te.placeholder((1, 3, length, 16), name=n) for n in "QKV")
+    out = ops.scaled_dot_product_attention(Q, K, V, is_causal=True)
+    got = build_run([Q, K, V, out], [t.numpy() for t in (q, k, v)], (1, 3, length, 16), "float32")
+    expected = F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
