@@ -15,13 +15,18 @@ loops, exp is the vector polynomial of lower-to-llvm, the row sum runs on 16
 lanes in the program's own order, and the normalisation is one division per
 output element in the register tile of the last matmul.
 
+Causal attention skips the triangle above the diagonal where a reduction
+reads it: the row max and the product with V carry a `likely` `where` (k <= i),
+and loop-partition cuts their loops at the diagonal. The scores matmul still
+computes the whole square (a guard per element would stay in its vector loops
+on the diagonal tiles).
+
 What this is not (yet): FlashAttention's online softmax. The score matrix of a
-call is materialized ([..., L, S] floats), and a causal mask is applied to the
-whole square rather than skipping the blocks above the diagonal (torch's kernel
-skips them: at L = 2048 causal attention is about 1.5x slower than torch's here,
-bench/attention.py). Tiling the chain per block of query rows, with the
-softmax rescaled per key block, needs a schedule that computes several
-reductions at one consumer loop; the auto-scheduler does not make it.
+call is materialized ([..., L, S] floats, three passes over it), so long
+sequences are bound by memory traffic: at L = 2048, causal attention is at about
+0.9x torch's kernel (bench/attention.py). Tiling the chain per block of query
+rows, with the softmax rescaled per key block, needs a schedule that computes
+several reductions at one consumer loop; the auto-scheduler does not make it.
 
 Masked positions get the dtype's lowest finite value rather than -inf, so a row
 whose every position is masked averages V uniformly instead of turning into
