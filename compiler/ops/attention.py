@@ -120,22 +120,27 @@ SIMD width, and the order stays the program's, not the compiler's."""
 
 
 def _lane_sum(x: Tensor, acc: str, name: str) -> Tensor:
-    """The sum of `x` over its last axis, as `SUM_LANES` strided partial sums (stage
-    `<name>_lanes`, vectorized along the lanes) added up in `<name>`."""
+    """The sum of `x` over its last axis (n long): `SUM_LANES` strided partial sums over
+    its whole chunks (stage `<name>_lanes`, vectorized along the lanes), added up with
+    the n % SUM_LANES elements past them in `<name>`. Every read is in bounds without a
+    guard (a guard on `chunk * 16 + lane < n` bounds two variables at once: infer-bound
+    would realize x, and everything before it, rounded up to 16 columns)."""
     n = x.shape[-1]
-    width = static(n)
-    chunks = te.reduce_axis((0, (n + SUM_LANES - 1) // SUM_LANES), "jo")
-
-    def lane(*i: Expr) -> Expr:
-        col = chunks * SUM_LANES + i[-1]
-        value = x[(*i[:-1], col)]
-        if width is not None and width % SUM_LANES == 0:
-            return te.sum(value, axis=chunks)
-        return te.sum(te.if_then_else(col < n, value, te.const(0.0, acc)), axis=chunks)
-
-    lanes = te.compute((*x.shape[:-1], SUM_LANES), lane, name=f"{name}_lanes")
+    chunks = te.reduce_axis((0, n // SUM_LANES), "jo")
+    lanes = te.compute(
+        (*x.shape[:-1], SUM_LANES),
+        lambda *i: te.sum(x[(*i[:-1], chunks * SUM_LANES + i[-1])], axis=chunks),
+        name=f"{name}_lanes",
+    )
     r = te.reduce_axis((0, SUM_LANES), "r")
-    return te.compute(tuple(x.shape[:-1]), lambda *i: te.sum(lanes[(*i, r)], axis=r), name=name)
+    if static(n) is not None and static(n) % SUM_LANES == 0:
+        return te.compute(tuple(x.shape[:-1]), lambda *i: te.sum(lanes[(*i, r)], axis=r), name=name)
+    t = te.reduce_axis((0, n % SUM_LANES), "t")
+    whole = te.compute(tuple(x.shape[:-1]), lambda *i: te.sum(lanes[(*i, r)], axis=r), name=f"{name}_chunks")
+    rest = te.compute(
+        tuple(x.shape[:-1]), lambda *i: te.sum(x[(*i, n // SUM_LANES * SUM_LANES + t)], axis=t), name=f"{name}_tail"
+    )
+    return te.compute(tuple(x.shape[:-1]), lambda *i: whole[i] + rest[i], name=name)
 
 
 def _mask_bias(mask: Tensor | None, is_causal: bool, shape: Sequence[Dim], acc: str, name: str) -> Tensor | None:

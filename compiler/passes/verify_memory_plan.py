@@ -11,6 +11,7 @@ inside the arena.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -39,7 +40,7 @@ def check_function(func: loop.FuncOp) -> list[str]:
         arena = view.arena.type
         assert isinstance(arena, loop.BufferType)
         end = parse_expr(view.offset.data) + t.size
-        if not _fits(prover, end, buffer_bytes(arena)):
+        if not _fits(prover, end, buffer_bytes(arena), positive):
             problems.append(f"{t.name} ends at byte {az.simplify(end)}, past the arena")
     for k, a in enumerate(lifetimes):
         for b in lifetimes[k + 1 :]:
@@ -56,38 +57,45 @@ def check_function(func: loop.FuncOp) -> list[str]:
 
 
 def _disjoint(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr], positive: SizeProver) -> bool:
-    """The byte ranges `a` and `b` ((offset, size)) share no byte for any sizes. Proven
-    directly, else by cases: every shape variable at least 1, or some variable 0 (where
-    an empty buffer shares nothing): a split's tail bounds such as `max(.., s - 1)` only
-    simplify away for s >= 1."""
-    if _apart(prover, a, b):
+    """The byte ranges `a` and `b` ((offset, size)) share no byte for any sizes: one ends
+    before the other starts, or (for a shape variable at 0) one of them is empty."""
+    def apart(p: SizeProver, x: tuple[Expr, Expr], y: tuple[Expr, Expr]) -> bool:
+        return p.prove_le(x[0] + x[1], y[0]) or p.prove_le(y[0] + y[1], x[0])
+
+    def empty_or_apart(at_zero: list[Expr]) -> bool:
+        sizes = (at_zero[1], at_zero[3])
+        return any(const_value(n) == 0 for n in sizes) or apart(prover, (at_zero[0], at_zero[1]), (at_zero[2], at_zero[3]))
+
+    return _by_cases(prover, positive, [*a, *b], lambda p, e: apart(p, (e[0], e[1]), (e[2], e[3])), empty_or_apart)
+
+
+def _by_cases(
+    prover: SizeProver,
+    positive: SizeProver,
+    exprs: list[Expr],
+    claim: Callable[[SizeProver, list[Expr]], bool],
+    at_zero: Callable[[list[Expr]], bool],
+) -> bool:
+    """`claim` about `exprs` for every size: proven directly, else by cases: every shape
+    variable at least 1 (`positive`), or some variable 0 (`at_zero` of the expressions
+    with it substituted; the others still >= 0). A split's tail bound such as
+    `max(.., s - 1)` or `-1 // ((s + 3) // 4)` only simplifies for s >= 1."""
+    if claim(prover, exprs):
         return True
-    if not _apart(positive, a, b):
+    if not claim(positive, exprs):
         return False
-    return all(_disjoint_at_zero(prover, a, b, name) for name in _shape_vars(a, b, prover))
+    names = sorted({n for e in exprs for n in free_vars(e)} & set(prover.az.bounds))
+    return all(at_zero([prover.az.simplify(substitute(e, {n: 0})) for e in exprs]) for n in names)
 
 
-def _apart(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr]) -> bool:
-    return prover.prove_le(a[0] + a[1], b[0]) or prover.prove_le(b[0] + b[1], a[0])
-
-
-def _shape_vars(a: tuple[Expr, Expr], b: tuple[Expr, Expr], prover: SizeProver) -> list[str]:
-    names = free_vars(a[0]) | free_vars(a[1]) | free_vars(b[0]) | free_vars(b[1])
-    return sorted(n for n in names if n in prover.az.bounds)
-
-
-def _disjoint_at_zero(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr], name: str) -> bool:
-    at_zero = [prover.az.simplify(substitute(e, {name: 0})) for e in (*a, *b)]
-    if any(const_value(size) == 0 for size in (at_zero[1], at_zero[3])):
-        return True
-    return _apart(prover, (at_zero[0], at_zero[1]), (at_zero[2], at_zero[3]))
-
-
-def _fits(prover: SizeProver, end: Expr, arena: Expr) -> bool:
-    """`end <= arena`; an arena `max(a, b, ...)` is at least each operand."""
+def _fits(prover: SizeProver, end: Expr, arena: Expr, positive: SizeProver) -> bool:
+    """`end <= arena` (by cases, as `_disjoint`); an arena `max(a, b, ...)` is at least
+    each operand."""
     if isinstance(arena, Max):
-        return _fits(prover, end, arena.a) or _fits(prover, end, arena.b)
-    return prover.prove_le(end, arena)
+        return _fits(prover, end, arena.a, positive) or _fits(prover, end, arena.b, positive)
+    return _by_cases(
+        prover, positive, [end, arena], lambda p, e: p.prove_le(e[0], e[1]), lambda e: prover.prove_le(e[0], e[1])
+    )
 
 
 def _inplace_pair(views: dict[str, loop.ViewOp], a: Lifetime, b: Lifetime) -> bool:
