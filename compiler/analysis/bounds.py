@@ -85,8 +85,12 @@ from compiler.analysis.schedule_model import (
 )
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
+    Add,
     Const,
     Expr,
+    Max,
+    Min,
+    Sub,
     Var,
     emax,
     emin,
@@ -283,8 +287,14 @@ class InferBound:
         enclosing = {iv.name for iv in self.model.attach_path(stage)}
         up: dict[str, IntSet] = {}
         full: dict[str, bool] = {}
+        # the loops a leaf's exact range may depend on, keeping the request free of other
+        # loops: the attach path (relaxed or kept by `relax`), and a split's outer loop
+        # for its inner one (the pass up the split relaxes the inner one first)
+        attach = {iv.name for iv in self.model.attach_path(consumer)}
+        split_outer = {rel.inner.name: rel.outer.name for rel in consumer.relations if isinstance(rel, Split)}
         for leaf in consumer.leaves:
-            r = self.relaxed[leaf.name]
+            outside = attach | ({split_outer[leaf.name]} if leaf.name in split_outer else set())
+            r = self._request_range(leaf, outside)
             if leaf.name in enclosing:
                 up[leaf.name], full[leaf.name] = IntSet.point(Var(leaf.name)), False
             elif const_value(r.extent) == 1:
@@ -309,6 +319,18 @@ class InferBound:
                 clipped = self.clip(s, shape[dim]) if self.clip_to_shape else s
                 requests[dim].append(Request(clipped, where, guard, clipped != s))
         return requests
+
+    def _request_range(self, leaf: IterVar, loops: set[str]) -> Range_:
+        """A consumer loop's range for its requests: the exact one when its bounds depend
+        only on `loops` (a tight split's last tile, `min(n - o * 4, 4)`, whose outer loop
+        the pass up the split relaxes after it), where the relaxed extent (4) would round
+        every request up to whole tiles, realizing each producer (and theirs) past the end
+        with a symbolic n."""
+        exact, relaxed = self.ranges[leaf.name], self.relaxed[leaf.name]
+        dependent = (free_vars(exact.min) | free_vars(exact.extent)) & set(self.relaxed)
+        if exact == relaxed or not dependent <= loops:
+            return relaxed
+        return exact
 
     def guarded_domain(self, access: Access, dom: dict[str, IntSet]) -> tuple[dict[str, IntSet], GuardUse]:
         """The consumer's domain restricted by the guard of a lazy read (tighten-pad-regions)."""
@@ -371,8 +393,23 @@ class InferBound:
             return
         factor = self.relaxed[rel.inner.name].extent
         value = Var(rel.outer.name) * factor + Var(rel.inner.name) + parent.min
-        dom = {rel.outer.name: up[rel.outer.name], rel.inner.name: up[rel.inner.name]}
-        loose[rel.parent.name] = eval_set(value, dom, self.bounds)
+        inner_set = up[rel.inner.name]
+        inner_vars = set().union(*(free_vars(e) for e in (inner_set.lo, inner_set.hi) if e is not None))
+        if rel.outer.name in inner_vars:
+            # the inner variable first: its range depends on the outer one (a tight split's
+            # min(n - o * f, f)), which then cancels before the outer one is relaxed
+            by_inner = eval_set(value, {rel.inner.name: inner_set}, self.bounds)
+            az, outer_dom = self.analyzer(), {rel.outer.name: up[rel.outer.name]}
+            lo = None if by_inner.lo is None else eval_set(
+                fold_into_minmax(by_inner.lo, rel.outer.name, az), outer_dom, self.bounds
+            ).lo
+            hi = None if by_inner.hi is None else eval_set(
+                fold_into_minmax(by_inner.hi, rel.outer.name, az), outer_dom, self.bounds
+            ).hi
+            loose[rel.parent.name] = IntSet(lo, hi, by_inner.empty_set)
+        else:
+            dom = {rel.outer.name: up[rel.outer.name], rel.inner.name: inner_set}
+            loose[rel.parent.name] = eval_set(value, dom, self.bounds)
         result = loose[rel.parent.name].intersect(parent_set, self.bounds)
         up[rel.parent.name], full[rel.parent.name] = result, False
 
@@ -712,3 +749,40 @@ def infer_function(
 
 def has_bounds(op: te.ComputeOp) -> bool:
     return "te.loops" in op.attributes
+
+
+def fold_into_minmax(e: Expr, name: str, az: Analyzer) -> Expr:
+    """`t + min(a, b)` as `min(t + a, t + b)` (and `max`) when that leaves fewer
+    occurrences of the variable `name`: a tight split's last index, `o * 4 + min(n - o * 4,
+    4) - 1`, is `min(n, o * 4 + 4) - 1`, whose interval over o is n - 1, where each term
+    relaxed on its own gives the extent rounded up to the factor (and realizes every
+    producer that much larger, with a symbolic n)."""
+    terms = _summands(e)
+    picked = [k for k, (sign, t) in enumerate(terms) if sign > 0 and isinstance(t, Min | Max)]
+    if len(picked) != 1 or name not in free_vars(e):
+        return e
+    (k,) = picked
+    node = terms[k][1]
+    assert isinstance(node, Min | Max)
+    rest: Expr = Const(0)
+    for j, (sign, t) in enumerate(terms):
+        if j != k:
+            rest = rest + t if sign > 0 else rest - t
+    sides = [az.simplify(rest + node.a), az.simplify(rest + node.b)]
+    folded = Min(*sides) if isinstance(node, Min) else Max(*sides)
+    return folded if _occurrences(folded, name) < _occurrences(e, name) else e
+
+
+def _summands(e: Expr) -> list[tuple[int, Expr]]:
+    """`e` as signed terms of its top-level sums and differences."""
+    if isinstance(e, Add):
+        return _summands(e.a) + _summands(e.b)
+    if isinstance(e, Sub):
+        return _summands(e.a) + [(-sign, t) for sign, t in _summands(e.b)]
+    return [(1, e)]
+
+
+def _occurrences(e: Expr, name: str) -> int:
+    if isinstance(e, Var):
+        return int(e.name == name)
+    return sum(_occurrences(c, name) for c in (getattr(e, "a", None), getattr(e, "b", None)) if isinstance(c, Expr))

@@ -470,6 +470,9 @@ class Analyzer:
             return _pconst_poly(a // c)
         if c == 1:
             return pa
+        node = _single_atom(pa)
+        if isinstance(node, Min | Max) and c > 0:  # floor is monotonic: into both sides
+            return self.poly(type(node)(FloorDiv(node.a, Const(c)), FloorDiv(node.b, Const(c))))
         quot: Poly = {}
         rem: Poly = {}
         for m, k in pa.items():

@@ -230,11 +230,9 @@ def from_torch(
     The importer's schedule fuses each chain of elementwise ops into its consumer;
     `auto_schedule=True` then schedules every other stage for the host (register
     tiles, vectors, parallel loops: ResNet-18 at 224x224 runs 7x faster than the
-    fusion schedule alone); `False` compiles the fusion schedule as it is. The default
-    (None) is True for static shapes and False with `dynamic_shapes`: the symbolic
-    memory-plan prover can't yet check the plans of auto-scheduled symbolic graphs
-    (verify-memory-plan rejects them as unproven), nor prove the in-place writes
-    that the fusion schedule's plans get.
+    fusion schedule alone); `False` compiles the fusion schedule as it is (the
+    default, None, is True), with static or symbolic shapes: BERT-base built once
+    for lengths 8 to 512 runs as fast as a build for one length.
 
     `channels_last=True` (the default) computes convolutions and pools in NHWC, with
     their weights blocked by output channel once, here, and carries that layout
@@ -269,7 +267,7 @@ def from_torch(
     n_inputs = len(program.graph_signature.user_inputs)
     graph = import_program(program, dim_names(module, n_inputs, dynamic_shapes), channels_last=channels_last)
     imported = time.perf_counter()
-    automatic = dynamic_shapes is None if auto_schedule is None else auto_schedule
+    automatic = True if auto_schedule is None else auto_schedule
     fn = build(
         graph.schedule,
         [*graph.inputs, *graph.params, *graph.outputs],

@@ -53,15 +53,18 @@ def test_resnet18() -> None:
     assert int(net.memory.arena) < int(net.memory.no_reuse)
 
 
-def test_static_networks_are_auto_scheduled_and_symbolic_ones_keep_the_fusion_schedule() -> None:
+def test_static_and_symbolic_networks_are_auto_scheduled_unless_told_not_to() -> None:
     torch.manual_seed(2)
     model = randomize_batch_norms(BasicBlock(8, 8, 1))
     x = torch.randn(1, 8, 12, 12)
     static = from_torch(model, (x,))
     assert_matches_torch(static, model, x, rtol=1e-4, atol=1e-5)
     fused = from_torch(model, (x,), auto_schedule=False)
-    symbolic = from_torch(model, (x,), dynamic_shapes={"x": {2: Dim("h", min=4), 3: Dim("w", min=4)}})
-    assert_matches_torch(symbolic, model, torch.randn(1, 8, 9, 13), rtol=1e-4, atol=1e-5)
+    shapes = {"x": {2: Dim("h", min=4), 3: Dim("w", min=4)}}
+    symbolic = from_torch(model, (x,), dynamic_shapes=shapes)
+    for size in ((9, 13), (4, 4), (12, 12), (31, 17)):
+        assert_matches_torch(symbolic, model, torch.randn(1, 8, *size), rtol=1e-4, atol=1e-5)
+    symbolic_fused = from_torch(model, (x,), dynamic_shapes=shapes, auto_schedule=False)
 
     def kinds(net: object) -> set[str]:
         text = str(net.lower(until="loop"))  # type: ignore[attr-defined]
@@ -69,7 +72,8 @@ def test_static_networks_are_auto_scheduled_and_symbolic_ones_keep_the_fusion_sc
 
     assert kinds(static) == {"parallel", "vectorized", "unrolled"}  # register tiles, cores
     assert kinds(fused) == set()
-    assert kinds(symbolic) == set()
+    assert kinds(symbolic) == {"parallel", "vectorized", "unrolled"}
+    assert kinds(symbolic_fused) == set()
 
 
 # ---------------------------------------------------------------------------

@@ -459,7 +459,9 @@ sched.schedule @fused_attached_past_the_domain {
 
 // B computed at E's outer loop, which does not read it: both of B's readers (C, D)
 // are computed there too (TVM allows it). B's region is the union of theirs: C reads
-// B[i] and B[i + 2], D reads B[i + 1], over 4 elements of i: 6 elements.
+// B[i] and B[i + 2], D reads B[i + 1], over 4 elements of i: 6 elements, and 4 in the
+// last tile (i in [8, 10)): the tile's exact range (its extent min(4 o + 3, 9) - 4 o + 1)
+// gives the region, so B needs no guard against its end (12).
 te.func @attached_where_not_read(%A: !te.tensor<[12], f32>) -> !te.tensor<[10], f32> {
   %B = te.compute "B" (%i) : !te.tensor<[12], f32> {
     %0 = te.read %A[%i] : !te.tensor<[12], f32>
@@ -500,8 +502,8 @@ sched.schedule @attached_where_not_read {
 }
 // CHECK-LABEL: te.func @attached_where_not_read
 // CHECK:      %B = te.compute "B"
-// CHECK:      te.realize = ["[E_i_o * 4, 6]"], te.alloc_shape = ["6"]
-// CHECK-SAME: te.guards = ["B_i < 12"], te.attach = "E_i_o"
+// CHECK:      te.realize = ["[E_i_o * 4, min(E_i_o * 4 + 3, 9) - E_i_o * 4 + 3]"], te.alloc_shape = ["6"]
+// CHECK-SAME: te.guards = [], te.attach = "E_i_o"
 // LOOPS-LABEL: loop.func @attached_where_not_read
 // LOOPS:         loop.for %E_i_o
 // LOOPS:           loop.alloc "B" [%{{.*}}] : !loop.buffer<[6], f32>
