@@ -133,7 +133,8 @@ def _lane_sum(x: Tensor, acc: str, name: str) -> Tensor:
         name=f"{name}_lanes",
     )
     r = te.reduce_axis((0, SUM_LANES), "r")
-    if static(n) is not None and static(n) % SUM_LANES == 0:
+    width = static(n)
+    if width is not None and width % SUM_LANES == 0:
         return te.compute(tuple(x.shape[:-1]), lambda *i: te.sum(lanes[(*i, r)], axis=r), name=name)
     t = te.reduce_axis((0, n % SUM_LANES), "t")
     whole = te.compute(tuple(x.shape[:-1]), lambda *i: te.sum(lanes[(*i, r)], axis=r), name=f"{name}_chunks")
