@@ -20,16 +20,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute
-
 from compiler import te as T
-from compiler.dialects import te
 from compiler.errors import ExprTypeError, IRError, MemoryPlanError
 from compiler.te.schedule import Schedule
-from compiler.te.to_ir import FunctionSignature, build_module, mlir_type, verify_program
 
-if TYPE_CHECKING:  # loop and the pipeline are imported where used: a cached build needs neither
+if TYPE_CHECKING:  # xDSL, loop and the pipeline are imported where used: a cached build needs none
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.ir import Attribute
+
     from compiler.analysis.memory_summary import MemorySummary
     from compiler.dialects import loop
     from compiler.lowering.engine import JitModule, Toolchain
@@ -37,6 +35,7 @@ if TYPE_CHECKING:  # loop and the pipeline are imported where used: a cached bui
     from compiler.pipeline import Stage
     from compiler.profile import Profile, StageFacts
     from compiler.runtime.packed import ErrorEntry
+    from compiler.te.to_ir import FunctionSignature
 
 _NUMPY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8")
 """The element types a compiled function's arguments can have, by NumPy's names."""
@@ -79,6 +78,7 @@ def lower(
     """
     from compiler.context import make_context
     from compiler.pipeline import default_pipeline
+    from compiler.te.to_ir import build_module
 
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
@@ -346,6 +346,8 @@ def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
 
 
 def dtype_of(t: Attribute) -> str:
+    from compiler.te.to_ir import mlir_type
+
     for dtype in _NUMPY_DTYPES:
         if mlir_type(dtype, element=True) == t:
             return dtype
@@ -459,6 +461,7 @@ def compile_module(
 def _compile(module: ModuleOp, name: str, options: _Options, cache: bool | None) -> Function:
     """`compile_module` with its options gathered."""
     from compiler.lowering.object_cache import cache_enabled
+    from compiler.te.to_ir import verify_program
 
     _resolve_externs(module)
     if options.profile:
@@ -493,7 +496,7 @@ def _compile(module: ModuleOp, name: str, options: _Options, cache: bool | None)
 def _resolve_externs(module: ModuleOp) -> None:
     """The functions te.extern stages call, found before the JIT loads code that calls them
     (a LinkError names those that are nowhere)."""
-    from compiler.dialects import loop
+    from compiler.dialects import loop, te
     from compiler.runtime.externs import resolve_externs
 
     names = [op.callee_name for op in module.walk() if isinstance(op, te.ExternOp | loop.CallExternOp)]
@@ -536,7 +539,7 @@ def _lower_to_flat(
     `texts`, or printed along the way."""
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
-    from compiler.dialects import loop
+    from compiler.dialects import loop, te
     from compiler.pipeline import default_pipeline, stage_passes
 
     ctx = make_context()
@@ -583,6 +586,7 @@ def _lower_to_flat(
 def _output_stages(module: ModuleOp, name: str) -> dict[int, str]:
     """The stage each output argument of the `te.func @name` holds, by the position of
     its argument in the `loop.func` (the te arguments, then the results)."""
+    from compiler.dialects import te
     from compiler.passes.schedule_ops import result_name
 
     func = next((op for op in module.ops if isinstance(op, te.FuncOp) and op.sym_name.data == name), None)
@@ -774,6 +778,7 @@ def build(
     `fast_math=True` also lets LLVM reassociate float math (reductions vectorize):
     faster, and the sum's order no longer the program's.
     """
+    from compiler.te.to_ir import build_module
     from compiler.tuning_log import apply_logged_schedule
 
     start = time.perf_counter()
@@ -817,6 +822,8 @@ def compile_built(module: ModuleOp, sig: FunctionSignature, name: str, **options
 def _te_argument_names(module: ModuleOp, name: str) -> list[str]:
     """The names the compiled function gives the inputs and then the outputs of the
     `te.func @name` (the tensors' names, made unique by `build_module`)."""
+    from compiler.dialects import te
+
     func = next(op for op in module.ops if isinstance(op, te.FuncOp) and op.sym_name.data == name)
     returned = func.body.block.last_op
     assert isinstance(returned, te.ReturnOp)

@@ -13,10 +13,9 @@ from __future__ import annotations
 import ctypes.util
 from collections.abc import Callable
 from functools import cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import llvmlite.binding as llvm
-from xdsl.dialects.builtin import ModuleOp
 
 from compiler.lowering.object_cache import ObjectCache, cache_key
 from compiler.runtime.host import openmp_library
@@ -70,7 +69,10 @@ def uses_openmp(object_code: bytes) -> bool:
     return b"GOMP_" in object_code
 
 
-LLVMModule = ModuleOp | Callable[[], ModuleOp]
+if TYPE_CHECKING:  # xDSL: only to lower or print (a cached object is loaded without it)
+    from xdsl.dialects.builtin import ModuleOp
+
+LLVMModule: TypeAlias = "ModuleOp | Callable[[], ModuleOp]"
 """An llvm-dialect module, or a function that lowers the program to one (called at most
 once, and only when LLVM runs or the IR is asked for)."""
 
@@ -135,7 +137,7 @@ class JitModule:
 
     def llvm_module(self) -> ModuleOp:
         """The llvm-dialect module (lowered now if it came from the cache)."""
-        if not isinstance(self._module, ModuleOp):
+        if callable(self._module):  # an xDSL ModuleOp is not callable
             self._module = self._module()
         return self._module
 
