@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compiler.arith.expr import evaluate, free_vars, parse_expr
 from compiler.errors import OptionError
 
 if TYPE_CHECKING:  # xDSL is imported where a plan is computed: a cached build reads one only
@@ -167,6 +166,8 @@ class Box:
 
 
 def _value(text: str, dims: Mapping[str, int], what: str) -> int:
+    from compiler.arith.expr import evaluate, free_vars, parse_expr
+
     e = parse_expr(text)
     missing = sorted(free_vars(e) - set(dims))
     if missing:
