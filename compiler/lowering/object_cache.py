@@ -160,16 +160,25 @@ def _own_version() -> str:
 
 @cache
 def source_digest() -> str:
-    """SHA-256 of the `compiler` package's Python sources (a few ms, once a process)."""
-    package = Path(__file__).resolve().parents[1]
+    """SHA-256 of the `compiler` package's Python sources as the file system states them:
+    each file's path, size and modification time (what Python's own bytecode cache trusts;
+    an edit changes them), not its bytes: reading every source cost a warm build in a new
+    process a fifth of its time."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found: list[tuple[str, int, int]] = []
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+        for file in files:
+            if file.endswith(".py"):
+                try:
+                    facts = os.stat(os.path.join(folder, file))
+                except OSError:
+                    continue
+                where = os.path.relpath(os.path.join(folder, file), package).replace(os.sep, "/")
+                found.append((where, facts.st_size, facts.st_mtime_ns))
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        digest.update(path.relative_to(package).as_posix().encode() + b"\x00")
-        digest.update(hashlib.sha256(data).digest())
+    for where, size, mtime in sorted(found):
+        digest.update(f"{where}\x00{size}\x00{mtime}\n".encode())
     return digest.hexdigest()
 
 
