@@ -49,6 +49,10 @@ def fingerprint(roots: Iterable[object]) -> Fingerprint:
     raises `Unkeyable`."""
     writer = _Writer()
     parts = [writer.value(r) for r in roots]
+    done = 0
+    while done < len(writer.order):  # a worklist, not recursion: networks are deep chains
+        parts.append(writer.record(writer.order[done]))
+        done += 1
     return Fingerprint(writer.finish(parts), sorted(writer.externs))
 
 
@@ -59,7 +63,7 @@ _SLOT = "\x00"
 class _Writer:
     def __init__(self) -> None:
         self.numbers: dict[int, int] = {}  # id(object) -> its number
-        self.alive: list[object] = []  # keeps the numbered objects alive (their ids stay unique)
+        self.order: list[Any] = []  # the objects by number (and kept alive: their ids stay unique)
         self.uids: dict[int, int] = {}  # uid -> number of the object carrying it
         self.externs: set[str] = set()
 
@@ -96,15 +100,20 @@ class _Writer:
         return self.object(v)
 
     def object(self, obj: Any) -> str:
+        """A reference to `obj`, numbered when first met (its record is written later)."""
         cls = type(obj)
         if cls.__module__ not in _TE_MODULES:
             raise Unkeyable(f"cannot key a {cls.__module__}.{cls.__qualname__}")
         number = self.numbers.get(id(obj))
-        if number is not None:
-            return f"@{number}"
-        number = len(self.numbers)
-        self.numbers[id(obj)] = number
-        self.alive.append(obj)
+        if number is None:
+            number = self.numbers[id(obj)] = len(self.order)
+            self.order.append(obj)
+        return f"@{number}"
+
+    def record(self, obj: Any) -> str:
+        """`#n class<attribute=value ...>` of the object numbered n."""
+        cls = type(obj)
+        number = self.numbers[id(obj)]
         if cls.__qualname__ == "ExternCall":
             self.externs.add(obj.func)
         try:
@@ -120,4 +129,4 @@ class _Writer:
                 continue
             fields.append(f"{name}={self.value(v, (cls.__qualname__, name) in _UID_TABLES)}")
         where = cls.__module__.rsplit(".", 1)[1]
-        return f"{where}.{cls.__qualname__}#{number}<{' '.join(fields)}>"
+        return f"#{number} {where}.{cls.__qualname__}<{' '.join(fields)}>"

@@ -173,6 +173,19 @@ def test_programs_schedules_and_options_that_differ_have_different_keys() -> Non
     assert len(set(keys.values())) == len(keys), keys
 
 
+def test_a_deep_program_is_keyed() -> None:
+    # a network is a chain of thousands of stages: the text is written without recursion
+    def deep(scale: float) -> list[Any]:
+        A = te.placeholder((4,), name="A")
+        x = A
+        for k in range(3000):
+            x = te.compute((4,), lambda i, x=x: x[i] + 1.0, name=f"s{k}")
+        return [A, te.compute((4,), lambda i, x=x: x[i] * scale, name="out")]
+
+    assert key_of(deep(2.0)) == key_of(deep(2.0))
+    assert key_of(deep(2.0)) != key_of(deep(3.0))
+
+
 def test_a_callable_makes_a_program_unkeyable() -> None:
     A = te.placeholder((4,), name="A")
     B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
