@@ -654,12 +654,11 @@ def _build_key(text: str, name: str, options: _Options) -> str:
     for objects) and the host facts the auto-scheduler reads."""
     from compiler.lowering.engine import target_description
     from compiler.lowering.object_cache import cache_key
-    from compiler.runtime.host import host_cores, host_vector_bits
+    from compiler.runtime.host import host_facts
 
     target = {
         **target_description(),
-        "vector_bits": str(host_vector_bits()),
-        "cores": str(host_cores()),
+        **host_facts(),
         "function": name,
         "options": json.dumps(asdict(options), sort_keys=True),
     }

@@ -4,14 +4,14 @@
 canonical text of the tensor-expression graph and the schedule
 (`compiler.te.fingerprint`), the function's name, every option of `build`, the
 target (triple, CPU, features, LLVM, OpenMP, as for objects), the host facts the
-auto-scheduler reads (vector width, cores), and the versions of this package,
-xDSL and llvmlite with a digest of the package's sources (`object_cache.cache_key`).
-An entry (in the cache's `graphs/` folder; the entries keyed by the te module's
-text are in `builds/`) holds what the compiled function needs besides its code (argument
-specs, failure table, memory plan), the key of its object and the extern
-functions it calls. A hit loads the object with llvmlite's bindings and calls it
-through ctypes: it imports neither xDSL nor any pass, and emits no IR. The IR
-texts of such a function (`loop_ir`, `flat_ir`, ...) and its profiling variant
+auto-scheduler reads (vector width, cores, cache sizes: `runtime.host.host_facts`),
+and the versions of this package, xDSL and llvmlite with a digest of the package's
+sources (`object_cache.cache_key`). An entry (in the cache's `graphs/` folder; the
+entries keyed by the te module's text are in `builds/`) holds what the compiled
+function needs besides its code (argument specs, failure table, memory plan), the
+key of its object and the extern functions it calls. A hit loads the object with
+llvmlite's bindings and calls it through ctypes: it imports neither xDSL nor any
+pass, and emits no IR. The IR texts of such a function (`loop_ir`, `flat_ir`, ...) and its profiling variant
 are made from the program when first asked for.
 
 A program that is not keyable so (`Unkeyable`: it holds something the text cannot
@@ -50,7 +50,7 @@ def graph_key(
     cannot be keyed without its IR (`compiler.te.fingerprint.Unkeyable`)."""
     from compiler.lowering.engine import target_description
     from compiler.lowering.object_cache import cache_key
-    from compiler.runtime.host import host_cores, host_vector_bits
+    from compiler.runtime.host import host_facts
 
     roots: list[object] = [list(tensors)]
     if schedule is not None:
@@ -61,8 +61,7 @@ def graph_key(
         return None
     target = {
         **target_description(),
-        "vector_bits": str(host_vector_bits()),
-        "cores": str(host_cores()),
+        **host_facts(),
         "function": name,
         "scheduled": str(schedule is not None),
         "options": json.dumps(options, sort_keys=True),

@@ -23,8 +23,8 @@ A second, earlier level serves `compiler.build` and `compile_module`: a build
 entry (`build_cache()`, the `builds/` folder) is keyed by the program as
 `compile_module` receives it (the te+sched module's text, before any pass),
 the function's name, every option that changes the result, the target above
-plus the host facts the auto-scheduler reads (vector width, cores), and the
-same versions and source digest. It holds what the compiled function needs
+plus the host facts the auto-scheduler reads (vector width, cores, cache sizes),
+and the same versions and source digest. It holds what the compiled function needs
 besides the code (argument specs, failure table, memory plan) and the key of
 its object entry, so a hit runs no pass at all (`compiler.build`'s
 `_load_build`); the IR texts are recomputed when first asked for.

@@ -217,6 +217,12 @@ def test_the_target_and_versions_are_in_the_key(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.undo()
     monkeypatch.setattr(object_cache, "source_digest", lambda: "edited")
     assert key_of(args) != before
+    monkeypatch.undo()
+    from compiler.runtime import host
+
+    facts = host.host_facts()
+    monkeypatch.setattr(host, "host_facts", lambda: {**facts, "l2": "1"})  # the auto-scheduler reads it
+    assert key_of(args) != before
 
 
 # ---------------------------------------------------------------------------
