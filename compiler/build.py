@@ -872,7 +872,17 @@ def build(
     logged = schedule is None and automatic and _tuning_log_named(tuning_log)
     graph = None if logged or not _cache_on() else graph_cache.graph_key(tensors, schedule, name, options)
     if graph is not None:
-        hit = _load_graph(graph, name, options, lambda: _built_options(*source(), name, options), start)
+
+        def unchanged() -> tuple[ModuleOp, _Options]:
+            """The program's module, for the IR texts of a hit (made when first read)."""
+            if graph_cache.graph_key(tensors, schedule, name, options) != graph:
+                raise IRError(
+                    f"{name}: the program or its schedule changed after build() found it in the cache; "
+                    "its IR can not be made again (build the changed program)"
+                )
+            return _built_options(*source(), name, options)
+
+        hit = _load_graph(graph, name, options, unchanged, start)
         if hit is not None:
             hit.stats.seconds["total"] = time.perf_counter() - start
             return hit
