@@ -1,7 +1,7 @@
 """Compile time: ours cold (object cache off) and warm (cache filled), start-up costs,
 and Apache TVM's compile time for the same programs, in the same run.
 
-    .venv/bin/python bench/compile_time.py [--repeats 5] [--no-tvm]
+    .venv/bin/python bench/compile_time.py [--repeats 5] [--no-tvm] [--workloads seed000,matmul]
 
 * workloads: the seed 000 chain, a matmul, the ResNet basic block and seed 001's
   network at 256x256 of bench/suite.py (built without a schedule: auto-scheduled);
@@ -11,9 +11,14 @@ and Apache TVM's compile time for the same programs, in the same run.
   and cold without the auto-scheduler (`auto_schedule=False`: TVM's default schedule, the
   program TVM compiles below);
 * a second process: `python -c "build it"` end to end (interpreter, imports, build),
-  first with an empty cache, then again with the cache the first one filled;
-* `import compiler`, `compiler.build` (xDSL, llvmlite, NumPy), `compiler.load_module`
-  (ctypes and NumPy only) and `compiler-opt --help`, each in a fresh interpreter;
+  first with an empty cache, then again with the cache the first one filled, and the
+  `compiler.build` call alone as that process times it (the first build in a process;
+  the warm one: whether it imported xDSL); then the issue 27 table: the first build in
+  a new process and the in-process cold build against TVM compiling its default
+  schedule for the host CPU, and the warm build in a new process;
+* `import compiler`, `import compiler, compiler.te, compiler.ops`, `compiler.build`,
+  `compiler.load_module` (ctypes and NumPy only) and `compiler-opt --help`, each in a
+  fresh interpreter (none of the first four imports xDSL);
 * TVM 0.27 if `import tvm` works (it runs in a subprocess: two copies of LLVM in one
   process are asking for trouble): `tvm.compile(te.create_prim_func(args), target="llvm")`
   and the first `ex["main"]`, where TVM generates machine code (lazily); and the same for
