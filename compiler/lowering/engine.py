@@ -10,7 +10,7 @@ they are first asked for.
 
 from __future__ import annotations
 
-import ctypes.util
+import ctypes
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, TypeAlias
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 import llvmlite.binding as llvm
 
 from compiler.lowering.object_cache import ObjectCache, cache_key
-from compiler.runtime.host import openmp_library
+from compiler.runtime.host import openmp_library, shared_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
 from compiler.runtime.threads import bind as bind_thread_count
 
@@ -240,6 +240,6 @@ def _load_openmp(library: str) -> ctypes.CDLL:
 
 @cache
 def _load_libc() -> None:
-    name = ctypes.util.find_library("c")
+    name = shared_library("c", "libc.so.6")
     if name is not None:
         llvm.load_library_permanently(name)

@@ -77,11 +77,26 @@ def host_facts() -> dict[str, str]:
 
 @cache
 def openmp_library() -> str | None:
-    """The path of libgomp, or None where it is not installed (looked up once: `find_library`
-    runs `ldconfig`)."""
-    import ctypes.util
+    """The name of libgomp the loader finds, or None where it is not installed (looked up
+    once)."""
+    return shared_library("gomp", "libgomp.so.1")
 
-    return ctypes.util.find_library("gomp")
+
+@cache
+def shared_library(name: str, soname: str) -> str | None:
+    """The library `name` as `ctypes.util.find_library` names it: `soname` when the dynamic
+    loader opens it (glibc's sonames: no `ldconfig` subprocess, whose start, with the
+    imports of `ctypes.util`, cost a warm build a fifth of its time), else
+    `find_library`'s answer (other systems)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        import ctypes.util
+
+        return ctypes.util.find_library(name)
+    return soname
 
 
 def _meminfo_available() -> int | None:
