@@ -401,3 +401,25 @@ def test_a_new_process_hits_without_xdsl(cache: Path) -> None:
     assert not warm["passes"]
     assert warm["out"] == cold["out"]
     np.testing.assert_allclose(np.array(other["out"]), np.array(cold["out"]) / 1.5 * 2.5, rtol=1e-5)
+
+
+IMPORT_SCRIPT = """
+import sys
+import compiler, compiler.te, compiler.ops
+from compiler import ops, te
+x = te.placeholder((1, 4, 8, 8), name="x")
+w = te.placeholder((4, 4, 3, 3), name="w")
+y = ops.relu(ops.conv2d_nchw(x, w, padding=1, name="y"))
+n = te.var("n")
+z = ops.matmul(te.placeholder((n, 4), name="a"), te.placeholder((4, 4), name="b"))
+s = te.create_schedule(y.op)
+s.cache_write(y, "local")
+print(sorted({m.split(".")[0] for m in sys.modules} & {"xdsl", "llvmlite", "islpy", "numpy"}))
+"""
+
+
+def test_writing_a_program_imports_no_compiler_ir() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", IMPORT_SCRIPT], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
