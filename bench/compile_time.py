@@ -1,7 +1,7 @@
 """Compile time: ours cold (object cache off) and warm (cache filled), start-up costs,
 and Apache TVM's compile time for the same programs, in the same run.
 
-    .venv/bin/python bench/compile_time.py [--repeats 5] [--no-tvm]
+    .venv/bin/python bench/compile_time.py [--repeats 5] [--no-tvm] [--workloads seed000,matmul]
 
 * workloads: the seed 000 chain, a matmul, the ResNet basic block and seed 001's
   network at 256x256 of bench/suite.py (built without a schedule: auto-scheduled);
@@ -11,9 +11,14 @@ and Apache TVM's compile time for the same programs, in the same run.
   and cold without the auto-scheduler (`auto_schedule=False`: TVM's default schedule, the
   program TVM compiles below);
 * a second process: `python -c "build it"` end to end (interpreter, imports, build),
-  first with an empty cache, then again with the cache the first one filled;
-* `import compiler`, `compiler.build` (xDSL, llvmlite, NumPy), `compiler.load_module`
-  (ctypes and NumPy only) and `compiler-opt --help`, each in a fresh interpreter;
+  first with an empty cache, then again with the cache the first one filled, and the
+  `compiler.build` call alone as that process times it (the first build in a process;
+  the warm one: whether it imported xDSL); then the issue 27 table: the first build in
+  a new process and the in-process cold build against TVM compiling its default
+  schedule for the host CPU, and the warm build in a new process;
+* `import compiler`, `import compiler, compiler.te, compiler.ops`, `compiler.build`,
+  `compiler.load_module` (ctypes and NumPy only) and `compiler-opt --help`, each in a
+  fresh interpreter (none of the first four imports xDSL);
 * TVM 0.27 if `import tvm` works (it runs in a subprocess: two copies of LLVM in one
   process are asking for trouble): `tvm.compile(te.create_prim_func(args), target="llvm")`
   and the first `ex["main"]`, where TVM generates machine code (lazily); and the same for
@@ -78,6 +83,7 @@ WORKLOADS: dict[str, tuple[str, Callable[[], list[Any]]]] = {
     "resnet block": ("resnet_block_ours", resnet_block_ours),
     "seed001 256^2": ("seed001_ours", seed001_ours),
 }
+ALL_WORKLOADS = list(WORKLOADS)
 
 
 def median(xs: list[float]) -> float:
@@ -130,36 +136,55 @@ def in_process(repeats: int) -> dict[str, dict[str, float]]:
 # ---------------------------------------------------------------------------
 
 PROCESS_BUILD = """
-import sys
+import sys, time, json
 sys.path[:0] = [{root!r}, {bench!r}]
-import compiler
+t0 = time.perf_counter()
+import compiler, compiler.te, compiler.ops
+t1 = time.perf_counter()
 from compile_time import {make}
-f = compiler.build({make}(), name="f")
+args = {make}()
+t2 = time.perf_counter()
+f = compiler.build(args, name="f")
+t3 = time.perf_counter()
 assert f.from_cache == (sys.argv[1] == "warm")
+print(json.dumps({{"import": t1 - t0, "build": t3 - t2, "xdsl": "xdsl" in sys.modules}}))
 """
 
 
 def wall(command: list[str], env: dict[str, str] | None = None) -> float:
+    return run(command, env)[0]
+
+
+def run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Wall seconds of the command, and what it printed."""
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
-    return seconds
+    return seconds, done.stdout
 
 
-def second_process(repeats: int) -> dict[str, dict[str, float]]:
-    """End-to-end `python -c build` with an empty cache, then with the one it filled."""
-    results: dict[str, dict[str, float]] = {}
+def second_process(repeats: int) -> dict[str, dict[str, Any]]:
+    """`python -c build` with an empty cache, then with the one it filled: end to end
+    (`cold`, `warm`), and the `compiler.build` call alone, timed in that process (`cold
+    build`, `warm build`; `warm xdsl`: whether the warm process imported xDSL)."""
+    results: dict[str, dict[str, Any]] = {}
     for label, (make, _) in WORKLOADS.items():
         script = PROCESS_BUILD.format(root=str(ROOT), bench=str(BENCH), make=make)
-        cold, warm = [], []
+        times: dict[str, list[float]] = {"cold": [], "warm": [], "cold build": [], "warm build": []}
+        imported_xdsl = False
         for _ in range(repeats):
             with tempfile.TemporaryDirectory(prefix="compile-time-cache-") as cache:
                 env = {**os.environ, "COMPILER_CACHE_DIR": cache, "COMPILER_CACHE": "1"}
-                cold.append(wall([sys.executable, "-c", script, "cold"], env))
-                warm.append(wall([sys.executable, "-c", script, "warm"], env))
-        results[label] = {"cold": median(cold), "warm": median(warm)}
+                for mode in ("cold", "warm"):
+                    seconds, out = run([sys.executable, "-c", script, mode], env)
+                    inside = json.loads(out.strip().splitlines()[-1])
+                    times[mode].append(seconds)
+                    times[f"{mode} build"].append(inside["build"])
+                    imported_xdsl |= mode == "warm" and inside["xdsl"]
+        results[label] = {k: median(v) for k, v in times.items()}
+        results[label]["warm xdsl"] = imported_xdsl
     return results
 
 
@@ -168,6 +193,11 @@ def start_up(repeats: int) -> dict[str, float]:
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "import compiler": [sys.executable, "-c", "import compiler"],
+        "import compiler, compiler.te, compiler.ops": [
+            sys.executable,
+            "-c",
+            "import compiler, compiler.te, compiler.ops",
+        ],
         "import compiler; compiler.build": [sys.executable, "-c", "import compiler; compiler.build"],
         "import compiler; compiler.load_module": [
             sys.executable,
@@ -206,7 +236,9 @@ def tvm_worker(repeats: int, cpu: str) -> None:
 
     out: dict[str, Any] = {"version": tvm.__version__, "import": import_s}
     host = {"kind": "llvm", "mcpu": cpu}
-    for label, make in zip(WORKLOADS, (seed000, matmul, resnet_block, seed001_nchw), strict=True):
+    makers = dict(zip(ALL_WORKLOADS, (seed000, matmul, resnet_block, seed001_nchw), strict=True))
+    for label in WORKLOADS:
+        make = makers[label]
         compile_s, codegen_s, host_s = [], [], []
         for k in range(repeats + 1):
             args = make()
@@ -227,7 +259,8 @@ def tvm_worker(repeats: int, cpu: str) -> None:
 
 def tvm_results(repeats: int, cpu: str) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, __file__, "--tvm-worker", "--repeats", str(repeats), "--cpu", cpu],
+        [sys.executable, __file__, "--tvm-worker", "--repeats", str(repeats), "--cpu", cpu,
+         "--workloads", ",".join(WORKLOADS)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -246,9 +279,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-tvm", action="store_true", help="skip Apache TVM")
+    parser.add_argument(
+        "--workloads",
+        default="",
+        help="comma-separated prefixes of the workloads to run (e.g. 'seed000,matmul'; default: all)",
+    )
     parser.add_argument("--tvm-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cpu", default="generic", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.workloads:
+        wanted = [w.strip() for w in options.workloads.split(",") if w.strip()]
+        for label in list(WORKLOADS):
+            if not any(label.startswith(w) for w in wanted):
+                del WORKLOADS[label]
     if options.tvm_worker:
         tvm_worker(options.repeats, options.cpu)
         return
@@ -300,10 +343,26 @@ def main() -> None:
                 f"{row['cold unscheduled'] / t['host']:13.1f}x"
             )
 
-    print("\na second process: python -c 'import compiler; build(...)', end to end")
-    print(f"{'workload':<16} {'empty cache':>12} {'warm cache':>11}")
+    print("\na new process: python -c 'import compiler, compiler.te, compiler.ops; build(...)': "
+          "end to end, and the build call alone (timed in the process)")  # fmt: skip
+    print(f"{'workload':<16} {'empty cache':>12} {'(build)':>8} {'warm cache':>11} {'(build)':>8}  warm imports xDSL")
     for label, row in processes.items():
-        print(f"{label:<16} {row['cold']:12.3f} {row['warm']:11.3f}")
+        print(
+            f"{label:<16} {row['cold']:12.3f} {row['cold build']:8.3f} {row['warm']:11.3f} "
+            f"{row['warm build']:8.3f}  {row['warm xdsl']}"
+        )
+    if tvm_ok:
+        print("\nthe issue's table: ours auto-scheduled; TVM its default schedule for the host CPU "
+              "(compile + codegen, median, in process)")  # fmt: skip
+        print(f"{'program':<16} {'ours first build':>17} {'ours cold':>10} {tvm_head:>10} "
+              f"{'first/TVM':>10} {'cold/TVM':>9} {'ours warm (new process)':>24}")  # fmt: skip
+        for label, row in processes.items():
+            t_host = tvm[label]["host"]
+            cold = ours[label]["cold"]
+            print(
+                f"{label:<16} {row['cold build']:17.3f} {cold:10.3f} {t_host:10.3f} "
+                f"{row['cold build'] / t_host:9.2f}x {cold / t_host:8.2f}x {row['warm build']:24.3f}"
+            )
 
     print("\nstart-up, a fresh interpreter each")
     for name, seconds in startup.items():

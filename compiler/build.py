@@ -20,23 +20,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute
-
 from compiler import te as T
-from compiler.dialects import te
 from compiler.errors import ExprTypeError, IRError, MemoryPlanError
 from compiler.te.schedule import Schedule
-from compiler.te.to_ir import FunctionSignature, build_module, mlir_type, verify_program
 
-if TYPE_CHECKING:  # loop and the pipeline are imported where used: a cached build needs neither
+if TYPE_CHECKING:  # xDSL, loop and the pipeline are imported where used: a cached build needs none
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.ir import Attribute
+
     from compiler.analysis.memory_summary import MemorySummary
     from compiler.dialects import loop
+    from compiler.graph_cache import GraphKey
     from compiler.lowering.engine import JitModule, Toolchain
     from compiler.passes.instrument_stages import NestRecord
     from compiler.pipeline import Stage
     from compiler.profile import Profile, StageFacts
     from compiler.runtime.packed import ErrorEntry
+    from compiler.te.to_ir import FunctionSignature
 
 _NUMPY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8")
 """The element types a compiled function's arguments can have, by NumPy's names."""
@@ -79,6 +79,7 @@ def lower(
     """
     from compiler.context import make_context
     from compiler.pipeline import default_pipeline
+    from compiler.te.to_ir import build_module
 
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
@@ -346,6 +347,8 @@ def specs_of(func: loop.FuncOp) -> list[ArgSpec]:
 
 
 def dtype_of(t: Attribute) -> str:
+    from compiler.te.to_ir import mlir_type
+
     for dtype in _NUMPY_DTYPES:
         if mlir_type(dtype, element=True) == t:
             return dtype
@@ -459,6 +462,7 @@ def compile_module(
 def _compile(module: ModuleOp, name: str, options: _Options, cache: bool | None) -> Function:
     """`compile_module` with its options gathered."""
     from compiler.lowering.object_cache import cache_enabled
+    from compiler.te.to_ir import verify_program
 
     _resolve_externs(module)
     if options.profile:
@@ -493,7 +497,7 @@ def _compile(module: ModuleOp, name: str, options: _Options, cache: bool | None)
 def _resolve_externs(module: ModuleOp) -> None:
     """The functions te.extern stages call, found before the JIT loads code that calls them
     (a LinkError names those that are nowhere)."""
-    from compiler.dialects import loop
+    from compiler.dialects import loop, te
     from compiler.runtime.externs import resolve_externs
 
     names = [op.callee_name for op in module.walk() if isinstance(op, te.ExternOp | loop.CallExternOp)]
@@ -536,7 +540,7 @@ def _lower_to_flat(
     `texts`, or printed along the way."""
     from compiler.analysis.arg_signature import declare_strided, reorder_arguments
     from compiler.context import make_context
-    from compiler.dialects import loop
+    from compiler.dialects import loop, te
     from compiler.pipeline import default_pipeline, stage_passes
 
     ctx = make_context()
@@ -583,6 +587,7 @@ def _lower_to_flat(
 def _output_stages(module: ModuleOp, name: str) -> dict[int, str]:
     """The stage each output argument of the `te.func @name` holds, by the position of
     its argument in the `loop.func` (the te arguments, then the results)."""
+    from compiler.dialects import te
     from compiler.passes.schedule_ops import result_name
 
     func = next((op for op in module.ops if isinstance(op, te.FuncOp) and op.sym_name.data == name), None)
@@ -649,12 +654,11 @@ def _build_key(text: str, name: str, options: _Options) -> str:
     for objects) and the host facts the auto-scheduler reads."""
     from compiler.lowering.engine import target_description
     from compiler.lowering.object_cache import cache_key
-    from compiler.runtime.host import host_cores, host_vector_bits
+    from compiler.runtime.host import host_facts
 
     target = {
         **target_description(),
-        "vector_bits": str(host_vector_bits()),
-        "cores": str(host_cores()),
+        **host_facts(),
         "function": name,
         "options": json.dumps(asdict(options), sort_keys=True),
     }
@@ -672,7 +676,6 @@ def _load_build(
 ) -> Function | None:
     """The function of the build entry `key` (no pass runs), or None: no entry, or an
     unusable one (warns), or its object is gone."""
-    from compiler.lowering.engine import load_cached
     from compiler.lowering.object_cache import CacheWarning, build_cache
 
     store = build_cache()
@@ -688,16 +691,77 @@ def _load_build(
             stacklevel=4,
         )
         return None
-    stats.seconds["passes"] = time.perf_counter() - start
-    start = time.perf_counter()
     # the passes, on a copy of the module as given, only when an IR text is read
     lowered = functools.cache(lambda: _lower_to_flat(module.clone(), name, options))
-    lower_to_llvm, program = _llvm_lowering(lowered, options.fast_math, options.fp_contract, key)
+    return _function_of_entry(entry, key, name, lowered, options.fast_math, options.fp_contract, stats, cache, start)
+
+
+def _function_of_entry(
+    entry: _BuildEntry,
+    key: str,
+    name: str,
+    lowered: Callable[[], _Lowered],
+    fast_math: bool,
+    fp_contract: bool,
+    stats: CompileStats,
+    cache: bool | None,
+    start: float,
+) -> Function | None:
+    """The function of a build entry whose object is loaded from the cache (None: it is gone);
+    `lowered` runs the passes when an IR text is read."""
+    from compiler.lowering.engine import load_cached
+
+    stats.seconds["passes"] = time.perf_counter() - start
+    start = time.perf_counter()
+    lower_to_llvm, program = _llvm_lowering(lowered, fast_math, fp_contract, key)
     jit = load_cached(entry.object_key, lower_to_llvm, program, toolchain=_toolchain, cache=cache)
     if jit is None:
         return None
     stats.seconds["llvm"] = time.perf_counter() - start
     return Function._from_cache(name, jit, entry, stats, lowered)
+
+
+def _load_graph(
+    graph: GraphKey, name: str, options: dict[str, Any], source: Callable[[], tuple[ModuleOp, _Options]], start: float
+) -> Function | None:
+    """`build`'s function from the entry keyed by the Python program (`compiler.graph_cache`),
+    or None; `source` emits the program when an IR text or the profiling variant is asked for."""
+    from compiler import graph_cache
+
+    payload = graph_cache.read(graph)
+    if payload is None:
+        return None
+    try:
+        entry = _BuildEntry.from_json(payload)
+    except (ValueError, KeyError, TypeError) as err:
+        graph_cache.unreadable(graph, err)
+        return None
+    made = functools.cache(source)
+
+    def lowered() -> _Lowered:
+        module, built = made()
+        return _lower_to_flat(module.clone(), name, built)
+
+    fn = _function_of_entry(
+        entry, graph.key, name, functools.cache(lowered), options["fast_math"], options["fp_contract"], CompileStats(), None, start
+    )
+    if fn is not None:
+        fn._recipe = _LazyRecipe(lambda: _Recipe(lambda: made()[0], name, made()[1], None))
+    return fn
+
+
+class _LazyRecipe(_Recipe):
+    """A `_Recipe` made when first used (a function from the graph level of the cache: the
+    program's module is emitted then)."""
+
+    def __init__(self, make: Callable[[], _Recipe]):
+        self._make = functools.cache(make)
+
+    def compile(self, **changes: Any) -> Function:
+        return self._make().compile(**changes)
+
+    def facts(self) -> dict[str, StageFacts]:
+        return self._make().facts()
 
 
 def _toolchain() -> Toolchain:
@@ -709,11 +773,15 @@ def _toolchain() -> Toolchain:
 
 
 def _store_build(key: str, fn: Function) -> None:
-    from compiler.lowering.engine import object_key
     from compiler.lowering.object_cache import build_cache
 
-    entry = _BuildEntry(object_key(fn._jit.program, opt=fn._jit.opt), fn.specs, fn._errors, fn.memory, fn._stages)
-    build_cache().store(key, entry.to_json())
+    build_cache().store(key, _entry_of(fn).to_json())
+
+
+def _entry_of(fn: Function) -> _BuildEntry:
+    from compiler.lowering.engine import object_key
+
+    return _BuildEntry(object_key(fn._jit.program, opt=fn._jit.opt), fn.specs, fn._errors, fn.memory, fn._stages)
 
 
 def _memory_plan(module: ModuleOp) -> MemorySummary | None:
@@ -774,49 +842,96 @@ def build(
     `fast_math=True` also lets LLVM reassociate float math (reductions vectorize):
     faster, and the sum's order no longer the program's.
     """
-    from compiler.tuning_log import apply_logged_schedule
+    from compiler import graph_cache
 
     start = time.perf_counter()
     schedule, tensors = _split_args(schedule_or_args, args)
-    # verified by compile_module unless its cache has an entry for the module's text (a
-    # program that compiled before, with this compiler: it verified then)
-    module, sig = build_module(tensors, name, schedule, verify=False)
     automatic = schedule is None if auto_schedule is None else auto_schedule
-    if schedule is None and automatic:
-        apply_logged_schedule(module, name, tuning_log)
-    fn = compile_built(
-        module,
-        sig,
-        name,
-        tighten_pad_regions=tighten_pad_regions,
-        check_bounds=check_bounds,
-        auto_schedule=automatic,
-        loop_partition=loop_partition,
-        fast_math=fast_math,
-        fp_contract=fp_contract,
-    )
+    options = {
+        "tighten_pad_regions": tighten_pad_regions,
+        "check_bounds": check_bounds,
+        "auto_schedule": automatic,
+        "loop_partition": loop_partition,
+        "fast_math": fast_math,
+        "fp_contract": fp_contract,
+    }
+
+    def source() -> tuple[ModuleOp, FunctionSignature]:
+        from compiler.te.to_ir import build_module
+        from compiler.tuning_log import apply_logged_schedule
+
+        # verified by compile_module unless its cache has an entry for the module's text (a
+        # program that compiled before, with this compiler: it verified then)
+        module, sig = build_module(tensors, name, schedule, verify=False)
+        if schedule is None and automatic:
+            apply_logged_schedule(module, name, tuning_log)
+        return module, sig
+
+    # the first level of the cache: keyed by the Python program, before any IR is emitted
+    # (not with a tuning log, whose records are keyed by the te module's text)
+    logged = schedule is None and automatic and _tuning_log_named(tuning_log)
+    graph = None if logged or not _cache_on() else graph_cache.graph_key(tensors, schedule, name, options)
+    if graph is not None:
+
+        def unchanged() -> tuple[ModuleOp, _Options]:
+            """The program's module, for the IR texts of a hit (made when first read)."""
+            if graph_cache.graph_key(tensors, schedule, name, options) != graph:
+                raise IRError(
+                    f"{name}: the program or its schedule changed after build() found it in the cache; "
+                    "its IR can not be made again (build the changed program)"
+                )
+            return _built_options(*source(), name, options)
+
+        hit = _load_graph(graph, name, options, unchanged, start)
+        if hit is not None:
+            hit.stats.seconds["total"] = time.perf_counter() - start
+            return hit
+    module, sig = source()
+    fn = compile_built(module, sig, name, **options)
+    if graph is not None:
+        graph_cache.write(graph, _entry_of(fn).to_json())
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn
+
+
+def _cache_on() -> bool:
+    from compiler.lowering.object_cache import cache_enabled
+
+    return cache_enabled()
+
+
+def _tuning_log_named(tuning_log: str | os.PathLike[str] | None) -> bool:
+    from compiler.tuning_log import log_path
+
+    return log_path(tuning_log) is not None
 
 
 def compile_built(module: ModuleOp, sig: FunctionSignature, name: str, **options: Any) -> Function:
     """Compile a module made by `build_module` (arguments in the order of `sig.args`);
     `options` are those of `compile_module`."""
+    call_order, strided_args = _call_order(module, sig, name)
+    return compile_module(module, name, call_order, strided_args=strided_args, **options)
+
+
+def _call_order(module: ModuleOp, sig: FunctionSignature, name: str) -> tuple[list[int], list[str]]:
+    """The `loop.func` argument each argument of `sig` is, and the names of the strided ones."""
     abi = sig.inputs + sig.outputs
     abi_index = {t.uid: i for i, t in enumerate(abi)}
     arg_names = dict(zip((t.uid for t in abi), _te_argument_names(module, name), strict=True))
-    return compile_module(
-        module,
-        name,
-        [abi_index[t.uid] for t in sig.args],
-        strided_args=[arg_names[t.uid] for t in sig.args if t.strided],
-        **options,
-    )
+    return [abi_index[t.uid] for t in sig.args], [arg_names[t.uid] for t in sig.args if t.strided]
+
+
+def _built_options(module: ModuleOp, sig: FunctionSignature, name: str, options: dict[str, Any]) -> tuple[ModuleOp, _Options]:
+    """The module and the options `compile_built(module, sig, name, **options)` compiles."""
+    call_order, strided_args = _call_order(module, sig, name)
+    return module, _Options(tuple(call_order), tuple(strided_args), **options)
 
 
 def _te_argument_names(module: ModuleOp, name: str) -> list[str]:
     """The names the compiled function gives the inputs and then the outputs of the
     `te.func @name` (the tensors' names, made unique by `build_module`)."""
+    from compiler.dialects import te
+
     func = next(op for op in module.ops if isinstance(op, te.FuncOp) and op.sym_name.data == name)
     returned = func.body.block.last_op
     assert isinstance(returned, te.ReturnOp)

@@ -24,15 +24,15 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.parser import Parser
-
-from compiler.analysis.auto_schedule import Target, host_target
-from compiler.analysis.schedule_model import schedule_of
-from compiler.dialects import sched, te
 from compiler.errors import IRError
+
+if TYPE_CHECKING:  # xDSL and the IR are imported where used: `log_path` needs neither
+    from xdsl.dialects.builtin import ModuleOp
+
+    from compiler.analysis.auto_schedule import Target
+    from compiler.dialects import sched, te
 
 LOG_ENV = "COMPILER_TUNING_LOG"
 VERSION = 1
@@ -58,6 +58,8 @@ def log_path(tuning_log: str | os.PathLike[str] | None) -> Path | None:
 
 
 def function_of(module: ModuleOp, name: str) -> te.FuncOp:
+    from compiler.dialects import te
+
     for op in module.ops:
         if isinstance(op, te.FuncOp) and op.sym_name.data == name:
             return op
@@ -66,12 +68,16 @@ def function_of(module: ModuleOp, name: str) -> te.FuncOp:
 
 def workload_text(func: te.FuncOp) -> str:
     """The function's text with its name normalized (`@main`)."""
+    from xdsl.dialects.builtin import StringAttr
+
     clone = func.clone()
     clone.sym_name = StringAttr("main")
     return str(clone)
 
 
 def workload_key(func: te.FuncOp, target: Target | None = None) -> str:
+    from compiler.analysis.auto_schedule import host_target
+
     target = target or host_target()
     digest = hashlib.sha256(f"{workload_text(func)}\n{target.key()}\nv{VERSION}".encode())
     return digest.hexdigest()[:24]
@@ -106,7 +112,11 @@ def read_log(path: Path) -> dict[str, Record]:
 
 def parse_schedule(text: str, name: str) -> sched.ScheduleOp:
     """A `sched.schedule` op from its text, naming the function `name`."""
+    from xdsl.dialects.builtin import SymbolRefAttr
+    from xdsl.parser import Parser
+
     from compiler.context import make_context
+    from compiler.dialects import sched
 
     op = Parser(make_context(), text).parse_op()
     if not isinstance(op, sched.ScheduleOp):
@@ -136,6 +146,8 @@ def install_schedule(module: ModuleOp, name: str, text: str) -> None:
 def apply_logged_schedule(module: ModuleOp, name: str, tuning_log: str | os.PathLike[str] | None) -> Record | None:
     """Installs the best logged schedule of the function `name` (which must have no
     schedule yet); None when there is no log or no usable record for it."""
+    from compiler.analysis.schedule_model import schedule_of
+
     path = log_path(tuning_log)
     if path is None:
         return None

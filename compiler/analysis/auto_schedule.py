@@ -40,7 +40,6 @@ schedule, so a plan never changes results.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -56,6 +55,7 @@ from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
+from compiler.runtime.host import host_cache_size as _cache_size
 from compiler.runtime.host import host_cores, host_cpu_name, host_vector_bits
 
 # ---------------------------------------------------------------------------
@@ -80,34 +80,6 @@ class Target:
     def key(self) -> str:
         """Identifies the target in a tuning log."""
         return f"{self.cpu}/v{self.vector_bits}/r{self.registers}/c{self.cores}"
-
-
-def _cache_size(level: int, kind: str, default: int) -> int:
-    """A cache's bytes from sysfs (index*/level, type, size), else os.sysconf, else `default`."""
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        for entry in sorted(os.listdir(base)):
-            path = os.path.join(base, entry)
-            if not entry.startswith("index"):
-                continue
-            with open(os.path.join(path, "level")) as f:
-                if int(f.read()) != level:
-                    continue
-            with open(os.path.join(path, "type")) as f:
-                if f.read().strip() not in (kind, "Unified"):
-                    continue
-            with open(os.path.join(path, "size")) as f:
-                text = f.read().strip().upper()
-            scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
-            return int(text.rstrip("KM")) * scale
-    except (OSError, ValueError):
-        pass
-    name = {1: "SC_LEVEL1_DCACHE_SIZE", 2: "SC_LEVEL2_CACHE_SIZE"}.get(level)
-    try:
-        value = os.sysconf(name) if name else 0
-    except (ValueError, OSError):
-        value = 0
-    return value if value > 0 else default
 
 
 @cache

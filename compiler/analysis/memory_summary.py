@@ -9,23 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import StringAttr
-
-from compiler.analysis.liveness import (
-    ARENA,
-    REASON_ATTR,
-    aligned,
-    buffer_bytes,
-    liveness,
-    liveness_lower_bound,
-)
-from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import evaluate, free_vars, parse_expr
-from compiler.arith.simplify import const_value
-from compiler.dialects import loop
 from compiler.errors import OptionError
+
+if TYPE_CHECKING:  # xDSL is imported where a plan is computed: a cached build reads one only
+    from compiler.dialects import loop
 
 
 @dataclass
@@ -106,6 +95,20 @@ class MemorySummary:
 
 
 def memory_summary(func: loop.FuncOp) -> MemorySummary:
+    from xdsl.dialects.builtin import StringAttr
+
+    from compiler.analysis.liveness import (
+        ARENA,
+        REASON_ATTR,
+        aligned,
+        buffer_bytes,
+        liveness,
+        liveness_lower_bound,
+    )
+    from compiler.analysis.walk import walk_ops
+    from compiler.arith.simplify import const_value
+    from compiler.dialects import loop
+
     summary = MemorySummary(func.sym_name.data)
     views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = liveness(func)
@@ -163,6 +166,8 @@ class Box:
 
 
 def _value(text: str, dims: Mapping[str, int], what: str) -> int:
+    from compiler.arith.expr import evaluate, free_vars, parse_expr
+
     e = parse_expr(text)
     missing = sorted(free_vars(e) - set(dims))
     if missing:

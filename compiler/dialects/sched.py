@@ -72,6 +72,7 @@ from xdsl.utils.exceptions import VerifyException
 from compiler.diagnostics import ScheduleVerifyError, VerifyError
 from compiler.dialects import te
 from compiler.dialects.shape import verify_stage_name
+from compiler.dialects.storage_scopes import CACHE_SCOPES
 
 
 @irdl_attr_definition
@@ -515,8 +516,6 @@ ComputeRootOp = _stage_op(
 ComputeInlineOp = _stage_op("sched.compute_inline", '`sched.compute_inline "C"`: C is substituted into its consumers.')
 
 
-CACHE_SCOPES = ("global", "local", "shared")
-"""Storage scopes of cache stages. No GPU: each only means a buffer of its own."""
 
 
 def cache_stage_name(tensor: str, scope: str, taken: Collection[str]) -> str:

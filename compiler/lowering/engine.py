@@ -10,16 +10,15 @@ they are first asked for.
 
 from __future__ import annotations
 
-import ctypes.util
+import ctypes
 from collections.abc import Callable
 from functools import cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import llvmlite.binding as llvm
-from xdsl.dialects.builtin import ModuleOp
 
 from compiler.lowering.object_cache import ObjectCache, cache_key
-from compiler.runtime.host import openmp_library
+from compiler.runtime.host import openmp_library, shared_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
 from compiler.runtime.threads import bind as bind_thread_count
 
@@ -70,7 +69,10 @@ def uses_openmp(object_code: bytes) -> bool:
     return b"GOMP_" in object_code
 
 
-LLVMModule = ModuleOp | Callable[[], ModuleOp]
+if TYPE_CHECKING:  # xDSL: only to lower or print (a cached object is loaded without it)
+    from xdsl.dialects.builtin import ModuleOp
+
+LLVMModule: TypeAlias = "ModuleOp | Callable[[], ModuleOp]"
 """An llvm-dialect module, or a function that lowers the program to one (called at most
 once, and only when LLVM runs or the IR is asked for)."""
 
@@ -135,7 +137,7 @@ class JitModule:
 
     def llvm_module(self) -> ModuleOp:
         """The llvm-dialect module (lowered now if it came from the cache)."""
-        if not isinstance(self._module, ModuleOp):
+        if callable(self._module):  # an xDSL ModuleOp is not callable
             self._module = self._module()
         return self._module
 
@@ -238,6 +240,6 @@ def _load_openmp(library: str) -> ctypes.CDLL:
 
 @cache
 def _load_libc() -> None:
-    name = ctypes.util.find_library("c")
+    name = shared_library("c", "libc.so.6")
     if name is not None:
         llvm.load_library_permanently(name)

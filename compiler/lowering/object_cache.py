@@ -23,15 +23,19 @@ A second, earlier level serves `compiler.build` and `compile_module`: a build
 entry (`build_cache()`, the `builds/` folder) is keyed by the program as
 `compile_module` receives it (the te+sched module's text, before any pass),
 the function's name, every option that changes the result, the target above
-plus the host facts the auto-scheduler reads (vector width, cores), and the
-same versions and source digest. It holds what the compiled function needs
+plus the host facts the auto-scheduler reads (vector width, cores, cache sizes),
+and the same versions and source digest. It holds what the compiled function needs
 besides the code (argument specs, failure table, memory plan) and the key of
 its object entry, so a hit runs no pass at all (`compiler.build`'s
 `_load_build`); the IR texts are recomputed when first asked for.
 
+Before it, `compiler.build` looks in the `graphs/` folder (`graph_cache()`): the same
+entries keyed by the Python program (its te graph and schedule, before any IR is
+emitted: `compiler.graph_cache`), so that a hit imports neither xDSL nor a pass.
+
 Where: `$COMPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/xdsl-tensor-compiler`, else
 `~/.cache/xdsl-tensor-compiler`; objects live in its `objects/` folder, build
-entries in `builds/`, one file a key. `COMPILER_CACHE=0` (or `false`, `off`, `no`) turns the cache off;
+entries in `builds/` and `graphs/`, one file a key. `COMPILER_CACHE=0` (or `false`, `off`, `no`) turns the cache off;
 so does `compile_module(..., cache=False)`. Nothing evicts entries: delete the
 folder to reclaim the space.
 
@@ -71,6 +75,8 @@ OBJECTS = "objects"
 """The folder of object files, keyed by the program they compile (`jit.compile_object`)."""
 BUILDS = "builds"
 """The folder of build entries, keyed by the program before any pass (`build_cache`)."""
+GRAPHS = "graphs"
+"""The folder of build entries keyed by the Python program, before any IR (`graph_cache`)."""
 
 ENV_DIR = "COMPILER_CACHE_DIR"
 ENV_SWITCH = "COMPILER_CACHE"
@@ -110,8 +116,13 @@ def _dist_version(package: str) -> str:
     """The version of the installed distribution named like `package`: its
     `<name>-<version>.dist-info` folder next to the package (PEP 627), else
     `importlib.metadata`'s answer."""
-    module = sys.modules.get(package)  # a build has imported both
+    module = sys.modules.get(package)  # a build has imported both; a cached one neither
     origin = getattr(module, "__file__", None)
+    if origin is None:
+        from importlib.util import find_spec
+
+        spec = find_spec(package)  # finds the package without importing it
+        origin = None if spec is None else spec.origin
     if origin is not None:
         site = Path(origin).parent.parent
         found = sorted(site.glob(f"{package}-*.dist-info"))
@@ -149,16 +160,25 @@ def _own_version() -> str:
 
 @cache
 def source_digest() -> str:
-    """SHA-256 of the `compiler` package's Python sources (a few ms, once a process)."""
-    package = Path(__file__).resolve().parents[1]
+    """SHA-256 of the `compiler` package's Python sources as the file system states them:
+    each file's path, size and modification time (what Python's own bytecode cache trusts;
+    an edit changes them), not its bytes: reading every source cost a warm build in a new
+    process a fifth of its time."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found: list[tuple[str, int, int]] = []
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+        for file in files:
+            if file.endswith(".py"):
+                try:
+                    facts = os.stat(os.path.join(folder, file))
+                except OSError:
+                    continue
+                where = os.path.relpath(os.path.join(folder, file), package).replace(os.sep, "/")
+                found.append((where, facts.st_size, facts.st_mtime_ns))
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        digest.update(path.relative_to(package).as_posix().encode() + b"\x00")
-        digest.update(hashlib.sha256(data).digest())
+    for where, size, mtime in sorted(found):
+        digest.update(f"{where}\x00{size}\x00{mtime}\n".encode())
     return digest.hexdigest()
 
 
@@ -239,6 +259,12 @@ def build_cache(root: Path | str | None = None) -> ObjectCache:
     """The build entries of a cache folder: what `compiler.build` needs besides the object
     (argument specs, failure table, memory plan, the object's key), as JSON."""
     return ObjectCache(root, folder=BUILDS, suffix=".json")
+
+
+def graph_cache(root: Path | str | None = None) -> ObjectCache:
+    """The build entries keyed by the Python program (`compiler.graph_cache`): a build entry
+    and the extern functions the program calls, as JSON."""
+    return ObjectCache(root, folder=GRAPHS, suffix=".json")
 
 
 def _check(blob: bytes, key: str) -> str | None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from compiler import te
 from compiler.errors import ExprValueError
 from compiler.te import Dim, Expr, Tensor
-from compiler.te.to_ir import canonical_dim
+from compiler.te.dims import canonical_dim
 
 FLOAT_BITS = {"float16": 16, "float32": 32, "float64": 64}
 

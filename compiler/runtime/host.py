@@ -36,13 +36,67 @@ def host_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def host_cache_size(level: int, kind: str, default: int) -> int:
+    """A cache's bytes from sysfs (index*/level, type, size), else os.sysconf, else `default`."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in sorted(os.listdir(base)):
+            path = os.path.join(base, entry)
+            if not entry.startswith("index"):
+                continue
+            with open(os.path.join(path, "level")) as f:
+                if int(f.read()) != level:
+                    continue
+            with open(os.path.join(path, "type")) as f:
+                if f.read().strip() not in (kind, "Unified"):
+                    continue
+            with open(os.path.join(path, "size")) as f:
+                text = f.read().strip().upper()
+            scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+            return int(text.rstrip("KM")) * scale
+    except (OSError, ValueError):
+        pass
+    name = {1: "SC_LEVEL1_DCACHE_SIZE", 2: "SC_LEVEL2_CACHE_SIZE"}.get(level)
+    try:
+        value = os.sysconf(name) if name else 0
+    except (ValueError, OSError):
+        value = 0
+    return value if value > 0 else default
+
+
+def host_facts() -> dict[str, str]:
+    """What the auto-scheduler reads of the host besides LLVM's CPU name and features (its
+    `host_target`): a part of the keys of the build cache."""
+    return {
+        "vector_bits": str(host_vector_bits()),
+        "cores": str(host_cores()),
+        "l1": str(host_cache_size(1, "Data", 32 * 1024)),
+        "l2": str(host_cache_size(2, "Unified", 512 * 1024)),
+    }
+
+
 @cache
 def openmp_library() -> str | None:
-    """The path of libgomp, or None where it is not installed (looked up once: `find_library`
-    runs `ldconfig`)."""
-    import ctypes.util
+    """The name of libgomp the loader finds, or None where it is not installed (looked up
+    once)."""
+    return shared_library("gomp", "libgomp.so.1")
 
-    return ctypes.util.find_library("gomp")
+
+@cache
+def shared_library(name: str, soname: str) -> str | None:
+    """The library `name` as `ctypes.util.find_library` names it: `soname` when the dynamic
+    loader opens it (glibc's sonames: no `ldconfig` subprocess, whose start, with the
+    imports of `ctypes.util`, cost a warm build a fifth of its time), else
+    `find_library`'s answer (other systems)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        import ctypes.util
+
+        return ctypes.util.find_library(name)
+    return soname
 
 
 def _meminfo_available() -> int | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from compiler.dialects.sched import CACHE_SCOPES
+from compiler.dialects.storage_scopes import CACHE_SCOPES
 from compiler.errors import ScheduleError, ScheduleTypeError
 from compiler.te import expr as T
 from compiler.te.extern import ExternOp

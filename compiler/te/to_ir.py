@@ -39,6 +39,7 @@ import compiler.analysis.schedule_model  # noqa: F401  (installs the sched.sched
 from compiler.dialects import sched, te
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.te import expr as T
+from compiler.te.dims import canonical_dim
 from compiler.te.expr import collect_stages
 from compiler.te.extern import BufferData, ExternOp
 from compiler.te.schedule import Primitive, Schedule, create_schedule, index_of
@@ -61,44 +62,6 @@ def mlir_type(dtype: str, *, element: bool = False) -> Attribute:
     if element and dtype == "int64":
         return IntegerType(64)
     return _TYPES[dtype]
-
-
-def dim_text(d: T.Dim) -> int | str:
-    """A shape dimension as the dialect spells it: an int or an index-expression string."""
-    if isinstance(d, int):
-        return d
-    return _index_text(d)
-
-
-def _index_text(e: T.Expr) -> str:
-    match e:
-        case T.Const(value=v):
-            return str(int(v))
-        case T.Var(name=n) | T.IterVar(name=n):
-            return n
-        case T.Binary(op=op, a=a, b=b) if op in _INDEX_OPS:
-            return f"({_index_text(a)} {_INDEX_OPS[op]} {_index_text(b)})"
-        case T.Call(func="maximum" | "minimum", args=(a, b)):
-            fn = "max" if e.func == "maximum" else "min"
-            return f"{fn}({_index_text(a)}, {_index_text(b)})"
-        case _:
-            raise ExprTypeError(f"cannot use {e} in a shape: only + - * // % min max of vars and ints")
-
-
-_INDEX_OPS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "floormod": "%"}
-
-
-def canonical_dim(d: T.Dim) -> int | str:
-    """An int, or the canonical printed form of a symbolic dimension ("n + 2")."""
-    from compiler.arith.expr import parse_expr
-    from compiler.arith.simplify import const_value, simplify
-
-    text = dim_text(d)
-    if isinstance(text, int):
-        return text
-    e = simplify(parse_expr(text))
-    c = const_value(e)
-    return c if c is not None else str(e)
 
 
 def tensor_type(t: T.Tensor) -> te.TensorType:

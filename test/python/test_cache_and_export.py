@@ -290,8 +290,10 @@ def test_entry_of_another_key_is_rejected(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
-def builds(folder: Path) -> list[Path]:
-    found = folder / "builds"
+def builds(folder: Path, level: str = "builds") -> list[Path]:
+    """The build entries keyed by the te module's text (`level="graphs"`: by the Python
+    program, read first: `compiler.graph_cache`)."""
+    found = folder / level
     return sorted(found.iterdir()) if found.exists() else []
 
 
@@ -413,9 +415,12 @@ def test_key_names_function_and_options() -> None:
 def test_damaged_build_entry_is_compiled_again(cache: Path, pass_runs: list[str], damage, problem: str) -> None:
     cold, (a, expected) = twice_program()
     (entry,) = builds(cache)
-    entry.write_bytes(damage(entry.read_bytes()))
-    with pytest.warns(CacheWarning, match=problem):
+    (graph,) = builds(cache, "graphs")
+    for damaged in (entry, graph):  # both levels: the build reads the program's, then the module's
+        damaged.write_bytes(damage(damaged.read_bytes()))
+    with pytest.warns(CacheWarning, match=problem) as caught:
         again, _ = twice_program()
+    assert {str(w.message).split(" is ")[0] for w in caught} == {f"compiler cache: {graph}", f"compiler cache: {entry}"}
     assert pass_runs == ["twice", "twice"]  # the passes ran again (the object was still cached)
     np.testing.assert_allclose(run_twice(again, a), expected, rtol=1e-6)
     assert again.memory == cold.memory
@@ -427,13 +432,16 @@ def test_damaged_build_entry_is_compiled_again(cache: Path, pass_runs: list[str]
 
 
 def test_unreadable_build_entry_is_compiled_again(cache: Path, pass_runs: list[str]) -> None:
-    from compiler.lowering.object_cache import build_cache
+    from compiler.lowering.object_cache import build_cache, graph_cache
 
     twice_program()
     (entry,) = builds(cache)
+    (graph,) = builds(cache, "graphs")
     build_cache().store(entry.stem, b'{"object": "0", "specs": []}')  # a whole entry, but not one we read
-    with pytest.warns(CacheWarning, match="unreadable"):
+    graph_cache().store(graph.stem, b'{"object": "0", "specs": []}')
+    with pytest.warns(CacheWarning, match="unreadable") as caught:
         again, (a, expected) = twice_program()
+    assert len(caught) == 2  # both levels
     assert pass_runs == ["twice", "twice"]
     np.testing.assert_allclose(run_twice(again, a), expected, rtol=1e-6)
     assert twice_program()[0].from_cache
