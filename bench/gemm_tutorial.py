@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import compiler
 from compiler import te
-from compiler.analysis.auto_schedule import host_target
+from compiler.analysis.target import host_target
 from compiler.runtime.host import host_vector_bits
 from compiler.te.schedule import Schedule
 

@@ -210,7 +210,7 @@ def host_conv_tile() -> tuple[int, int]:
     """A direct conv's register tile on this host, as (output channels, pixels of a row):
     4 channels x 3 vectors of the host's width, 12 accumulators (AVX2: 4 x 24, AVX-512:
     4 x 48; on AVX-512 a fixed 24 is 1.5 vectors and ran the seed 000 chain 2x slower)."""
-    from compiler.analysis.auto_schedule import host_target
+    from compiler.analysis.target import host_target
 
     return 4, 3 * host_target().lanes(32)
 

@@ -35,14 +35,13 @@ import numpy as np
 from compiler import te as T
 from compiler.analysis.auto_schedule import (
     StagePlan,
-    Target,
     emit_plans,
-    host_target,
     plan_function,
     plan_injective,
     stage_info,
 )
 from compiler.analysis.schedule_model import ScheduleModel, schedule_of
+from compiler.analysis.target import Target, host_target
 from compiler.build import Function, _split_args, compile_built
 from compiler.dialects import sched
 from compiler.errors import OptionError

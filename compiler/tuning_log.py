@@ -31,7 +31,7 @@ from compiler.errors import IRError
 if TYPE_CHECKING:  # xDSL and the IR are imported where used: `log_path` needs neither
     from xdsl.dialects.builtin import ModuleOp
 
-    from compiler.analysis.auto_schedule import Target
+    from compiler.analysis.target import Target
     from compiler.dialects import sched, te
 
 LOG_ENV = "COMPILER_TUNING_LOG"
@@ -76,7 +76,7 @@ def workload_text(func: te.FuncOp) -> str:
 
 
 def workload_key(func: te.FuncOp, target: Target | None = None) -> str:
-    from compiler.analysis.auto_schedule import host_target
+    from compiler.analysis.target import host_target
 
     target = target or host_target()
     digest = hashlib.sha256(f"{workload_text(func)}\n{target.key()}\nv{VERSION}".encode())

@@ -42,54 +42,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from compiler.analysis.schedule_model import ScheduleModel, Stage, scan_bodies, scan_states
+from compiler.analysis.target import Target
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, FloorMod, Var, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
-from compiler.runtime.host import host_cache_size as _cache_size
-from compiler.runtime.host import host_cores, host_cpu_name, host_vector_bits
-
-# ---------------------------------------------------------------------------
-# The target
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Target:
-    """What the cost model knows of the machine."""
-
-    vector_bits: int = 256
-    registers: int = 16  # vector registers
-    l1_bytes: int = 32 * 1024
-    l2_bytes: int = 512 * 1024
-    cores: int = 1
-    cpu: str = "generic"
-
-    def lanes(self, element_bits: int) -> int:
-        return max(1, self.vector_bits // element_bits)
-
-    def key(self) -> str:
-        """Identifies the target in a tuning log."""
-        return f"{self.cpu}/v{self.vector_bits}/r{self.registers}/c{self.cores}"
-
-
-@cache
-def host_target() -> Target:
-    """The host: vector width and registers from llvmlite's CPU features (avx512f: 512
-    bits and 32 registers, avx/avx2: 256 bits, otherwise 128), caches, usable cores."""
-    bits = host_vector_bits()
-    registers = 32 if bits == 512 else 16
-    return Target(bits, registers, _cache_size(1, "Data", 32 * 1024), _cache_size(2, "Unified", 512 * 1024), host_cores(), host_cpu_name())
-
 
 # ---------------------------------------------------------------------------
 # Plans: the choices for one stage
@@ -402,18 +367,6 @@ def _panel_input(info: StageInfo, v: int) -> str | None:
         return None
     (name,) = panel
     return name
-
-
-def channel_block(channels: int, target: Target, element_bits: int = 32) -> int:
-    """The output-channel block of a convolution's weight (`ops.block_kernel_hwio`) for
-    `target`: up to 4 vectors, the widest that divides `channels` (the register tile's
-    width: `register_tile` takes a blocked read's block as its vector factor), else all
-    the channels (unblocked)."""
-    lanes = target.lanes(element_bits)
-    for vectors in (4, 3, 2, 1):
-        if channels % (vectors * lanes) == 0:
-            return vectors * lanes
-    return channels
 
 
 def plan_reduction(info: StageInfo, target: Target) -> StagePlan:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from compiler import ops
-from compiler.analysis.auto_schedule import channel_block, host_target
+from compiler.analysis.target import channel_block, host_target
 from compiler.ops.util import normalize_axis, same_dim, static
 from compiler.te import Dim, Tensor
 from compiler.torch.graph import (
