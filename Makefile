@@ -32,6 +32,8 @@ bench: $(STAMP)
 	$(PY) bench/networks.py $(NETWORKS_ARGS)
 	$(PY) bench/layers.py
 	$(PY) bench/transformers_models.py --inductor
+	$(PY) bench/transformers_models.py --dynamic
+	$(PY) bench/attention.py
 	$(PY) bench/compile_time.py
 
 # make fuzz: the project's fuzzer (test/fuzz/fuzz.py): mutated lit inputs and random te
