@@ -24,6 +24,7 @@ axes, `<parent>_o` / `<parent>_i` after a split, `<outer>_f` after a fuse.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
+from compiler.analysis import loop_relations
 from compiler.analysis.cache_stages import (
     STORAGE_ALIGN_ATTR,
     Layout,
@@ -43,8 +45,10 @@ from compiler.analysis.cache_stages import (
     reads_of,
 )
 from compiler.analysis.rfactor import RfactorRecord, discard, rfactor_ops
+from compiler.analysis.stage_axes import Fuse, IterVar, Relation, Singleton, Split
+from compiler.analysis.stage_groups import common_group, group_chain
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, Var, emax, free_vars, lt, parse_expr
+from compiler.arith.expr import Const, Expr, Var, free_vars, lt, parse_expr
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, simplify
 from compiler.diagnostics import ScheduleVerifyError
@@ -53,59 +57,6 @@ from compiler.dialects.sched import ScheduleOp
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
 PRAGMA_PRIMITIVES = ("parallel", "vectorize", "unroll")  # pragmas that are schedule primitives
-
-
-@dataclass(eq=False)
-class IterVar:
-    name: str
-    stage: str
-    is_reduce: bool = False
-    root_index: int | None = None
-    kind: str = "serial"
-    pragmas: list[str] = field(default_factory=list)
-    mixed: bool = False  # a reduce loop that also runs over data axes (a fuse of both kinds)
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-@dataclass(eq=False)
-class Split:
-    parent: IterVar
-    outer: IterVar
-    inner: IterVar
-    factor: int | None
-    nparts: int | None
-    disable_predication: bool = False
-    factor_expr: Expr | None = None  # a symbolic factor (`sched.split ... by "s"`)
-
-    def inner_extent(self, extent: Expr) -> Expr:
-        """The inner loop's extent for the parent's extent: the factor (a symbolic one
-        at least 1: a split by 0 is read as a split by 1), or ceil(extent / nparts), at
-        least 1 (an empty symbolic extent still divides by it)."""
-        if self.factor is not None:
-            return Const(self.factor)
-        if self.factor_expr is not None:
-            return emax(self.factor_expr, 1)
-        nparts = self.nparts or 1
-        return emax((extent + nparts - 1) // nparts, 1)
-
-
-@dataclass(eq=False)
-class Fuse:
-    outer: IterVar
-    inner: IterVar
-    fused: IterVar
-
-
-@dataclass(eq=False)
-class Singleton:
-    """A loop of one iteration added outside the stage's loops (`fuse()` of no axis)."""
-
-    iv: IterVar
-
-
-Relation = Split | Fuse | Singleton
 
 
 @dataclass(eq=False)
@@ -120,15 +71,6 @@ class Group:
 
     def __repr__(self) -> str:
         return f"Group({self.name})"
-
-
-def group_chain(group: Group | None) -> list[Group]:
-    """The group and the groups that hold it, innermost first."""
-    chain: list[Group] = []
-    while group is not None:
-        chain.append(group)
-        group = group.parent
-    return chain
 
 
 @dataclass(eq=False)
@@ -563,7 +505,7 @@ class _Replay:
             kind = "stage" if name in self.model.stages else "group"
             raise ScheduleVerifyError(f"{where}: @{self.model.func.sym_name.data} already has a {kind} \"{name}\"")
         members = self.group_members(op, where)
-        parent = _common_group([s.group for s in members])
+        parent = common_group([s.group for s in members])
         touched = {g for s in members for g in group_chain(s.group) if g not in group_chain(parent)}
         for inner in touched:
             outside = [s.name for s in self.group_stages(inner) if s not in members]
@@ -753,7 +695,7 @@ class _Replay:
                 f"axis {iv.name}: the sched.cache_write of \"{stage.name}\" moved its reduce axes to "
                 f"\"{cache_name}\"; use sched.axis \"{cache_name}\" reduce"
             )
-        for iv in _relation_vars(stage):
+        for iv in loop_relations.made_axes(stage.relations):
             self.stale[iv] = (
                 f"axis {iv.name}: the sched.cache_write of \"{stage.name}\" undid its splits and fuses "
                 f"(they are the layout of \"{cache_name}\"); split \"{stage.name}\" again after it"
@@ -787,7 +729,7 @@ class _Replay:
                 f"{where} has stage(s) {', '.join(attached)} computed at its loops, which cache_write replaces; "
                 "attach them after the cache_write"
             )
-        for iv in [*stage.root_vars, *_relation_vars(stage)]:
+        for iv in [*stage.root_vars, *loop_relations.made_axes(stage.relations)]:
             if iv.kind != "serial" or iv.pragmas:
                 raise ScheduleVerifyError(
                     f"{where} has its loop {iv.name} annotated ({iv.kind}{''.join(' ' + p for p in iv.pragmas)}); "
@@ -992,20 +934,12 @@ def _check_scan_stage(scan: Stage) -> None:
     where = f'scan "{scan.name}"'
     if scan.inline or scan.attach_stage is not None:
         raise ScheduleVerifyError(f"{where} is computed at the root: it can't be inlined or attached")
-    if not scan.leaves or scan.leaves[0] is not time or any(time in _relation_inputs(r) for r in scan.relations):
+    if not scan.leaves or scan.leaves[0] is not time or any(time in r.inputs for r in scan.relations):
         raise ScheduleVerifyError(
             f"{where}: its time axis {time.name} must stay its outermost loop, unsplit and unfused (the steps run in order)"
         )
     if time.kind != "serial":
         raise ScheduleVerifyError(f"{where}: its time axis {time.name} runs in order; it can't be {time.kind}")
-
-
-def _relation_inputs(rel: Relation) -> tuple[IterVar, ...]:
-    if isinstance(rel, Split):
-        return (rel.parent,)
-    if isinstance(rel, Fuse):
-        return (rel.outer, rel.inner)
-    return ()
 
 
 def _stage_inputs(op: te.ComputeOp) -> list[str]:
@@ -1029,28 +963,10 @@ def _arg_inputs(op: te.ComputeOp) -> list[str]:
     return found
 
 
-def _common_group(groups: list[Group | None]) -> Group | None:
-    """The innermost group holding all of `groups` (None: the schedule's root)."""
-    if not groups:
-        return None
-    common = group_chain(groups[0])
-    for group in groups[1:]:
-        chain = group_chain(group)
-        common = [g for g in common if g in chain]
-    return common[0] if common else None
-
-
-def _relation_vars(stage: Stage) -> list[IterVar]:
-    """The variables splits, fuses and singletons made (the non-root ones)."""
-    found: list[IterVar] = []
-    for rel in stage.relations:
-        if isinstance(rel, Split):
-            found += [rel.outer, rel.inner]
-        elif isinstance(rel, Fuse):
-            found.append(rel.fused)
-        else:
-            found.append(rel.iv)
-    return found
+def _cover(split: Split, extent: Expr) -> tuple[Expr, Expr]:
+    """The outer and inner extents of a split: ceil(extent / inner) outer iterations."""
+    inner = split.inner_extent(extent)
+    return (extent + inner - 1) // inner, inner
 
 
 def cache_layout(stage: Stage) -> Layout:
@@ -1059,51 +975,27 @@ def cache_layout(stage: Stage) -> Layout:
     leaves (PassUpIndex), each leaf as a function of the root axes (PassDownIndex), and
     the bound checks of splits that may not divide (MakeBoundCheck)."""
     shape = [Const(d) if isinstance(d, int) else parse_expr(d) for d in stage.op.tensor_type.get_shape()]
-    extent: dict[str, Expr] = {iv.name: e for iv, e in zip(stage.axes, shape, strict=True)}
-    factor: dict[str, Expr] = {}
-    for rel in stage.relations:
-        if isinstance(rel, Split):
-            e = extent[rel.parent.name]
-            f = rel.inner_extent(e)
-            factor[rel.parent.name] = extent[rel.inner.name] = f
-            extent[rel.outer.name] = (e + f - 1) // f
-        elif isinstance(rel, Fuse):
-            extent[rel.fused.name] = extent[rel.outer.name] * extent[rel.inner.name]
-        else:
-            extent[rel.iv.name] = Const(1)
+    extent: dict[IterVar, Expr] = dict(zip(stage.axes, shape, strict=True))
+    loop_relations.pass_down_extent(stage.relations, extent, _cover, operator.mul, Const(1))
     leaves = [iv for iv in stage.leaves if not iv.is_reduce]
-    value: dict[str, Expr] = {iv.name: Var(iv.name) for iv in leaves}
-    for rel in reversed(stage.relations):
-        if isinstance(rel, Split):
-            value[rel.parent.name] = value[rel.outer.name] * factor[rel.parent.name] + value[rel.inner.name]
-        elif isinstance(rel, Fuse):
-            inner = extent[rel.inner.name]
-            value[rel.outer.name] = value[rel.fused.name] // inner
-            value[rel.inner.name] = value[rel.fused.name] % inner
-    index: dict[str, Expr] = {iv.name: Var(iv.name) for iv in stage.axes}
-    for rel in stage.relations:
-        if isinstance(rel, Split):
-            f = factor[rel.parent.name]
-            index[rel.outer.name] = index[rel.parent.name] // f
-            index[rel.inner.name] = index[rel.parent.name] % f
-        elif isinstance(rel, Fuse):
-            index[rel.fused.name] = index[rel.outer.name] * extent[rel.inner.name] + index[rel.inner.name]
-        else:
-            index[rel.iv.name] = Const(0)
+    value: dict[IterVar, Expr] = {iv: Var(iv.name) for iv in leaves}
+    loop_relations.pass_up_index(stage.relations, value, extent)
+    index: dict[IterVar, Expr] = {iv: Var(iv.name) for iv in stage.axes}
+    loop_relations.pass_down_index(stage.relations, index, extent, Const(0))
     bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {
         v: (0, None) for e in shape for v in free_vars(e)
     }
-    az = Analyzer({**bounds, **{iv.name: (0, extent[iv.name] - 1) for iv in leaves}})
-    roots = [iv.name for iv in stage.axes]
+    az = Analyzer({**bounds, **{iv.name: (0, extent[iv] - 1) for iv in leaves}})
+    roots = stage.axes
     guards = [lt(az.simplify(value[r]), e) for r, e in zip(roots, shape, strict=True) if not az.prove_lt(value[r], e)]
     prefix = _identifier(stage.name) + "_"
     return Layout(
         leaves=[iv.name for iv in leaves],
         hints=[iv.name.removeprefix(prefix) for iv in leaves],
-        extents=[az.simplify(extent[iv.name]) for iv in leaves],
-        roots=roots,
+        extents=[az.simplify(extent[iv]) for iv in leaves],
+        roots=[iv.name for iv in roots],
         root_values=[az.simplify(value[r]) for r in roots],
-        leaf_indices=[az.simplify(index[iv.name]) for iv in leaves],
+        leaf_indices=[az.simplify(index[iv]) for iv in leaves],
         guards=guards,
     )
 
