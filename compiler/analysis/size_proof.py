@@ -234,23 +234,36 @@ def prove_nonnegative(
     e: Expr,
     az: Analyzer,
     boxes: Mapping[str, tuple[Expr, Expr]] | None = None,
+    *,
+    opaque_minmax: bool = False,
 ) -> bool:
     """True only if `e >= 0` for all values of its variables: shape variables within
     `az`'s bounds, loop counters `v` within the inclusive `boxes[v] = (lo, hi)`,
-    and fresh variables named with a trailing `'t` (introduced here) `>= 0`."""
+    and fresh variables named with a trailing `'t` (introduced here) `>= 0`.
+    `opaque_minmax`: before splitting a `min`/`max` into its operands (which forgets
+    which operand is the larger), try it as an atom of its constant bounds (`max(x, 0)
+    >= 0`); the memory-plan verifier asks for it, the planner keeps to the cases."""
     e = _anchor(e, boxes or {}, az)
     fresh = {n: (0, None) for n in free_vars(e) if n.endswith("'t")}
     if fresh:
         az = Analyzer({**az.bounds, **fresh})
-    return _prove_cases(e, az, _MAX_SPLITS)
+    return _prove_cases(e, az, _MAX_SPLITS, opaque_minmax)
 
 
-def _prove_cases(e: Expr, az: Analyzer, splits: int) -> bool:
+def _prove_cases(e: Expr, az: Analyzer, splits: int, opaque_minmax: bool) -> bool:
     node = _first_minmax(e)
-    if node is not None:
-        if splits == 0:
-            return False
-        return all(_prove_cases(_replace(e, node, side), az, splits - 1) for side in (node.a, node.b))
+    if node is None:
+        return _prove_polynomial(e, az)
+    if opaque_minmax and _prove_polynomial(e, az):
+        return True
+    if splits == 0:
+        return False
+    return all(_prove_cases(_replace(e, node, side), az, splits - 1, opaque_minmax) for side in (node.a, node.b))
+
+
+def _prove_polynomial(e: Expr, az: Analyzer) -> bool:
+    """A proof with every min/max left an atom: the interval analyzer, or a certificate
+    for one of the expansions of the floor divisions."""
     if az.prove_ge(e, 0):
         return True
     for expand in _expansions(e):
@@ -280,9 +293,12 @@ class SizeProver:
     """`prove_le(a, b)` over an analyzer's bounds, memoised, with a numeric
     counter-example check first (most failed queries are simply false)."""
 
-    def __init__(self, az: Analyzer, samples: tuple[int, ...] = (1, 7, 61, 256)) -> None:
+    def __init__(
+        self, az: Analyzer, samples: tuple[int, ...] = (1, 7, 61, 256), *, opaque_minmax: bool = False
+    ) -> None:
         self.az = az
         self.samples = samples
+        self.opaque_minmax = opaque_minmax  # see prove_nonnegative
         self.memo: dict[tuple[str, str], bool] = {}
 
     def _refuted(self, e: Expr) -> bool:
@@ -307,5 +323,7 @@ class SizeProver:
         key = (str(a), str(b))
         if key not in self.memo:
             diff = b - a
-            self.memo[key] = not self._refuted(diff) and prove_nonnegative(diff, self.az)
+            self.memo[key] = not self._refuted(diff) and prove_nonnegative(
+                diff, self.az, opaque_minmax=self.opaque_minmax
+            )
         return self.memo[key]

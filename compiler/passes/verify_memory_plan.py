@@ -27,7 +27,7 @@ from compiler.dialects import loop
 
 def check_function(func: loop.FuncOp) -> list[str]:
     """The violations of the plan of one function (empty when it is sound)."""
-    prover = SizeProver(size_analyzer(func))
+    prover = SizeProver(size_analyzer(func, argument_shapes=True), opaque_minmax=True)
     az = prover.az
     views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = [t for t in liveness(func) if t.name in views]
