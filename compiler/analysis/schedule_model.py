@@ -232,9 +232,6 @@ class ScheduleModel:
         """Everything compute_at can attach: the stages and the groups."""
         return [*self.stages.values(), *self.groups.values()]
 
-    def stage_of(self, op: te.ComputeOp) -> Stage:
-        return self.stages[op.stage.data]
-
 
 def _make_stage(op: te.ComputeOp, is_output: bool, names: _Names) -> Stage:
     stage = _identifier(op.stage.data)
