@@ -43,8 +43,8 @@ from compiler.analysis.auto_schedule import (
     stage_info,
 )
 from compiler.analysis.schedule_model import ScheduleModel, schedule_of
-from compiler.build import Function, _split_args, compile_built
 from compiler.dialects import sched
+from compiler.driver import Function, _split_args, compile_built
 from compiler.errors import OptionError
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import build_module

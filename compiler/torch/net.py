@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch.utils import _pytree
 
-from compiler.build import Function, build, lower
+from compiler.driver import Function, build, lower
 from compiler.errors import ArgumentTypeError, ArgumentValueError
 from compiler.te import Dim
 from compiler.te.expr import Var

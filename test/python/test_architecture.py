@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("lowering", ("compiler.lowering",)),
     ("pipeline", ("compiler.pipeline", "compiler.registry", "compiler.context")),
     ("frontend", ("compiler.te", "compiler.ops")),
-    ("api", ("compiler.build", "compiler", "compiler.torch", "compiler.tuning_log", "compiler.tune")),
+    ("api", ("compiler.driver", "compiler", "compiler.torch", "compiler.tuning_log", "compiler.tuning")),
     ("tools", ("compiler.tools",)),
 ]
 

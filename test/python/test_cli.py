@@ -61,8 +61,8 @@ def test_lazy_attributes() -> None:
     out = python(
         "import compiler\n"
         "from compiler import Function, build, lower, ops, te\n"
-        "import compiler.build as submodule\n"  # importing the submodule does not hide the function
-        "from compiler.build import compile_module\n"
+        "import compiler.driver as submodule\n"  # importing the submodule does not hide the function
+        "from compiler.driver import compile_module\n"
         "print(compiler.build is build, callable(compiler.build), compiler.lower is lower,\n"
         "      compiler.Function is Function, compiler.te is te, compiler.ops is ops,\n"
         "      te.placeholder is not None, ops.relu is not None)\n"

@@ -21,8 +21,8 @@ from xdsl.parser import Parser
 import compiler
 import compiler.profile
 from compiler import ops, te
-from compiler.build import compile_module
 from compiler.context import make_context
+from compiler.driver import compile_module
 from compiler.passes.instrument_stages import InstrumentStagesPass
 
 

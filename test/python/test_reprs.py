@@ -135,7 +135,7 @@ CHEAP_DOCTESTS = [
     "compiler.te.expr",
     "compiler.te.schedule",
     "compiler.ops.elementwise",
-    "compiler.build",
+    "compiler.driver",
 ]
 
 

@@ -77,8 +77,8 @@ def test_document_example_4_and_chain() -> None:
 def test_split_that_does_not_divide_writes_nothing_outside(mode: str) -> None:
     """21 elements split by 8: the last inner loop stops at the end (tight) or is
     guarded (guard); either way nothing past element 21 is written."""
-    from compiler.build import compile_module
     from compiler.context import make_context
+    from compiler.driver import compile_module
     from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.te.to_ir import build_module
