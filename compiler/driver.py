@@ -16,7 +16,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,10 +26,11 @@ from xdsl.ir import Attribute
 from compiler import te as T
 from compiler.dialects import te
 from compiler.errors import ExprTypeError, IRError, MemoryPlanError
+from compiler.pipeline import PipelineOptions
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import FunctionSignature, build_module, mlir_type, verify_program
 
-if TYPE_CHECKING:  # loop and the pipeline are imported where used: a cached build needs neither
+if TYPE_CHECKING:  # loop and the passes are imported where used: a cached build needs neither
     from compiler.analysis.memory_summary import MemorySummary
     from compiler.dialects import loop
     from compiler.lowering.engine import JitModule, Toolchain
@@ -59,17 +60,16 @@ def lower(
     args: Sequence[T.Tensor] | None = None,
     name: str = "main",
     until: Stage = "llvm",
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
-    loop_partition: bool = True,
-    auto_schedule: bool = False,
+    **options: bool,
 ) -> ModuleOp:
     """The IR after the default pipeline (or after the stage `until`).
 
     `lower([A, B, C])` or, with a schedule, `lower(s, [A, B, C])`. `until` is one of
     `compiler.pipeline.STAGES` (`"te"`, `"loop"`: after schedule-ops, `"flat"`,
-    `"llvm"`); the options are those of `build`, except `auto_schedule`, which is off
-    unless asked for (`build` turns it on when it is given no schedule).
+    `"llvm"`); the keyword options are `compiler.pipeline.PipelineOptions`' (those of
+    `build`: `check_bounds`, `tighten_pad_regions`, `loop_partition`, ...), with
+    `auto_schedule` off unless asked for (`build` turns it on when it is given no
+    schedule).
 
     >>> A = te.placeholder((16,), name="A")
     >>> B = te.compute((16,), lambda i: A[i] + 1.0, name="B")
@@ -80,11 +80,11 @@ def lower(
     from compiler.context import make_context
     from compiler.pipeline import default_pipeline
 
+    pipeline = PipelineOptions.of("lower", options)
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
     ctx = make_context()
-    options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
-    for p in default_pipeline(until, **options, loop_partition=loop_partition, auto_schedule=auto_schedule):
+    for p in default_pipeline(until, options=pipeline):
         p.apply(ctx, module)
     module.verify()
     return module
@@ -352,19 +352,12 @@ def dtype_of(t: Attribute) -> str:
     raise ExprTypeError(f"no NumPy dtype for element type {t}")
 
 
-@dataclass(frozen=True)
-class _Options:
+@dataclass(frozen=True, kw_only=True)
+class _Options(PipelineOptions):
     """Every option of `compile_module` that changes what it compiles (a part of the build key)."""
 
     call_order: tuple[int, ...] | None
     strided_args: tuple[str, ...]
-    tighten_pad_regions: bool
-    check_bounds: bool
-    auto_schedule: bool
-    loop_partition: bool
-    fast_math: bool
-    fp_contract: bool
-    profile: bool = False
 
 
 @dataclass
@@ -378,8 +371,6 @@ class _Recipe:
     cache: bool | None
 
     def compile(self, **changes: Any) -> Function:
-        from dataclasses import replace
-
         return _compile(self.source().clone(), self.name, replace(self.options, **changes), self.cache)
 
     def facts(self) -> dict[str, StageFacts]:
@@ -416,14 +407,9 @@ def compile_module(
     call_order: list[int] | None = None,
     *,
     strided_args: Sequence[str] = (),
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
     cache: bool | None = None,
-    auto_schedule: bool = False,
-    loop_partition: bool = True,
-    fast_math: bool = False,
-    fp_contract: bool = True,
-    profile: bool = False,
+    options: PipelineOptions | None = None,
+    **changes: bool,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
@@ -431,7 +417,8 @@ def compile_module(
     k-th; `strided_args` names buffer arguments that accept any strides
     (symbolic strides `<name>_stride<k>`, bound at call time: a NumPy view
     such as `a[:, ::2]` runs without a copy); `check_bounds` checks every load and
-    store against its buffer's region (an IndexError instead of a wrong access).
+    store against its buffer's region (an IndexError instead of a wrong access); the
+    pipeline's options are `options` with `changes` (`compiler.pipeline.PipelineOptions`).
     `cache=False` compiles without the on-disk cache (`COMPILER_CACHE=0`: the
     whole process; `compiler.lowering.object_cache`). `auto_schedule` runs
     `auto-schedule` first (the stages no `sched` op names get a schedule for the host).
@@ -442,18 +429,13 @@ def compile_module(
     then left as it is (the passes run on a copy when an IR text is read).
     `profile=True` compiles the profiling variant (`Function.profile` asks for it).
     """
-    options = _Options(
-        None if call_order is None else tuple(call_order),
-        tuple(strided_args),
-        tighten_pad_regions,
-        check_bounds,
-        auto_schedule,
-        loop_partition,
-        fast_math,
-        fp_contract,
-        profile,
+    pipeline = PipelineOptions.of("compile_module", changes, options)
+    gathered = _Options(
+        call_order=None if call_order is None else tuple(call_order),
+        strided_args=tuple(strided_args),
+        **pipeline.pipeline_fields(),
     )
-    return _compile(module, name, options, cache)
+    return _compile(module, name, gathered, cache)
 
 
 def _compile(module: ModuleOp, name: str, options: _Options, cache: bool | None) -> Function:
@@ -542,8 +524,7 @@ def _lower_to_flat(
     ctx = make_context()
     outputs = _output_stages(module, name) if options.profile else {}
     if any(isinstance(op, te.FuncOp) for op in module.ops):
-        te_options = {"tighten_pad_regions": options.tighten_pad_regions, "check_bounds": options.check_bounds}
-        for p in default_pipeline("loop", **te_options, auto_schedule=options.auto_schedule, profile=options.profile):
+        for p in default_pipeline("loop", options=options):
             p.apply(ctx, module)
     else:  # a loop.func given directly
         if options.check_bounds:
@@ -570,7 +551,7 @@ def _lower_to_flat(
         declare_strided(func, options.strided_args)
     specs = specs_of(func)
     loop_ir = str(module) if texts is None else ""
-    for p in stage_passes("flat", loop_partition=options.loop_partition):
+    for p in stage_passes("flat", options=options):
         p.apply(ctx, module)
     if verify_passes():
         module.verify()
@@ -737,13 +718,11 @@ def build(
     schedule_or_args: Schedule | Sequence[T.Tensor],
     args: Sequence[T.Tensor] | None = None,
     name: str = "main",
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
+    *,
     auto_schedule: bool | None = None,
     tuning_log: str | os.PathLike[str] | None = None,
-    loop_partition: bool = True,
-    fast_math: bool = False,
-    fp_contract: bool = True,
+    options: PipelineOptions | None = None,
+    **changes: bool,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable `Function`.
 
@@ -772,11 +751,15 @@ def build(
     clang and the BLAS libraries do; the FMA units are twice the throughput of a
     multiply and an add); `fp_contract=False` rounds every float operation as written.
     `fast_math=True` also lets LLVM reassociate float math (reductions vectorize):
-    faster, and the sum's order no longer the program's.
+    faster, and the sum's order no longer the program's. The keyword options are
+    `compiler.pipeline.PipelineOptions`' (`check_bounds`, `fast_math`, `fp_contract`,
+    `loop_partition`, `tighten_pad_regions`), over `options` if given; an unknown one
+    raises OptionError.
     """
     from compiler.tuning_log import apply_logged_schedule
 
     start = time.perf_counter()
+    pipeline = PipelineOptions.of("build", changes, options)
     schedule, tensors = _split_args(schedule_or_args, args)
     # verified by compile_module unless its cache has an entry for the module's text (a
     # program that compiled before, with this compiler: it verified then)
@@ -784,17 +767,7 @@ def build(
     automatic = schedule is None if auto_schedule is None else auto_schedule
     if schedule is None and automatic:
         apply_logged_schedule(module, name, tuning_log)
-    fn = compile_built(
-        module,
-        sig,
-        name,
-        tighten_pad_regions=tighten_pad_regions,
-        check_bounds=check_bounds,
-        auto_schedule=automatic,
-        loop_partition=loop_partition,
-        fast_math=fast_math,
-        fp_contract=fp_contract,
-    )
+    fn = compile_built(module, sig, name, options=replace(pipeline, auto_schedule=automatic))
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn
 

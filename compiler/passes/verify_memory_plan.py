@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.analysis.size_proof import SizeProver
@@ -23,6 +21,7 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Expr, Max, parse_expr
 from compiler.diagnostics import MemoryPlanPassError
 from compiler.dialects import loop
+from compiler.passes import LoopFunctionPass
 
 
 def check_function(func: loop.FuncOp) -> list[str]:
@@ -69,13 +68,12 @@ def _inplace_pair(views: dict[str, loop.ViewOp], a: Lifetime, b: Lifetime) -> bo
 
 
 @dataclass(frozen=True)
-class VerifyMemoryPlanPass(ModulePass):
+class VerifyMemoryPlanPass(LoopFunctionPass):
     """Check that buffers live at the same time never overlap in the arena."""
 
     name = "verify-memory-plan"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
-            problems = check_function(func)
-            if problems:
-                raise MemoryPlanPassError(f"verify-memory-plan: @{func.sym_name.data}: " + "; ".join(problems), func)
+    def run_on_function(self, module: ModuleOp, func: loop.FuncOp) -> None:
+        problems = check_function(func)
+        if problems:
+            raise MemoryPlanPassError(f"verify-memory-plan: @{func.sym_name.data}: " + "; ".join(problems), func)
