@@ -26,7 +26,7 @@ from xdsl.ir import Attribute
 from compiler import te as T
 from compiler.dialects import te
 from compiler.errors import ExprTypeError, IRError, MemoryPlanError
-from compiler.pipeline import PipelineOptions
+from compiler.pipeline_options import PipelineOptions
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import FunctionSignature, build_module, mlir_type, verify_program
 

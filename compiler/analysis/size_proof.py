@@ -27,7 +27,7 @@ atom to its argument (`(x + 63) // 64 * 64 >= x`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -294,11 +294,20 @@ class SizeProver:
     counter-example check first (most failed queries are simply false)."""
 
     def __init__(
-        self, az: Analyzer, samples: tuple[int, ...] = (1, 7, 61, 256), *, opaque_minmax: bool = False
+        self,
+        az: Analyzer,
+        samples: tuple[int, ...] = (1, 7, 61, 256),
+        *,
+        opaque_minmax: bool = False,
+        facts: Sequence[Expr] = (),
     ) -> None:
         self.az = az
         self.samples = samples
         self.opaque_minmax = opaque_minmax  # see prove_nonnegative
+        # expressions known to be >= 0 (the extents of a function's arguments): `b - a`
+        # is also proven as `(b - a) - c * fact >= 0` for a few small c (a flattened
+        # extent `m * n - m * 2` says what `n - 2 >= 0` would, where m may be 0)
+        self.facts = [f for f in facts if free_vars(f)]
         self.memo: dict[tuple[str, str], bool] = {}
 
     def _refuted(self, e: Expr) -> bool:
@@ -323,7 +332,11 @@ class SizeProver:
         key = (str(a), str(b))
         if key not in self.memo:
             diff = b - a
-            self.memo[key] = not self._refuted(diff) and prove_nonnegative(
-                diff, self.az, opaque_minmax=self.opaque_minmax
+            self.memo[key] = not self._refuted(diff) and (
+                self._proven(diff)
+                or any(self._proven(diff - c * fact) for fact in self.facts for c in (1, 2, 4, 8))
             )
         return self.memo[key]
+
+    def _proven(self, e: Expr) -> bool:
+        return not self._refuted(e) and prove_nonnegative(e, self.az, opaque_minmax=self.opaque_minmax)

@@ -4,7 +4,8 @@ After `storage-rewrite`, every intermediate buffer is a `loop.view` of the
 arena at a byte offset. For every pair whose lifetimes overlap, their byte
 ranges must be disjoint (proven for symbolic sizes: offsets are sums of sizes, sizes
 products of shape variables and their floor divisions, so the proofs are polynomial,
-compiler.analysis.size_proof), except an in-place pair
+compiler.analysis.size_proof, which is also told what the arguments' extents imply:
+each is >= 0 at every call), except an in-place pair
 (`inplace "x"`), which `storage-rewrite` proved safe. Every view must also fit
 inside the arena.
 """
@@ -26,7 +27,14 @@ from compiler.passes import LoopFunctionPass
 
 def check_function(func: loop.FuncOp) -> list[str]:
     """The violations of the plan of one function (empty when it is sound)."""
-    prover = SizeProver(size_analyzer(func, argument_shapes=True), opaque_minmax=True)
+    extents = [
+        parse_expr(d)
+        for t in func.function_type.inputs.data
+        if isinstance(t, loop.BufferType)
+        for d in t.get_shape()
+        if isinstance(d, str)
+    ]
+    prover = SizeProver(size_analyzer(func, argument_shapes=True), opaque_minmax=True, facts=extents)
     az = prover.az
     views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = [t for t in liveness(func) if t.name in views]

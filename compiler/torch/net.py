@@ -27,7 +27,7 @@ from torch.utils import _pytree
 
 from compiler.driver import Function, build, lower
 from compiler.errors import ArgumentTypeError, ArgumentValueError
-from compiler.pipeline import PipelineOptions
+from compiler.pipeline_options import PipelineOptions
 from compiler.te import Dim
 from compiler.te.expr import Var
 from compiler.torch.importer import ImportedGraph, Origin, dim_names, export, import_program

@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("analysis", ("compiler.analysis",)),
     ("passes", ("compiler.passes",)),
     ("lowering", ("compiler.lowering",)),
-    ("pipeline", ("compiler.pipeline", "compiler.registry", "compiler.context")),
+    ("pipeline", ("compiler.pipeline", "compiler.pipeline_options", "compiler.registry", "compiler.context")),
     ("frontend", ("compiler.te", "compiler.ops")),
     ("api", ("compiler.driver", "compiler", "compiler.torch", "compiler.tuning_log", "compiler.tuning")),
     ("tools", ("compiler.tools",)),

@@ -383,9 +383,9 @@ def test_changed_option_or_schedule_misses(cache: Path, pass_runs: list[str], ch
 def test_key_names_function_and_options() -> None:
     from compiler.driver import _build_key, _Options
 
-    options = _Options(None, (), True, False, False, True, False, True)
+    options = _Options(call_order=None, strided_args=())
     key = _build_key("module", "f", options)
-    assert key == _build_key("module", "f", _Options(None, (), True, False, False, True, False, True))
+    assert key == _build_key("module", "f", _Options(call_order=None, strided_args=()))
     assert key != _build_key("module 2", "f", options)
     assert key != _build_key("module", "g", options)
     for field, value in [

@@ -929,13 +929,13 @@ def test_memory_plan_of_a_stage_attached_under_an_nparts_split(n: int, m: int) -
     np.testing.assert_allclose(e, a * 8.0 + a[:, :1] * 8.0, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, raises=compiler.MemoryPlanError, reason="known bug: see the docstring")
-def test_memory_plan_of_flattened_extents_m_times_n_minus_2() -> None:
-    """Known bug, found by `check()` once it stopped rerunning symbolic cases at static
-    sizes (test_auto_schedule's partial schedules): verify-memory-plan rejects a sound
-    plan. After storage-flatten E's extent is `m * n - m * 2`, from which the verifier
-    can't tell that n >= 2 (m may be 0), and without it can't show that D, placed after
-    B at `(4mn + 63) // 64 * 64 + (4mn - 8m + 63) // 64 * 64`, misses B's 4mn bytes."""
+@pytest.mark.parametrize(("n", "m"), [(2, 0), (2, 3), (5, 1), (9, 4)])
+def test_memory_plan_of_flattened_extents_m_times_n_minus_2(n: int, m: int) -> None:
+    """Found the same way (test_auto_schedule's partial schedules): after storage-flatten
+    E's extent is `m * n - m * 2`, from which the verifier could not tell that D,
+    placed after B at `(4mn + 63) // 64 * 64 + (4mn - 8m + 63) // 64 * 64`, misses B's
+    4mn bytes (n >= 2 does not follow: m may be 0). It now also tries `b - a - c * e
+    >= 0` for each argument extent e (>= 0) and a few small c."""
     sn, sm = te.var("n"), te.var("m")
     A = te.placeholder((sn, sm), name="A")
     B = te.compute((sn, sm), lambda i, j: A[i, j] * 3.0, name="B")
@@ -946,7 +946,12 @@ def test_memory_plan_of_flattened_extents_m_times_n_minus_2() -> None:
     s[D].compute_at(s[E], E.op.axis[0])
     s[B].unroll(B.op.axis[0])
     s[C].unroll(C.op.axis[0])
-    compiler.build(s, [A, E], check_bounds=True, auto_schedule=True)
+    f = compiler.build(s, [A, E], check_bounds=True, auto_schedule=True)
+    a = np.linspace(-1.0, 1.0, n * m, dtype=np.float32).reshape(n, m) ** 3
+    b = a * 3.0
+    e = np.empty((n - 2, m), np.float32)
+    f(a, e)
+    np.testing.assert_allclose(e, b[:-2] + b[2:] - b[1:-1] * 2.0, rtol=1e-5, atol=1e-6)
 
 
 def test_compute_at_a_stage_that_does_not_read_the_producer() -> None:
