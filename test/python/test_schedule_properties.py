@@ -49,13 +49,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from long_tests import examples
 from references import assert_guard_unchanged, guarded_array
 
 import compiler
 from compiler import te
 from compiler.te.expr import collect_stages
 
-EXAMPLES = int(os.environ.get("COMPILER_PROPERTY_EXAMPLES", "20"))  # per program kind
+EXAMPLES = examples(3, 20)  # per program kind
 SUBPROCESS = os.environ.get("COMPILER_PROPERTY_SUBPROCESS", "") not in ("", "0")
 LOG_DIR = os.environ.get("COMPILER_PROPERTY_LOG", "")
 SETTINGS = settings(

@@ -3,13 +3,13 @@ random valid schedules (hypothesis) that must not change any result."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 
 import compiler
 from compiler import ops, te
@@ -236,7 +236,7 @@ def _reads(consumer: te.Tensor, producer: te.Tensor) -> bool:
 
 @pytest.mark.parametrize("program", sorted(PROGRAMS))
 @settings(
-    max_examples=int(os.environ.get("SCHEDULE_EXAMPLES", "12")),  # raise it for a thorough local run
+    max_examples=examples(4, 12, "SCHEDULE_EXAMPLES"),  # raise it for a thorough local run
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
