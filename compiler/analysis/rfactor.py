@@ -21,7 +21,7 @@ axis k was split into (ko, ki) builds two stages, as TVM does
   dropped (TVM resets the stage).
 
 `rfactor_ops` builds the two `te.compute` ops detached; the schedule model
-(`schedule_model._Replay.rfactor`) calls it while replaying, so later
+(`schedule_replay.Replay.rfactor`) calls it while replaying, so later
 primitives can name "B.rf" and the new axes of B.
 `schedule_model.apply_rfactors` (the `apply-rfactor` pass, and every analysis
 that rewrites the function) puts them into the function and removes the `sched.rfactor` ops with the
