@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lit pytest bench lint typecheck docs fuzz clean
+.PHONY: demo test test-long lit pytest bench lint typecheck docs fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,13 @@ demo: $(STAMP)
 	$(PY) bench/demo.py
 
 test: lint typecheck docs lit pytest
+
+# make test-long (nightly-style): make test with COMPILER_LONG_TESTS=1, which runs the
+# tests marked `long` (whole networks and transformer models, the site's links) and
+# the property tests and fuzzers with their long example counts
+# (test/python/long_tests.py); `make test` runs a few examples of each.
+test-long: export COMPILER_LONG_TESTS=1
+test-long: test
 
 lit: $(STAMP)
 	$(VENV)/bin/lit -sv test/filecheck

@@ -14,20 +14,22 @@ f(a, b)
 
 `import compiler` is cheap: `build`, `lower`, `Function`, `te`, `ops` and
 `__version__` are loaded on first use (PEP 562), so a tool or a script that
-needs none of them does not pay for xDSL, llvmlite and NumPy.
+needs none of them does not pay for xDSL, llvmlite and NumPy. `build`, `lower` and
+`Function` live in `compiler.driver`, `tune` in `compiler.tuning`: modules named
+apart from the functions, since importing a submodule sets the package's attribute
+of its name.
 """
 
 from __future__ import annotations
 
 import sys
-import types
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from typing import Any
 
     from compiler import errors, ops, te
-    from compiler.build import Function, build, lower
+    from compiler.driver import Function, build, lower
     from compiler.errors import ArgumentError as ArgumentError
     from compiler.errors import ArgumentTypeError as ArgumentTypeError
     from compiler.errors import ArgumentValueError as ArgumentValueError
@@ -101,11 +103,11 @@ def _version() -> str:
 def __getattr__(name: str) -> Any:
     value: Any
     if name in ("Function", "build", "lower"):
-        from compiler.build import Function, build, lower
+        from compiler.driver import Function, build, lower
 
         value = {"Function": Function, "build": build, "lower": lower}[name]
-    elif name in ("tune", "TuneResult"):  # empirical tuning (compiler.tune)
-        from compiler.tune import TuneResult, tune
+    elif name in ("tune", "TuneResult"):  # empirical tuning (compiler.tuning)
+        from compiler.tuning import TuneResult, tune
 
         value = {"tune": tune, "TuneResult": TuneResult}[name]
     elif name == "te":
@@ -141,17 +143,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__, "__version__"})
-
-
-class _Package(types.ModuleType):
-    """`compiler.build` names the function, not its module: importing the
-    submodule `compiler.build` (which Python records by setting the package's
-    attribute `build`) must not hide the function."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("build", "tune") and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

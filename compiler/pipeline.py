@@ -20,7 +20,7 @@ text (`pipeline_spec()`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Literal
 
 from xdsl.context import Context
@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from compiler.errors import OptionError
+from compiler.pipeline_options import PipelineOptions
 
 Stage = Literal["te", "loop", "flat", "llvm"]
 STAGES: tuple[Stage, ...] = ("te", "loop", "flat", "llvm")
@@ -42,27 +43,14 @@ def as_stage(text: str) -> Stage:
 
 
 def default_pipeline(
-    until: Stage = "llvm",
-    *,
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
-    auto_schedule: bool = False,
-    loop_partition: bool = True,
-    fast_math: bool = False,
-    fp_contract: bool = True,
-    profile: bool = False,
+    until: Stage = "llvm", *, options: PipelineOptions | None = None, **changes: bool
 ) -> list[ModulePass]:
-    """The passes from te to llvm; `fast_math=True` lets LLVM reassociate and contract
-    float math (`lower-to-llvm{fast-math=true}`: reductions vectorize, FMAs; results
-    may differ from the default in the last bits); `fp_contract=False` rounds every
-    multiply and add on its own (no FMA: `lower-to-llvm{fp-contract=false}`); `tighten_pad_regions=False` leaves pad guards out of
-    bound inference (TVM's behaviour, for comparison); `check_bounds=True` checks every
-    load and store against its buffer's region at run time; `auto_schedule=True` first
-    schedules every stage no `sched` op names (`auto-schedule`, for the host; `build()`
-    does this when it is given no schedule); `loop_partition=False` keeps the loops'
-    likely guards instead of splitting the loops at them (`loop-partition`); `profile=True`
-    ends the loop stage with `instrument-stages` (the profiler's timestamps around every
-    top-level loop nest: `Function.profile` builds this variant)."""
+    """The passes from te to llvm (until the stage `until`), for `options` (the defaults)
+    with `changes`: see `PipelineOptions` (`fast_math=True`: results may differ from
+    the default in the last bits; `tighten_pad_regions=False`: TVM's regions, for
+    comparison; `auto_schedule=True`: `build()` does this when it is given no schedule;
+    `profile=True`: `Function.profile` builds this variant)."""
+    o = PipelineOptions.of("default_pipeline", changes, options)
     from compiler.lowering.to_llvm import LowerToLLVMPass
     from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
     from compiler.passes.apply_rfactor import ApplyRfactorPass
@@ -87,27 +75,27 @@ def default_pipeline(
             [
                 ApplyCacheStagesPass(),
                 ApplyRfactorPass(),
-                *([AutoSchedulePass()] if auto_schedule else []),
+                *([AutoSchedulePass()] if o.auto_schedule else []),
                 ComputeInlinePass(),
-                *([TightenPadRegionsPass()] if tighten_pad_regions else []),
-                InferBoundPass(clip_to_shape=tighten_pad_regions),  # both off: old TVM's regions
+                *([TightenPadRegionsPass()] if o.tighten_pad_regions else []),
+                InferBoundPass(clip_to_shape=o.tighten_pad_regions),  # both off: old TVM's regions
                 ScheduleOpsPass(),
-                *([InsertBoundChecksPass()] if check_bounds else []),
-                *([InstrumentStagesPass()] if profile else []),
+                *([InsertBoundChecksPass()] if o.check_bounds else []),
+                *([InstrumentStagesPass()] if o.profile else []),
             ],
         ),
         # make-packed-api needs the N-D argument types, which storage-flatten drops
         (
             "flat",
             [
-                *([LoopPartitionPass()] if loop_partition else []),
+                *([LoopPartitionPass()] if o.loop_partition else []),
                 MakePackedAPIPass(),
                 StorageFlattenPass(),
                 StorageRewritePass(),
                 UnrollLoopsPass(),
             ],
         ),
-        ("llvm", [LowerToLLVMPass(fast_math=fast_math, fp_contract=fp_contract)]),
+        ("llvm", [LowerToLLVMPass(fast_math=o.fast_math, fp_contract=o.fp_contract)]),
     ]
     passes: list[ModulePass] = []
     for stage, stage_passes in stages:
@@ -117,12 +105,12 @@ def default_pipeline(
     return passes
 
 
-def stage_passes(stage: Stage, **options: bool) -> list[ModulePass]:
-    """The passes that lead from the stage before `stage` to `stage`; `options` are
+def stage_passes(stage: Stage, *, options: PipelineOptions | None = None, **changes: bool) -> list[ModulePass]:
+    """The passes that lead from the stage before `stage` to `stage`; the options are
     `default_pipeline`'s."""
     previous = STAGES[STAGES.index(stage) - 1]
-    everything = default_pipeline(stage, **options)
-    before = default_pipeline(previous, **options) if stage != "te" else []
+    everything = default_pipeline(stage, options=options, **changes)
+    before = default_pipeline(previous, options=options, **changes) if stage != "te" else []
     return everything[len(before) :]
 
 
@@ -131,39 +119,22 @@ def pipeline_spec(until: Stage = "llvm") -> str:
 
 
 @dataclass(frozen=True)
-class DefaultPipelinePass(ModulePass):
-    """The whole default pipeline as one pass: `default-pipeline{until=loop}`."""
-
-    name = "default-pipeline"
+class _Until:
     until: str = "llvm"
     """Stop after this stage: te, loop, flat or llvm."""
 
-    tighten_pad_regions: bool = True
-    """Use the guards of lazy reads in bound inference (off: TVM's over-allocation)."""
 
-    check_bounds: bool = False
-    """Check every load and store against its buffer's region at run time."""
+@dataclass(frozen=True)
+class DefaultPipelinePass(PipelineOptions, _Until, ModulePass):
+    """The whole default pipeline as one pass: `default-pipeline{until=loop}`. Its
+    options are `until`, then `PipelineOptions`' (in this order: `_Until` comes later
+    in the method resolution order, so its field first)."""
 
-    auto_schedule: bool = False
-    """First schedule the stages no `sched` op names, for the host (what `build()` does
-    without a schedule; `auto-schedule` with options pins the target)."""
-
-    loop_partition: bool = True
-    """Split loops at their likely guards (`loop-partition`); off keeps the guards."""
-
-    fast_math: bool = False
-    """Let LLVM reassociate and contract float math (`lower-to-llvm{fast-math=true}`)."""
-
-    fp_contract: bool = True
-    """Fuse a*b+c into one FMA, rounded once (`lower-to-llvm{fp-contract=false}`: not)."""
-
-    profile: bool = False
-    """Time every top-level loop nest (`instrument-stages` at the end of the loop stage)."""
+    name = "default-pipeline"
 
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
-        options = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "until"}
-        return default_pipeline(as_stage(self.until), **options)
+        return default_pipeline(as_stage(self.until), options=PipelineOptions(**self.pipeline_fields()))
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for p in self.passes():

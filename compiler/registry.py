@@ -4,6 +4,7 @@
 only the dialects and passes it needs.
 """
 
+import importlib
 from collections.abc import Callable
 
 from xdsl.ir import Dialect
@@ -35,114 +36,39 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {"loop": loop, "packed": packed, "sched": sched, "te": te}
 
 
+# Every pass by its `compiler-opt` name: the module that defines it and its class.
+PASSES: dict[str, tuple[str, str]] = {
+    "apply-cache-stages": ("compiler.passes.apply_cache_stages", "ApplyCacheStagesPass"),
+    "apply-rfactor": ("compiler.passes.apply_rfactor", "ApplyRfactorPass"),
+    "auto-schedule": ("compiler.passes.auto_schedule", "AutoSchedulePass"),
+    "compute-inline": ("compiler.passes.compute_inline", "ComputeInlinePass"),
+    "default-pipeline": ("compiler.pipeline", "DefaultPipelinePass"),
+    "infer-bound": ("compiler.passes.infer_bound", "InferBoundPass"),
+    "insert-bound-checks": ("compiler.passes.insert_bound_checks", "InsertBoundChecksPass"),
+    "instrument-stages": ("compiler.passes.instrument_stages", "InstrumentStagesPass"),
+    "loop-partition": ("compiler.passes.loop_partition", "LoopPartitionPass"),
+    "lower-to-llvm": ("compiler.lowering.to_llvm", "LowerToLLVMPass"),
+    "make-packed-api": ("compiler.passes.make_packed_api", "MakePackedAPIPass"),
+    "memory-report": ("compiler.passes.memory_report", "MemoryReportPass"),
+    "schedule-ops": ("compiler.passes.schedule_ops", "ScheduleOpsPass"),
+    "storage-flatten": ("compiler.passes.storage_flatten", "StorageFlattenPass"),
+    "storage-rewrite": ("compiler.passes.storage_rewrite", "StorageRewritePass"),
+    "tighten-pad-regions": ("compiler.passes.tighten_pad_regions", "TightenPadRegionsPass"),
+    "unroll-loops": ("compiler.passes.unroll_loops", "UnrollLoopsPass"),
+    "verify-memory-plan": ("compiler.passes.verify_memory_plan", "VerifyMemoryPlanPass"),
+}
+
+
+def _pass_loader(module: str, name: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        cls = getattr(importlib.import_module(module), name)
+        assert isinstance(cls, type)
+        assert issubclass(cls, ModulePass)
+        return cls
+
+    return load
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    def auto_schedule() -> type[ModulePass]:
-        from compiler.passes.auto_schedule import AutoSchedulePass
-
-        return AutoSchedulePass
-
-    def default_pipeline() -> type[ModulePass]:
-        from compiler.pipeline import DefaultPipelinePass
-
-        return DefaultPipelinePass
-
-    def apply_rfactor() -> type[ModulePass]:
-        from compiler.passes.apply_rfactor import ApplyRfactorPass
-
-        return ApplyRfactorPass
-
-    def apply_cache_stages() -> type[ModulePass]:
-        from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
-
-        return ApplyCacheStagesPass
-
-    def compute_inline() -> type[ModulePass]:
-        from compiler.passes.compute_inline import ComputeInlinePass
-
-        return ComputeInlinePass
-
-    def tighten_pad_regions() -> type[ModulePass]:
-        from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
-
-        return TightenPadRegionsPass
-
-    def infer_bound() -> type[ModulePass]:
-        from compiler.passes.infer_bound import InferBoundPass
-
-        return InferBoundPass
-
-    def insert_bound_checks() -> type[ModulePass]:
-        from compiler.passes.insert_bound_checks import InsertBoundChecksPass
-
-        return InsertBoundChecksPass
-
-    def instrument_stages() -> type[ModulePass]:
-        from compiler.passes.instrument_stages import InstrumentStagesPass
-
-        return InstrumentStagesPass
-
-    def lower_to_llvm() -> type[ModulePass]:
-        from compiler.lowering.to_llvm import LowerToLLVMPass
-
-        return LowerToLLVMPass
-
-    def loop_partition() -> type[ModulePass]:
-        from compiler.passes.loop_partition import LoopPartitionPass
-
-        return LoopPartitionPass
-
-    def make_packed_api() -> type[ModulePass]:
-        from compiler.passes.make_packed_api import MakePackedAPIPass
-
-        return MakePackedAPIPass
-
-    def schedule_ops() -> type[ModulePass]:
-        from compiler.passes.schedule_ops import ScheduleOpsPass
-
-        return ScheduleOpsPass
-
-    def unroll_loops() -> type[ModulePass]:
-        from compiler.passes.unroll_loops import UnrollLoopsPass
-
-        return UnrollLoopsPass
-
-    def verify_memory_plan() -> type[ModulePass]:
-        from compiler.passes.verify_memory_plan import VerifyMemoryPlanPass
-
-        return VerifyMemoryPlanPass
-
-    def memory_report() -> type[ModulePass]:
-        from compiler.passes.memory_report import MemoryReportPass
-
-        return MemoryReportPass
-
-    def storage_rewrite() -> type[ModulePass]:
-        from compiler.passes.storage_rewrite import StorageRewritePass
-
-        return StorageRewritePass
-
-    def storage_flatten() -> type[ModulePass]:
-        from compiler.passes.storage_flatten import StorageFlattenPass
-
-        return StorageFlattenPass
-
-    return {
-        "apply-rfactor": apply_rfactor,
-        "auto-schedule": auto_schedule,
-        "apply-cache-stages": apply_cache_stages,
-        "compute-inline": compute_inline,
-        "default-pipeline": default_pipeline,
-        "infer-bound": infer_bound,
-        "insert-bound-checks": insert_bound_checks,
-        "instrument-stages": instrument_stages,
-        "loop-partition": loop_partition,
-        "lower-to-llvm": lower_to_llvm,
-        "make-packed-api": make_packed_api,
-        "memory-report": memory_report,
-        "schedule-ops": schedule_ops,
-        "storage-flatten": storage_flatten,
-        "storage-rewrite": storage_rewrite,
-        "tighten-pad-regions": tighten_pad_regions,
-        "unroll-loops": unroll_loops,
-        "verify-memory-plan": verify_memory_plan,
-    }
+    """Name -> a getter that imports the pass's module when called."""
+    return {name: _pass_loader(module, cls) for name, (module, cls) in PASSES.items()}

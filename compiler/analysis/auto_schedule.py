@@ -253,8 +253,8 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
         fitting = [uf for uf in _unroll_options(info, u) if uf * nv <= max(1, target.registers - 4)]
         return (None if block == extent else block), max(fitting, default=1)
     if extent is None:  # loop-partition gives the split's tail a loop of its own
-        # up to 3 vectors, as for long static rows (the symbolic 1x1 conv, 56 wide, on
-        # AVX-512: 4 channels x 3 vectors ran 1.3x faster than 4 x 2)
+        # up to 3 vectors, as for long static rows (a wider tile reuses each loaded
+        # input across more vectors; bench/networks.py measures the symbolic 1x1 conv)
         vector_options: list[int | None] = [lanes, 2 * lanes, 3 * lanes]
     elif extent <= lanes:
         return None, _unroll_only(info, u, target, 1)
@@ -262,16 +262,16 @@ def register_tile(info: StageInfo, v: int, u: int | None, target: Target) -> tup
         vector_options = list(_divisors(extent, [lanes * k for k in (1, 2, 3, 4)]))
         if extent >= 4 * lanes:
             # long rows: wider tiles too, their tail peeled by loop-partition (a 56-wide
-            # conv row as 2 x 24 + 8: 4 channels x 3 vectors ran 1.16x faster than 8 x 1)
+            # conv row as 2 x 24 + 8: fewer channels, more vectors per loaded input)
             vector_options += [lanes * k for k in (2, 3) if lanes * k not in vector_options]
         if not vector_options:  # no multiple of the lanes divides: a tail
             # past 3 vectors, 3 full ones and the tail peeled: a whole row of 56 on
-            # AVX-512 (4 vectors, the last half empty) ran 2.7 or 3.9-4.5 ms by the
-            # process (seed 000), 8 channels x 48 2.6 ms in every one
+            # AVX-512 (4 vectors, the last half empty) was slower and varied from one
+            # process to the next, 8 channels x 48 was steady
             vector_options = [None] if extent <= 3 * lanes else [3 * lanes]
     budget = max(1, target.registers - 4)
-    # a matmul's panel (B[k, j]) at most 3 vectors wide: 4 (3 x 32 floats) measured 1.5x
-    # slower than 6 x 16 on AVX2, its panel twice as large for the same k block
+    # a matmul's panel (B[k, j]) at most 3 vectors wide: 4 was slower than 6 x 16 on
+    # AVX2, its panel twice as large for the same k block
     max_vectors = 3 if _panel_only(info, v) else 4
     best: tuple[float, int | None, int] | None = None
     for vf in vector_options:
@@ -325,13 +325,6 @@ def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
     return [1, *dividing, *tails]
 
 
-def _gemm_like(info: StageInfo) -> bool:
-    """One reduce axis (a matmul, a dense layer): where register tiles with peeled tails
-    pay. A conv's tails (its rows by 6, its 64 channels by 24) measured 2.5-4x slower on
-    seed 001 (302 and 468 ms against 120): the tail loops are not fast yet."""
-    return len(info.reduce_extents) == 1
-
-
 def _unroll_only(info: StageInfo, u: int | None, target: Target, nv: int) -> int:
     options = _unroll_options(info, u)
     fitting = [uf for uf in options if uf * nv <= max(1, target.registers - 4)]
@@ -381,8 +374,8 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
         plan = replace(plan, unroll_axis=u, unroll_factor=uf)
     last = info.reduce_extents[-1] if info.reduce_extents else None
     # a short innermost reduce loop (a conv's 3 taps) unrolled only around a small tile:
-    # around 12 accumulators it ran no faster (3x3 conv, 4 x 24 tile: 1.49 ms both ways)
-    # and tripled the tile's code (seed 000's compile: 0.64 -> 0.48 s per conv)
+    # around 12 accumulators it ran no faster (a 3x3 conv's 4 x 24 tile) and tripled
+    # the tile's code, and so the compile time
     tile = (plan.unroll_factor if plan.unroll_axis is not None else 1) * -(-(vf or 1) // target.lanes(info.element_bits))
     plan = replace(plan, unroll_reduce=last is not None and 1 < last <= 7 and tile < 8)
     if plan.unroll_axis is not None and any(e is None for e in info.extents[plan.unroll_axis + 1 :]):
@@ -476,7 +469,7 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
         inlinable = not info.is_output and name not in attach_targets and name not in whole
         # computed inside a reduction, an element is computed again for every read of
         # it (a conv reads each input element R * S * K times; ResNet-50's residual
-        # chain, inlined into the next stage's convs, ran 100x its cost): only stages
+        # chain, inlined into the next stage's convs, ran many times its cost): only stages
         # that move elements go there
         recomputed = read_by_reduction and not info.moves_only
         if inlinable and not recomputed and not (info.guarded and read_by_reduction):
@@ -579,7 +572,7 @@ def _parallel_group(
     stay out (fused in, they would only turn the others' indices into divisions), and so
     do the outer loops of splits with a tail (`tails`), which go right after the group:
     a fused index hides their tail guard from loop-partition, which left the guard in
-    the vector loop (seed 001's NHWC convs, 64 channels by 24: 5x slower)."""
+    the vector loop (NHWC convs of 64 channels by 24 ran several times slower)."""
     first = 0
     while first < len(outer) - 1 and outer[first][1] == 1:
         first += 1

@@ -74,15 +74,8 @@ from xdsl.rewriter import Rewriter
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, conjuncts, tighten_domain
 from compiler.analysis.inline import inline_function
-from compiler.analysis.schedule_model import (
-    Fuse,
-    IterVar,
-    ScheduleModel,
-    Singleton,
-    Split,
-    Stage,
-    schedule_of,
-)
+from compiler.analysis.loop_relations import Fuse, Singleton, pass_up_index
+from compiler.analysis.schedule_model import IterVar, ScheduleModel, Split, Stage, schedule_of
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     Add,
@@ -378,10 +371,13 @@ class InferBound:
     def pass_up_domain(self, stage: Stage, up: dict[str, IntSet], full: dict[str, bool]) -> None:
         loose: dict[str, IntSet] = {}  # a split parent's set before it is cut to the parent's range
         for rel in reversed(stage.relations):
-            if isinstance(rel, Split):
-                self.pass_up_split(rel, up, full, loose)
-            elif isinstance(rel, Fuse):
-                self.pass_up_fuse(rel, up, full, loose)
+            match rel:
+                case Split():
+                    self.pass_up_split(rel, up, full, loose)
+                case Fuse():
+                    self.pass_up_fuse(rel, up, full, loose)
+                case Singleton():
+                    pass
 
     def pass_up_split(
         self, rel: Split, up: dict[str, IntSet], full: dict[str, bool], loose: dict[str, IntSet]
@@ -414,7 +410,7 @@ class InferBound:
         up[rel.parent.name], full[rel.parent.name] = result, False
 
     def pass_up_fuse(
-        self, rel: Fuse, up: dict[str, IntSet], full: dict[str, bool], loose: dict[str, IntSet]
+        self, rel: Fuse[IterVar], up: dict[str, IntSet], full: dict[str, bool], loose: dict[str, IntSet]
     ) -> None:
         """The fused variable's set back to its outer and inner variables (TVM's PassUpDomain):
         a point gives points; a range [lo, hi] gives the outer rows lo // inner .. hi // inner,
@@ -461,16 +457,17 @@ class InferBound:
     def pass_down_domain(self, stage: Stage) -> None:
         guards: list[IterVar] = []
         for rel in stage.relations:
-            if isinstance(rel, Split):
-                self.pass_down_split(rel, guards, tight_ok=self.outer_encloses(stage, rel))
-            elif isinstance(rel, Singleton):
-                self.set_range(rel.iv, Range_(Const(0), Const(1)))
-            else:
-                outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
-                self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
-                # The fused loop runs over the relaxed extents; where a component's exact
-                # range at this attach point is smaller, its body is guarded (as a split's).
-                guards.extend(iv for iv in (rel.outer, rel.inner) if not self.exact_is_relaxed(iv))
+            match rel:
+                case Split():
+                    self.pass_down_split(rel, guards, tight_ok=self.outer_encloses(stage, rel))
+                case Singleton():
+                    self.set_range(rel.iv, Range_(Const(0), Const(1)))
+                case Fuse():
+                    outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
+                    self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
+                    # The fused loop runs over the relaxed extents; where a component's exact
+                    # range at this attach point is smaller, its body is guarded (as a split's).
+                    guards.extend(iv for iv in (rel.outer, rel.inner) if not self.exact_is_relaxed(iv))
         self.guards[stage.name] = guards
 
     def exact_is_relaxed(self, iv: IterVar) -> bool:
@@ -585,20 +582,19 @@ class InferBound:
 
     def root_values(self, stage: Stage) -> dict[str, Expr]:
         """Each variable as a function of the leaf variables (MakeLoopNest's value map)."""
-        values: dict[str, Expr] = {iv.name: Var(iv.name) for iv in stage.leaves}
-        for rel in reversed(stage.relations):
+        values: dict[IterVar, Expr] = {iv: Var(iv.name) for iv in stage.leaves}
+        step: dict[IterVar, Expr] = {}
+        base: dict[IterVar, Expr] = {}
+        for rel in stage.relations:
+            if isinstance(rel, Split | Fuse):
+                step[rel.inner] = self.relaxed[rel.inner.name].extent
             if isinstance(rel, Split):
-                factor = self.relaxed[rel.inner.name].extent
-                parent_min = self.ranges[rel.parent.name].min
-                values[rel.parent.name] = values[rel.outer.name] * factor + values[rel.inner.name] + parent_min
+                base[rel.parent] = self.ranges[rel.parent.name].min
             elif isinstance(rel, Fuse):
-                inner = self.relaxed[rel.inner.name]
-                outer = self.relaxed[rel.outer.name]
-                offset = values[rel.fused.name]
-                values[rel.outer.name] = outer.min + offset // inner.extent
-                values[rel.inner.name] = inner.min + offset % inner.extent
+                base |= {iv: self.relaxed[iv.name].min for iv in rel.inputs}
+        pass_up_index(stage.relations, values, step, base)
         az = self.analyzer()
-        return {name: az.simplify(value) for name, value in values.items()}
+        return {iv.name: az.simplify(value) for iv, value in values.items()}
 
     def leaf_loops(self, stage: Stage, values: dict[str, Expr]) -> list[tuple[IterVar, Range_]]:
         """The leaf loops, outer first. A range over the stage's data axes (a triangular

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.expr import Const, Expr, Sub, Var, parse_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
 from compiler.dialects.shape import shape_var_names
@@ -110,6 +110,18 @@ def shape_params(func: loop.FuncOp) -> list[str]:
     return sorted(names)
 
 
-def size_analyzer(func: loop.FuncOp) -> Analyzer:
-    """Proves facts about sizes: every shape variable is non-negative."""
-    return Analyzer({n: (0, None) for n in shape_params(func)})
+def size_analyzer(func: loop.FuncOp, *, argument_shapes: bool = False) -> Analyzer:
+    """Proves facts about sizes: every shape variable is non-negative. With
+    `argument_shapes`, also what the arguments' shapes imply: an argument dimension
+    `v - c` is a real array's extent at every call (the packed API checks each one),
+    so `v >= c`."""
+    lower = dict.fromkeys(shape_params(func), 0)
+    if argument_shapes:
+        for t in func.function_type.inputs.data:
+            if not isinstance(t, loop.BufferType):
+                continue
+            for d in t.get_shape():
+                e = parse_expr(d) if isinstance(d, str) else Const(d)
+                if isinstance(e, Sub) and isinstance(e.a, Var) and isinstance(e.b, Const) and e.a.name in lower:
+                    lower[e.a.name] = max(lower[e.a.name], e.b.value)
+    return Analyzer({n: (lo, None) for n, lo in lower.items()})

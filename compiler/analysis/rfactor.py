@@ -21,7 +21,7 @@ axis k was split into (ko, ki) builds two stages, as TVM does
   dropped (TVM resets the stage).
 
 `rfactor_ops` builds the two `te.compute` ops detached; the schedule model
-(`schedule_model._Replay.rfactor`) calls it while replaying, so later
+(`schedule_replay.Replay.rfactor`) calls it while replaying, so later
 primitives can name "B.rf" and the new axes of B.
 `schedule_model.apply_rfactors` (the `apply-rfactor` pass, and every analysis
 that rewrites the function) puts them into the function and removes the `sched.rfactor` ops with the
@@ -31,17 +31,36 @@ primitives of B that preceded them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from compiler.analysis import loop_relations
+from compiler.analysis.stage_axes import IterVar, Relation, Split
 from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
+
+
+class Stage(Protocol):
+    """What rfactor reads of a stage of the schedule model (`schedule_model.Stage`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def op(self) -> te.ComputeOp: ...
+    @property
+    def axes(self) -> list[IterVar]: ...
+    @property
+    def reduce_axes(self) -> list[IterVar]: ...
+    @property
+    def relations(self) -> list[Relation]: ...
+    @property
+    def leaves(self) -> list[IterVar]: ...
 
 
 @dataclass(eq=False)
@@ -64,37 +83,6 @@ def _dim_expr(d: Dim) -> Expr:
     return Const(d) if isinstance(d, int) else parse_expr(d)
 
 
-# The schedule model's relations are read by their fields (this module is imported by
-# `schedule_model`, which defines them): a split has a `parent`, a fuse a `fused` axis.
-
-
-def _is_split(rel: Any) -> bool:
-    return hasattr(rel, "parent")
-
-
-def _is_fuse(rel: Any) -> bool:
-    return hasattr(rel, "fused")
-
-
-def touched_axes(relations: list[Any], axis: object) -> set[object]:
-    """The axes connected to `axis` through splits and fuses."""
-    touched = {axis}
-    changed = True
-    while changed:
-        changed = False
-        for rel in relations:
-            if _is_split(rel):
-                group = [rel.parent, rel.outer, rel.inner]
-            elif _is_fuse(rel):
-                group = [rel.outer, rel.inner, rel.fused]
-            else:
-                continue
-            if any(iv in touched for iv in group) and not all(iv in touched for iv in group):
-                touched.update(group)
-                changed = True
-    return touched
-
-
 def _hint(name: str, stage: str) -> str:
     prefix = "".join(ch if ch.isalnum() else "_" for ch in stage) + "_"
     return name.removeprefix(prefix)
@@ -103,40 +91,22 @@ def _hint(name: str, stage: str) -> str:
 class _Factoring:
     """The index algebra of one rfactor: extents, values and bound checks of touched axes."""
 
-    def __init__(self, stage: Any, axis: Any) -> None:
+    def __init__(self, stage: Stage, axis: IterVar) -> None:
         reduction = stage.op.reduction()
         assert reduction is not None
-        self.touched = touched_axes(stage.relations, axis)
-        self.extent: dict[str, Expr] = {
-            iv.name: _dim_expr(d)
-            for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True)
-            if iv in self.touched
+        self.touched = loop_relations.touched(stage.relations, axis)
+        relations = [rel for rel in stage.relations if set(rel.inputs) & self.touched]
+        extent: dict[IterVar, Expr] = {
+            iv: _dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True) if iv in self.touched
         }
-        for rel in stage.relations:  # PassDownDomain
-            if _is_split(rel) and rel.parent in self.touched:
-                e = self.extent[rel.parent.name]
-                inner: Expr
-                outer: Expr
-                if rel.factor is not None:
-                    inner, outer = Const(rel.factor), (e + rel.factor - 1) // rel.factor
-                else:
-                    assert rel.nparts is not None
-                    inner, outer = (e + rel.nparts - 1) // rel.nparts, Const(rel.nparts)
-                self.extent[rel.inner.name], self.extent[rel.outer.name] = simplify(inner), simplify(outer)
-            elif _is_fuse(rel) and rel.outer in self.touched:
-                self.extent[rel.fused.name] = simplify(self.extent[rel.outer.name] * self.extent[rel.inner.name])
+        loop_relations.pass_down_extent(relations, extent, _split_extents, lambda a, b: simplify(a * b), Const(1))
         self.leaves = [iv for iv in stage.leaves if iv in self.touched]
-        self.value: dict[str, Expr] = {
-            iv.name: Const(0) if const_value(self.extent[iv.name]) == 1 else Var(iv.name) for iv in self.leaves
+        value: dict[IterVar, Expr] = {
+            iv: Const(0) if const_value(extent[iv]) == 1 else Var(iv.name) for iv in self.leaves
         }
-        for rel in reversed(stage.relations):  # PassUpIndex
-            if _is_split(rel) and rel.parent in self.touched:
-                step = self.extent[rel.inner.name]
-                self.value[rel.parent.name] = self.value[rel.outer.name] * step + self.value[rel.inner.name]
-            elif _is_fuse(rel) and rel.outer in self.touched:
-                step = self.extent[rel.inner.name]
-                self.value[rel.outer.name] = self.value[rel.fused.name] // step
-                self.value[rel.inner.name] = self.value[rel.fused.name] % step
+        loop_relations.pass_up_index(relations, value, extent)
+        self.extent = {iv.name: e for iv, e in extent.items()}
+        self.value = {iv.name: v for iv, v in value.items()}
         bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
         for e in self.extent.values():
             bounds.update({name: (0, None) for name in free_vars(e)})
@@ -145,13 +115,23 @@ class _Factoring:
         self.roots = [iv for iv in stage.reduce_axes if iv in self.touched]
         self.checks: list[Cond] = []
         for iv in self.roots:
-            value = az.simplify(self.value[iv.name])
-            self.value[iv.name] = value
-            if not az.prove_lt(value, self.extent[iv.name]):
-                self.checks.append(LT(value, self.extent[iv.name]))
+            root = az.simplify(self.value[iv.name])
+            self.value[iv.name] = root
+            if not az.prove_lt(root, self.extent[iv.name]):
+                self.checks.append(LT(root, self.extent[iv.name]))
 
 
-def rfactor_ops(stage: Any, axis: Any, factor_axis: int, name: str) -> tuple[te.ComputeOp, te.ComputeOp]:
+def _split_extents(rel: Split, e: Expr) -> tuple[Expr, Expr]:
+    """The outer and inner extents of a split of a touched axis: nparts gives the outer
+    axis exactly nparts iterations (TVM's PassDownDomain), so a factored outer axis
+    has a constant extent."""
+    if rel.factor is not None:
+        return simplify((e + rel.factor - 1) // rel.factor), simplify(Const(rel.factor))
+    assert rel.nparts is not None
+    return simplify(Const(rel.nparts)), simplify((e + rel.nparts - 1) // rel.nparts)
+
+
+def rfactor_ops(stage: Stage, axis: IterVar, factor_axis: int, name: str) -> tuple[te.ComputeOp, te.ComputeOp]:
     """The factor stage and the new reduction of `stage`, detached (see the module docstring)."""
     f = _Factoring(stage, axis)
     old = stage.op

@@ -27,7 +27,7 @@ atom to its argument (`(x + 63) // 64 * 64 >= x`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -234,10 +234,15 @@ def prove_nonnegative(
     e: Expr,
     az: Analyzer,
     boxes: Mapping[str, tuple[Expr, Expr]] | None = None,
+    *,
+    opaque_minmax: bool = False,
 ) -> bool:
     """True only if `e >= 0` for all values of its variables: shape variables within
     `az`'s bounds, loop counters `v` within the inclusive `boxes[v] = (lo, hi)`,
-    and fresh variables named with a trailing `'t` (introduced here) `>= 0`."""
+    and fresh variables named with a trailing `'t` (introduced here) `>= 0`.
+    `opaque_minmax`: before splitting a `min`/`max` into its operands (which forgets
+    which operand is the larger), try it as an atom of its constant bounds (`max(x, 0)
+    >= 0`); the memory-plan verifier asks for it, the planner keeps to the cases."""
     # the analyzer first: with the shape variables' bounds it drops the min/max sides that
     # can never be taken (a split's tail bound `max(.., s - 1)`), which the case split
     # below would otherwise have to try one by one, up to its limit
@@ -245,15 +250,23 @@ def prove_nonnegative(
     fresh = {n: (0, None) for n in free_vars(e) if n.endswith("'t")}
     if fresh:
         az = Analyzer({**az.bounds, **fresh})
-    return _prove_cases(e, az, _MAX_SPLITS)
+    return _prove_cases(e, az, _MAX_SPLITS, opaque_minmax)
 
 
-def _prove_cases(e: Expr, az: Analyzer, splits: int) -> bool:
+def _prove_cases(e: Expr, az: Analyzer, splits: int, opaque_minmax: bool) -> bool:
     node = _first_minmax(e)
-    if node is not None:
-        if splits == 0:
-            return False
-        return all(_prove_cases(_replace(e, node, side), az, splits - 1) for side in (node.a, node.b))
+    if node is None:
+        return _prove_polynomial(e, az)
+    if opaque_minmax and _prove_polynomial(e, az):
+        return True
+    if splits == 0:
+        return False
+    return all(_prove_cases(_replace(e, node, side), az, splits - 1, opaque_minmax) for side in (node.a, node.b))
+
+
+def _prove_polynomial(e: Expr, az: Analyzer) -> bool:
+    """A proof with every min/max left an atom: the interval analyzer, or a certificate
+    for one of the expansions of the floor divisions."""
     if az.prove_ge(e, 0):
         return True
     for expand in _expansions(e):
@@ -283,9 +296,21 @@ class SizeProver:
     """`prove_le(a, b)` over an analyzer's bounds, memoised, with a numeric
     counter-example check first (most failed queries are simply false)."""
 
-    def __init__(self, az: Analyzer, samples: tuple[int, ...] = (1, 7, 61, 256)) -> None:
+    def __init__(
+        self,
+        az: Analyzer,
+        samples: tuple[int, ...] = (1, 7, 61, 256),
+        *,
+        opaque_minmax: bool = False,
+        facts: Sequence[Expr] = (),
+    ) -> None:
         self.az = az
         self.samples = samples
+        self.opaque_minmax = opaque_minmax  # see prove_nonnegative
+        # expressions known to be >= 0 (the extents of a function's arguments): `b - a`
+        # is also proven as `(b - a) - c * fact >= 0` for a few small c (a flattened
+        # extent `m * n - m * 2` says what `n - 2 >= 0` would, where m may be 0)
+        self.facts = [f for f in facts if free_vars(f)]
         self.memo: dict[tuple[str, str], bool] = {}
 
     def _refuted(self, e: Expr) -> bool:
@@ -310,5 +335,11 @@ class SizeProver:
         key = (str(a), str(b))
         if key not in self.memo:
             diff = b - a
-            self.memo[key] = not self._refuted(diff) and prove_nonnegative(diff, self.az)
+            self.memo[key] = not self._refuted(diff) and (
+                self._proven(diff)
+                or any(self._proven(diff - c * fact) for fact in self.facts for c in (1, 2, 4, 8))
+            )
         return self.memo[key]
+
+    def _proven(self, e: Expr) -> bool:
+        return not self._refuted(e) and prove_nonnegative(e, self.az, opaque_minmax=self.opaque_minmax)

@@ -119,12 +119,6 @@ class IntSet:
             return False
         return self.lo == self.hi or Analyzer(bounds).prove_eq(self.lo, self.hi)
 
-    def has_lower_bound(self) -> bool:
-        return self.empty_set or self.lo is not None
-
-    def has_upper_bound(self) -> bool:
-        return self.empty_set or self.hi is not None
-
     def contains(self, value: int, env: Mapping[str, int]) -> bool:
         """Whether ``value`` lies in the set when its ends are evaluated in ``env``."""
         if self.empty_set:

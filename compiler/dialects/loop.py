@@ -356,8 +356,12 @@ class ForOp(IRDLOperation):
         if parser.parse_optional_keyword("step") is not None:
             step = parser.parse_integer(allow_negative=False, allow_boolean=False)
         kind = LoopKind.SERIAL
+        attrs: dict[str, Attribute] = {}
         pos = parser.pos
-        if (word := parser.parse_optional_identifier()) is not None:
+        word = parser.parse_optional_identifier()
+        if word == "attributes":  # a serial loop (no kind word) with attributes
+            attrs = parser.parse_optional_attr_dict()
+        elif word is not None:
             if word not in set(LoopKind):
                 parser.raise_error(
                     f"unknown loop kind '{word}': expected one of {', '.join(LoopKind)}",
@@ -365,10 +369,10 @@ class ForOp(IRDLOperation):
                     parser.pos,
                 )
             kind = LoopKind(word)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
+            if (dictionary := parser.parse_optional_attr_dict_with_keyword()) is not None:
+                attrs = dict(dictionary.data)
         op = cls(lo, extent, parser.parse_region([iv]), step=step, kind=kind)
-        if attrs is not None:
-            op.attributes |= attrs.data
+        op.attributes |= attrs
         return op
 
 

@@ -807,9 +807,6 @@ class ReduceOp(IRDLOperation):
         }
         return [a for a in axes if a in used]
 
-    def init_value(self) -> FloatAttr | IntegerAttr:
-        return self.init_values()[0]
-
     def init_values(self) -> list[FloatAttr | IntegerAttr]:
         """One start value per result (constant: not for a reduction with an identity region)."""
         if self.identity is not None:

@@ -25,20 +25,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from compiler.analysis.schedule_model import apply_dataflow_rewrites
 from compiler.dialects import te
+from compiler.passes import TeFunctionPass
 
 
 @dataclass(frozen=True)
-class ApplyCacheStagesPass(ModulePass):
+class ApplyCacheStagesPass(TeFunctionPass):
     """Apply every sched.cache_read / cache_write / storage_align to its te.func."""
 
     name = "apply-cache-stages"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            apply_dataflow_rewrites(op, func)
+    def run_on_function(self, module: ModuleOp, func: te.FuncOp) -> None:
+        apply_dataflow_rewrites(module, func)

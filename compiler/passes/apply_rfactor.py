@@ -22,20 +22,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from compiler.analysis.schedule_model import apply_rfactors
 from compiler.dialects import te
+from compiler.passes import TeFunctionPass
 
 
 @dataclass(frozen=True)
-class ApplyRfactorPass(ModulePass):
+class ApplyRfactorPass(TeFunctionPass):
     """Split every `sched.rfactor`'d reduction into its factor stage and final reduction."""
 
     name = "apply-rfactor"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            apply_rfactors(op, func)
+    def run_on_function(self, module: ModuleOp, func: te.FuncOp) -> None:
+        apply_rfactors(module, func)

@@ -14,20 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from compiler.analysis.inline import inline_function
 from compiler.dialects import te
+from compiler.passes import TeFunctionPass
 
 
 @dataclass(frozen=True)
-class ComputeInlinePass(ModulePass):
+class ComputeInlinePass(TeFunctionPass):
     """Substitute every `sched.compute_inline` stage into its consumers."""
 
     name = "compute-inline"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            inline_function(op, func)
+    def run_on_function(self, module: ModuleOp, func: te.FuncOp) -> None:
+        inline_function(module, func)

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from compiler.analysis.bounds import SplitMode, infer_function
 from compiler.diagnostics import PassError
 from compiler.dialects import te
+from compiler.passes import TeFunctionPass
 
 
 @dataclass(frozen=True)
-class InferBoundPass(ModulePass):
+class InferBoundPass(TeFunctionPass):
     """Infer the realized region and loop ranges of every stage (TVM's InferBound)."""
 
     name = "infer-bound"
@@ -38,10 +37,11 @@ class InferBoundPass(ModulePass):
     PropBoundToInputs): a read past the shape, such as a pad's, never grows its producer.
     `false` gives the regions of older TVM, which grow into the pads (seed 000)."""
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def prepare(self, module: ModuleOp) -> None:
         if self.split_mode not in ("tight", "guard"):
             raise PassError(f"infer-bound: split-mode must be tight or guard, got '{self.split_mode}'")
+
+    def run_on_function(self, module: ModuleOp, func: te.FuncOp) -> None:
         split_mode: SplitMode = "tight" if self.split_mode == "tight" else "guard"
-        for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            infer_function(op, func, split_mode, explain=self.explain, clip_to_shape=self.clip_to_shape)
+        infer_function(module, func, split_mode, explain=self.explain, clip_to_shape=self.clip_to_shape)
 

@@ -23,11 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.arg_binder import dim_expr
@@ -39,6 +37,7 @@ from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg
 from compiler.dialects import loop
+from compiler.passes import LoopFunctionPass
 
 
 @dataclass
@@ -158,12 +157,11 @@ def insert_checks(func: loop.FuncOp) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
-class InsertBoundChecksPass(ModulePass):
+class InsertBoundChecksPass(LoopFunctionPass):
     """Check every load and store against its buffer's region (off by default)."""
 
     name = "insert-bound-checks"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
-            insert_checks(func)
+    def run_on_function(self, module: ModuleOp, func: loop.FuncOp) -> None:
+        insert_checks(func)
 

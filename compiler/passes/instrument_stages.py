@@ -45,7 +45,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -58,7 +57,6 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.value_names import ValueNames
@@ -67,6 +65,7 @@ from compiler.arith.expr import Const, Expr
 from compiler.arith.simplify import const_bounds
 from compiler.dialects import loop
 from compiler.dialects.shape import Dim
+from compiler.passes import LoopFunctionPass
 
 MARK_SYMBOL = "compiler_profile_mark"
 """The callee of the marks: `void compiler_profile_mark(int64_t event)`."""
@@ -281,12 +280,11 @@ def instrument_function(func: loop.FuncOp) -> list[NestRecord]:
 
 
 @dataclass(frozen=True)
-class InstrumentStagesPass(ModulePass):
+class InstrumentStagesPass(LoopFunctionPass):
     """Time each top-level loop nest: profiler marks around it, its stages recorded."""
 
     name = "instrument-stages"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
-            if STAGES_ATTR not in func.attributes:  # once: a second run would mark the marks
-                instrument_function(func)
+    def run_on_function(self, module: ModuleOp, func: loop.FuncOp) -> None:
+        if STAGES_ATTR not in func.attributes:  # once: a second run would mark the marks
+            instrument_function(func)

@@ -65,7 +65,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -74,7 +73,6 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.value_names import ValueNames
@@ -101,6 +99,7 @@ from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value, emit_expr
 from compiler.arith.simplify import Analyzer, simplify
 from compiler.dialects import loop
+from compiler.passes import LoopFunctionPass
 
 LIKELY_ATTR = "te.likely"
 """Marks the `scf.if` of a lazy read expected to take its then-branch (a pad's guard)."""
@@ -705,7 +704,7 @@ def partition_function(func: loop.FuncOp, max_depth: int = 4) -> int:
 
 
 @dataclass(frozen=True)
-class LoopPartitionPass(ModulePass):
+class LoopPartitionPass(LoopFunctionPass):
     """Split loops at their likely conditions: a condition-free main loop and edge loops."""
 
     name = "loop-partition"
@@ -713,6 +712,5 @@ class LoopPartitionPass(ModulePass):
     max_depth: int = 4
     """How many partitioned loops may nest (each multiplies the code of its body)."""
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
-            partition_function(func, self.max_depth)
+    def run_on_function(self, module: ModuleOp, func: loop.FuncOp) -> None:
+        partition_function(func, self.max_depth)

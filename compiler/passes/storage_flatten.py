@@ -22,11 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.value_names import ValueNames
@@ -37,6 +35,7 @@ from compiler.arith.ir import emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
 from compiler.dialects.shape import Dim
+from compiler.passes import LoopFunctionPass
 
 
 def dim_expr(dim: Dim) -> Expr:
@@ -191,12 +190,11 @@ def _flatten_access(
 
 
 @dataclass(frozen=True)
-class StorageFlattenPass(ModulePass):
+class StorageFlattenPass(LoopFunctionPass):
     """Flatten every buffer of every `loop.func` to 1-D (see the module docstring)."""
 
     name = "storage-flatten"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
-            flatten_function(func)
+    def run_on_function(self, module: ModuleOp, func: loop.FuncOp) -> None:
+        flatten_function(func)
 

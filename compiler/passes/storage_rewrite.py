@@ -41,11 +41,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.liveness import (
@@ -80,6 +78,7 @@ from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
 from compiler.errors import InternalError
+from compiler.passes import LoopFunctionPass
 
 # ---------------------------------------------------------------------------
 # In-place: exact dependence test with islpy
@@ -505,7 +504,7 @@ def rewrite_function(func: loop.FuncOp, plan: Plan) -> None:
 
 
 @dataclass(frozen=True)
-class StorageRewritePass(ModulePass):
+class StorageRewritePass(LoopFunctionPass):
     """Plan every intermediate buffer of a flat loop function into one arena."""
 
     name = "storage-rewrite"
@@ -516,8 +515,7 @@ class StorageRewritePass(ModulePass):
     inplace: bool = True
     """Let a stage write its output over an input that dies there, when proven safe."""
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
-            check_unplanned(func)
-            plan = plan_function(func, reuse=self.reuse, inplace=self.inplace)
-            rewrite_function(func, plan)
+    def run_on_function(self, module: ModuleOp, func: loop.FuncOp) -> None:
+        check_unplanned(func)
+        plan = plan_function(func, reuse=self.reuse, inplace=self.inplace)
+        rewrite_function(func, plan)

@@ -35,14 +35,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.passes import ModulePass
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, path_conditions, split_usable
 from compiler.analysis.schedule_model import ScheduleModel, apply_rfactors, schedule_of
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import te
+from compiler.passes import TeFunctionPass
 
 # ---------------------------------------------------------------------------
 # The pass: annotate guarded reads
@@ -64,11 +63,10 @@ def annotate_function(module: ModuleOp, func: te.FuncOp) -> None:
 
 
 @dataclass(frozen=True)
-class TightenPadRegionsPass(ModulePass):
+class TightenPadRegionsPass(TeFunctionPass):
     """Record the guards of lazy reads so that infer-bound requests only what is read."""
 
     name = "tighten-pad-regions"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, te.FuncOp)]:
-            annotate_function(op, func)
+    def run_on_function(self, module: ModuleOp, func: te.FuncOp) -> None:
+        annotate_function(module, func)

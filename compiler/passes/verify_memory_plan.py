@@ -4,7 +4,8 @@ After `storage-rewrite`, every intermediate buffer is a `loop.view` of the
 arena at a byte offset. For every pair whose lifetimes overlap, their byte
 ranges must be disjoint (proven for symbolic sizes: offsets are sums of sizes, sizes
 products of shape variables and their floor divisions, so the proofs are polynomial,
-compiler.analysis.size_proof), except an in-place pair
+compiler.analysis.size_proof, which is also told what the arguments' extents imply:
+each is >= 0 at every call), except an in-place pair
 (`inplace "x"`), which `storage-rewrite` proved safe. Every view must also fit
 inside the arena.
 """
@@ -14,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.analysis.size_proof import SizeProver
@@ -25,11 +24,19 @@ from compiler.arith.expr import Expr, Max, free_vars, parse_expr, substitute
 from compiler.arith.simplify import Analyzer, const_value
 from compiler.diagnostics import MemoryPlanPassError
 from compiler.dialects import loop
+from compiler.passes import LoopFunctionPass
 
 
 def check_function(func: loop.FuncOp) -> list[str]:
     """The violations of the plan of one function (empty when it is sound)."""
-    prover = SizeProver(size_analyzer(func))
+    extents = [
+        parse_expr(d)
+        for t in func.function_type.inputs.data
+        if isinstance(t, loop.BufferType)
+        for d in t.get_shape()
+        if isinstance(d, str)
+    ]
+    prover = SizeProver(size_analyzer(func, argument_shapes=True), opaque_minmax=True, facts=extents)
     az = prover.az
     positive = SizeProver(Analyzer({n: (1, None) for n in az.bounds}))
     views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
@@ -107,13 +114,12 @@ def _inplace_pair(views: dict[str, loop.ViewOp], a: Lifetime, b: Lifetime) -> bo
 
 
 @dataclass(frozen=True)
-class VerifyMemoryPlanPass(ModulePass):
+class VerifyMemoryPlanPass(LoopFunctionPass):
     """Check that buffers live at the same time never overlap in the arena."""
 
     name = "verify-memory-plan"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, loop.FuncOp)]:
-            problems = check_function(func)
-            if problems:
-                raise MemoryPlanPassError(f"verify-memory-plan: @{func.sym_name.data}: " + "; ".join(problems), func)
+    def run_on_function(self, module: ModuleOp, func: loop.FuncOp) -> None:
+        problems = check_function(func)
+        if problems:
+            raise MemoryPlanPassError(f"verify-memory-plan: @{func.sym_name.data}: " + "; ".join(problems), func)

@@ -39,7 +39,7 @@ ABI = "int32_t(DLTensor **args, int32_t num_args, int64_t *error_values)"
 
 @dataclass(frozen=True)
 class ArgInfo:
-    """An argument of an exported function, as `compiler.build.ArgSpec`."""
+    """An argument of an exported function, as `compiler.driver.ArgSpec`."""
 
     name: str
     dims: tuple[int | str, ...]

@@ -29,19 +29,13 @@ from compiler.te.expr import (
     Select,
     Tensor,
     Var,
-    abs,
     all,
     any,
-    ceil,
     comm_reducer,
     compute,
     const,
-    cos,
-    exp,
-    floor,
     if_then_else,
     likely,
-    log,
     logical_not,
     max,
     max_value,
@@ -50,19 +44,15 @@ from compiler.te.expr import (
     min_value,
     minimum,
     placeholder,
-    power,
     prod,
     reduce_axis,
-    scan,
-    sigmoid,
-    sin,
-    sqrt,
     sum,
-    tanh,
     var,
     walk,
 )
 from compiler.te.extern import Buffer, ExternOp, call_extern, extern
+from compiler.te.intrinsics import abs, ceil, cos, exp, floor, log, power, sigmoid, sin, sqrt, tanh
+from compiler.te.scan import scan
 from compiler.te.schedule import Schedule, Stage, create_schedule
 
 __all__ = [

@@ -25,7 +25,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-_TE_MODULES = ("compiler.te.expr", "compiler.te.extern", "compiler.te.schedule")
+_TE_MODULES = (
+    "compiler.te.expr",
+    "compiler.te.extern",
+    "compiler.te.primitives",
+    "compiler.te.scan",
+    "compiler.te.schedule",
+)
 """The modules whose objects are written field by field."""
 
 _UID_TABLES = {("Schedule", "stages"), ("Schedule", "_group_of"), ("Schedule", "_redirected")}

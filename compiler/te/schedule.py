@@ -15,52 +15,40 @@ invalid schedule as a `ValueError` from `build`/`lower`).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from compiler.analysis import loop_relations
+from compiler.analysis.stage_groups import common_group, group_chain
 from compiler.dialects.storage_scopes import CACHE_SCOPES
 from compiler.errors import ScheduleError, ScheduleTypeError
 from compiler.te import expr as T
 from compiler.te.extern import ExternOp
-
-
-def index_of(items: Sequence[T.IterVar], iv: T.IterVar) -> int:
-    """Position of `iv` by identity (`==` on expressions builds a comparison)."""
-    for k, item in enumerate(items):
-        if item is iv:
-            return k
-    return -1
-
-
-@dataclass
-class Primitive:
-    kind: str  # split fuse singleton reorder compute_at compute_root compute_inline parallel vectorize unroll
-    stage: T.Tensor
-    axes: tuple[T.IterVar, ...] = ()
-    results: tuple[T.IterVar, ...] = ()
-    factor: int | T.Expr | None = None  # split: an int, or a te.var expression (symbolic)
-    nparts: int | None = None
-    target: T.Tensor | None = None
-    pragma: str | None = None
-    new_op: T.Operation | None = None  # rfactor: the stage's op from then on
-    scope: str | None = None  # cache_read / cache_write
-    readers: tuple[T.Tensor, ...] = ()  # cache_read
-    offset: int | None = None  # storage_align (with factor)
-    disable_predication: bool = False  # split: the user states the factor divides the extent
-    group: Group | None = None  # create_group, group_compute_at, group_compute_root
-    include_inputs: bool = False  # create_group
-
-    def __str__(self) -> str:
-        if self.group is not None:
-            target = "" if self.target is None else f", {self.target.name}, {self.axes[0].name}"
-            return f"{self.kind}({self.group.name}{target})"
-        parts = [self.stage.name]
-        if self.target is not None:
-            parts.append(self.target.name)
-        parts += [iv.name for iv in self.axes]
-        parts += [f"{k}={v}" for k, v in (("factor", self.factor), ("nparts", self.nparts)) if v is not None]
-        parts += [f"{k}={v!r}" for k, v in (("pragma", self.pragma), ("scope", self.scope)) if v is not None]
-        return f"{self.kind}({', '.join(parts)})"
+from compiler.te.primitives import (
+    CacheRead,
+    CacheWrite,
+    ComputeAt,
+    ComputeInline,
+    ComputeRoot,
+    CreateGroup,
+    Fuse,
+    GroupComputeAt,
+    GroupComputeRoot,
+    LoopAnnotation,
+    Parallel,
+    Pragma,
+    Primitive,
+    Reorder,
+    Rfactor,
+    Singleton,
+    Split,
+    StagePrimitive,
+    StorageAlign,
+    Unroll,
+    Vectorize,
+    index_of,
+)
 
 
 class Stage:
@@ -103,14 +91,14 @@ class Stage:
     def _placement(self) -> str:
         """Where the stage is computed, if a primitive said so."""
         for p in reversed(self.schedule.primitives):
-            if p.stage is not self.tensor:
+            if not isinstance(p, StagePrimitive) or p.stage is not self.tensor:
                 continue
-            if p.kind == "compute_inline":
+            if isinstance(p, ComputeInline):
                 return ", inline"
-            if p.kind == "compute_root":
+            if isinstance(p, ComputeRoot):
                 return ", root"
-            if p.kind == "compute_at" and p.target is not None:
-                return f", attached at {p.target.name}.{p.axes[0].name}"
+            if isinstance(p, ComputeAt):
+                return f", attached at {p.target.name}.{p.axis.name}"
         return ""
 
     @property
@@ -187,8 +175,14 @@ class Stage:
         position = index_of(self.leaves, parent)
         self.leaves[position : position + 1] = [outer, inner]
         self._record(
-            Primitive(
-                "split", self.tensor, (parent,), (outer, inner), factor, nparts, disable_predication=disable_predication
+            Split(
+                stage=self.tensor,
+                parent=parent,
+                outer=outer,
+                inner=inner,
+                factor=factor,
+                nparts=nparts,
+                disable_predication=disable_predication,
             )
         )
         return outer, inner
@@ -200,7 +194,7 @@ class Stage:
             self._not_extern("fuse")
             singleton = T.IterVar(f"{self.tensor.name}.singleton")
             self.leaves.insert(0, singleton)
-            self._record(Primitive("singleton", self.tensor, (), (singleton,)))
+            self._record(Singleton(stage=self.tensor, iv=singleton))
             return singleton
         fused = self._leaf(axes[0], "fuse")
         for inner in axes[1:]:
@@ -216,7 +210,7 @@ class Stage:
         # a data axis fused with a reduce axis is a reduce axis (TVM's larger iteration type)
         fused = T.IterVar(f"{outer.name}.{inner.name}.fused", is_reduce=outer.is_reduce or inner.is_reduce)
         self.leaves[position : position + 2] = [fused]
-        self._record(Primitive("fuse", self.tensor, (outer, inner), (fused,)))
+        self._record(Fuse(stage=self.tensor, outer=outer, inner=inner, fused=fused))
         return fused
 
     def reorder(self, *axes: T.IterVar) -> None:
@@ -229,7 +223,7 @@ class Stage:
         positions = sorted(index_of(self.leaves, iv) for iv in axes)
         for position, iv in zip(positions, axes, strict=True):
             self.leaves[position] = iv
-        self._record(Primitive("reorder", self.tensor, tuple(axes)))
+        self._record(Reorder(stage=self.tensor, axes=tuple(axes)))
 
     def tile(
         self, x_parent: T.IterVar, y_parent: T.IterVar, x_factor: int, y_factor: int
@@ -251,7 +245,7 @@ class Stage:
             return
         self._leaf(axis, "pragma")
         text = name if value is None else f"{name}={value}"
-        self._record(Primitive("pragma", self.tensor, (axis,), pragma=text))
+        self._record(Pragma(stage=self.tensor, axis=axis, text=text))
 
     def compute_at(self, parent: Stage, axis: T.IterVar) -> None:
         """Compute this stage inside loop `axis` of stage `parent`, only the region that
@@ -261,39 +255,39 @@ class Stage:
             raise ScheduleTypeError("compute_at: the first argument is a stage, s[T]")
         self._not_extern("compute_at")
         parent._leaf(axis, "compute_at")
-        self._record(Primitive("compute_at", self.tensor, (axis,), target=parent.tensor))
+        self._record(ComputeAt(stage=self.tensor, target=parent.tensor, axis=axis))
 
     def compute_root(self) -> None:
         """Compute the whole stage before its consumers, at the function's top level
         (the default; undoes `compute_at` and `compute_inline`)."""
-        self._record(Primitive("compute_root", self.tensor))
+        self._record(ComputeRoot(stage=self.tensor))
 
     def compute_inline(self) -> None:
         """Substitute the stage's expression into its readers: no buffer, no loops of its own
         (not for reductions or the function's outputs)."""
         self._not_extern("compute_inline")
-        self._record(Primitive("compute_inline", self.tensor))
+        self._record(ComputeInline(stage=self.tensor))
 
     def parallel(self, axis: T.IterVar) -> None:
         """Run the iterations of loop `axis` on several threads (OpenMP); not a reduce axis."""
         if axis.is_reduce:
             raise ScheduleError(f"parallel: {axis.name} is a reduce axis and can't run in parallel")
-        self._annotate("parallel", axis)
+        self._annotate(Parallel, axis)
 
     def vectorize(self, axis: T.IterVar) -> None:
         """Turn loop `axis` (innermost, ideally of a constant extent) into vector operations;
         not a reduce axis."""
         if axis.is_reduce:
             raise ScheduleError(f"vectorize: {axis.name} is a reduce axis; its lanes would update the same element")
-        self._annotate("vectorize", axis)
+        self._annotate(Vectorize, axis)
 
     def unroll(self, axis: T.IterVar) -> None:
         """Unroll loop `axis` completely (it needs a constant extent to be unrolled)."""
-        self._annotate("unroll", axis)
+        self._annotate(Unroll, axis)
 
-    def _annotate(self, kind: str, axis: T.IterVar) -> None:
-        self._leaf(axis, kind)
-        self._record(Primitive(kind, self.tensor, (axis,)))
+    def _annotate(self, kind: type[Parallel | Vectorize | Unroll], axis: T.IterVar) -> None:
+        self._leaf(axis, kind.name)
+        self._record(kind(stage=self.tensor, axis=axis))
 
     def storage_align(self, axis: T.IterVar, factor: int, offset: int) -> None:
         """Pad the stride of dimension `axis` (a root axis) of the stage's buffer so that
@@ -306,7 +300,7 @@ class Stage:
                 raise ScheduleTypeError(f"storage_align: the {what} is an int, got {value!r}")
         if factor < 1 or not 0 <= offset < factor:
             raise ScheduleError(f"storage_align: needs factor >= 1 and 0 <= offset < factor, got factor {factor}, offset {offset}")
-        self._record(Primitive("storage_align", self.tensor, (axis,), factor=factor, offset=offset))
+        self._record(StorageAlign(stage=self.tensor, axis=axis, factor=factor, offset=offset))
 
 
 @dataclass
@@ -398,17 +392,17 @@ class Schedule:
         f = _Rfactor(self, stage, axis)
         reduce = op.body
         data = [T.IterVar(iv.name, iv.extent) for iv in op.axis]
-        kept = [T.IterVar(iv.name, iv.extent, is_reduce=True) for iv in reduce.axes if id(iv) not in f.touched]
-        leaves = {id(iv): T.IterVar(iv.name, f.extent[id(iv)], is_reduce=True) for iv in f.leaves if iv is not axis}
-        factored = T.IterVar(axis.name, f.extent[id(axis)])
+        kept = [T.IterVar(iv.name, iv.extent, is_reduce=True) for iv in reduce.axes if iv not in f.touched]
+        leaves = {iv: T.IterVar(iv.name, f.extent[iv], is_reduce=True) for iv in f.leaves if iv is not axis}
+        factored = T.IterVar(axis.name, f.extent[axis])
         mapping: dict[int, T.Expr] = {old.uid: new for old, new in zip(op.axis, data, strict=True)}
-        mapping |= {old.uid: new for old, new in zip((iv for iv in reduce.axes if id(iv) not in f.touched), kept, strict=True)}
-        roots = f.values({**leaves, id(axis): factored})
-        mapping |= {iv.uid: roots[id(iv)] for iv in f.roots}
+        mapping |= {old.uid: new for old, new in zip((iv for iv in reduce.axes if iv not in f.touched), kept, strict=True)}
+        roots = f.values({**leaves, axis: factored})
+        mapping |= {iv.uid: roots[iv] for iv in f.roots}
         where = None if reduce.where is None else T.substitute(reduce.where, mapping)
         for iv in f.roots:
-            if not (isinstance(iv.extent, int) and isinstance(f.extent[id(axis)], int) and _covers_exactly(f, iv)):
-                check = roots[id(iv)] < iv.known_extent
+            if not (isinstance(iv.extent, int) and isinstance(f.extent[axis], int) and _covers_exactly(f, iv)):
+                check = roots[iv] < iv.known_extent
                 where = check if where is None else where & check
         data.insert(position, factored)
         axes_rf = (*kept, *leaves.values())
@@ -434,7 +428,7 @@ class Schedule:
         if sources:
             factor_op.outputs = factors
         axes = [T.IterVar(iv.name, iv.extent) for iv in op.axis]
-        v = T.IterVar(f"{axis.name}.v", f.extent[id(axis)], is_reduce=True)
+        v = T.IterVar(f"{axis.name}.v", f.extent[axis], is_reduce=True)
         index: list[T.Expr] = list(axes)
         index.insert(position, v)
         reads = tuple(T.Read(t, tuple(index)) for t in factors)
@@ -445,7 +439,7 @@ class Schedule:
         new_op = T.Operation(op.name, tuple(axes), new_bodies[0], bodies=new_bodies if sources else ())
         new_op.output_tensor, new_op.outputs = op.output_tensor, op.outputs
         self.primitives.append(
-            Primitive("rfactor", stage.tensor, (axis,), target=factors[0], factor=position, new_op=new_op)  # factor: factor_axis
+            Rfactor(stage=stage.tensor, axis=axis, factor_tensor=factors[0], factor_axis=position, new_op=new_op)
         )
         stage.retired += [*op.axis, *reduce.axes, *stage.leaves]
         stage._op = new_op
@@ -477,9 +471,7 @@ class Schedule:
         cache = T.Tensor(tensor.shape, tensor.dtype, op)
         op.output_tensor = cache
         self.stages[cache.uid] = Stage(self, cache)
-        self.primitives.append(
-            Primitive("cache_read", tensor, target=cache, scope=scope, readers=tuple(s.tensor for s in stages))
-        )
+        self.primitives.append(CacheRead(stage=tensor, cache=cache, scope=scope, readers=tuple(s.tensor for s in stages)))
         return cache
 
     def cache_write(self, tensor: T.Tensor | Sequence[T.Tensor], scope: str) -> T.Tensor:
@@ -528,7 +520,7 @@ class Schedule:
         stage._op = copy
         stage.leaves = list(copy.axis)
         self.stages[caches[0].uid] = Stage(self, caches[0])
-        self.primitives.append(Primitive("cache_write", first, target=caches[0], scope=scope, new_op=copy))
+        self.primitives.append(CacheWrite(stage=first, cache=caches[0], scope=scope, new_op=copy))
         # one output gives the cache tensor, a multi-output stage the list of them (TVM's API)
         return caches[0] if len(caches) == 1 else list(caches)  # type: ignore[return-value]  # a list: see above
 
@@ -536,13 +528,13 @@ class Schedule:
         stage._not_extern("cache_write")
         name = stage.tensor.name
         for p in self.primitives:
-            if p.stage is stage.tensor and p.kind in ("compute_at", "compute_inline", "parallel", "vectorize", "unroll", "pragma"):
+            if isinstance(p, ComputeAt | ComputeInline | LoopAnnotation) and p.stage is stage.tensor:
                 raise ScheduleError(
-                    f"cache_write: {name} already has a {p.kind}; cache_write replaces {name}'s stage, so it must "
+                    f"cache_write: {name} already has a {p.name}; cache_write replaces {name}'s stage, so it must "
                     "come before compute_at, compute_inline and loop annotations"
                 )
-            if p.kind in ("compute_at", "group_compute_at") and p.target is stage.tensor:
-                what = p.group.name if p.group is not None else p.stage.name
+            if isinstance(p, ComputeAt | GroupComputeAt) and p.target is stage.tensor:
+                what = p.group.name if isinstance(p, GroupComputeAt) else p.stage.name
                 raise ScheduleError(
                     f"cache_write: {what} is computed at a loop of {name}, which cache_write replaces; "
                     "attach it after the cache_write"
@@ -581,10 +573,10 @@ class Schedule:
                 raise ScheduleError(f"create_group: output {t.name} is a placeholder, not a stage")
         members = _subgraph(self, outs, ins, include_inputs)
         stages = [self[t] for t in members]
-        parent = _common_group([s.group for s in stages])
-        touched = {g for s in stages for g in _group_chain(s.group) if g not in _group_chain(parent)}
+        parent = common_group([s.group for s in stages])
+        touched = {g for s in stages for g in group_chain(s.group) if g not in group_chain(parent)}
         for inner in touched:
-            outside = [uid for uid, g in self._group_of.items() if inner in _group_chain(g) and uid not in {t.uid for t in members}]
+            outside = [uid for uid, g in self._group_of.items() if inner in group_chain(g) and uid not in {t.uid for t in members}]
             if outside:
                 names = ", ".join(self.stages[uid].tensor.name for uid in outside)
                 raise ScheduleError(
@@ -600,7 +592,7 @@ class Schedule:
                 self._group_of[t.uid] = group
         self.groups.append(group)
         group.outputs, group.inputs = tuple(outs), tuple(ins)
-        self.primitives.append(Primitive("create_group", outs[0], group=group, include_inputs=include_inputs))
+        self.primitives.append(CreateGroup(group=group, include_inputs=include_inputs))
         return group
 
     def owner_of(self, iv: T.IterVar) -> Stage | None:
@@ -626,6 +618,11 @@ class Group:
         self.outputs: tuple[T.Tensor, ...] = ()
         self.inputs: tuple[T.Tensor, ...] = ()
 
+    @property
+    def parent(self) -> Group | None:
+        """The group that holds this one (as `group`)."""
+        return self.group
+
     def __repr__(self) -> str:
         members = [s.tensor.name for uid, g in self.schedule._group_of.items() if g is self for s in [self.schedule.stages[uid]]]
         return f"Group({self.name}, stages=[{', '.join(members)}])"
@@ -636,15 +633,13 @@ class Group:
         if not isinstance(parent, Stage):
             raise ScheduleTypeError("compute_at: the first argument is a stage, s[T]")
         parent._leaf(axis, "compute_at")
-        if self in _group_chain(parent.group):
+        if self in group_chain(parent.group):
             raise ScheduleError(f"compute_at: {parent.tensor.name} is in {self.name}, which can't be computed inside itself")
-        self.schedule.primitives.append(
-            Primitive("group_compute_at", self.outputs[0], (axis,), target=parent.tensor, group=self)
-        )
+        self.schedule.primitives.append(GroupComputeAt(group=self, target=parent.tensor, axis=axis))
 
     def compute_root(self) -> None:
         """Compute the group at the root (of the group holding it): undoes `compute_at`."""
-        self.schedule.primitives.append(Primitive("group_compute_root", self.outputs[0], group=self))
+        self.schedule.primitives.append(GroupComputeRoot(group=self))
 
 
 def _tensor_list(items: T.Tensor | Sequence[T.Tensor], what: str) -> list[T.Tensor]:
@@ -701,28 +696,10 @@ def _read_tensors(op: T.Operation) -> list[T.Tensor]:
     return found
 
 
-def _group_chain(group: Group | None) -> list[Group]:
-    chain: list[Group] = []
-    while group is not None:
-        chain.append(group)
-        group = group.group
-    return chain
-
-
-def _common_group(groups: list[Group | None]) -> Group | None:
-    if not groups:
-        return None
-    common = _group_chain(groups[0])
-    for group in groups[1:]:
-        chain = _group_chain(group)
-        common = [g for g in common if g in chain]
-    return common[0] if common else None
-
-
-def _static_split(p: Primitive, what: str) -> None:
+def _static_split(p: Split, what: str) -> None:
     if p.factor is not None and not isinstance(p.factor, int):
         raise ScheduleError(
-            f"{what}: {p.stage.name}'s axis {p.axes[0].name} is split by the symbolic factor "
+            f"{what}: {p.stage.name}'s axis {p.parent.name} is split by the symbolic factor "
             f"{T.dim_repr(p.factor)}; {what} of such a stage is not supported"
         )
 
@@ -742,19 +719,9 @@ class _Rfactor:
     `BF.op.reduce_axis`, `s[B].op.axis`). The IR rewrite is compiler.analysis.rfactor."""
 
     def __init__(self, schedule: Schedule, stage: Stage, axis: T.IterVar):
-        relations = [p for p in schedule.primitives if p.stage is stage.tensor and p.kind in ("split", "fuse", "rfactor")]
-        while any(p.kind == "rfactor" for p in relations):
-            relations = relations[[p.kind for p in relations].index("rfactor") + 1 :]
-        self.touched = {id(axis)}
-        changed = True
-        while changed:
-            changed = False
-            for p in relations:
-                group = [*p.axes, *p.results]
-                if any(id(iv) in self.touched for iv in group) and not all(id(iv) in self.touched for iv in group):
-                    self.touched.update(id(iv) for iv in group)
-                    changed = True
-        fused_data = [iv.name for iv in stage.op.axis if id(iv) in self.touched]
+        relations = _relations(schedule, stage.tensor)
+        self.touched = loop_relations.touched(relations, axis)
+        fused_data = [iv.name for iv in stage.op.axis if iv in self.touched]
         if fused_data:
             raise ScheduleError(
                 f"rfactor: {axis.name} of {stage.tensor.name} is fused with the data axis {fused_data[0]}; only "
@@ -762,43 +729,30 @@ class _Rfactor:
             )
         reduce = stage.op.body
         assert isinstance(reduce, T.Reduce)
-        self.extent: dict[int, T.Dim] = {id(iv): iv.known_extent for iv in reduce.axes if id(iv) in self.touched}
-        for p in relations:
-            if id(p.axes[0]) not in self.touched:
-                continue
-            if p.kind == "split":
-                _static_split(p, "rfactor")
-                e = self.extent[id(p.axes[0])]
-                outer, inner = p.results
-                if p.factor is not None:
-                    self.extent[id(outer)], self.extent[id(inner)] = _ceil_div(e, p.factor), p.factor
-                else:
-                    assert p.nparts is not None
-                    self.extent[id(outer)], self.extent[id(inner)] = p.nparts, _ceil_div(e, p.nparts)
-            else:
-                a, b = (self.extent[id(iv)] for iv in p.axes)
-                self.extent[id(p.results[0])] = a * b
-        self.leaves = [iv for iv in stage.leaves if id(iv) in self.touched]
-        self.relations = relations
-        self.roots = [iv for iv in reduce.axes if id(iv) in self.touched]
+        self.relations = [rel for rel in relations if set(rel.inputs) & self.touched]
+        self.extent: dict[T.IterVar, T.Dim] = {iv: iv.known_extent for iv in reduce.axes if iv in self.touched}
+        loop_relations.pass_down_extent(self.relations, self.extent, _rfactor_split, operator.mul, 1)
+        self.leaves = [iv for iv in stage.leaves if iv in self.touched]
+        self.roots = [iv for iv in reduce.axes if iv in self.touched]
 
-    def values(self, leaf_value: dict[int, T.Expr]) -> dict[int, T.Expr]:
+    def values(self, leaf_value: dict[T.IterVar, T.Expr]) -> dict[T.IterVar, T.Expr]:
         """The touched root axes as expressions of the new leaf axes (PassUpIndex)."""
-        value: dict[int, T.ExprLike] = {
-            id(iv): 0 if _is_one(self.extent[id(iv)]) else leaf_value[id(iv)] for iv in self.leaves
+        value: dict[T.IterVar, T.Expr | int] = {
+            iv: 0 if _is_one(self.extent[iv]) else leaf_value[iv] for iv in self.leaves
         }
-        for p in reversed(self.relations):
-            if id(p.axes[0]) not in self.touched:
-                continue
-            if p.kind == "split":
-                outer, inner = p.results
-                value[id(p.axes[0])] = value[id(outer)] * self.extent[id(inner)] + value[id(inner)]
-            else:
-                outer, inner = p.axes
-                fused = value[id(p.results[0])]
-                value[id(outer)] = fused // self.extent[id(inner)]
-                value[id(inner)] = fused % self.extent[id(inner)]
-        return {id(iv): T.as_expr(value[id(iv)], T.INDEX) for iv in self.roots}
+        loop_relations.pass_up_index(self.relations, value, self.extent)
+        return {iv: T.as_expr(value[iv], T.INDEX) for iv in self.roots}
+
+
+def _rfactor_split(p: Split, e: T.Dim) -> tuple[T.Dim, T.Dim]:
+    """A split's outer and inner extents for rfactor: nparts gives the outer axis exactly
+    nparts iterations (TVM's PassDownDomain)."""
+    _static_split(p, "rfactor")
+    if p.factor is not None:
+        assert isinstance(p.factor, int)
+        return _ceil_div(e, p.factor), p.factor
+    assert p.nparts is not None
+    return p.nparts, _ceil_div(e, p.nparts)
 
 
 def _is_one(d: T.Dim) -> bool:
@@ -807,7 +761,7 @@ def _is_one(d: T.Dim) -> bool:
 
 def _covers_exactly(f: _Rfactor, root: T.IterVar) -> bool:
     """Whether the leaves of a static root axis cover exactly its extent (no bound check)."""
-    extents = [f.extent[id(iv)] for iv in f.leaves]
+    extents = [f.extent[iv] for iv in f.leaves]
     if not all(isinstance(e, int) for e in extents):
         return False
     product = 1
@@ -832,56 +786,50 @@ class _CacheLayout:
     (TVM's relayout; the IR rewrite is compiler.analysis.cache_stages)."""
 
     def __init__(self, schedule: Schedule, stage: Stage):
-        extent: dict[int, T.Dim] = {iv.uid: iv.known_extent for iv in stage.op.axis}
-        index: dict[int, T.Expr] = {iv.uid: iv for iv in stage.op.axis}
-        for p in _since_reset(schedule, stage.tensor):
-            if p.kind == "split" and p.axes[0].uid in extent:
-                _static_split(p, "cache_write")
-                e, (outer, inner) = extent[p.axes[0].uid], p.results
-                if p.factor is not None:
-                    f: T.Dim = p.factor
-                else:
-                    assert p.nparts is not None  # a split has a factor or nparts
-                    f = _ceil_div(e, p.nparts)
-                extent[outer.uid], extent[inner.uid] = _ceil_div(e, f), f
-                index[outer.uid], index[inner.uid] = index[p.axes[0].uid] // f, index[p.axes[0].uid] % f
-            elif p.kind == "fuse" and p.axes[0].uid in extent:
-                (a, b), fused = p.axes, p.results[0]
-                extent[fused.uid] = extent[a.uid] * extent[b.uid]
-                index[fused.uid] = index[a.uid] * extent[b.uid] + index[b.uid]
-            elif p.kind == "singleton":
-                extent[p.results[0].uid], index[p.results[0].uid] = 1, T.const(0)
+        relations = _relations(schedule, stage.tensor)
+        extent: dict[T.IterVar, T.Dim] = {iv: iv.known_extent for iv in stage.op.axis}
+        loop_relations.pass_down_extent(relations, extent, _cache_split, operator.mul, 1)
+        index: dict[T.IterVar, T.Expr] = {iv: iv for iv in stage.op.axis}
+        loop_relations.pass_down_index(relations, index, extent, T.const(0))
         leaves = [iv for iv in stage.leaves if not iv.is_reduce]
-        self.axes = [T.IterVar(f"{iv.name}.c", extent[iv.uid]) for iv in leaves]
-        self.extents = [extent[iv.uid] for iv in leaves]
-        self.indices = [index[iv.uid] for iv in leaves]
+        self.axes = [T.IterVar(f"{iv.name}.c", extent[iv]) for iv in leaves]
+        self.extents = [extent[iv] for iv in leaves]
+        self.indices = [index[iv] for iv in leaves]
         # the stage's axes as functions of the cache's (PassUpIndex), for the cache's body
-        value: dict[int, T.Expr] = {iv.uid: axis for iv, axis in zip(leaves, self.axes, strict=True)}
-        for p in reversed(_since_reset(schedule, stage.tensor)):
-            if p.kind == "split" and p.axes[0].uid in extent:
-                outer, inner = p.results
-                value[p.axes[0].uid] = value[outer.uid] * extent[inner.uid] + value[inner.uid]
-            elif p.kind == "fuse" and p.axes[0].uid in extent:
-                (a, b), fused = p.axes, p.results[0]
-                value[a.uid], value[b.uid] = value[fused.uid] // extent[b.uid], value[fused.uid] % extent[b.uid]
-        self.roots: dict[int, T.Expr] = {iv.uid: value[iv.uid] for iv in stage.op.axis}
+        value: dict[T.IterVar, T.Expr] = dict(zip(leaves, self.axes, strict=True))
+        loop_relations.pass_up_index(relations, value, extent)
+        self.roots: dict[int, T.Expr] = {iv.uid: value[iv] for iv in stage.op.axis}
 
 
-def _since_reset(schedule: Schedule, tensor: T.Tensor) -> list[Primitive]:
-    """The primitives of a stage since its op last changed (cache_write, rfactor)."""
-    found: list[Primitive] = []
+def _cache_split(p: Split, e: T.Dim) -> tuple[T.Dim, T.Dim]:
+    """A split's outer and inner extents for the cache: ceil(extent / inner) outer iterations."""
+    _static_split(p, "cache_write")
+    if p.factor is not None:
+        assert isinstance(p.factor, int)
+        f: T.Dim = p.factor
+    else:
+        assert p.nparts is not None  # a split has a factor or nparts
+        f = _ceil_div(e, p.nparts)
+    return _ceil_div(e, f), f
+
+
+def _relations(schedule: Schedule, tensor: T.Tensor) -> list[Split | Fuse | Singleton]:
+    """The loop-axis relations of a stage since its op last changed (cache_write, rfactor)."""
+    found: list[Split | Fuse | Singleton] = []
     for p in schedule.primitives:
-        if p.stage is tensor:
-            found = [] if p.kind in ("cache_write", "rfactor") else [*found, p]
+        if isinstance(p, CacheWrite | Rfactor) and p.stage is tensor:
+            found = []
+        elif isinstance(p, Split | Fuse | Singleton) and p.stage is tensor:
+            found.append(p)
     return found
 
 
 def _is_scheduled(schedule: Schedule, tensor: T.Tensor) -> bool:
     """Whether a primitive other than compute_root names the stage (TVM's is_scheduled:
     its loops, placement or annotations changed), or its group is attached."""
-    if any(p.stage is tensor and p.group is None and p.kind != "compute_root" for p in schedule.primitives):
+    if any(isinstance(p, StagePrimitive) and p.stage is tensor and not isinstance(p, ComputeRoot) for p in schedule.primitives):
         return True
-    return any(p.kind == "group_compute_at" and p.group in _group_chain(schedule[tensor].group) for p in schedule.primitives)
+    return any(isinstance(p, GroupComputeAt) and p.group in group_chain(schedule[tensor].group) for p in schedule.primitives)
 
 
 def _auto_inline(schedule: Schedule, inlinable: Callable[[T.Operation], bool]) -> None:

@@ -42,7 +42,8 @@ from compiler.te import expr as T
 from compiler.te.dims import canonical_dim
 from compiler.te.expr import collect_stages
 from compiler.te.extern import BufferData, ExternOp
-from compiler.te.schedule import Primitive, Schedule, create_schedule, index_of
+from compiler.te.primitives import Rfactor, ScheduleEmitter
+from compiler.te.schedule import Schedule, create_schedule
 
 _TYPES: dict[str, Attribute] = {
     "float16": f16,
@@ -508,111 +509,10 @@ def emit_schedule(
 ) -> sched.ScheduleOp:
     """The primitives of a Python schedule as a `sched.schedule` op (`inputs`: the
     argument names, which cache_read may name)."""
-    block = Block()
-    values: dict[int, SSAValue] = {}
-    ops: dict[int, T.Operation] = {}  # each stage's op so far (rfactor replaces it)
-
-    def stage_name(t: T.Tensor) -> str:
-        if t.uid not in names:
-            raise ScheduleError(f"schedule: {t.name} is not a stage of the function being built")
-        return names[t.uid]
-
-    def axis(t: T.Tensor, iv: T.IterVar) -> SSAValue:
-        if iv.uid not in values:
-            current = ops.get(t.uid, t.op)
-            if (k := index_of(current.axis, iv)) >= 0:
-                op = sched.AxisOp(stage_name(t), k)
-            elif (k := index_of(current.reduce_axis, iv)) >= 0:
-                op = sched.AxisOp(stage_name(t), k, reduce=True)
-            else:
-                raise ScheduleError(f"schedule: {iv.name} is not an axis of {t.name}")
-            block.add_op(op)
-            op.result.name_hint = iv.name.replace(".", "_")
-            values[iv.uid] = op.result
-        return values[iv.uid]
-
-    def cache(p: Primitive) -> Operation:
-        """cache_read/cache_write; the cache stage's name is the one the IR gives it."""
-        assert p.target is not None
-        assert p.scope is not None
-        source = (inputs or {}).get(p.stage.uid) or stage_name(p.stage)
-        names[p.target.uid] = sched.cache_stage_name(source, p.scope, {*names.values(), *(inputs or {}).values()})
-        if p.kind == "cache_read":
-            return sched.CacheReadOp(source, p.scope, [stage_name(r) for r in p.readers])
-        assert p.new_op is not None
-        for iv in [*ops.get(p.stage.uid, p.stage.op).reduce_axis, *p.target.op.axis]:
-            values.pop(iv.uid, None)  # the reduce axes are the cache stage's from now on
-        ops[p.stage.uid] = p.new_op
-        return sched.CacheWriteOp(source, p.scope)
-
-    group_names: dict[int, str] = {}
-
-    def group(p: Primitive) -> Operation:
-        """create_group and the compute_at/compute_root of a group, named `group<k>` (suffixed
-        when a stage or argument has that name)."""
-        assert p.group is not None
-        if p.kind != "create_group":
-            name = group_names[id(p.group)]
-            return sched.ComputeAtOp(name, axis(p.target, p.axes[0])) if p.target is not None else sched.ComputeRootOp(name)
-        taken = {*names.values(), *(inputs or {}).values(), *group_names.values()}
-        name, k = p.group.name, 1
-        while name in taken:
-            name, k = f"{p.group.name}_{k}", k + 1
-        group_names[id(p.group)] = name
-        return sched.CreateGroupOp(
-            name,
-            [stage_name(t) for t in p.group.outputs],
-            [(inputs or {}).get(t.uid) or stage_name(t) for t in p.group.inputs],
-            p.include_inputs,
-        )
-
+    emitter = ScheduleEmitter(names, inputs or {})
     for p in schedule.primitives:
-        if p.kind in ("cache_read", "cache_write"):
-            block.add_op(cache(p))
-            continue
-        if p.group is not None:
-            block.add_op(group(p))
-            continue
-        name = stage_name(p.stage)
-        operands = [axis(p.stage if p.kind == "rfactor" else p.target or p.stage, iv) for iv in p.axes]
-        if p.kind == "split":
-            factor = p.factor if p.factor is None or isinstance(p.factor, int) else canonical_dim(p.factor)
-            op: Operation = sched.SplitOp(
-                operands[0], factor=factor, nparts=p.nparts, disable_predication=p.disable_predication
-            )
-        elif p.kind == "fuse":
-            op = sched.FuseOp(operands[0], operands[1])
-        elif p.kind == "singleton":
-            op = sched.SingletonOp(name)
-        elif p.kind == "pragma":
-            assert p.pragma is not None
-            op = sched.PragmaOp(operands[0], p.pragma)
-        elif p.kind == "reorder":
-            op = sched.ReorderOp(operands)
-        elif p.kind == "compute_at":
-            op = sched.ComputeAtOp(name, operands[0])
-        elif p.kind == "rfactor":
-            assert p.target is not None
-            assert p.new_op is not None
-            assert p.factor is None or isinstance(p.factor, int)  # rfactor's factor axis
-            op = sched.RfactorOp(operands[0], stage_name(p.target), p.factor or 0)
-            ops[p.stage.uid], ops[p.target.uid] = p.new_op, p.target.op
-        elif p.kind == "storage_align":
-            assert isinstance(p.factor, int)
-            assert p.offset is not None
-            op = sched.StorageAlignOp(operands[0], p.factor, p.offset)
-        elif p.kind == "compute_root":
-            op = sched.ComputeRootOp(name)
-        elif p.kind == "compute_inline":
-            op = sched.ComputeInlineOp(name)
-        else:
-            cls = {"parallel": sched.ParallelOp, "vectorize": sched.VectorizeOp, "unroll": sched.UnrollOp}[p.kind]
-            op = cls(operands[0])
-        block.add_op(op)
-        for iv, result in zip(p.results, op.results, strict=True):
-            result.name_hint = iv.name.replace(".", "_")
-            values[iv.uid] = result
-    return sched.ScheduleOp(func_name, Region(block))
+        emitter.emit(p)
+    return sched.ScheduleOp(func_name, Region(emitter.block))
 
 
 def build_module(
@@ -663,7 +563,7 @@ def build_module(
     if schedule is None and any(t.op.attach_to is not None for t in stages):
         schedule = create_schedule(sig.outputs)  # the default schedule attaches them
     if schedule is not None:
-        factors = [p.target for p in schedule.primitives if p.kind == "rfactor" and p.target is not None]
+        factors = [p.factor_tensor for p in schedule.primitives if isinstance(p, Rfactor)]
         names |= unique_names(factors, used)
         module.body.block.add_op(emit_schedule(schedule, name, names, input_names))
     if verify:

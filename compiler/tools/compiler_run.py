@@ -135,8 +135,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     import numpy as np
 
-    from compiler.build import compile_module
     from compiler.context import make_context
+    from compiler.driver import compile_module
     from compiler.tools.compiler_opt import LocatedParser, verify_located
 
     if args.file == "-":  # standard input, as for compiler-opt

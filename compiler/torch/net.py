@@ -25,8 +25,9 @@ import numpy as np
 import torch
 from torch.utils import _pytree
 
-from compiler.build import Function, build, lower
+from compiler.driver import Function, build, lower
 from compiler.errors import ArgumentTypeError, ArgumentValueError
+from compiler.pipeline_options import PipelineOptions
 from compiler.te import Dim
 from compiler.te.expr import Var
 from compiler.torch.importer import ImportedGraph, Origin, dim_names, export, import_program
@@ -223,7 +224,7 @@ def from_torch(
     name: str = "main",
     auto_schedule: bool | None = None,
     channels_last: bool = True,
-    check_bounds: bool = False,
+    **options: bool,
 ) -> TorchFunction:
     """Compile a PyTorch module into one function (see the module docstring).
 
@@ -240,9 +241,9 @@ def from_torch(
     (TVM's AlterOpLayout): the vector lanes run along the channels, which deep layers
     have many of, where an NCHW row shrinks to 7 elements. The inputs and outputs stay
     NCHW (a transpose at each end, inlined into the first and last stages); `False`
-    keeps NCHW throughout. `check_bounds=True` checks every load and store,
-    intermediates included (as `build`'s): an access outside its buffer raises
-    IndexError.
+    keeps NCHW throughout. The other keyword options are `build`'s
+    (`compiler.pipeline.PipelineOptions`): `check_bounds=True` checks every load and
+    store, intermediates included: an access outside its buffer raises IndexError.
 
     `example_args` and `dynamic_shapes` are passed to `torch.export.export`: a
     dimension given as `torch.export.Dim("h")` stays symbolic (a `te.var("h")`),
@@ -273,7 +274,7 @@ def from_torch(
         [*graph.inputs, *graph.params, *graph.outputs],
         name=name,
         auto_schedule=automatic,
-        check_bounds=check_bounds,
+        options=PipelineOptions.of("from_torch", options),
     )
     done = time.perf_counter()
     seconds = {

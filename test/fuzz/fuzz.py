@@ -156,7 +156,7 @@ def random_te_program(rng: random.Random) -> str | None:
     """A random te program with a random schedule, printed at the te stage (None when
     the random schedule is one the API refuses: a CompilerError, as it should)."""
     from compiler import te
-    from compiler.build import lower
+    from compiler.driver import lower
     from compiler.errors import CompilerError
 
     n = te.var("n")
@@ -444,7 +444,7 @@ def warm_up() -> None:
     """Import what the tools import lazily, once, before forking (not the JIT's state)."""
     import numpy  # noqa: F401
 
-    import compiler.build
+    import compiler.driver
     import compiler.lowering.jit
     import compiler.tools.compiler_opt
     import compiler.tools.compiler_run  # noqa: F401

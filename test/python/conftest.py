@@ -6,11 +6,14 @@ import shutil
 import sys
 import tempfile
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
 
 # CI runs every property test on the same examples (a failure there is reproducible
 # and never flaky); locally, hypothesis explores new examples on every run.
 from hypothesis import Phase, settings
+from long_tests import LONG_TESTS
 
 settings.register_profile(
     "ci", derandomize=True, print_blob=True, phases=[p for p in Phase if p != Phase.explain]
@@ -26,3 +29,22 @@ os.environ.pop("COMPILER_CACHE", None)
 # builds verify the IR every pass made (off by default: a compiler bug, not the user's)
 os.environ["COMPILER_VERIFY"] = "1"
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+
+
+# COMPILER_LONG_TESTS=1 (`make test-long`, the nightly-style run) runs the tests marked
+# `long` (the slowest conformance, network and fuzzing runs) and the property tests
+# with their long example counts (`long_tests.examples`); `make test` runs the rest,
+# each property test on a few examples.
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "long: run only with COMPILER_LONG_TESTS=1 (make test-long)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if LONG_TESTS:
+        return
+    skip = pytest.mark.skip(reason="a long run: COMPILER_LONG_TESTS=1 (make test-long)")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)

@@ -21,9 +21,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("analysis", ("compiler.analysis",)),
     ("passes", ("compiler.passes",)),
     ("lowering", ("compiler.lowering",)),
-    ("pipeline", ("compiler.pipeline", "compiler.registry", "compiler.context")),
+    ("pipeline", ("compiler.pipeline", "compiler.pipeline_options", "compiler.registry", "compiler.context")),
     ("frontend", ("compiler.te", "compiler.ops")),
-    ("api", ("compiler.build", "compiler", "compiler.torch", "compiler.tuning_log", "compiler.tune")),
+    ("api", ("compiler.driver", "compiler", "compiler.torch", "compiler.tuning_log", "compiler.tuning")),
     ("tools", ("compiler.tools",)),
 ]
 
@@ -166,3 +166,13 @@ def test_every_folder_is_a_regular_package() -> None:
     an __init__.py: their modules would be missing from an installed compiler."""
     folders = {p.parent for p in PACKAGE.rglob("*.py")}
     assert sorted(str(f.relative_to(PACKAGE)) for f in folders if not (f / "__init__.py").exists()) == []
+
+
+def test_pass_registry_is_one_sorted_table() -> None:
+    """Every pass once, by its own name, in alphabetical order; every pass file in it."""
+    from compiler.registry import PASSES, get_all_passes
+
+    assert list(PASSES) == sorted(PASSES)
+    assert {name: get()().name for name, get in get_all_passes().items()} == {name: name for name in PASSES}
+    files = {p.stem.replace("_", "-") for p in (PACKAGE / "passes").glob("*.py") if p.stem != "__init__"}
+    assert files - set(PASSES) == set()

@@ -13,8 +13,8 @@ from xdsl.parser import Parser
 
 import compiler
 from compiler import te
-from compiler.build import compile_module
 from compiler.context import make_context
+from compiler.driver import compile_module
 
 SHIFT = """
 loop.func @shift(%A: !loop.buffer<["n"], f32>, %B: !loop.buffer<["n"], f32> {loop.output}) {

@@ -4,13 +4,13 @@ the cache stages get, and the errors for misuse."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 from references import assert_guard_intact, guarded_empty
 
 import compiler
@@ -301,7 +301,7 @@ def test_cache_write_then_rfactor_of_the_cache() -> None:
 
 # -- random micro-kernel schedules (hypothesis) -----------------------------------------
 
-EXAMPLES = int(os.environ.get("COMPILER_PROPERTY_EXAMPLES", "8"))
+EXAMPLES = examples(3, 8)
 
 
 @settings(max_examples=EXAMPLES, database=None, deadline=None, suppress_health_check=list(HealthCheck))

@@ -61,8 +61,8 @@ def test_lazy_attributes() -> None:
     out = python(
         "import compiler\n"
         "from compiler import Function, build, lower, ops, te\n"
-        "import compiler.build as submodule\n"  # importing the submodule does not hide the function
-        "from compiler.build import compile_module\n"
+        "import compiler.driver as submodule\n"  # importing the submodule does not hide the function
+        "from compiler.driver import compile_module\n"
         "print(compiler.build is build, callable(compiler.build), compiler.lower is lower,\n"
         "      compiler.Function is Function, compiler.te is te, compiler.ops is ops,\n"
         "      te.placeholder is not None, ops.relu is not None)\n"
@@ -130,3 +130,24 @@ def test_a_reader_that_stops_early_ends_compiler_opt_quietly(tmp_path: Path) -> 
     assert proc.wait(timeout=120) == 141
     for word in ("Traceback", "internal error", "Exception ignored", "BrokenPipeError"):
         assert word not in stderr
+
+
+def test_pipeline_options_are_declared_once() -> None:
+    """The default-pipeline pass, build, lower, compile_module and from_torch take the
+    options of `PipelineOptions` (the pass as its options, after `until`); a misspelt
+    or non-bool option is an OptionError naming the function."""
+    import dataclasses
+
+    import pytest
+
+    from compiler import te
+    from compiler.pipeline import DefaultPipelinePass, PipelineOptions
+
+    names = [f.name for f in dataclasses.fields(PipelineOptions)]
+    assert [f.name for f in dataclasses.fields(DefaultPipelinePass)] == ["until", *names]
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    with pytest.raises(compiler.OptionError, match="build: unknown option 'check_bound'"):
+        compiler.build([A, B], check_bound=True)
+    with pytest.raises(compiler.OptionError, match="lower: option 'loop_partition' is True or False"):
+        compiler.lower([A, B], loop_partition=1)  # type: ignore[arg-type]  # the wrong type, on purpose

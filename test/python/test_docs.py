@@ -87,6 +87,18 @@ def _pages_with(language: str) -> list[Path]:
     return [p for p in PAGES if any(b.language == language and b.run for b in blocks(p))]
 
 
+# The tutorials' and the profiling guide's examples compile whole layers and chains:
+# the long run only (COMPILER_LONG_TESTS=1); the README's and the other guides' run always.
+LONG_PAGES = ("docs/tutorials/", "docs/guide/profiling.md")
+
+
+def _examples_of(language: str) -> list[object]:
+    return [
+        pytest.param(p, marks=pytest.mark.long) if _page_id(p).startswith(LONG_PAGES) else p
+        for p in _pages_with(language)
+    ]
+
+
 def test_every_page_has_its_examples_found() -> None:
     """The extractor sees the README's and the guide's examples (a silent zero would
     pass every other test here)."""
@@ -100,7 +112,7 @@ def _check(want: str, got: str, where: str) -> None:
         pytest.fail(f"{where}: printed\n{got}\nexpected\n{want}")
 
 
-@pytest.mark.parametrize("page", _pages_with("python"), ids=_page_id)
+@pytest.mark.parametrize("page", _examples_of("python"), ids=_page_id)
 def test_python_examples(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "__docs__"}
@@ -171,6 +183,7 @@ def built_site(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.long  # every link of the built site: the long run
 def test_site_links_anchors_and_images_resolve(tmp_path: Path) -> None:
     sys.path.insert(0, str(DOCS / "_ext"))
     try:

@@ -183,8 +183,8 @@ def test_an_invalid_loop_function_given_to_compile_module_is_an_ir_error() -> No
     not a crash in a pass)."""
     from xdsl.parser import Parser
 
-    from compiler.build import compile_module
     from compiler.context import make_context
+    from compiler.driver import compile_module
 
     text = (
         "loop.func @bad(%a: !loop.buffer<[4], f32>, %b: !loop.buffer<[4], f32> {loop.output}) {\n"
@@ -296,8 +296,8 @@ loop.func @overlap(%out: !loop.buffer<[16], f32> {loop.output}) {
 def test_memory_plan_errors() -> None:
     from xdsl.parser import Parser
 
-    from compiler.build import _memory_plan
     from compiler.context import make_context
+    from compiler.driver import _memory_plan
     from compiler.passes.verify_memory_plan import VerifyMemoryPlanPass
 
     ctx = make_context()

@@ -3,9 +3,10 @@ and a bounded, seeded run over mutated lit inputs and random te programs that mu
 find no bad bucket (no traceback, internal error, signal, unlocated diagnostic or
 timeout from compiler-opt or compiler-run).
 
-COMPILER_FUZZ_INPUTS=10000 runs that many inputs instead of the CI's 300 (about 20 s
-on one core); COMPILER_FUZZ_SEED picks another seed. The Python API fuzzer
-(test/fuzz/api_fuzz.py) runs 8 random programs (COMPILER_API_FUZZ_PROGRAMS=N: more),
+COMPILER_FUZZ_INPUTS=10000 runs that many inputs instead of 60 (300 with
+COMPILER_LONG_TESTS=1, about 20 s on one core); COMPILER_FUZZ_SEED picks another
+seed. The Python API fuzzer (test/fuzz/api_fuzz.py) runs 3 random programs (8 with
+COMPILER_LONG_TESTS=1; COMPILER_API_FUZZ_PROGRAMS=N: more),
 each built and called with good and mutated arguments.
 """
 
@@ -17,13 +18,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from long_tests import examples
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test" / "fuzz"))
 
 import fuzz  # noqa: E402
 
-INPUTS = int(os.environ.get("COMPILER_FUZZ_INPUTS", "300"))
-API_PROGRAMS = int(os.environ.get("COMPILER_API_FUZZ_PROGRAMS", "8"))
+INPUTS = examples(60, 300, "COMPILER_FUZZ_INPUTS")
+API_PROGRAMS = examples(3, 8, "COMPILER_API_FUZZ_PROGRAMS")
 SEED = int(os.environ.get("COMPILER_FUZZ_SEED", "0"))
 
 

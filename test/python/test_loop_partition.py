@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 from test_schedule_properties import PROGRAM_KINDS, draw_case, execute
 
 import compiler
 from compiler import ops, te
 from compiler.te.expr import collect_stages
 
-EXAMPLES = 3  # per program kind: each example compiles two functions
+EXAMPLES = examples(1, 3)  # per program kind: each example compiles two functions
 
 
 def _build_both(make: Any) -> tuple[compiler.Function, compiler.Function]:
@@ -98,7 +99,12 @@ def _conv(inline_pad: bool, h: Any, w: Any, schedule: bool) -> Any:
 
 @pytest.mark.parametrize(
     ("inline_pad", "schedule", "symbolic"),
-    [(True, False, False), (True, True, False), (True, True, True), (False, True, True)],
+    [
+        (True, False, False),
+        pytest.param(True, True, False, marks=pytest.mark.long),  # the long run: two more forms
+        (True, True, True),
+        pytest.param(False, True, True, marks=pytest.mark.long),
+    ],
 )
 def test_padded_conv_matches_torch_with_and_without_partitioning(inline_pad: bool, schedule: bool, symbolic: bool) -> None:
     torch = pytest.importorskip("torch")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 
 import compiler
 from compiler import ops, te
@@ -67,7 +68,7 @@ def test_symbolic_sizes_give_an_arena_expression() -> None:
         np.testing.assert_allclose(out, bv * 3 + bv, rtol=1e-5)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(6, 15), deadline=None)
 @given(
     edges=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=8),
 )

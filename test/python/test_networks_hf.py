@@ -20,6 +20,9 @@ from compiler.dialects import te as te_dialect  # noqa: E402
 from compiler.te.to_ir import build_module  # noqa: E402
 from compiler.torch.networks import HF_NETWORKS, hf_network  # noqa: E402
 
+# whole networks: the long run only (COMPILER_LONG_TESTS=1, make test-long)
+pytestmark = pytest.mark.long
+
 
 def _max_relative_error(got: np.ndarray, expected: np.ndarray) -> float:
     return float(np.abs(got - expected).max() / np.abs(expected).max())

@@ -19,7 +19,7 @@ import pytest
 import compiler
 from compiler import te
 from compiler.analysis.arg_binder import ArgBinder, ArgDecl, Bind, Check, DType, FieldRef
-from compiler.build import Function, compile_module
+from compiler.driver import Function, compile_module
 from compiler.runtime.dlpack import KDL_FLOAT, RawTensor, dtype_name, format_message, pack_dtype
 from compiler.te.to_ir import build_module
 

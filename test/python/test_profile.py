@@ -21,8 +21,8 @@ from xdsl.parser import Parser
 import compiler
 import compiler.profile
 from compiler import ops, te
-from compiler.build import compile_module
 from compiler.context import make_context
+from compiler.driver import compile_module
 from compiler.passes.instrument_stages import InstrumentStagesPass
 
 
@@ -329,6 +329,7 @@ def test_network_wrong_input_raises_as_the_call() -> None:
     assert str(profiled.value) == str(called.value)
 
 
+@pytest.mark.long  # a whole ResNet: the long run
 def test_transformers_resnet_rows_name_modules() -> None:
     transformers = pytest.importorskip("transformers")
     config = transformers.ResNetConfig(embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], layer_type="basic")

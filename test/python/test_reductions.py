@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 
 import compiler
 from compiler import te
@@ -383,7 +383,7 @@ def test_multi_output_producer_inlined_or_partly_returned() -> None:
 
 # -- random rfactor schedules (hypothesis) ---------------------------------------------------
 
-EXAMPLES = int(os.environ.get("COMPILER_PROPERTY_EXAMPLES", "12"))
+EXAMPLES = examples(4, 12)
 
 
 @st.composite

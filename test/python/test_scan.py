@@ -7,12 +7,11 @@ inside it); the time loop starts after the init's rows and stays serial.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 from references import assert_guard_unchanged, guarded_array
 
 import compiler
@@ -233,7 +232,7 @@ def test_scan_arguments_are_checked() -> None:
 # ---------------------------------------------------------------------------
 # Random scans under random schedules, bound-checked, outputs in guard memory
 # ---------------------------------------------------------------------------
-SCAN_EXAMPLES = int(os.environ.get("COMPILER_PROPERTY_EXAMPLES", "20"))
+SCAN_EXAMPLES = examples(5, 20)
 GUARD = 256
 
 

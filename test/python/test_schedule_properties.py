@@ -19,8 +19,8 @@ No legal schedule may change a result or touch memory outside a buffer:
 * checks: every input and output lives inside guard memory (NaN around the
   inputs, so an out-of-bounds read shows in the result; a sentinel around the
   outputs, checked after each call), inputs are unchanged, outputs match NumPy,
-  and `compiler.build(..., check_bounds=True)` (when `build` has it) checks
-  every access of every buffer, intermediates included.
+  and `compiler.build(..., check_bounds=True)` checks every access of every
+  buffer, intermediates included.
 
 COMPILER_PROPERTY_EXAMPLES sets the examples per test (small by default; set it
 to thousands for a long search). COMPILER_PROPERTY_SUBPROCESS=1 runs each example
@@ -31,13 +31,11 @@ before running it, so a case that kills the process can be replayed with
 case as a script and runs it).
 
 A failing example is reported as a self-contained script (hypothesis `note`).
-Known bugs (strict xfails at the end of this file) are steered around; set
-COMPILER_PROPERTY_KNOWN_BUGS=1 to draw and report them too.
+The bugs these tests found have regression tests at the end of this file.
 """
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import json
 import os
@@ -49,35 +47,23 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from long_tests import examples
 from references import assert_guard_unchanged, guarded_array
 
 import compiler
 from compiler import te
 from compiler.te.expr import collect_stages
 
-EXAMPLES = int(os.environ.get("COMPILER_PROPERTY_EXAMPLES", "20"))  # per program kind
+EXAMPLES = examples(3, 20)  # per program kind
 SUBPROCESS = os.environ.get("COMPILER_PROPERTY_SUBPROCESS", "") not in ("", "0")
 LOG_DIR = os.environ.get("COMPILER_PROPERTY_LOG", "")
-# Known bugs (each has a strict xfail below) are steered around unless this is set:
-#  * symbolic programs whose intermediates have different symbolic sizes (n and
-#    n - 2, or an attached region min(...)) fail verify-memory-plan ("internal error:
-#    unsound memory plan") although the plan is sound: its prover can't show
-#    x <= (x + 63) // 64 * 64 + y (fixed by compiler.analysis.size_proof: n and n - 2
-#    pass, test_memory_plan_of_symbolic_sizes_n_and_n_minus_2); a case still rejected
-#    is run at static sizes instead.
-KNOWN_BUGS = os.environ.get("COMPILER_PROPERTY_KNOWN_BUGS", "") not in ("", "0")
-MEMORY_PLAN_BUG = "internal error: unsound memory plan"
 SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-def has_check_bounds() -> bool:
-    return "check_bounds" in inspect.signature(compiler.build).parameters
 
 
 # ---------------------------------------------------------------------------
@@ -376,7 +362,7 @@ class Case:
             "import compiler\nfrom compiler import te\n"
             "from test_schedule_properties import expect_value_error\n"
             + self.source()
-            + f"f = compiler.build(s, args{', check_bounds=True' if has_check_bounds() else ''}"
+            + "f = compiler.build(s, args, check_bounds=True"
             + f"{', auto_schedule=True' if self.auto_schedule else ''})\n"
             + f"# called with sizes {self.sizes}\n"
         )
@@ -408,12 +394,10 @@ def parse_primitive(line: str) -> tuple[list[str], str, str, str]:
     return results, stage, call, args[:-1]
 
 
-def run_case(case: Case, check_bounds: bool | None = None) -> None:
+def run_case(case: Case, check_bounds: bool = True) -> None:
     """Build the case once and call it at each of its sizes; raise on any difference."""
     program = case.program()
     namespace = execute(case.source())
-    if check_bounds is None:
-        check_bounds = has_check_bounds()
     options = {"check_bounds": True} if check_bounds else {}
     if case.auto_schedule:
         options["auto_schedule"] = True
@@ -451,7 +435,7 @@ def run_case(case: Case, check_bounds: bool | None = None) -> None:
             )
 
 
-def run_case_isolated(case: Case, check_bounds: bool | None = None) -> None:
+def run_case_isolated(case: Case, check_bounds: bool = True) -> None:
     """`run_case` in a child interpreter: a crash (an out-of-bounds write that
     corrupts the heap) fails this case instead of the test process."""
     code = (
@@ -473,19 +457,7 @@ def check(case: Case) -> None:
         os.makedirs(LOG_DIR, exist_ok=True)
         with open(os.path.join(LOG_DIR, f"{os.getpid()}.jsonl"), "a") as log:
             log.write(json.dumps(asdict(case)) + "\n")
-    run = run_case_isolated if SUBPROCESS else run_case
-    try:
-        run(case)
-    except (AssertionError, IndexError, compiler.IRError) as err:
-        if KNOWN_BUGS:
-            raise
-        text = f"{type(err).__name__}: {err}"
-        if case.symbolic and MEMORY_PLAN_BUG in text:
-            event("known bug: symbolic sizes rejected by a pass; run at static sizes")
-            for sizes in case.sizes:
-                run(Case(case.kind, case.params, False, [sizes], case.schedule, case.auto_schedule))
-        else:
-            raise
+    (run_case_isolated if SUBPROCESS else run_case)(case)
 
 
 # ---------------------------------------------------------------------------
@@ -868,7 +840,7 @@ def test_the_generator_draws_every_form() -> None:
     assert set(FORMS) - seen == set()
 
 # ---------------------------------------------------------------------------
-# Known bugs found by the property tests (strict xfails: they turn red when fixed)
+# Bugs the property tests found (fixed): one regression test each
 # ---------------------------------------------------------------------------
 
 
@@ -914,6 +886,75 @@ def test_memory_plan_of_symbolic_sizes_n_and_n_minus_2() -> None:
     np.testing.assert_allclose(_guarded_run(f, [a], (7,)), (a[:-2] + a[2:]) * 6.0, rtol=1e-6)
 
 
+@pytest.mark.parametrize("n", [2, 3, 9, 70])
+def test_memory_plan_of_two_consumers_of_size_n_minus_2(n: int) -> None:
+    """Found once `check()` stopped rerunning symbolic cases at static sizes: with D
+    parallel, C sits after B and verify-memory-plan could not prove that C's
+    `4n - 8` bytes fit before the arena's end, `(4n + 55) // 64 * 128`, which holds
+    only for n >= 2 (the verifier now knows it: E's extent n - 2 is an array's)."""
+    size = te.var("n")
+    A = te.placeholder((size,), name="A")
+    B = te.compute((size,), lambda i: A[i] * 3.0, name="B")
+    C = te.compute((size - 2,), lambda i: B[i] + B[i + 2], name="C")
+    D = te.compute((size - 2,), lambda i: B[i + 1] * 2.0, name="D")
+    E = te.compute((size - 2,), lambda i: C[i] - D[i], name="E")
+    s = te.create_schedule(E.op)
+    s[D].parallel(D.op.axis[0])
+    f = compiler.build(s, [A, E], check_bounds=True)
+    a = np.linspace(-1.0, 1.0, n, dtype=np.float32) ** 3
+    b = a * 3.0
+    np.testing.assert_allclose(_guarded_run(f, [a], (n - 2,)), b[:-2] + b[2:] - b[1:-1] * 2.0, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("n", "m"), [(1, 1), (2, 5), (3, 8)])
+def test_memory_plan_of_a_stage_attached_under_an_nparts_split(n: int, m: int) -> None:
+    """Found the same way: D attached under E's split by nparts has an extent
+    `max(min(..., m - 1), 0) + 1`; verify-memory-plan split each min/max into its
+    operands, which forgets that the max is at least 0, and could not place C inside
+    the arena (it now also tries the max as an atom of its bounds first)."""
+    sn, sm = te.var("n"), te.var("m")
+    A = te.placeholder((sn, sm), name="A")
+    B = te.compute((sn, sm), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((sn, sm), lambda i, j: B[i, j] * 2.0, name="C")
+    D = te.compute((sn, sm), lambda i, j: C[i, j] * 2.0, name="D")
+    E = te.compute((sn, sm), lambda i, j: D[i, j] + D[i, 0], name="E")
+    s = te.create_schedule([B.op, E.op])
+    s[B].split(s[B].split(B.op.axis[0], factor=2)[0], factor=2)
+    eo, _ = s[E].split(E.op.axis[1], nparts=2)
+    s[D].compute_at(s[E], eo)
+    f = compiler.build(s, [A, B, E], check_bounds=True)
+    a = np.linspace(-1.0, 1.0, n * m, dtype=np.float32).reshape(n, m)
+    b, e = np.empty_like(a), np.empty_like(a)
+    f(a, b, e)
+    np.testing.assert_allclose(b, a * 2.0, rtol=1e-6)
+    np.testing.assert_allclose(e, a * 8.0 + a[:, :1] * 8.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize(("n", "m"), [(2, 0), (2, 3), (5, 1), (9, 4)])
+def test_memory_plan_of_flattened_extents_m_times_n_minus_2(n: int, m: int) -> None:
+    """Found the same way (test_auto_schedule's partial schedules): after storage-flatten
+    E's extent is `m * n - m * 2`, from which the verifier could not tell that D,
+    placed after B at `(4mn + 63) // 64 * 64 + (4mn - 8m + 63) // 64 * 64`, misses B's
+    4mn bytes (n >= 2 does not follow: m may be 0). It now also tries `b - a - c * e
+    >= 0` for each argument extent e (>= 0) and a few small c."""
+    sn, sm = te.var("n"), te.var("m")
+    A = te.placeholder((sn, sm), name="A")
+    B = te.compute((sn, sm), lambda i, j: A[i, j] * 3.0, name="B")
+    C = te.compute((sn - 2, sm), lambda i, j: B[i, j] + B[i + 2, j], name="C")
+    D = te.compute((sn - 2, sm), lambda i, j: B[i + 1, j] * 2.0, name="D")
+    E = te.compute((sn - 2, sm), lambda i, j: C[i, j] - D[i, j], name="E")
+    s = te.create_schedule(E.op)
+    s[D].compute_at(s[E], E.op.axis[0])
+    s[B].unroll(B.op.axis[0])
+    s[C].unroll(C.op.axis[0])
+    f = compiler.build(s, [A, E], check_bounds=True, auto_schedule=True)
+    a = np.linspace(-1.0, 1.0, n * m, dtype=np.float32).reshape(n, m) ** 3
+    b = a * 3.0
+    e = np.empty((n - 2, m), np.float32)
+    f(a, e)
+    np.testing.assert_allclose(e, b[:-2] + b[2:] - b[1:-1] * 2.0, rtol=1e-5, atol=1e-6)
+
+
 def test_compute_at_a_stage_that_does_not_read_the_producer() -> None:
     """B has two consumers, C and D, both computed at E's outer loop: B can only be
     computed there too, and E does not read B."""
@@ -938,8 +979,6 @@ def test_attached_split_stage_under_a_nested_split_reads_in_bounds() -> None:
     """Found by the property tests (fixed in e6f0590): the consumer's loop runs past
     its domain (split by 3, then the outer loop by 2), and the attached stage, split
     itself, was computed at i = 4 and read A[4] of a 4-element A."""
-    if not has_check_bounds():
-        pytest.skip("needs compiler.build(..., check_bounds=True)")
     A = te.placeholder((4,), name="A")
     B = te.compute((4,), lambda i: A[i] * 2.0, name="B")
     C = te.compute((4,), lambda i: B[i] + 1.0, name="C")
@@ -955,8 +994,6 @@ def test_attached_split_stage_under_a_nested_split_reads_in_bounds() -> None:
 
 
 def test_attached_fused_stage_under_a_nested_split_reads_in_bounds() -> None:
-    if not has_check_bounds():
-        pytest.skip("needs compiler.build(..., check_bounds=True)")
     A = te.placeholder((3, 2), name="A")
     B = te.compute((3, 2), lambda i, j: A[i, j] * 2.0, name="B")
     C = te.compute((3, 2), lambda i, j: B[i, j] + 1.0, name="C")

@@ -3,13 +3,13 @@ random valid schedules (hypothesis) that must not change any result."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 
 import compiler
 from compiler import ops, te
@@ -77,8 +77,8 @@ def test_document_example_4_and_chain() -> None:
 def test_split_that_does_not_divide_writes_nothing_outside(mode: str) -> None:
     """21 elements split by 8: the last inner loop stops at the end (tight) or is
     guarded (guard); either way nothing past element 21 is written."""
-    from compiler.build import compile_module
     from compiler.context import make_context
+    from compiler.driver import compile_module
     from compiler.passes.infer_bound import InferBoundPass
     from compiler.passes.schedule_ops import ScheduleOpsPass
     from compiler.te.to_ir import build_module
@@ -236,7 +236,7 @@ def _reads(consumer: te.Tensor, producer: te.Tensor) -> bool:
 
 @pytest.mark.parametrize("program", sorted(PROGRAMS))
 @settings(
-    max_examples=int(os.environ.get("SCHEDULE_EXAMPLES", "12")),  # raise it for a thorough local run
+    max_examples=examples(4, 12, "SCHEDULE_EXAMPLES"),  # raise it for a thorough local run
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

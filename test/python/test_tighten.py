@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from long_tests import examples
 from references import conv2d_reference
 
 import compiler
@@ -49,7 +50,7 @@ def test_seed_chain_matches_numpy(tighten: bool) -> None:
         assert shapes == {"y0": (1, 2, 11, 11), "y1_pad": (1, 2, 11, 11), "y1": (1, 2, 9, 9), "y2_pad": (1, 2, 9, 9)}
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(4, 10), deadline=None)
 @given(
     pads=st.lists(st.integers(0, 2), min_size=1, max_size=3),
     size=st.integers(7, 9),

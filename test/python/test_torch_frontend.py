@@ -39,6 +39,7 @@ def assert_matches_torch(net, model: nn.Module, x: torch.Tensor, rtol: float, at
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.long  # a whole ResNet-18: the long run
 def test_resnet18() -> None:
     torch.manual_seed(0)
     model = randomize_batch_norms(ResNet18())
@@ -53,6 +54,7 @@ def test_resnet18() -> None:
     assert int(net.memory.arena) < int(net.memory.no_reuse)
 
 
+@pytest.mark.long  # several whole networks: the long run
 def test_static_and_symbolic_networks_are_auto_scheduled_unless_told_not_to() -> None:
     torch.manual_seed(2)
     model = randomize_batch_norms(BasicBlock(8, 8, 1))
@@ -91,6 +93,7 @@ def test_mobilenet_block_symbolic_size(cin: int, cout: int, stride: int) -> None
         assert_matches_torch(net, model, torch.randn(1, cin, *size), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.long  # several whole networks: the long run
 def test_mobilenet_two_blocks_symbolic_size() -> None:
     model = randomize_batch_norms(nn.Sequential(InvertedResidual(8, 8, 1), InvertedResidual(8, 16, 2)))
     h, w = Dim("h", min=4, max=512), Dim("w", min=4, max=512)

@@ -18,6 +18,9 @@ nn = torch.nn
 from compiler import te  # noqa: E402
 from compiler.torch import from_torch  # noqa: E402
 
+# whole transformer models: the long run only (COMPILER_LONG_TESTS=1, make test-long)
+pytestmark = pytest.mark.long
+
 Dim = torch.export.Dim
 
 VOCAB, SEQ = 96, 12

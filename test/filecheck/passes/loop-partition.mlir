@@ -1,6 +1,5 @@
-// RUN: compiler-opt %s --split-input-file -p compute-inline,infer-bound,schedule-ops,loop-partition | filecheck %s
-// RUN: compiler-opt %s --split-input-file -p 'compute-inline,infer-bound{split-mode=guard},schedule-ops,loop-partition' | filecheck %s --check-prefix=GUARD
-// RUN: compiler-opt %s --split-input-file -p compute-inline,infer-bound,schedule-ops | filecheck %s --check-prefix=OFF
+// RUN: compiler-opt %s --split-input-file -p loop-partition | filecheck %s
+// RUN: compiler-opt %s --split-input-file | filecheck %s --check-prefix=OFF
 
 // loop-partition splits loops at their likely conditions: a main loop whose body has
 // no condition and constant inner extents, and edge loops (one iteration: inlined).
@@ -9,20 +8,6 @@
 // exactly 8 and the tail o in [n // 8, (n + 7) // 8) keeps n - o * 8. With
 // split-mode=guard the main part has no guard; the tail (a cold edge, at most one
 // iteration of n / 8) keeps it.
-te.func @split_symbolic(%A: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
-  %B = te.compute "B" (%i) : !te.tensor<["n"], f32> {
-    %0 = te.read %A[%i] : !te.tensor<["n"], f32>
-    %1 = arith.constant 2.000000e+00 : f32
-    %2 = arith.mulf %0, %1 : f32
-    te.yield %2 : f32
-  }
-  te.return %B : !te.tensor<["n"], f32>
-}
-sched.schedule @split_symbolic {
-  %i = sched.axis "B" 0
-  %i_outer, %i_inner = sched.split %i by 8 : !sched.iter<"B">
-  sched.vectorize %i_inner : !sched.iter<"B">
-}
 // CHECK-LABEL: loop.func @split_symbolic
 // CHECK:         %[[C8:.*]] = arith.constant 8 : index
 // CHECK-NEXT:    %[[MAIN:.*]] = arith.floordivsi %n, %[[C8]] : index
@@ -40,39 +25,40 @@ sched.schedule @split_symbolic {
 // CHECK-NEXT:      loop.for %B_i_i_1 = %{{.*}} extent %[[REST]] vectorized {
 // CHECK-NOT:     loop.for
 // CHECK-NOT:     loop.if
-// GUARD-LABEL: loop.func @split_symbolic
-// GUARD:         loop.for %B_i_o = %{{.*}} extent %{{.*}} {
-// GUARD:           loop.for %B_i_i = %{{.*}} extent %{{.*}} vectorized {
-// GUARD-NOT:         loop.if
-// GUARD:             loop.store
-// GUARD:         loop.for %B_i_o_1 = %{{.*}} extent %{{.*}} {
-// GUARD-NEXT:      arith.constant 0 : index
-// GUARD-NEXT:      %[[E8:.*]] = arith.constant 8 : index
-// GUARD-NEXT:      loop.for %B_i_i_1 = %{{.*}} extent %[[E8]] vectorized {
-// GUARD:             %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %n : index
-// GUARD-NEXT:        loop.if %[[IN]] likely {
 // OFF-LABEL: loop.func @split_symbolic
 // OFF:         arith.minsi
 // OFF-NOT:     loop.for %B_i_o_1
+builtin.module {
+  loop.func @split_symbolic(%A: !loop.buffer<["n"], f32>, %B: !loop.buffer<["n"], f32> {loop.output}) {
+    %n = loop.var "n" : index
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 7 : index
+    %2 = arith.addi %n, %1 : index
+    %3 = arith.constant 8 : index
+    %4 = arith.floordivsi %2, %3 : index
+    loop.for %B_i_o = %0 extent %4 {
+      %5 = arith.constant 0 : index
+      %6 = arith.constant 8 : index
+      %7 = arith.muli %B_i_o, %6 : index
+      %8 = arith.subi %n, %7 : index
+      %9 = arith.minsi %8, %6 : index
+      loop.for %B_i_i = %5 extent %9 vectorized {
+        %10 = arith.constant 8 : index
+        %11 = arith.muli %B_i_o, %10 : index
+        %12 = arith.addi %B_i_i, %11 : index
+        %13 = loop.load %A[%12] : !loop.buffer<["n"], f32>
+        %14 = arith.constant 2.000000e+00 : f32
+        %15 = arith.mulf %13, %14 : f32
+        loop.store %15, %B[%12] : !loop.buffer<["n"], f32>
+      }
+    }
+  }
+}
 
 // -----
 
 // (a) 20 split by 8: o in [0, 2) with a vector loop of 8, then the tail o = 2 in
 // place with a vector loop of 4; split-mode=guard: the guard i < 20 is gone too.
-te.func @split_static(%A: !te.tensor<[20], f32>) -> !te.tensor<[20], f32> {
-  %B = te.compute "B" (%i) : !te.tensor<[20], f32> {
-    %0 = te.read %A[%i] : !te.tensor<[20], f32>
-    %1 = arith.constant 2.000000e+00 : f32
-    %2 = arith.mulf %0, %1 : f32
-    te.yield %2 : f32
-  }
-  te.return %B : !te.tensor<[20], f32>
-}
-sched.schedule @split_static {
-  %i = sched.axis "B" 0
-  %i_outer, %i_inner = sched.split %i by 8 : !sched.iter<"B">
-  sched.vectorize %i_inner : !sched.iter<"B">
-}
 // CHECK-LABEL: loop.func @split_static
 // CHECK:         %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT:    loop.for %B_i_o = %{{.*}} extent %[[C2]] {
@@ -85,30 +71,34 @@ sched.schedule @split_static {
 // CHECK-NEXT:    loop.for %B_i_i_1 = %{{.*}} extent %[[C4]] vectorized {
 // CHECK:           arith.muli %[[O]], %{{.*}} : index
 // CHECK-NOT:     loop.if
-// GUARD-LABEL: loop.func @split_static
-// GUARD:         loop.for %B_i_o = %{{.*}} extent %{{.*}} {
-// GUARD-NOT:     loop.if
-// GUARD:         %[[C4:.*]] = arith.constant 4 : index
-// GUARD-NEXT:    loop.for %B_i_i_1 = %{{.*}} extent %[[C4]] vectorized {
-// GUARD-NOT:     loop.if
+builtin.module {
+  loop.func @split_static(%A: !loop.buffer<[20], f32>, %B: !loop.buffer<[20], f32> {loop.output}) {
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 3 : index
+    loop.for %B_i_o = %0 extent %1 {
+      %2 = arith.constant 0 : index
+      %3 = arith.constant 20 : index
+      %4 = arith.constant 8 : index
+      %5 = arith.muli %B_i_o, %4 : index
+      %6 = arith.subi %3, %5 : index
+      %7 = arith.minsi %6, %4 : index
+      loop.for %B_i_i = %2 extent %7 vectorized {
+        %8 = arith.constant 8 : index
+        %9 = arith.muli %B_i_o, %8 : index
+        %10 = arith.addi %B_i_i, %9 : index
+        %11 = loop.load %A[%10] : !loop.buffer<[20], f32>
+        %12 = arith.constant 2.000000e+00 : f32
+        %13 = arith.mulf %11, %12 : f32
+        loop.store %13, %B[%10] : !loop.buffer<[20], f32>
+      }
+    }
+  }
+}
 
 // -----
 
 // (c) 20 in 3 parts of 7: o in [0, 2) with an inner loop of 7, the last part (6) in
 // place; split-mode=guard: the bound check is gone.
-te.func @nparts_static(%A: !te.tensor<[20], f32>) -> !te.tensor<[20], f32> {
-  %B = te.compute "B" (%i) : !te.tensor<[20], f32> {
-    %0 = te.read %A[%i] : !te.tensor<[20], f32>
-    %1 = arith.constant 2.000000e+00 : f32
-    %2 = arith.mulf %0, %1 : f32
-    te.yield %2 : f32
-  }
-  te.return %B : !te.tensor<[20], f32>
-}
-sched.schedule @nparts_static {
-  %i = sched.axis "B" 0
-  %i_outer, %i_inner = sched.split %i nparts 3 : !sched.iter<"B">
-}
 // CHECK-LABEL: loop.func @nparts_static
 // CHECK:         %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT:    loop.for %B_i_o = %{{.*}} extent %[[C2]] {
@@ -118,28 +108,36 @@ sched.schedule @nparts_static {
 // CHECK:         %[[C6:.*]] = arith.constant 6 : index
 // CHECK-NEXT:    loop.for %B_i_i_1 = %{{.*}} extent %[[C6]] {
 // CHECK-NOT:     loop.if
-// GUARD-LABEL: loop.func @nparts_static
-// GUARD-NOT:     loop.if
 // OFF-LABEL: loop.func @nparts_static
 // OFF:         arith.minsi
+builtin.module {
+  loop.func @nparts_static(%A: !loop.buffer<[20], f32>, %B: !loop.buffer<[20], f32> {loop.output}) {
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 3 : index
+    loop.for %B_i_o = %0 extent %1 {
+      %2 = arith.constant 0 : index
+      %3 = arith.constant 20 : index
+      %4 = arith.constant 7 : index
+      %5 = arith.muli %B_i_o, %4 : index
+      %6 = arith.subi %3, %5 : index
+      %7 = arith.minsi %6, %4 : index
+      loop.for %B_i_i = %2 extent %7 {
+        %8 = arith.constant 7 : index
+        %9 = arith.muli %B_i_o, %8 : index
+        %10 = arith.addi %B_i_i, %9 : index
+        %11 = loop.load %A[%10] : !loop.buffer<[20], f32>
+        %12 = arith.constant 2.000000e+00 : f32
+        %13 = arith.mulf %11, %12 : f32
+        loop.store %13, %B[%10] : !loop.buffer<[20], f32>
+      }
+    }
+  }
+}
 
 // -----
 
 // (c) n in 4 parts: the parts have f = max((n + 3) // 4, 1) elements, the last one
 // fewer; o in [0, min(n // f, ...)) runs an inner loop of exactly f.
-te.func @nparts_symbolic(%A: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
-  %B = te.compute "B" (%i) : !te.tensor<["n"], f32> {
-    %0 = te.read %A[%i] : !te.tensor<["n"], f32>
-    %1 = arith.constant 2.000000e+00 : f32
-    %2 = arith.mulf %0, %1 : f32
-    te.yield %2 : f32
-  }
-  te.return %B : !te.tensor<["n"], f32>
-}
-sched.schedule @nparts_symbolic {
-  %i = sched.axis "B" 0
-  %i_outer, %i_inner = sched.split %i nparts 4 : !sched.iter<"B">
-}
 // CHECK-LABEL: loop.func @nparts_symbolic
 // CHECK:         loop.for %B_i_o = %{{.*}} extent %{{.*}} {
 // CHECK:           %[[F:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
@@ -148,51 +146,53 @@ sched.schedule @nparts_symbolic {
 // CHECK:           %[[LAST:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:      loop.for %B_i_i_1 = %{{.*}} extent %[[LAST]] {
 // CHECK-NOT:     loop.for
-// GUARD-LABEL: loop.func @nparts_symbolic
-// GUARD:         loop.for %B_i_o = %{{.*}} extent %{{.*}} {
-// GUARD-NOT:       loop.if
-// GUARD:             loop.store
-// GUARD:         loop.for %B_i_o_1 = %{{.*}} extent %{{.*}} {
-// GUARD:             loop.if %{{.*}} likely {
+builtin.module {
+  loop.func @nparts_symbolic(%A: !loop.buffer<["n"], f32>, %B: !loop.buffer<["n"], f32> {loop.output}) {
+    %n = loop.var "n" : index
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 1 : index
+    %2 = arith.subi %n, %1 : index
+    %3 = arith.constant 3 : index
+    %4 = arith.addi %n, %3 : index
+    %5 = arith.constant 4 : index
+    %6 = arith.floordivsi %4, %5 : index
+    %7 = arith.maxsi %6, %1 : index
+    %8 = arith.floordivsi %2, %7 : index
+    %9 = arith.addi %8, %1 : index
+    loop.for %B_i_o = %0 extent %9 {
+      %10 = arith.constant 0 : index
+      %11 = arith.constant 3 : index
+      %12 = arith.addi %n, %11 : index
+      %13 = arith.constant 4 : index
+      %14 = arith.floordivsi %12, %13 : index
+      %15 = arith.constant 1 : index
+      %16 = arith.maxsi %14, %15 : index
+      %17 = arith.muli %B_i_o, %16 : index
+      %18 = arith.subi %n, %17 : index
+      %19 = arith.minsi %16, %18 : index
+      loop.for %B_i_i = %10 extent %19 {
+        %20 = arith.constant 3 : index
+        %21 = arith.addi %n, %20 : index
+        %22 = arith.constant 4 : index
+        %23 = arith.floordivsi %21, %22 : index
+        %24 = arith.constant 1 : index
+        %25 = arith.maxsi %23, %24 : index
+        %26 = arith.muli %B_i_o, %25 : index
+        %27 = arith.addi %B_i_i, %26 : index
+        %28 = loop.load %A[%27] : !loop.buffer<["n"], f32>
+        %29 = arith.constant 2.000000e+00 : f32
+        %30 = arith.mulf %28, %29 : f32
+        loop.store %30, %B[%27] : !loop.buffer<["n"], f32>
+      }
+    }
+  }
+}
 
 // -----
 
 // (b) A 3-tap convolution of an inlined pad of 1: the lazy read's guard
 // i + r >= 1 && i + r < 17 holds for every r when i is in [1, 15); the edges
 // i = 0 and i = 15 are in place and keep the half of the guard that can fail.
-te.func @pad_static(%x: !te.tensor<[16], f32>, %k: !te.tensor<[3], f32>) -> !te.tensor<[16], f32> {
-  %p = te.compute "p" (%i) : !te.tensor<[18], f32> {
-    %0 = arith.constant 1 : index
-    %1 = arith.cmpi sge, %i, %0 : index
-    %2 = arith.constant 17 : index
-    %3 = arith.cmpi slt, %i, %2 : index
-    %4 = arith.andi %1, %3 : i1
-    %5 = scf.if %4 -> (f32) {
-      %6 = arith.constant 1 : index
-      %7 = arith.subi %i, %6 : index
-      %8 = te.read %x[%7] : !te.tensor<[16], f32>
-      scf.yield %8 : f32
-    } else {
-      %9 = arith.constant 0.000000e+00 : f32
-      scf.yield %9 : f32
-    } {te.likely}
-    te.yield %5 : f32
-  }
-  %y = te.compute "y" (%i_1) : !te.tensor<[16], f32> {
-    %10 = te.reduce sum (%r) in [3] : f32 {
-      %11 = arith.addi %i_1, %r : index
-      %12 = te.read %p[%11] : !te.tensor<[18], f32>
-      %13 = te.read %k[%r] : !te.tensor<[3], f32>
-      %14 = arith.mulf %12, %13 : f32
-      te.yield %14 : f32
-    }
-    te.yield %10 : f32
-  }
-  te.return %y : !te.tensor<[16], f32>
-}
-sched.schedule @pad_static {
-  sched.compute_inline "p"
-}
 // CHECK-LABEL: loop.func @pad_static
 // CHECK:         %y_i = arith.constant 0 : index
 // CHECK:         loop.for %y_r = %{{.*}} extent %{{.*}} {
@@ -210,46 +210,51 @@ sched.schedule @pad_static {
 // CHECK-NEXT:      scf.if %[[HI]] -> (f32) {
 // OFF-LABEL: loop.func @pad_static
 // OFF:         scf.if
+builtin.module {
+  loop.func @pad_static(%x: !loop.buffer<[16], f32>, %k: !loop.buffer<[3], f32>, %y: !loop.buffer<[16], f32> {loop.output}) {
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 16 : index
+    loop.for %y_i = %0 extent %1 {
+      %2 = arith.constant 0 : index
+      %y_acc = loop.alloc local "y.acc" [%2] : !loop.buffer<[1], f32>
+      %3 = arith.constant 0.000000e+00 : f32
+      loop.store %3, %y_acc[%2] : !loop.buffer<[1], f32>
+      %4 = arith.constant 0 : index
+      %5 = arith.constant 3 : index
+      loop.for %y_r = %4 extent %5 {
+        %6 = arith.addi %y_i, %y_r : index
+        %7 = arith.constant 1 : index
+        %8 = arith.cmpi sge, %6, %7 : index
+        %9 = arith.constant 17 : index
+        %10 = arith.cmpi slt, %6, %9 : index
+        %11 = arith.andi %8, %10 : i1
+        %12 = scf.if %11 -> (f32) {
+          %13 = arith.constant 1 : index
+          %14 = arith.subi %6, %13 : index
+          %15 = loop.load %x[%14] : !loop.buffer<[16], f32>
+          scf.yield %15 : f32
+        } else {
+          %16 = arith.constant 0.000000e+00 : f32
+          scf.yield %16 : f32
+        }{te.likely}
+        %17 = loop.load %k[%y_r] : !loop.buffer<[3], f32>
+        %18 = arith.mulf %12, %17 : f32
+        %19 = arith.constant 0 : index
+        %20 = loop.load %y_acc[%19] : !loop.buffer<[1], f32>
+        %21 = arith.addf %20, %18 : f32
+        loop.store %21, %y_acc[%19] : !loop.buffer<[1], f32>
+      }
+      %22 = arith.constant 0 : index
+      %23 = loop.load %y_acc[%22] : !loop.buffer<[1], f32>
+      loop.store %23, %y[%y_i] : !loop.buffer<[16], f32>
+    }
+  }
+}
 
 // -----
 
 // (b) The same over a symbolic n: the interior is [1, n - 1), the edges
 // [0, min(n, 1)) and [max(n - 1, 1), n), so every i runs once for any n >= 0.
-te.func @pad_symbolic(%x: !te.tensor<["n"], f32>, %k: !te.tensor<[3], f32>) -> !te.tensor<["n"], f32> {
-  %p = te.compute "p" (%i) : !te.tensor<["n + 2"], f32> {
-    %0 = arith.constant 1 : index
-    %1 = arith.cmpi sge, %i, %0 : index
-    %2 = te.var "n" : index
-    %3 = arith.constant 1 : index
-    %4 = arith.addi %2, %3 : index
-    %5 = arith.cmpi slt, %i, %4 : index
-    %6 = arith.andi %1, %5 : i1
-    %7 = scf.if %6 -> (f32) {
-      %8 = arith.constant 1 : index
-      %9 = arith.subi %i, %8 : index
-      %10 = te.read %x[%9] : !te.tensor<["n"], f32>
-      scf.yield %10 : f32
-    } else {
-      %11 = arith.constant 0.000000e+00 : f32
-      scf.yield %11 : f32
-    } {te.likely}
-    te.yield %7 : f32
-  }
-  %y = te.compute "y" (%i_1) : !te.tensor<["n"], f32> {
-    %12 = te.reduce sum (%r) in [3] : f32 {
-      %13 = arith.addi %i_1, %r : index
-      %14 = te.read %p[%13] : !te.tensor<["n + 2"], f32>
-      %15 = te.read %k[%r] : !te.tensor<[3], f32>
-      %16 = arith.mulf %14, %15 : f32
-      te.yield %16 : f32
-    }
-    te.yield %12 : f32
-  }
-  te.return %y : !te.tensor<["n"], f32>
-}
-sched.schedule @pad_symbolic {
-  sched.compute_inline "p"
-}
 // CHECK-LABEL: loop.func @pad_symbolic
 // CHECK:         %[[FIRST:.*]] = arith.minsi %n, %{{.*}} : index
 // CHECK-NEXT:    loop.for %y_i = %{{.*}} extent %[[FIRST]] {
@@ -267,58 +272,134 @@ sched.schedule @pad_symbolic {
 // CHECK-NEXT:    loop.for %y_i_2 = %[[LAST]] extent %[[REST]] {
 // CHECK:             %[[HI:.*]] = arith.cmpi slt
 // CHECK-NEXT:        scf.if %[[HI]] -> (f32) {
+builtin.module {
+  loop.func @pad_symbolic(%x: !loop.buffer<["n"], f32>, %k: !loop.buffer<[3], f32>, %y: !loop.buffer<["n"], f32> {loop.output}) {
+    %n = loop.var "n" : index
+    %0 = arith.constant 0 : index
+    loop.for %y_i = %0 extent %n {
+      %1 = arith.constant 0 : index
+      %y_acc = loop.alloc local "y.acc" [%1] : !loop.buffer<[1], f32>
+      %2 = arith.constant 0.000000e+00 : f32
+      loop.store %2, %y_acc[%1] : !loop.buffer<[1], f32>
+      %3 = arith.constant 0 : index
+      %4 = arith.constant 3 : index
+      loop.for %y_r = %3 extent %4 {
+        %5 = arith.addi %y_i, %y_r : index
+        %6 = arith.constant 1 : index
+        %7 = arith.cmpi sge, %5, %6 : index
+        %8 = arith.constant 1 : index
+        %9 = arith.addi %n, %8 : index
+        %10 = arith.cmpi slt, %5, %9 : index
+        %11 = arith.andi %7, %10 : i1
+        %12 = scf.if %11 -> (f32) {
+          %13 = arith.constant 1 : index
+          %14 = arith.subi %5, %13 : index
+          %15 = loop.load %x[%14] : !loop.buffer<["n"], f32>
+          scf.yield %15 : f32
+        } else {
+          %16 = arith.constant 0.000000e+00 : f32
+          scf.yield %16 : f32
+        }{te.likely}
+        %17 = loop.load %k[%y_r] : !loop.buffer<[3], f32>
+        %18 = arith.mulf %12, %17 : f32
+        %19 = arith.constant 0 : index
+        %20 = loop.load %y_acc[%19] : !loop.buffer<[1], f32>
+        %21 = arith.addf %20, %18 : f32
+        loop.store %21, %y_acc[%19] : !loop.buffer<[1], f32>
+      }
+      %22 = arith.constant 0 : index
+      %23 = loop.load %y_acc[%22] : !loop.buffer<[1], f32>
+      loop.store %23, %y[%y_i] : !loop.buffer<["n"], f32>
+    }
+  }
+}
 
 // -----
 
 // The pragma loop_partition=0 keeps a loop and its nest as scheduled.
-te.func @pragma_opt_out(%A: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> {
-  %B = te.compute "B" (%i) : !te.tensor<["n"], f32> {
-    %0 = te.read %A[%i] : !te.tensor<["n"], f32>
-    te.yield %0 : f32
-  }
-  te.return %B : !te.tensor<["n"], f32>
-}
-sched.schedule @pragma_opt_out {
-  %i = sched.axis "B" 0
-  %i_outer, %i_inner = sched.split %i by 8 : !sched.iter<"B">
-  sched.pragma %i_outer "loop_partition=0" : !sched.iter<"B">
-}
 // CHECK-LABEL: loop.func @pragma_opt_out
 // CHECK:         loop.for %B_i_o = %{{.*}} extent %{{.*}} attributes {loop.pragmas = ["loop_partition=0"]} {
 // CHECK:           %[[EXT:.*]] = arith.minsi
 // CHECK-NEXT:      loop.for %B_i_i = %{{.*}} extent %[[EXT]] {
 // CHECK-NOT:     loop.for %B_i_o_1
+builtin.module {
+  loop.func @pragma_opt_out(%A: !loop.buffer<["n"], f32>, %B: !loop.buffer<["n"], f32> {loop.output}) {
+    %n = loop.var "n" : index
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 7 : index
+    %2 = arith.addi %n, %1 : index
+    %3 = arith.constant 8 : index
+    %4 = arith.floordivsi %2, %3 : index
+    loop.for %B_i_o = %0 extent %4 attributes {loop.pragmas = ["loop_partition=0"]} {
+      %5 = arith.constant 0 : index
+      %6 = arith.constant 8 : index
+      %7 = arith.muli %B_i_o, %6 : index
+      %8 = arith.subi %n, %7 : index
+      %9 = arith.minsi %8, %6 : index
+      loop.for %B_i_i = %5 extent %9 {
+        %10 = arith.constant 8 : index
+        %11 = arith.muli %B_i_o, %10 : index
+        %12 = arith.addi %B_i_i, %11 : index
+        %13 = loop.load %A[%12] : !loop.buffer<["n"], f32>
+        loop.store %13, %B[%12] : !loop.buffer<["n"], f32>
+      }
+    }
+  }
+}
 
 // -----
 
 // Negative case: B is computed at C's outer loop (its buffer is realized in the
 // loop's body), so that loop is not split (its pieces would realize B three times).
-te.func @attached(%A: !te.tensor<[20], f32>) -> !te.tensor<[20], f32> {
-  %B = te.compute "B" (%i) : !te.tensor<[20], f32> {
-    %0 = te.read %A[%i] : !te.tensor<[20], f32>
-    %1 = arith.constant 1.000000e+00 : f32
-    %2 = arith.addf %0, %1 : f32
-    te.yield %2 : f32
-  }
-  %C = te.compute "C" (%i_1) : !te.tensor<[20], f32> {
-    %3 = te.read %B[%i_1] : !te.tensor<[20], f32>
-    %4 = arith.constant 2.000000e+00 : f32
-    %5 = arith.mulf %3, %4 : f32
-    te.yield %5 : f32
-  }
-  te.return %C : !te.tensor<[20], f32>
-}
-sched.schedule @attached {
-  %i = sched.axis "C" 0
-  %i_outer, %i_inner = sched.split %i by 8 : !sched.iter<"C">
-  sched.compute_at "B", %i_outer : !sched.iter<"C">
-}
 // CHECK-LABEL: loop.func @attached
 // CHECK:         loop.for %C_i_o = %{{.*}} extent %{{.*}} {
 // CHECK:           loop.alloc "B"
 // CHECK:           arith.minsi
 // CHECK:           loop.for %C_i_i = %{{.*}} extent %{{.*}} {
 // CHECK-NOT:     loop.for %C_i_o_1
+builtin.module {
+  loop.func @attached(%A: !loop.buffer<[20], f32>, %C: !loop.buffer<[20], f32> {loop.output}) {
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 3 : index
+    loop.for %C_i_o = %0 extent %1 {
+      %2 = arith.constant 8 : index
+      %3 = arith.muli %C_i_o, %2 : index
+      %B = loop.alloc "B" [%3] : !loop.buffer<[8], f32>
+      %4 = arith.constant 8 : index
+      %5 = arith.muli %C_i_o, %4 : index
+      %6 = arith.constant 8 : index
+      %7 = arith.muli %C_i_o, %6 : index
+      %8 = arith.constant 7 : index
+      %9 = arith.addi %7, %8 : index
+      %10 = arith.constant 19 : index
+      %11 = arith.minsi %9, %10 : index
+      %12 = arith.subi %11, %7 : index
+      %13 = arith.constant 1 : index
+      %14 = arith.addi %12, %13 : index
+      loop.for %B_i = %5 extent %14 {
+        %15 = loop.load %A[%B_i] : !loop.buffer<[20], f32>
+        %16 = arith.constant 1.000000e+00 : f32
+        %17 = arith.addf %15, %16 : f32
+        loop.store %17, %B[%B_i] : !loop.buffer<[8], f32>
+      }
+      %18 = arith.constant 0 : index
+      %19 = arith.constant 20 : index
+      %20 = arith.constant 8 : index
+      %21 = arith.muli %C_i_o, %20 : index
+      %22 = arith.subi %19, %21 : index
+      %23 = arith.minsi %22, %20 : index
+      loop.for %C_i_i = %18 extent %23 {
+        %24 = arith.constant 8 : index
+        %25 = arith.muli %C_i_o, %24 : index
+        %26 = arith.addi %C_i_i, %25 : index
+        %27 = loop.load %B[%26] : !loop.buffer<[8], f32>
+        %28 = arith.constant 2.000000e+00 : f32
+        %29 = arith.mulf %27, %28 : f32
+        loop.store %29, %C[%26] : !loop.buffer<[20], f32>
+      }
+    }
+  }
+}
 
 // -----
 
@@ -328,40 +409,6 @@ sched.schedule @attached {
 // extents, `min(4 * f + 3, k - 1) - 4 * f + 1` as infer-bound writes them, are a `min`
 // that loop-partition splits the channel loop at: in the main piece they are the
 // constants 4 and 16 (unroll-loops and the vectorizer need them), the tail keeps them.
-te.func @conv1x1(%x: !te.tensor<[1, "c", "h", "w"], f32>, %wt: !te.tensor<["k", "c"], f32>) -> !te.tensor<[1, "k", "h", "w"], f32> {
-  %conv = te.compute "conv" (%nn, %ff, %yy, %xx) : !te.tensor<[1, "k", "h", "w"], f32> {
-    %r = te.reduce sum (%rc) in ["c"] : f32 {
-      %a = te.read %x[%nn, %rc, %yy, %xx] : !te.tensor<[1, "c", "h", "w"], f32>
-      %b = te.read %wt[%ff, %rc] : !te.tensor<["k", "c"], f32>
-      %p = arith.mulf %a, %b : f32
-      te.yield %p : f32
-    }
-    te.yield %r : f32
-  }
-  te.return %conv : !te.tensor<[1, "k", "h", "w"], f32>
-}
-sched.schedule @conv1x1 {
-  sched.cache_write "conv", "local"
-  %conv_nn = sched.axis "conv" 0
-  %conv_ff = sched.axis "conv" 1
-  %conv_yy = sched.axis "conv" 2
-  %conv_xx = sched.axis "conv" 3
-  %conv_ff_o, %conv_ff_i = sched.split %conv_ff by 4 : !sched.iter<"conv">
-  %conv_xx_o, %conv_xx_i = sched.split %conv_xx by 16 : !sched.iter<"conv">
-  sched.reorder %conv_nn, %conv_yy, %conv_xx_o, %conv_ff_o, %conv_ff_i, %conv_xx_i : !sched.iter<"conv">
-  sched.unroll %conv_ff_i : !sched.iter<"conv">
-  sched.vectorize %conv_xx_i : !sched.iter<"conv">
-  sched.parallel %conv_yy : !sched.iter<"conv">
-  sched.compute_at "conv.local", %conv_ff_o : !sched.iter<"conv">
-  %conv_nn_l = sched.axis "conv.local" 0
-  %conv_ff_l = sched.axis "conv.local" 1
-  %conv_yy_l = sched.axis "conv.local" 2
-  %conv_xx_l = sched.axis "conv.local" 3
-  %conv_rc_l = sched.axis "conv.local" reduce 0
-  sched.reorder %conv_nn_l, %conv_yy_l, %conv_rc_l, %conv_ff_l, %conv_xx_l : !sched.iter<"conv.local">
-  sched.unroll %conv_ff_l : !sched.iter<"conv.local">
-  sched.vectorize %conv_xx_l : !sched.iter<"conv.local">
-}
 // CHECK-LABEL: loop.func @conv1x1(
 // CHECK:         loop.for %conv_yy = %{{.*}} extent %h parallel {
 // CHECK:           loop.for %conv_xx_o = %{{.*}} extent %{{.*}} {
@@ -382,3 +429,133 @@ sched.schedule @conv1x1 {
 // OFF:           %conv.local = loop.alloc local "conv.local" [{{.*}}] : !loop.buffer<[1, 4, 1, 16], f32>
 // OFF:           loop.for %conv_local_ff = %{{.*}} extent %{{.*}} unrolled {
 // OFF-NOT:       loop.for %conv_ff_o_1
+builtin.module {
+  loop.func @conv1x1(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k", "c"], f32>, %conv: !loop.buffer<[1, "k", "h", "w"], f32> {loop.output}) {
+    %c = loop.var "c" : index
+    %h = loop.var "h" : index
+    %w = loop.var "w" : index
+    %k = loop.var "k" : index
+    %0 = arith.constant 0 : index
+    %1 = arith.constant 1 : index
+    loop.for %conv_nn = %0 extent %1 {
+      %2 = arith.constant 0 : index
+      loop.for %conv_yy = %2 extent %h parallel {
+        %3 = arith.constant 0 : index
+        %4 = arith.constant 15 : index
+        %5 = arith.addi %w, %4 : index
+        %6 = arith.constant 16 : index
+        %7 = arith.floordivsi %5, %6 : index
+        loop.for %conv_xx_o = %3 extent %7 {
+          %8 = arith.constant 0 : index
+          %9 = arith.constant 3 : index
+          %10 = arith.addi %k, %9 : index
+          %11 = arith.constant 4 : index
+          %12 = arith.floordivsi %10, %11 : index
+          loop.for %conv_ff_o = %8 extent %12 {
+            %13 = arith.constant 0 : index
+            %14 = arith.constant 4 : index
+            %15 = arith.muli %conv_ff_o, %14 : index
+            %16 = arith.constant 16 : index
+            %17 = arith.muli %conv_xx_o, %16 : index
+            %conv.local = loop.alloc local "conv.local" [%13, %15, %conv_yy, %17] : !loop.buffer<[1, 4, 1, 16], f32>
+            %18 = arith.constant 0 : index
+            %19 = arith.constant 1 : index
+            loop.for %conv_local_nn = %18 extent %19 {
+              %20 = arith.constant 1 : index
+              loop.for %conv_local_yy = %conv_yy extent %20 {
+                %21 = arith.constant 4 : index
+                %22 = arith.muli %conv_ff_o, %21 : index
+                %23 = arith.constant 4 : index
+                %24 = arith.muli %conv_ff_o, %23 : index
+                %25 = arith.constant 3 : index
+                %26 = arith.addi %24, %25 : index
+                %27 = arith.constant 1 : index
+                %28 = arith.subi %k, %27 : index
+                %29 = arith.minsi %26, %28 : index
+                %30 = arith.subi %29, %24 : index
+                %31 = arith.addi %30, %27 : index
+                loop.for %conv_local_ff_init = %22 extent %31 unrolled {
+                  %32 = arith.constant 16 : index
+                  %33 = arith.muli %conv_xx_o, %32 : index
+                  %34 = arith.constant 16 : index
+                  %35 = arith.muli %conv_xx_o, %34 : index
+                  %36 = arith.constant 15 : index
+                  %37 = arith.addi %35, %36 : index
+                  %38 = arith.constant 1 : index
+                  %39 = arith.subi %w, %38 : index
+                  %40 = arith.minsi %37, %39 : index
+                  %41 = arith.subi %40, %35 : index
+                  %42 = arith.addi %41, %38 : index
+                  loop.for %conv_local_xx_init = %33 extent %42 vectorized {
+                    %43 = arith.constant 0 : index
+                    %44 = arith.constant 0.000000e+00 : f32
+                    loop.store %44, %conv.local[%43, %conv_local_ff_init, %conv_local_yy, %conv_local_xx_init] : !loop.buffer<[1, 4, 1, 16], f32>
+                  }
+                }
+                %45 = arith.constant 0 : index
+                loop.for %conv_local_rc = %45 extent %c {
+                  %46 = arith.constant 4 : index
+                  %47 = arith.muli %conv_ff_o, %46 : index
+                  %48 = arith.constant 4 : index
+                  %49 = arith.muli %conv_ff_o, %48 : index
+                  %50 = arith.constant 3 : index
+                  %51 = arith.addi %49, %50 : index
+                  %52 = arith.constant 1 : index
+                  %53 = arith.subi %k, %52 : index
+                  %54 = arith.minsi %51, %53 : index
+                  %55 = arith.subi %54, %49 : index
+                  %56 = arith.addi %55, %52 : index
+                  loop.for %conv_local_ff = %47 extent %56 unrolled {
+                    %57 = arith.constant 16 : index
+                    %58 = arith.muli %conv_xx_o, %57 : index
+                    %59 = arith.constant 16 : index
+                    %60 = arith.muli %conv_xx_o, %59 : index
+                    %61 = arith.constant 15 : index
+                    %62 = arith.addi %60, %61 : index
+                    %63 = arith.constant 1 : index
+                    %64 = arith.subi %w, %63 : index
+                    %65 = arith.minsi %62, %64 : index
+                    %66 = arith.subi %65, %60 : index
+                    %67 = arith.addi %66, %63 : index
+                    loop.for %conv_local_xx = %58 extent %67 vectorized {
+                      %68 = arith.constant 0 : index
+                      %a = loop.load %x[%68, %conv_local_rc, %conv_local_yy, %conv_local_xx] : !loop.buffer<[1, "c", "h", "w"], f32>
+                      %b = loop.load %wt[%conv_local_ff, %conv_local_rc] : !loop.buffer<["k", "c"], f32>
+                      %p = arith.mulf %a, %b : f32
+                      %69 = loop.load %conv.local[%68, %conv_local_ff, %conv_local_yy, %conv_local_xx] : !loop.buffer<[1, 4, 1, 16], f32>
+                      %70 = arith.addf %69, %p : f32
+                      loop.store %70, %conv.local[%68, %conv_local_ff, %conv_local_yy, %conv_local_xx] : !loop.buffer<[1, 4, 1, 16], f32>
+                    }
+                  }
+                }
+              }
+            }
+            %71 = arith.constant 0 : index
+            %72 = arith.constant 4 : index
+            %73 = arith.muli %conv_ff_o, %72 : index
+            %74 = arith.subi %k, %73 : index
+            %75 = arith.minsi %74, %72 : index
+            loop.for %conv_ff_i = %71 extent %75 unrolled {
+              %76 = arith.constant 0 : index
+              %77 = arith.constant 16 : index
+              %78 = arith.muli %conv_xx_o, %77 : index
+              %79 = arith.subi %w, %78 : index
+              %80 = arith.minsi %79, %77 : index
+              loop.for %conv_xx_i = %76 extent %80 vectorized {
+                %81 = arith.constant 0 : index
+                %82 = arith.constant 4 : index
+                %83 = arith.muli %conv_ff_o, %82 : index
+                %84 = arith.addi %conv_ff_i, %83 : index
+                %85 = arith.constant 16 : index
+                %86 = arith.muli %conv_xx_o, %85 : index
+                %87 = arith.addi %conv_xx_i, %86 : index
+                %88 = loop.load %conv.local[%81, %84, %conv_yy, %87] : !loop.buffer<[1, 4, 1, 16], f32>
+                loop.store %88, %conv[%81, %84, %conv_yy, %87] : !loop.buffer<[1, "k", "h", "w"], f32>
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}

@@ -48,6 +48,23 @@ loop.func @all_ops(%a: !loop.buffer<[5, "n"], f32>, %out: !loop.buffer<[5, "n"],
 
 // -----
 
+// Attributes on a serial loop (no kind word before them) and on a kind.
+loop.func @loop_attributes(%out: !loop.buffer<[4], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  loop.for %i = %c0 extent %c4 attributes {loop.pragmas = ["loop_partition=0"]} {
+    loop.for %j = %c0 extent %c4 vectorized attributes {loop.pragmas = ["x"]} {
+      %z = arith.constant 0.000000e+00 : f32
+      loop.store %z, %out[%j] : !loop.buffer<[4], f32>
+    }
+  }
+}
+// CHECK-LABEL: loop.func @loop_attributes
+// CHECK:         loop.for %i = %c0 extent %c4 attributes {loop.pragmas = ["loop_partition=0"]} {
+// CHECK-NEXT:      loop.for %j = %c0 extent %c4 vectorized attributes {loop.pragmas = ["x"]} {
+
+// -----
+
 // Planned buffers (storage-rewrite) and a local accumulator.
 loop.func @views(%out: !loop.buffer<[16], f32> {loop.output}) {
   %c0 = arith.constant 0 : index

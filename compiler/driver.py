@@ -16,15 +16,16 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compiler import te as T
 from compiler.errors import ExprTypeError, IRError, MemoryPlanError
+from compiler.pipeline_options import PipelineOptions
 from compiler.te.schedule import Schedule
 
-if TYPE_CHECKING:  # xDSL, loop and the pipeline are imported where used: a cached build needs none
+if TYPE_CHECKING:  # xDSL, loop and the passes are imported where used: a cached build needs none
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute
 
@@ -59,17 +60,16 @@ def lower(
     args: Sequence[T.Tensor] | None = None,
     name: str = "main",
     until: Stage = "llvm",
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
-    loop_partition: bool = True,
-    auto_schedule: bool = False,
+    **options: bool,
 ) -> ModuleOp:
     """The IR after the default pipeline (or after the stage `until`).
 
     `lower([A, B, C])` or, with a schedule, `lower(s, [A, B, C])`. `until` is one of
     `compiler.pipeline.STAGES` (`"te"`, `"loop"`: after schedule-ops, `"flat"`,
-    `"llvm"`); the options are those of `build`, except `auto_schedule`, which is off
-    unless asked for (`build` turns it on when it is given no schedule).
+    `"llvm"`); the keyword options are `compiler.pipeline.PipelineOptions`' (those of
+    `build`: `check_bounds`, `tighten_pad_regions`, `loop_partition`, ...), with
+    `auto_schedule` off unless asked for (`build` turns it on when it is given no
+    schedule).
 
     >>> A = te.placeholder((16,), name="A")
     >>> B = te.compute((16,), lambda i: A[i] + 1.0, name="B")
@@ -81,11 +81,11 @@ def lower(
     from compiler.pipeline import default_pipeline
     from compiler.te.to_ir import build_module
 
+    pipeline = PipelineOptions.of("lower", options)
     schedule, tensors = _split_args(schedule_or_args, args)
     module, _ = build_module(tensors, name, schedule)
     ctx = make_context()
-    options = {"tighten_pad_regions": tighten_pad_regions, "check_bounds": check_bounds}
-    for p in default_pipeline(until, **options, loop_partition=loop_partition, auto_schedule=auto_schedule):
+    for p in default_pipeline(until, options=pipeline):
         p.apply(ctx, module)
     module.verify()
     return module
@@ -355,19 +355,12 @@ def dtype_of(t: Attribute) -> str:
     raise ExprTypeError(f"no NumPy dtype for element type {t}")
 
 
-@dataclass(frozen=True)
-class _Options:
+@dataclass(frozen=True, kw_only=True)
+class _Options(PipelineOptions):
     """Every option of `compile_module` that changes what it compiles (a part of the build key)."""
 
     call_order: tuple[int, ...] | None
     strided_args: tuple[str, ...]
-    tighten_pad_regions: bool
-    check_bounds: bool
-    auto_schedule: bool
-    loop_partition: bool
-    fast_math: bool
-    fp_contract: bool
-    profile: bool = False
 
 
 @dataclass
@@ -381,8 +374,6 @@ class _Recipe:
     cache: bool | None
 
     def compile(self, **changes: Any) -> Function:
-        from dataclasses import replace
-
         return _compile(self.source().clone(), self.name, replace(self.options, **changes), self.cache)
 
     def facts(self) -> dict[str, StageFacts]:
@@ -419,14 +410,9 @@ def compile_module(
     call_order: list[int] | None = None,
     *,
     strided_args: Sequence[str] = (),
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
     cache: bool | None = None,
-    auto_schedule: bool = False,
-    loop_partition: bool = True,
-    fast_math: bool = False,
-    fp_contract: bool = True,
-    profile: bool = False,
+    options: PipelineOptions | None = None,
+    **changes: bool,
 ) -> Function:
     """Compile the `te.func` or `loop.func` named `name` of a module.
 
@@ -434,7 +420,8 @@ def compile_module(
     k-th; `strided_args` names buffer arguments that accept any strides
     (symbolic strides `<name>_stride<k>`, bound at call time: a NumPy view
     such as `a[:, ::2]` runs without a copy); `check_bounds` checks every load and
-    store against its buffer's region (an IndexError instead of a wrong access).
+    store against its buffer's region (an IndexError instead of a wrong access); the
+    pipeline's options are `options` with `changes` (`compiler.pipeline.PipelineOptions`).
     `cache=False` compiles without the on-disk cache (`COMPILER_CACHE=0`: the
     whole process; `compiler.lowering.object_cache`). `auto_schedule` runs
     `auto-schedule` first (the stages no `sched` op names get a schedule for the host).
@@ -445,18 +432,13 @@ def compile_module(
     then left as it is (the passes run on a copy when an IR text is read).
     `profile=True` compiles the profiling variant (`Function.profile` asks for it).
     """
-    options = _Options(
-        None if call_order is None else tuple(call_order),
-        tuple(strided_args),
-        tighten_pad_regions,
-        check_bounds,
-        auto_schedule,
-        loop_partition,
-        fast_math,
-        fp_contract,
-        profile,
+    pipeline = PipelineOptions.of("compile_module", changes, options)
+    gathered = _Options(
+        call_order=None if call_order is None else tuple(call_order),
+        strided_args=tuple(strided_args),
+        **pipeline.pipeline_fields(),
     )
-    return _compile(module, name, options, cache)
+    return _compile(module, name, gathered, cache)
 
 
 def _compile(module: ModuleOp, name: str, options: _Options, cache: bool | None) -> Function:
@@ -546,8 +528,7 @@ def _lower_to_flat(
     ctx = make_context()
     outputs = _output_stages(module, name) if options.profile else {}
     if any(isinstance(op, te.FuncOp) for op in module.ops):
-        te_options = {"tighten_pad_regions": options.tighten_pad_regions, "check_bounds": options.check_bounds}
-        for p in default_pipeline("loop", **te_options, auto_schedule=options.auto_schedule, profile=options.profile):
+        for p in default_pipeline("loop", options=options):
             p.apply(ctx, module)
     else:  # a loop.func given directly
         if options.check_bounds:
@@ -574,7 +555,7 @@ def _lower_to_flat(
         declare_strided(func, options.strided_args)
     specs = specs_of(func)
     loop_ir = str(module) if texts is None else ""
-    for p in stage_passes("flat", loop_partition=options.loop_partition):
+    for p in stage_passes("flat", options=options):
         p.apply(ctx, module)
     if verify_passes():
         module.verify()
@@ -805,13 +786,11 @@ def build(
     schedule_or_args: Schedule | Sequence[T.Tensor],
     args: Sequence[T.Tensor] | None = None,
     name: str = "main",
-    tighten_pad_regions: bool = True,
-    check_bounds: bool = False,
+    *,
     auto_schedule: bool | None = None,
     tuning_log: str | os.PathLike[str] | None = None,
-    loop_partition: bool = True,
-    fast_math: bool = False,
-    fp_contract: bool = True,
+    options: PipelineOptions | None = None,
+    **changes: bool,
 ) -> Function:
     """Compile `args` (inputs and outputs, in call order) into a callable `Function`.
 
@@ -840,21 +819,19 @@ def build(
     clang and the BLAS libraries do; the FMA units are twice the throughput of a
     multiply and an add); `fp_contract=False` rounds every float operation as written.
     `fast_math=True` also lets LLVM reassociate float math (reductions vectorize):
-    faster, and the sum's order no longer the program's.
+    faster, and the sum's order no longer the program's. The keyword options are
+    `compiler.pipeline.PipelineOptions`' (`check_bounds`, `fast_math`, `fp_contract`,
+    `loop_partition`, `tighten_pad_regions`), over `options` if given; an unknown one
+    raises OptionError.
     """
     from compiler import graph_cache
 
     start = time.perf_counter()
+    pipeline = PipelineOptions.of("build", changes, options)
     schedule, tensors = _split_args(schedule_or_args, args)
     automatic = schedule is None if auto_schedule is None else auto_schedule
-    options = {
-        "tighten_pad_regions": tighten_pad_regions,
-        "check_bounds": check_bounds,
-        "auto_schedule": automatic,
-        "loop_partition": loop_partition,
-        "fast_math": fast_math,
-        "fp_contract": fp_contract,
-    }
+    chosen = replace(pipeline, auto_schedule=automatic)
+    fields = chosen.pipeline_fields()
 
     def source() -> tuple[ModuleOp, FunctionSignature]:
         from compiler.te.to_ir import build_module
@@ -870,24 +847,24 @@ def build(
     # the first level of the cache: keyed by the Python program, before any IR is emitted
     # (not with a tuning log, whose records are keyed by the te module's text)
     logged = schedule is None and automatic and _tuning_log_named(tuning_log)
-    graph = None if logged or not _cache_on() else graph_cache.graph_key(tensors, schedule, name, options)
+    graph = None if logged or not _cache_on() else graph_cache.graph_key(tensors, schedule, name, fields)
     if graph is not None:
 
         def unchanged() -> tuple[ModuleOp, _Options]:
             """The program's module, for the IR texts of a hit (made when first read)."""
-            if graph_cache.graph_key(tensors, schedule, name, options) != graph:
+            if graph_cache.graph_key(tensors, schedule, name, fields) != graph:
                 raise IRError(
                     f"{name}: the program or its schedule changed after build() found it in the cache; "
                     "its IR can not be made again (build the changed program)"
                 )
-            return _built_options(*source(), name, options)
+            return _built_options(*source(), name, fields)
 
-        hit = _load_graph(graph, name, options, unchanged, start)
+        hit = _load_graph(graph, name, fields, unchanged, start)
         if hit is not None:
             hit.stats.seconds["total"] = time.perf_counter() - start
             return hit
     module, sig = source()
-    fn = compile_built(module, sig, name, **options)
+    fn = compile_built(module, sig, name, options=chosen)
     if graph is not None:
         graph_cache.write(graph, _entry_of(fn).to_json())
     fn.stats.seconds["total"] = time.perf_counter() - start
@@ -924,7 +901,7 @@ def _call_order(module: ModuleOp, sig: FunctionSignature, name: str) -> tuple[li
 def _built_options(module: ModuleOp, sig: FunctionSignature, name: str, options: dict[str, Any]) -> tuple[ModuleOp, _Options]:
     """The module and the options `compile_built(module, sig, name, **options)` compiles."""
     call_order, strided_args = _call_order(module, sig, name)
-    return module, _Options(tuple(call_order), tuple(strided_args), **options)
+    return module, _Options(call_order=tuple(call_order), strided_args=tuple(strided_args), **options)
 
 
 def _te_argument_names(module: ModuleOp, name: str) -> list[str]:

@@ -42,8 +42,8 @@ from compiler.analysis.auto_schedule import (
 )
 from compiler.analysis.schedule_model import ScheduleModel, schedule_of
 from compiler.analysis.target import Target, host_target
-from compiler.build import Function, _split_args, compile_built
 from compiler.dialects import sched
+from compiler.driver import Function, _split_args, compile_built
 from compiler.errors import OptionError
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import build_module

@@ -1,0 +1,46 @@
+"""The elementwise math functions of the frontend (`te.exp`, `te.sigmoid`, ...), as
+calls the lowering maps to LLVM intrinsics and libm."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from compiler.errors import ExprTypeError
+from compiler.te.expr import Call, Expr, ExprLike, _is_float, _unify, as_expr
+
+
+def _unary(name: str) -> Callable[[ExprLike], Expr]:
+    def f(x: ExprLike) -> Expr:
+        e = as_expr(x, "float32")
+        if not _is_float(e.dtype) and name != "abs":
+            raise ExprTypeError(f"te.{name} needs a float expression, got {e.dtype}")
+        return Call(name, (e,), e.dtype)
+
+    f.__name__ = name
+    f.__doc__ = f"`te.{name}(x)`: the elementwise {name} of a float expression" + (
+        " (or of an integer one)." if name == "abs" else "."
+    )
+    return f
+
+
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+tanh = _unary("tanh")
+abs = _unary("abs")
+floor = _unary("floor")
+ceil = _unary("ceil")
+sin = _unary("sin")
+cos = _unary("cos")
+
+
+def sigmoid(x: ExprLike) -> Expr:
+    """`1 / (1 + exp(-x))` of a float expression."""
+    e = as_expr(x, "float32")
+    return 1.0 / (1.0 + exp(-e))
+
+
+def power(a: ExprLike, b: ExprLike) -> Expr:
+    """`a ** b` of float expressions."""
+    ea, eb = _unify(a, b)
+    return Call("pow", (ea, eb), ea.dtype)
