@@ -18,8 +18,8 @@ nn = torch.nn
 from compiler import te  # noqa: E402
 from compiler.torch import from_torch  # noqa: E402
 
-# whole transformer models: the long run only (COMPILER_LONG_TESTS=1, make test-long)
-pytestmark = pytest.mark.long
+# the small models run by default (the import of every transformer is checked in CI); the
+# slowest two only in the long run (COMPILER_LONG_TESTS=1, make test-long)
 
 Dim = torch.export.Dim
 
@@ -91,6 +91,7 @@ def test_vit() -> None:
     assert_close(net, model, x, feed=x.numpy())
 
 
+@pytest.mark.long
 def test_mobilenet_v2_tf_padding() -> None:
     torch.manual_seed(3)
     config = transformers.MobileNetV2Config(image_size=32, depth_multiplier=0.35, tf_padding=True)
@@ -137,6 +138,7 @@ def test_bert_dynamic_batch_and_sequence_with_padding_mask() -> None:
         assert float(np.abs(got - expected).max()) <= 1e-4 * float(np.abs(expected).max())
 
 
+@pytest.mark.long
 def test_gpt2_dynamic_sequence() -> None:
     """GPT-2 (causal attention) built once with a symbolic length: the causal reductions'
     loops are cut at the diagonal of a symbolic square, and the memory plan, symbolic in
