@@ -78,12 +78,8 @@ from compiler.analysis.loop_relations import Fuse, Singleton, pass_up_index
 from compiler.analysis.schedule_model import IterVar, ScheduleModel, Split, Stage, schedule_of
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
-    Add,
     Const,
     Expr,
-    Max,
-    Min,
-    Sub,
     Var,
     emax,
     emin,
@@ -397,10 +393,10 @@ class InferBound:
             by_inner = eval_set(value, {rel.inner.name: inner_set}, self.bounds)
             az, outer_dom = self.analyzer(), {rel.outer.name: up[rel.outer.name]}
             lo = None if by_inner.lo is None else eval_set(
-                fold_into_minmax(by_inner.lo, rel.outer.name, az), outer_dom, self.bounds
+                az.fold_into_minmax(by_inner.lo, rel.outer.name), outer_dom, self.bounds
             ).lo
             hi = None if by_inner.hi is None else eval_set(
-                fold_into_minmax(by_inner.hi, rel.outer.name, az), outer_dom, self.bounds
+                az.fold_into_minmax(by_inner.hi, rel.outer.name), outer_dom, self.bounds
             ).hi
             loose[rel.parent.name] = IntSet(lo, hi, by_inner.empty_set)
         else:
@@ -745,40 +741,3 @@ def infer_function(
 
 def has_bounds(op: te.ComputeOp) -> bool:
     return "te.loops" in op.attributes
-
-
-def fold_into_minmax(e: Expr, name: str, az: Analyzer) -> Expr:
-    """`t + min(a, b)` as `min(t + a, t + b)` (and `max`) when that leaves fewer
-    occurrences of the variable `name`: a tight split's last index, `o * 4 + min(n - o * 4,
-    4) - 1`, is `min(n, o * 4 + 4) - 1`, whose interval over o is n - 1, where each term
-    relaxed on its own gives the extent rounded up to the factor (and realizes every
-    producer that much larger, with a symbolic n)."""
-    terms = _summands(e)
-    picked = [k for k, (sign, t) in enumerate(terms) if sign > 0 and isinstance(t, Min | Max)]
-    if len(picked) != 1 or name not in free_vars(e):
-        return e
-    (k,) = picked
-    node = terms[k][1]
-    assert isinstance(node, Min | Max)
-    rest: Expr = Const(0)
-    for j, (sign, t) in enumerate(terms):
-        if j != k:
-            rest = rest + t if sign > 0 else rest - t
-    sides = [az.simplify(rest + node.a), az.simplify(rest + node.b)]
-    folded = Min(*sides) if isinstance(node, Min) else Max(*sides)
-    return folded if _occurrences(folded, name) < _occurrences(e, name) else e
-
-
-def _summands(e: Expr) -> list[tuple[int, Expr]]:
-    """`e` as signed terms of its top-level sums and differences."""
-    if isinstance(e, Add):
-        return _summands(e.a) + _summands(e.b)
-    if isinstance(e, Sub):
-        return _summands(e.a) + [(-sign, t) for sign, t in _summands(e.b)]
-    return [(1, e)]
-
-
-def _occurrences(e: Expr, name: str) -> int:
-    if isinstance(e, Var):
-        return int(e.name == name)
-    return sum(_occurrences(c, name) for c in (getattr(e, "a", None), getattr(e, "b", None)) if isinstance(c, Expr))

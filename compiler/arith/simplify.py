@@ -337,6 +337,23 @@ class Analyzer:
     def simplify(self, e: Expr | int) -> Expr:
         return _to_expr(self.poly(as_expr(e)))
 
+    def fold_into_minmax(self, e: Expr | int, name: str) -> Expr:
+        """`t + min(a, b)` as `min(t + a, t + b)` (and `max`) when the variable `name`
+        cancels from a side, else `e` simplified: a tight split's last index, `o * 4 +
+        min(n - o * 4, 4) - 1`, is `min(n - 1, o * 4 + 3)`, whose interval over `o` ends
+        at n - 1, where `o * 4` and the `min` taken apart end at n rounded up to 4."""
+        p = self.poly(as_expr(e))
+        atoms = [m for m, k in p.items() if k == 1 and len(m) == 1 and isinstance(m[0], Min | Max)]
+        if len(atoms) != 1:
+            return _to_expr(p)
+        node = atoms[0][0]
+        assert isinstance(node, Min | Max)
+        rest = {m: k for m, k in p.items() if m != atoms[0]}
+        sides = [_to_expr(self._fuse(_padd(rest, self.poly(side)))) for side in (node.a, node.b)]
+        if all(name in free_vars(side) for side in sides):
+            return _to_expr(p)
+        return type(node)(sides[0], sides[1])
+
     def const_bounds(self, e: Expr | int) -> Range:
         """Constant ``(lo, hi)`` bounds of ``e`` (``None`` = unbounded)."""
         p = self.poly(as_expr(e))

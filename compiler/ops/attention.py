@@ -99,11 +99,10 @@ def scaled_dot_product_attention(
         name=f"{name}_max",
     )
     exps = te.compute(shape, lambda *i: te.exp(masked(i) - row_max[i[:-1]]), name=f"{name}_exp")
-    row_sum = _lane_sum(exps, acc, f"{name}_sum")
-    # the normalisation after the product with V: one division per output element
-    # instead of one per score
+    row_sum = _lane_sum(exps, f"{name}_sum")
     # causal: the terms past the diagonal are exp(lowest) = 0; `likely` lets loop-partition
-    # cut the reduction there, so the triangle above it is never visited
+    # cut the reduction there, so the triangle above it is never visited. The division by
+    # the row sum comes after the product with V: once per output element, not per score
     below = (lambda row, _col, k: te.likely(k <= row)) if is_causal else None
     weighted = batch_matmul(exps, v, name=f"{name}_pv", out_dtype=acc, where=below)
     return te.compute(
@@ -119,7 +118,7 @@ scalar adds (4 cycles each); 16 interleaved partial sums are one or two vectors 
 SIMD width, and the order stays the program's, not the compiler's."""
 
 
-def _lane_sum(x: Tensor, acc: str, name: str) -> Tensor:
+def _lane_sum(x: Tensor, name: str) -> Tensor:
     """The sum of `x` over its last axis (n long): `SUM_LANES` strided partial sums over
     its whole chunks (stage `<name>_lanes`, vectorized along the lanes), added up with
     the n % SUM_LANES elements past them in `<name>`. Every read is in bounds without a
@@ -132,16 +131,16 @@ def _lane_sum(x: Tensor, acc: str, name: str) -> Tensor:
         lambda *i: te.sum(x[(*i[:-1], chunks * SUM_LANES + i[-1])], axis=chunks),
         name=f"{name}_lanes",
     )
-    r = te.reduce_axis((0, SUM_LANES), "r")
+    rows = tuple(x.shape[:-1])
     width = static(n)
-    if width is not None and width % SUM_LANES == 0:
-        return te.compute(tuple(x.shape[:-1]), lambda *i: te.sum(lanes[(*i, r)], axis=r), name=name)
+    no_tail = width is not None and width % SUM_LANES == 0
+    r = te.reduce_axis((0, SUM_LANES), "r")
+    whole = te.compute(rows, lambda *i: te.sum(lanes[(*i, r)], axis=r), name=name if no_tail else f"{name}_chunks")
+    if no_tail:
+        return whole
     t = te.reduce_axis((0, n % SUM_LANES), "t")
-    whole = te.compute(tuple(x.shape[:-1]), lambda *i: te.sum(lanes[(*i, r)], axis=r), name=f"{name}_chunks")
-    rest = te.compute(
-        tuple(x.shape[:-1]), lambda *i: te.sum(x[(*i, n // SUM_LANES * SUM_LANES + t)], axis=t), name=f"{name}_tail"
-    )
-    return te.compute(tuple(x.shape[:-1]), lambda *i: whole[i] + rest[i], name=name)
+    rest = te.compute(rows, lambda *i: te.sum(x[(*i, n // SUM_LANES * SUM_LANES + t)], axis=t), name=f"{name}_tail")
+    return te.compute(rows, lambda *i: whole[i] + rest[i], name=name)
 
 
 def _mask_bias(mask: Tensor | None, is_causal: bool, shape: Sequence[Dim], acc: str, name: str) -> Tensor | None:

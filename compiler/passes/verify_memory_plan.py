@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.analysis.size_proof import SizeProver
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Expr, Max, free_vars, parse_expr, substitute
+from compiler.arith.expr import Const, Expr, Max, Var, free_vars, parse_expr, substitute
 from compiler.arith.simplify import Analyzer, const_value
 from compiler.diagnostics import MemoryPlanPassError
 from compiler.dialects import loop
@@ -38,7 +38,7 @@ def check_function(func: loop.FuncOp) -> list[str]:
     ]
     prover = SizeProver(size_analyzer(func, argument_shapes=True), opaque_minmax=True, facts=extents)
     az = prover.az
-    positive = SizeProver(Analyzer({n: (1, None) for n in az.bounds}))
+    positive = _nonempty(prover)
     views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = [t for t in liveness(func) if t.name in views]
     problems: list[str] = []
@@ -91,8 +91,21 @@ def _by_cases(
         return True
     if not claim(positive, exprs):
         return False
-    names = sorted({n for e in exprs for n in free_vars(e)} & set(prover.az.bounds))
-    return all(at_zero([prover.az.simplify(substitute(e, {n: 0})) for e in exprs]) for n in names)
+    names = sorted(n for e in exprs for n in free_vars(e) if _may_be_zero(prover, n))
+    return all(at_zero([prover.az.simplify(substitute(e, {n: 0})) for e in exprs]) for n in dict.fromkeys(names))
+
+
+def _nonempty(prover: SizeProver) -> SizeProver:
+    """`prover` for the case where no shape variable is 0: each one's lower bound raised
+    to 1, its other facts kept."""
+    bounds = {n: (Const(1) if _may_be_zero(prover, n) else lo, hi) for n, (lo, hi) in prover.az.bounds.items()}
+    return SizeProver(Analyzer(bounds), opaque_minmax=prover.opaque_minmax, facts=prover.facts)
+
+
+def _may_be_zero(prover: SizeProver, name: str) -> bool:
+    """A shape variable whose bounds allow 0 (not one that an argument's extent `v - c`
+    keeps at c or more)."""
+    return name in prover.az.bounds and not prover.az.prove_ge(Var(name), 1)
 
 
 def _fits(prover: SizeProver, end: Expr, arena: Expr, positive: SizeProver) -> bool:

@@ -149,10 +149,10 @@ def test_plan_verifier_proves_by_cases_on_empty_shapes() -> None:
     """A bound such as `-1 // s` is -1 only for s >= 1; at s = 0 the buffer of size s * 4 is
     empty. The verifier proves the two cases apart (causal attention over a symbolic
     length needed it) and still rejects a real overlap."""
-    from compiler.passes.verify_memory_plan import _disjoint
+    from compiler.passes.verify_memory_plan import _disjoint, _nonempty
 
     prover = SizeProver(Analyzer({"s": (0, None)}))
-    positive = SizeProver(Analyzer({"s": (1, None)}))
+    positive = _nonempty(prover)
     first = (parse_expr("0"), parse_expr("s * 4"))
     after = (parse_expr("s * 4 + -1 // s + 1"), parse_expr("4"))
     overlapping = (parse_expr("s * 4 + -1 // s"), parse_expr("4"))

@@ -5,6 +5,7 @@ the te-level `compiler.ops` functions with symbolic shapes."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -529,3 +530,18 @@ def test_causal_attention_at_odd_lengths_matches_torch(length: int) -> None:
     got = build_run([Q, K, V, out], [t.numpy() for t in (q, k, v)], (1, 3, length, 16), "float32")
     expected = F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_exact_gelu_is_branch_free_and_takes_its_sign_exactly() -> None:
+    """erf's sign comes from a clamp, not a select (a lazy `scf.if`: the loop would not
+    vectorize, and a linear layer before it could not take it as its epilogue); erf is odd,
+    0 at 0 and +-1 far out, NaN through."""
+    x = te.placeholder((9,), name="x")
+    f = compiler.build([x, ops.erf(x, name="e")])
+    assert "scf.if" not in f.loop_ir
+    a = np.array([0.0, -0.0, 1e-35, -1e-35, 0.5, -0.5, 6.0, -30.0, np.nan], np.float32)
+    got = np.empty_like(a)
+    f(a, got)
+    expected = np.array([math.erf(v) if v == v else np.nan for v in a.astype(np.float64)])
+    np.testing.assert_allclose(got, expected, atol=2e-7, equal_nan=True)
+    np.testing.assert_array_equal(got[4], -got[5])

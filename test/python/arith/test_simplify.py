@@ -19,6 +19,7 @@ from compiler.arith.expr import (
     Var,
     evaluate,
     evaluate_cond,
+    free_vars,
     parse_cond,
     parse_expr,
 )
@@ -247,6 +248,20 @@ def test_symbolic_floordiv_of_a_remainder_just_below_zero() -> None:
     # not when the remainder can reach -d - 1 or 0: s = 1 gives (3 - 2) // 1 = 1, not 2 - 1
     assert str(simplify(P("(s * 3 - 2) // s"), pos)) != "1"
     assert str(simplify(P("-1 // s"), {"s": (0, None)})) == "-1 // s"
+
+
+def test_fold_into_minmax_when_the_variable_cancels() -> None:
+    """A tight split's last index folds so that its interval over the outer loop is exact."""
+    az = Analyzer({"s": (1, None), "o": (0, P("(s + 3) // 4 - 1"))})
+    folded = az.fold_into_minmax(P("o * 4 + min(s - o * 4, 4) - 1"), "o")
+    assert isinstance(folded, Min)
+    assert "o" not in free_vars(folded.a) or "o" not in free_vars(folded.b)
+    for s_value in (1, 5, 8, 13):
+        for o_value in range((s_value + 3) // 4):
+            env = {"s": s_value, "o": o_value}
+            assert evaluate(folded, env) == evaluate(P("o * 4 + min(s - o * 4, 4) - 1"), env)
+    # nothing cancels: left as it was (simplified)
+    assert az.fold_into_minmax(P("o * 4 + min(s, 4)"), "o") == az.simplify(P("o * 4 + min(s, 4)"))
 
 
 def test_const_bounds_and_value() -> None:
