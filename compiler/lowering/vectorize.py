@@ -32,8 +32,10 @@ groups (aliasing.py).
 What is not vectorized (the loop stays scalar, for LLVM's loop vectorizer):
 a store of stride 0 (a reduction into one element: vectorizing it would
 reassociate the sum) or of another stride, comparisons and selects of vectors
-(xDSL's llvm dialect has no vector `icmp`/`fcmp`/`select`), conditionals and
-nested loops in the body, and any op not listed above. Like TVM's `vectorize`,
+(xDSL's llvm dialect has no vector `icmp`/`fcmp`/`select`), conditionals whose
+condition differs between lanes, nested loops in the body, and any op not
+listed above. An `if` whose condition is the same in every lane (a causal
+product's row guard, `jo <= i // 64`) stays an `if` around its vectorized ops. Like TVM's `vectorize`,
 the rewrite trusts the schedule that the iterations are independent: a TE
 stage writes its output only at the loop's own index (the checks above reject
 the one dependence TE produces, a reduction into an element).
@@ -175,7 +177,7 @@ def _width(for_op: scf.ForOp, vector_bits: int) -> int:
     """Lanes: the vector width in elements of the widest loaded or stored type."""
     bits = [
         element_bits(t)
-        for op in for_op.body.block.ops
+        for op in _body_ops(for_op.body.block)
         for t in ([op.dereferenced_value.type] if isinstance(op, llvm.LoadOp) else [op.value.type] if isinstance(op, llvm.StoreOp) else [])
     ]
     if not bits or any(b is None for b in bits):
@@ -270,6 +272,9 @@ class _LoopVectorizer:
     def visit(self, op: Operation) -> None:
         if isinstance(op, scf.YieldOp):
             return
+        if isinstance(op, scf.IfOp) and _uniform_guard(op) and self.uniform(op.cond):
+            self.guarded(op)
+            return
         if op.regions:
             raise _Bail
         if isinstance(op, llvm.StoreOp):
@@ -288,6 +293,21 @@ class _LoopVectorizer:
             self.elementwise(op)
         else:
             raise _Bail
+
+    def guarded(self, op: scf.IfOp) -> None:
+        """An `if` without results or else, its condition the same in every lane (a
+        causal product's row guard): the same `if` around the vectorized ops it holds."""
+        then = Block()
+        cond = self.rep(op.cond)
+        assert isinstance(cond, SSAValue)  # uniform
+        self.block.add_op(scf.IfOp(cond, [], Region(then)))
+        outer, self.block = self.block, then
+        try:
+            for inner in op.true_region.block.ops:
+                self.visit(inner)
+        finally:
+            self.block = outer
+        then.add_op(scf.YieldOp())
 
     def integer(self, op: Operation) -> None:
         """Index arithmetic: affine where it stays affine, else one value per lane."""
@@ -431,6 +451,24 @@ _PURE: tuple[type[Operation], ...] = (
 """Ops without side effects, cloned as they are when all their operands are uniform."""
 
 
+def _uniform_guard(op: scf.IfOp) -> bool:
+    """An `if` that only guards (no results, an else branch of nothing but its yield),
+    whose branch holds no region of its own."""
+    if op.results or any(inner.regions for inner in op.true_region.block.ops):
+        return False
+    return not op.false_region.blocks or all(isinstance(o, scf.YieldOp) for o in op.false_region.block.ops)
+
+
+def _body_ops(block: Block) -> list[Operation]:
+    """The ops of a loop body, those in its guarding `if`s included."""
+    found: list[Operation] = []
+    for op in block.ops:
+        found.append(op)
+        if isinstance(op, scf.IfOp):
+            found += list(op.true_region.block.ops)
+    return found
+
+
 def _integer_op(op: Operation) -> bool:
     return isinstance(op, _INTEGER_OPS) and all(
         isinstance(v.type, IndexType | IntegerType) for v in (*op.operands, *op.results)
@@ -511,7 +549,7 @@ def _discard(block: Block) -> None:
 def _align_vector_accesses(body: Block) -> None:
     """Vector loads and stores get the alignment their address is known to have (once the
     loop exists: its induction variable's factors come from its bounds and step)."""
-    for op in body.ops:
+    for op in _body_ops(body):
         accessed = (
             op.dereferenced_value.type if isinstance(op, llvm.LoadOp) else op.value.type if isinstance(op, llvm.StoreOp) else None
         )
@@ -521,7 +559,9 @@ def _align_vector_accesses(body: Block) -> None:
 
 def vectorize_loop(for_op: scf.ForOp, vector_bits: int) -> bool:
     """Rewrite one loop into a vector loop and a scalar tail; False if it stays scalar."""
-    if not _unit_step(for_op) or for_op.iter_args or any(op.regions for op in for_op.body.block.ops):
+    if not _unit_step(for_op) or for_op.iter_args:
+        return False
+    if any(op.regions and not (isinstance(op, scf.IfOp) and _uniform_guard(op)) for op in for_op.body.block.ops):
         return False
     try:
         width = _width(for_op, vector_bits)

@@ -4,9 +4,9 @@
 kt     = k^T * scale                         [..., E, S]   (<name>_kt)
 scores = batch_matmul(q, kt)                 [..., L, S]   (<name>_scores)
 bias   = the mask as 0 / lowest, or causal   [.., L, S]    (<name>_bias, the mask's shape)
-m      = max_j (scores + bias)               [..., L]      (<name>_max)
+m      = max_j (scores + bias), 16 lanes     [..., L]      (<name>_max_lanes, <name>_max)
 p      = exp(scores + bias - m)              [..., L, S]   (<name>_exp)
-l      = sum_j p, as 16 strided partial sums [..., L]      (<name>_sum_lanes, <name>_sum)
+l      = sum_j p, 16 lanes                   [..., L]      (<name>_sum_lanes, <name>_sum)
 out    = batch_matmul(p, v) / l              [..., L, Ev]  (<name>_pv in <name>'s tile)
 ```
 
@@ -36,7 +36,7 @@ NaN (PyTorch returns NaN there); a float mask is added as given.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from compiler import te
 from compiler.errors import ExprValueError
@@ -78,7 +78,9 @@ def scaled_dot_product_attention(
         lambda *i: k[(*i[:-2], i[-1], i[-2])] * te.const(float(scale), k.dtype),
         name=f"{name}_kt",
     )
-    scores = batch_matmul(q, kt, name=f"{name}_scores")
+    block = CAUSAL_BLOCK
+    skip = (lambda row, col, _k: te.likely(col // block <= row // block)) if is_causal else None
+    scores = batch_matmul(q, kt, name=f"{name}_scores", where=skip)
     shape = scores.shape if mask is None else broadcast_shape(scores.shape, mask.shape, name)
     acc = accumulator_dtype(scores.dtype, None)
     bias = _mask_bias(mask, is_causal, shape, acc, name)
@@ -89,17 +91,11 @@ def scaled_dot_product_attention(
         s = broadcast_read(scores, shape, i).astype(acc)
         return s if bias is None else s + broadcast_read(bias, shape, i).astype(acc)
 
-    row_shape = tuple(shape[:-1])
-    j = te.reduce_axis((0, shape[-1]), "j")
-    # causal: the positions past the diagonal are the lowest value, which cannot be the
-    # maximum of a row that holds its diagonal; loop-partition cuts them off (`likely`)
-    row_max = te.compute(
-        row_shape,
-        lambda *i: te.max(masked((*i, j)), axis=j, where=te.likely(j <= i[-1]) if is_causal else None),
-        name=f"{name}_max",
-    )
+    # causal: the chunks of lanes past the diagonal hold the lowest value (in the max) and
+    # 0 (in the sum) only; loop-partition cuts them off (`likely`)
+    row_max = _lane_reduce(masked, shape, te.max, te.maximum, f"{name}_max", is_causal)
     exps = te.compute(shape, lambda *i: te.exp(masked(i) - row_max[i[:-1]]), name=f"{name}_exp")
-    row_sum = _lane_sum(exps, f"{name}_sum")
+    row_sum = _lane_reduce(lambda i: exps[i], shape, te.sum, _add, f"{name}_sum", is_causal)
     # causal: the terms past the diagonal are exp(lowest) = 0; `likely` lets loop-partition
     # cut the reduction there, so the triangle above it is never visited. The division by
     # the row sum comes after the product with V: once per output element, not per score
@@ -112,35 +108,48 @@ def scaled_dot_product_attention(
     )
 
 
-SUM_LANES = 16
-"""Partial sums per row of the exponentials: a row sum in program order is a chain of
-scalar adds (4 cycles each); 16 interleaved partial sums are one or two vectors on any
-SIMD width, and the order stays the program's, not the compiler's."""
+CAUSAL_BLOCK = 64
+"""Causal scores skip the blocks of CAUSAL_BLOCK x CAUSAL_BLOCK wholly above the diagonal."""
+
+LANES = 32
+"""Partial results per row of the max and the sum: a row reduction in program order is a
+chain of scalar ops (4 cycles each for an add); 16 interleaved partial results are one
+or two vectors on any SIMD width, and the order stays the program's, not the compiler's."""
 
 
-def _lane_sum(x: Tensor, name: str) -> Tensor:
-    """The sum of `x` over its last axis (n long): `SUM_LANES` strided partial sums over
-    its whole chunks (stage `<name>_lanes`, vectorized along the lanes), added up with
-    the n % SUM_LANES elements past them in `<name>`. Every read is in bounds without a
-    guard (a guard on `chunk * 16 + lane < n` bounds two variables at once: infer-bound
-    would realize x, and everything before it, rounded up to 16 columns)."""
-    n = x.shape[-1]
-    chunks = te.reduce_axis((0, n // SUM_LANES), "jo")
-    lanes = te.compute(
-        (*x.shape[:-1], SUM_LANES),
-        lambda *i: te.sum(x[(*i[:-1], chunks * SUM_LANES + i[-1])], axis=chunks),
-        name=f"{name}_lanes",
-    )
-    rows = tuple(x.shape[:-1])
+def _add(a: Expr, b: Expr) -> Expr:
+    return a + b
+
+
+def _lane_reduce(
+    value: Callable[[tuple[Expr, ...]], Expr], shape: Sequence[Dim],
+    reducer: Callable[..., Expr], combine: Callable[[Expr, Expr], Expr], name: str, causal: bool,
+) -> Tensor:
+    """`reducer` of `value(i)` over the last axis of `shape` (n long): `LANES` strided
+    partial results over its whole chunks (stage `<name>_lanes`, vectorized along the
+    lanes), combined with the n % LANES elements past them in `<name>`. Every read is in
+    bounds without a guard (a guard on `chunk * 16 + lane < n` bounds two variables at
+    once: infer-bound would realize x, and everything before it, rounded up to 16
+    columns). `causal`: only the chunks that start at or before the row's diagonal (the
+    same in every lane, so the guard stays out of the vectors)."""
+    n = shape[-1]
+    rows = tuple(shape[:-1])
+    chunks = te.reduce_axis((0, n // LANES), "jo")
+
+    def lane(*i: Expr) -> Expr:
+        where = te.likely(chunks * LANES <= i[-2]) if causal else None
+        return reducer(value((*i[:-1], chunks * LANES + i[-1])), axis=chunks, where=where)
+
+    lanes = te.compute((*rows, LANES), lane, name=f"{name}_lanes")
     width = static(n)
-    no_tail = width is not None and width % SUM_LANES == 0
-    r = te.reduce_axis((0, SUM_LANES), "r")
-    whole = te.compute(rows, lambda *i: te.sum(lanes[(*i, r)], axis=r), name=name if no_tail else f"{name}_chunks")
+    no_tail = width is not None and width % LANES == 0
+    r = te.reduce_axis((0, LANES), "r")
+    whole = te.compute(rows, lambda *i: reducer(lanes[(*i, r)], axis=r), name=name if no_tail else f"{name}_chunks")
     if no_tail:
         return whole
-    t = te.reduce_axis((0, n % SUM_LANES), "t")
-    rest = te.compute(rows, lambda *i: te.sum(x[(*i, n // SUM_LANES * SUM_LANES + t)], axis=t), name=f"{name}_tail")
-    return te.compute(rows, lambda *i: whole[i] + rest[i], name=name)
+    t = te.reduce_axis((0, n % LANES), "t")
+    rest = te.compute(rows, lambda *i: reducer(value((*i, n // LANES * LANES + t)), axis=t), name=f"{name}_tail")
+    return te.compute(rows, lambda *i: combine(whole[i], rest[i]), name=name)
 
 
 def _mask_bias(mask: Tensor | None, is_causal: bool, shape: Sequence[Dim], acc: str, name: str) -> Tensor | None:

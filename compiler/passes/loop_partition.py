@@ -96,7 +96,7 @@ from compiler.arith.expr import (
     substitute,
 )
 from compiler.arith.int_set import IntSet, eval_set
-from compiler.arith.ir import cond_from_value, emit_expr
+from compiler.arith.ir import cond_from_value, emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, simplify
 from compiler.dialects import loop
 from compiler.passes import LoopFunctionPass
@@ -473,14 +473,15 @@ class Partitioner:
 
     def _dead_points(self, for_op: loop.ForOp, used: list[tuple[Operation, LT | LE]]) -> tuple[Expr | None, Expr | None]:
         """(first, end) of the iterations of `for_op` where some iteration inside can pass
-        a guard, when `for_op`'s whole body is one such guard (`loop.if` on a reduction's
-        `where`: a causal product's triangle): outside them nothing runs. None where
+        its one guard (`loop.if` without else, on a reduction's `where`: a causal
+        product's triangle): outside them the guarded code is dead, and a piece of its
+        own drops it (a piece with nothing else in it is dropped whole). None where
         unknown."""
         ops = {op for op, _ in used}
         if len(ops) != 1:
             return None, None
         (guard,) = ops
-        if not isinstance(guard, loop.IfOp) or not _only_guarded(for_op, guard):
+        if not isinstance(guard, loop.IfOp) or guard.else_region is not None:
             return None, None
         first: Expr | None = None
         end: Expr | None = None
@@ -612,14 +613,31 @@ class Partitioner:
         if not kept:
             _take_branch(op, then=True)
             return
-        if len(kept) == len(leaves):
+        narrowed = [self.narrowed(op, leaf) for leaf in kept]
+        if len(kept) == len(leaves) and narrowed == kept:
             return
+        kept = narrowed
         cond = kept[0]
         for leaf in kept[1:]:
             both = binary(arith.AndIOp, cond, leaf)
             Rewriter.insert_op(both, InsertPoint.before(op))
             cond = both.result
         op.operands = [cond, *op.operands[1:]]
+
+    def narrowed(self, op: Operation, leaf: SSAValue) -> SSAValue:
+        """`leaf` simplified over the loops around `op` when that drops a loop variable
+        from it (`(jo * 64 + ji) // 64 <= i` with ji in [0, 64) is `jo <= i`): a guard
+        the same in every lane of a vector loop keeps the loop vectorizable."""
+        cond = cond_from_value(leaf, self.names.leaf)
+        if cond is None:
+            return leaf
+        simpler = self.prover.verdict(op, cond)
+        if isinstance(simpler, BoolConst) or not free_vars(simpler) < free_vars(cond):
+            return leaf
+        new: list[Operation] = []
+        value = emit_cond(simpler, new.append, self.names.values.__getitem__)
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        return value
 
     def decide_extent(self, op: loop.ForOp) -> None:
         levels = self.prover.levels(op)
@@ -634,20 +652,6 @@ class Partitioner:
                 op.operands = [op.min, owner.rhs]
             elif self.prover.holds(op, LE(a, b)):
                 op.operands = [op.min, owner.lhs]
-
-
-def _only_guarded(for_op: loop.ForOp, guard: loop.IfOp) -> bool:
-    """Whether everything `for_op`'s body does with effects happens under `guard` (nested
-    in loops that only hold it): index arithmetic and loops around it aside."""
-    for op in for_op.body.block.ops:
-        if op is guard or op.name.startswith("arith."):
-            continue
-        if isinstance(op, loop.ForOp) and op.is_ancestor(guard):
-            if not _only_guarded(op, guard):
-                return False
-            continue
-        return False
-    return True
 
 
 def _detached(op: Operation, func: Operation) -> bool:

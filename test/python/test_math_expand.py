@@ -31,7 +31,10 @@ def test_exp_matches_float64_in_the_normal_range() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(-np.inf, 0.0), (-110.0, 0.0), (0.0, 1.0), (88.8, np.inf), (100.0, np.inf), (np.inf, np.inf)],
+    [
+        (-np.inf, 0.0), (-float(np.finfo(np.float32).max), 0.0), (-300.0, 0.0), (-176.0, 0.0), (-175.9, 0.0),
+        (-110.0, 0.0), (0.0, 1.0), (88.8, np.inf), (100.0, np.inf), (np.inf, np.inf),
+    ],
 )
 def test_exp_edges(value: float, expected: float) -> None:
     f, _ = _exp_function(37)  # a vector body and a scalar tail

@@ -517,10 +517,11 @@ def test_batch_matmul_where_sums_the_lower_triangle(rows: int, cols: int) -> Non
     np.testing.assert_allclose(build_run([A, B, C], [a, b], (2, rows, 24), "float32"), expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("length", [1, 17, 64, 100])
+@pytest.mark.parametrize("length", [1, 17, 64, 100, 130, 200])
 def test_causal_attention_at_odd_lengths_matches_torch(length: int) -> None:
-    """Causal attention whose reductions skip the triangle above the diagonal (max and the
-    product with V): lengths below, at and between the tiles."""
+    """Causal attention whose stages skip the triangle above the diagonal (the scores'
+    64 x 64 blocks, the chunks of the row max and sum, the product with V): lengths
+    below, at and between the blocks, chunks and tiles."""
     F = pytest.importorskip("torch").nn.functional
     import torch
 

@@ -114,6 +114,44 @@ loop.func @gather(%x: !loop.buffer<[8], f32>, %y: !loop.buffer<[4], f32> {loop.o
 
 // -----
 
+// A guard the same in every lane (a causal product's row guard: `k <= r`, r an outer
+// loop's value) stays an `if` around the vector ops it holds; one that differs
+// between lanes (`i <= r`) keeps the loop scalar.
+loop.func @uniform_guard(%x: !loop.buffer<[16], f32>, %y: !loop.buffer<[16], f32> {loop.output}, %r: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  loop.for %i = %c0 extent %c16 vectorized {
+    %c = arith.cmpi sle, %k, %r : index
+    loop.if %c likely {
+      %v = loop.load %x[%i] : !loop.buffer<[16], f32>
+      %a = loop.load %y[%i] : !loop.buffer<[16], f32>
+      %s = arith.addf %a, %v : f32
+      loop.store %s, %y[%i] : !loop.buffer<[16], f32>
+    }
+  }
+  loop.for %i = %c0 extent %c16 vectorized {
+    %c = arith.cmpi sle, %i, %r : index
+    loop.if %c likely {
+      %v = loop.load %x[%i] : !loop.buffer<[16], f32>
+      loop.store %v, %y[%i] : !loop.buffer<[16], f32>
+    }
+  }
+}
+// CHECK-LABEL: llvm.func @uniform_guard_nest0(
+// CHECK:       ^{{.*}}(%i_vec: i64):
+// CHECK:         %c = llvm.icmp "sle" %k_1, %r_1 : i64
+// CHECK-NEXT:    llvm.cond_br %c, ^[[THEN:.*]], ^{{.*}}
+// CHECK-NEXT:  ^[[THEN]]:
+// CHECK:         llvm.load %{{.*}} -> vector<8xf32>
+// CHECK:         llvm.load %{{.*}} -> vector<8xf32>
+// CHECK-NEXT:    llvm.fadd %{{.*}} : vector<8xf32>
+// CHECK:         llvm.store %{{.*}} : vector<8xf32>, !llvm.ptr
+// CHECK-LABEL: llvm.func @uniform_guard_nest1(
+// CHECK-NOT:     vector
+// CHECK:         llvm.return
+
+// -----
+
 // A symbolic extent: the vector loop covers (n / 4) * 4 doubles (256 bits), the
 // scalar loop the rest; math ops become vector intrinsics. The bounds start at 0:
 // the upper bound 0 + n is n, the vector loop's end 0 + (n / 4) * 4 its count.
