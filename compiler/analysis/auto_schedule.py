@@ -29,7 +29,13 @@ For each stage:
   computed in that consumer's tile: the consumer's loops take the register
   tile's splits and order, and the reduction is computed at its innermost
   outer loop, so its buffer is one tile (registers) instead of a tensor that
-  the epilogue reads back (TVM's fused conv + bias + relu).
+  the epilogue reads back (TVM's fused conv + bias + relu);
+* the stages a result reads row for row (its leading axes, all but the last:
+  attention's scores, row max, exponentials and row sum), when one is a
+  reduction and the largest would not fit in L2, are computed per block of the
+  result's rows at its parallel block loop, each serial inside it with its own
+  plan: a block's intermediates stay in cache (a quarter of L2 for the largest)
+  and the whole tensors are never made (FlashAttention's row blocks).
 
 A stage the user already scheduled (any `sched` op names it) is kept as it is;
 the rest are scheduled around it. Splits prefer factors that divide the
@@ -79,12 +85,16 @@ class StagePlan:
     local_tile: bool = False  # compute the register tile in a cache_write "local" stage
     pack_input: str | None = None  # read this input through a packed panel (cache_read "global")
     tile_of: str | None = None  # an epilogue: its loops carry this reduction's tile, computed at them
+    row_block: int | None = None  # rows of the unroll axis per block; the stages `block_of` it computed there
+    block_of: str | None = None  # computed at this stage's row-block loop (its plan serial inside it)
 
     def describe(self) -> str:
         if self.action != "root":
             return f"{self.stage}: {self.action}"
         if self.tile_of:
             return f"{self.stage}: epilogue of {self.tile_of} (its register tile)"
+        if self.block_of:
+            return f"{self.stage}: computed in {self.block_of}'s row block"
         parts = [f"{self.stage}:"]
         if self.vector_axis is not None:
             parts.append(f"vector axis {self.vector_axis} by {self.vector_factor or 'all'}")
@@ -111,6 +121,8 @@ class StageInfo:
     reads: list[list[frozenset[str]]]  # per read: the axis names each index uses
     read_tensors: list[str | None]  # per read: the stage or argument read (None: a multi-output stage's)
     identity_reads: list[bool]  # per read: index k is axis k (an elementwise read)
+    leading_identity: list[int]  # per read: how many leading indices are the stage's own axes, in order
+    read_sizes: list[tuple[list[int | None], int]]  # per read: the tensor's extents and element bits
     shape: list[str]
     axis_names: list[str]
     reduce_names: list[str]
@@ -156,6 +168,8 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
     reads: list[list[frozenset[str]]] = []
     read_tensors: list[str | None] = []
     identity: list[bool] = []
+    leading: list[int] = []
+    sizes: list[tuple[list[int | None], int]] = []
     blocks: dict[str, int] = {}
     for inner in walk_ops(op.body):
         if isinstance(inner, te.ReadOp):
@@ -173,6 +187,13 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
                 len(exprs) == len(axis_names)
                 and all(_is_axis(e, a, d) for e, a, d in zip(exprs, axis_names, shape, strict=True))
             )
+            same = 0
+            while same < min(len(exprs), len(axis_names)) and _is_axis(exprs[same], axis_names[same], shape[same]):
+                same += 1
+            leading.append(same)
+            t = inner.tensor.type
+            assert isinstance(t, te.TensorType)
+            sizes.append(([_extent(d) for d in t.get_shape()], _element_bits(t)))
     guarded = any(isinstance(inner, scf.IfOp) for inner in walk_ops(op.body))
     moves_only = len(reads) == 1 and not any(
         inner.results and not isinstance(inner.results[0].type, IndexType)
@@ -189,6 +210,8 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
         reads,
         read_tensors,
         identity,
+        leading,
+        sizes,
         [str(d) for d in op.tensor_type.get_shape()],
         axis_names,
         [iv.name for iv in stage.reduce_axes],
@@ -476,7 +499,7 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             plans.append(StagePlan(name, action="inline"))
             continue
         plans.append(plan_injective(info, target))
-    return _fuse_epilogues(plans, infos, whole)
+    return _row_blocks(_fuse_epilogues(plans, infos, whole), infos, whole, target)
 
 
 def _lands_in_reduction(name: str, infos: dict[str, StageInfo]) -> bool:
@@ -536,6 +559,107 @@ def _fuse_epilogues(plans: list[StagePlan], infos: dict[str, StageInfo], whole: 
     return [by_name[p.stage] for p in plans]
 
 
+def _static_bytes(info: StageInfo) -> int | None:
+    size = info.element_bits // 8
+    for e in info.extents:
+        if e is None:
+            return None
+        size *= e
+    return size
+
+
+def _block_members(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str]) -> list[str]:
+    """The stages that can be computed per block of rows of stage `name`: root (and
+    inlined) stages, not results, whose leading axes are `name`'s rows (all its axes but
+    the last), read row for row (their leading indices the reader's own axes) only by one
+    another, `name` and the reduction in its tile; the largest set (a fixed point)."""
+    info = infos[name]
+    rows = len(info.extents) - 1
+    group = {name} | ({plans[name].tile_of} if plans[name].tile_of else set())
+    members = {
+        m for m, i in infos.items()
+        if plans[m].action in ("root", "inline") and not plans[m].tile_of and not i.is_output and m not in whole and m != name
+        and len(i.shape) >= rows and i.shape[:rows] == info.shape[:rows]
+    }
+
+    def row_for_row(member: str, consumer: str) -> bool:
+        c = infos[consumer]
+        return all(
+            c.leading_identity[k] >= rows for k, t in enumerate(c.read_tensors) if t == member
+        ) and c.shape[:rows] == info.shape[:rows]
+
+    changed = True
+    while changed:
+        changed = False
+        for m in sorted(members):
+            consumers = infos[m].consumers
+            if not consumers or not all(c in members | group and row_for_row(m, c) for c in consumers):
+                members.discard(m)
+                changed = True
+    return sorted(members)
+
+
+def _inputs_fit(members: list[str], rows: int, infos: dict[str, StageInfo], target: Target) -> bool:
+    """Whether what each block reads again, each of the members' inputs from outside the
+    block (the keys and values of one head, a mask's rows, a matmul's weights), fits in
+    four L2s (it comes from L3 again for every block): a block of a few rows of an MLP
+    whose weights are megabytes would read them all again for every block. A dimension
+    indexed by the reader's row axes only counts once."""
+    inside = set(members)
+    for m in members:
+        info = infos[m]
+        row_axes = set(info.axis_names[:rows])
+        for t, uses, (extents, bits) in zip(info.read_tensors, info.reads, info.read_sizes, strict=True):
+            if t in inside:
+                continue
+            size = bits // 8
+            for used, extent in zip(uses, extents, strict=True):
+                if used <= row_axes:
+                    continue
+                if extent is None:
+                    return False
+                size *= extent
+            if size > 4 * target.l2_bytes:
+                return False
+    return True
+
+
+def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[str], target: Target) -> list[StagePlan]:
+    """The stages whose rows a result reads row for row, computed per block of its rows
+    when one of them is a reduction and materializing them whole would not fit in L2
+    (attention's scores, row max and sum, and exponentials: FlashAttention's row blocks,
+    without its online rescaling): each block's intermediates stay in cache, and the
+    threads run whole blocks. The block is a multiple of the result's row tile, its
+    largest intermediate a quarter of L2."""
+    by_name = {p.stage: p for p in plans}
+    for p in plans:
+        info = infos[p.stage]
+        if p.action != "root" or p.unroll_axis != len(info.extents) - 2 or p.unroll_factor < 1 or p.block_of:
+            continue
+        members = [m for m in _block_members(p.stage, infos, by_name, whole) if by_name[m].action == "root"]
+        sizes = [_static_bytes(infos[m]) for m in members]
+        rows_extent = info.extents[p.unroll_axis]
+        if not any(infos[m].reduce_extents for m in members) or rows_extent is None or None in sizes:
+            continue
+        largest = max(s for s in sizes if s is not None)
+        if largest <= target.l2_bytes or not _inputs_fit(members, len(info.extents) - 1, infos, target):
+            continue
+        rows_before = 1
+        for e in info.extents[: p.unroll_axis]:
+            rows_before *= e or 1
+        row_bytes = largest // (rows_before * rows_extent)
+        u = p.unroll_factor
+        block = max(u, target.l2_bytes // 4 // max(row_bytes, 1) // u * u)
+        while block > u and rows_before * -(-rows_extent // block) < target.cores * p.min_parallel:
+            block -= u  # enough blocks for the cores
+        if block >= rows_extent and rows_before < target.cores:
+            continue  # one block: nothing to share among the cores
+        by_name[p.stage] = replace(p, row_block=min(block, rows_extent))
+        for m in members:
+            by_name[m] = replace(by_name[m], block_of=p.stage, parallel=False)
+    return [by_name[p.stage] for p in plans]
+
+
 # ---------------------------------------------------------------------------
 # Emission: plans as sched ops
 # ---------------------------------------------------------------------------
@@ -546,6 +670,7 @@ class _Builder:
         self.block = block
         self.leaves: list[SSAValue] = []  # the current stage's leaves, in loop order
         self.taken = taken  # stage and argument names (a new cache stage's must differ)
+        self.block_loops: dict[str, SSAValue] = {}  # a row-blocked stage's block loop (`row_block`)
 
     def add(self, op: Operation, *hints: str) -> Operation:
         self.block.add_op(op)
@@ -615,8 +740,13 @@ def emit_stage(
     inner: list[SSAValue] = []
     vo: tuple[SSAValue, int | None] | None = None
     uo: SSAValue | None = None
+    block: tuple[SSAValue, int | None] | None = None
     if plan.unroll_axis is not None and plan.unroll_factor > 1:
         u, ue = outer[plan.unroll_axis]
+        if plan.row_block:
+            lb, u = b.split(u, plan.row_block)
+            block = (lb, None if ue is None else -(-ue // plan.row_block))
+            ue = plan.row_block
         uo, ui = b.split(u, plan.unroll_factor)
         outer[plan.unroll_axis] = (uo, None if ue is None else -(-ue // plan.unroll_factor))
         inner.append(ui)
@@ -652,7 +782,14 @@ def emit_stage(
         ]
         if value is not None and factor and (extent is None or extent % factor)
     }
-    outer, first, groups = _parallel_group(outer, tails, target.cores * plan.min_parallel)
+    if block is not None:  # the block loop right before the row tiles, the last of the parallel loops
+        end = next(k for k, (v, _) in enumerate(outer) if v is uo)
+        outer.insert(end, block)
+        first, groups = 0, end + 1
+        while first < end and outer[first][1] == 1:
+            first += 1
+    else:
+        outer, first, groups = _parallel_group(outer, tails, target.cores * plan.min_parallel)
     if reduce_outer and not plan.vector_first:
         groups = len(outer)
     order = [v for v, _ in outer[:groups]] + reduce_outer + [v for v, _ in outer[groups:]] + reduce + inner
@@ -671,6 +808,8 @@ def emit_stage(
         for v in fused_loops[1:]:
             fused = b.add(sched.FuseOp(fused, v), f"{stage}_par").results[0]
         b.add(sched.ParallelOp(fused))
+    if block is not None:
+        b.block_loops[stage] = fused if fused is not None and block[0] in fused_loops else block[0]
     if plan.pack_input is not None:
         # the panel is packed once per k block, or per column panel when k isn't blocked
         # (unless that loop was fused with others for the cores)
@@ -730,3 +869,6 @@ def emit_plans(
         if plan.stage in model.stages:
             tile = stage_info(model, model.stages[plan.tile_of]) if plan.tile_of in model.stages else None
             emit_stage(b, stage_info(model, model.stages[plan.stage]), plan, target, tile)
+    for plan in plans:  # once the block loops exist
+        if plan.block_of is not None and plan.block_of in b.block_loops:
+            b.add(sched.ComputeAtOp(plan.stage, b.block_loops[plan.block_of]))

@@ -4,29 +4,32 @@
 kt     = k^T * scale                         [..., E, S]   (<name>_kt)
 scores = batch_matmul(q, kt)                 [..., L, S]   (<name>_scores)
 bias   = the mask as 0 / lowest, or causal   [.., L, S]    (<name>_bias, the mask's shape)
-m      = max_j (scores + bias), 16 lanes     [..., L]      (<name>_max_lanes, <name>_max)
+m      = max_j (scores + bias), 32 lanes     [..., L]      (<name>_max_lanes, <name>_max)
 p      = exp(scores + bias - m)              [..., L, S]   (<name>_exp)
-l      = sum_j p, 16 lanes                   [..., L]      (<name>_sum_lanes, <name>_sum)
+l      = sum_j p, 32 lanes                   [..., L]      (<name>_sum_lanes, <name>_sum)
 out    = batch_matmul(p, v) / l              [..., L, Ev]  (<name>_pv in <name>'s tile)
 ```
 
 Every stage vectorizes: the mask is added rather than selected in the score
-loops, exp is the vector polynomial of lower-to-llvm, the row sum runs on 16
-lanes in the program's own order, and the normalisation is one division per
+loops, exp is the vector polynomial of lower-to-llvm, the row max and sum run on
+32 lanes in the program's own order, and the normalisation is one division per
 output element in the register tile of the last matmul.
 
-Causal attention skips the triangle above the diagonal where a reduction
-reads it: the row max and the product with V carry a `likely` `where` (k <= i),
-and loop-partition cuts their loops at the diagonal. The scores matmul still
-computes the whole square (a guard per element would stay in its vector loops
-on the diagonal tiles).
+Fused per block of query rows: every stage from the scores to the row sum is read
+row for row by the output, so when the score matrix would not fit in L2 the
+auto-scheduler computes them per block of the output's rows, at its parallel loop
+(`auto_schedule._row_blocks`): a block's scores and exponentials stay in cache, the
+whole [..., L, S] matrix never exists, and each thread runs whole blocks. This is
+FlashAttention's tiling of the query rows, not its online softmax: a block holds
+whole rows of S scores (Br x S floats, a quarter of L2), so very long key
+sequences make small blocks rather than a rescaled running sum.
 
-What this is not (yet): FlashAttention's online softmax. The score matrix of a
-call is materialized ([..., L, S] floats, three passes over it), so long
-sequences are bound by memory traffic: at L = 2048, causal attention is at about
-0.9x torch's kernel (bench/attention.py). Tiling the chain per block of query
-rows, with the softmax rescaled per key block, needs a schedule that computes
-several reductions at one consumer loop; the auto-scheduler does not make it.
+Causal attention skips the triangle above the diagonal in every stage that reads
+it: the scores sum only where their 64 x 64 block is on or below the diagonal
+(the blocks above are 0, masked by the bias), the row max and sum only over the
+lane chunks that start at or before it, the product with V only k <= i; each is a
+`likely` `where` that loop-partition cuts at the diagonal. The exponentials are
+still computed for the whole row (exp of a masked score is a cheap 0).
 
 Masked positions get the dtype's lowest finite value rather than -inf, so a row
 whose every position is masked averages V uniformly instead of turning into

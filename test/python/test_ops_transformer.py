@@ -5,6 +5,7 @@ the te-level `compiler.ops` functions with symbolic shapes."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -546,3 +547,41 @@ def test_exact_gelu_is_branch_free_and_takes_its_sign_exactly() -> None:
     expected = np.array([math.erf(v) if v == v else np.nan for v in a.astype(np.float64)])
     np.testing.assert_allclose(got, expected, atol=2e-7, equal_nan=True)
     np.testing.assert_array_equal(got[4], -got[5])
+
+
+@pytest.mark.parametrize(("case", "length", "keys"), [("plain", 40, 40), ("causal", 40, 40), ("causal", 64, 64),
+                                                      ("padding_mask", 24, 56), ("float_mask", 30, 30)])
+def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, case: str, length: int, keys: int) -> None:
+    """With a small L2 (4 KB), the auto-scheduler computes attention's scores, row max,
+    exponentials and row sum per block of query rows, at the output's parallel block loop
+    (the score matrix is never whole); the result is torch's."""
+    torch = pytest.importorskip("torch")
+    from compiler.analysis.target import host_target
+    from compiler.context import make_context
+    from compiler.passes.auto_schedule import AutoSchedulePass
+    from compiler.te.to_ir import build_module
+
+    monkeypatch.setenv("COMPILER_CACHE", "0")
+    small = dataclasses.replace(host_target(), l2_bytes=4096, cores=2)
+    monkeypatch.setattr("compiler.passes.auto_schedule.host_target", lambda: small)
+    gen = torch.Generator().manual_seed(7)
+    q, k, v = (torch.randn(1, 3, n, 16, generator=gen) for n in (length, keys, keys))
+    Q, K, V = (te.placeholder(tuple(t.shape), name=n) for t, n in zip((q, k, v), "QKV", strict=True))
+    mask, M = None, None
+    if case == "padding_mask":
+        mask = torch.arange(keys).reshape(1, 1, 1, keys) < keys - 9
+        M = te.placeholder((1, 1, 1, keys), dtype="int8", name="M")
+    elif case == "float_mask":
+        mask = torch.randn(1, 1, length, keys, generator=gen)
+        M = te.placeholder((1, 1, length, keys), name="M")
+    out = ops.scaled_dot_product_attention(Q, K, V, mask=M, is_causal=case == "causal")
+    args = [Q, K, V, *([M] if M is not None else []), out]
+    module, _ = build_module(args, "main", None)
+    AutoSchedulePass().apply(make_context(), module)
+    schedule = str(module)
+    assert 'sched.compute_at "attention_scores", %attention_par' in schedule
+    assert 'sched.compute_at "attention_exp", %attention_par' in schedule
+    inputs = [t.numpy() for t in (q, k, v)] + ([] if mask is None else [mask.numpy().astype(np.int8) if case == "padding_mask" else mask.numpy()])
+    got = build_run(args, inputs, (1, 3, length, 16), "float32")
+    expected = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=case == "causal").numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
