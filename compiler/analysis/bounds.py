@@ -72,12 +72,20 @@ from typing import Literal
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.rewriter import Rewriter
 
-from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, conjuncts, tighten_domain
+from compiler.analysis.guards import (
+    GUARD_ATTR,
+    UNUSED_ATTR,
+    conjuncts,
+    tighten_domain,
+    where_conditions,
+)
 from compiler.analysis.inline import inline_function
 from compiler.analysis.loop_relations import Fuse, Singleton, pass_up_index
 from compiler.analysis.schedule_model import IterVar, ScheduleModel, Split, Stage, schedule_of
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
+    LE,
+    LT,
     Const,
     Expr,
     Var,
@@ -289,7 +297,10 @@ class InferBound:
             elif const_value(r.extent) == 1:
                 up[leaf.name], full[leaf.name] = IntSet.point(r.min), True
             else:
-                up[leaf.name], full[leaf.name] = IntSet.from_range(r.min, r.extent, self.bounds), True
+                up[leaf.name] = IntSet.from_range(r.min, r.extent, self.bounds)
+                # not the whole relaxed range when the exact one depends on the attach
+                # point (a row block's columns); a split's tail covers its parent still
+                full[leaf.name] = r is self.relaxed[leaf.name] or not (free_vars(r.min) | free_vars(r.extent)) & attach
         self.pass_up_domain(consumer, up, full)
         dom = {iv.name: up[iv.name] for iv in consumer.root_vars}
         relax = [iv for iv in self.model.attach_path(consumer) if iv.name not in enclosing]
@@ -298,7 +309,7 @@ class InferBound:
         for access in self.accesses[consumer.name]:
             if access.source != stage.name:
                 continue
-            read_dom, guard = self.guarded_domain(access, dom)
+            read_dom, guard = self.guarded_domain(access, dom, consumer)
             where = f"\"{consumer.name}\" reading {stage.name}[{', '.join(map(str, access.indices))}]"
             for dim, index in enumerate(access.indices):
                 if index is None:
@@ -321,16 +332,23 @@ class InferBound:
             return relaxed
         return exact
 
-    def guarded_domain(self, access: Access, dom: dict[str, IntSet]) -> tuple[dict[str, IntSet], GuardUse]:
-        """The consumer's domain restricted by the guard of a lazy read (tighten-pad-regions)."""
+    def guarded_domain(
+        self, access: Access, dom: dict[str, IntSet], consumer: Stage
+    ) -> tuple[dict[str, IntSet], GuardUse]:
+        """The consumer's domain restricted by the guard of a lazy read (tighten-pad-regions)
+        and by the `where` of the reduction it is in (a causal product reads k <= i only:
+        per block of rows i, the columns up to its last row)."""
         unused_attr = access.read.attributes.get(UNUSED_ATTR)
         unused = [unused_attr.data] if isinstance(unused_attr, StringAttr) else []
         guard_attr = access.read.attributes.get(GUARD_ATTR)
-        if not isinstance(guard_attr, StringAttr):
-            return dom, GuardUse([], unused)
-        parts = conjuncts(parse_cond(guard_attr.data))
-        tightened = tighten_domain(dom, parts, self.bounds)
-        return tightened.dom, GuardUse(tightened.used, unused + tightened.unused)
+        used: list[str] = []
+        if isinstance(guard_attr, StringAttr):
+            tightened = tighten_domain(dom, conjuncts(parse_cond(guard_attr.data)), self.bounds)
+            dom, used, unused = tightened.dom, tightened.used, unused + tightened.unused
+        wheres = [c for cond in where_conditions(access.read, consumer) for c in conjuncts(cond) if isinstance(c, LT | LE)]
+        if wheres:
+            dom = tighten_domain(dom, wheres, self.bounds, coupled=True).dom
+        return dom, GuardUse(used, unused)
 
     def relax(self, s: IntSet, variables: Sequence[IterVar]) -> IntSet:
         """Widen a set over the ranges of loops that do not enclose the stage (innermost first)."""
@@ -490,7 +508,11 @@ class InferBound:
         # nparts that is at most nparts, and fewer when nparts exceeds what the extent
         # needs (TVM keeps nparts iterations and guards the body; none of ours is idle).
         outer_extent = az.simplify((extent + factor - 1) // factor)
-        self.set_range(rel.outer, Range_(Const(0), outer_extent))
+        # at an attach point where the parent's exact extent is smaller (a row block of
+        # causal attention needs the columns up to its last row), the outer loop stops
+        # there: its relaxed extent stays for the requests made past the attach point
+        exact_outer = outer_extent if parent.extent == extent else az.simplify((parent.extent + factor - 1) // factor)
+        self.set_range(rel.outer, Range_(Const(0), exact_outer), Range_(Const(0), outer_extent))
         self.note_split(rel, factor, outer_extent)
         # No guard is needed only when the loops cover exactly the parent's range: the
         # factor divides the extent, and the extent is the same at every iteration of the

@@ -32,9 +32,10 @@ from compiler.arith.expr import (
     free_vars,
     substitute,
 )
-from compiler.arith.int_set import IntSet
+from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg, const_value
+from compiler.dialects import te
 
 GUARD_ATTR = "te.guard"
 UNUSED_ATTR = "te.guard_unused"
@@ -61,6 +62,25 @@ def path_conditions(read: Operation, stage: Stage) -> list[Cond | str]:
             else:
                 found.append(cond if in_then else Not(cond))
         child, parent = parent, parent.parent_op()
+    return found
+
+
+def where_conditions(read: Operation, stage: Stage) -> list[Cond]:
+    """The `te.where` conditions that hold where `read` runs: those before it in the body
+    of the reduction that holds it (a causal product's `k <= i`); the affine ones only."""
+    leaf = stage.index_leaf()
+    child: Operation = read
+    parent = read.parent_op()
+    while parent is not None and not isinstance(parent, te.ReduceOp):
+        child, parent = parent, parent.parent_op()
+    if parent is None:
+        return []
+    found: list[Cond] = []
+    for op in parent.body.block.ops:
+        if op is child:
+            break
+        if isinstance(op, te.WhereOp) and (cond := cond_from_value(op.cond, leaf)) is not None:
+            found.append(cond)
     return found
 
 
@@ -139,15 +159,20 @@ def _bound_of(cond: LT | LE, var: str, az: Analyzer) -> IntSet | None:
 
 
 def tighten_domain(
-    dom: Mapping[str, IntSet], guard: Sequence[Cond], bounds: BoundsArg
+    dom: Mapping[str, IntSet], guard: Sequence[Cond], bounds: BoundsArg, *, coupled: bool = False
 ) -> Tightening:
-    """Intersect the sets of the variables each conjunct bounds on its own."""
+    """Intersect the sets of the variables each conjunct bounds on its own; `coupled`:
+    also those a conjunct of several bounds for some values of the others (`k <= i`
+    keeps k <= the largest i: the union of the reads over i)."""
     az = Analyzer(bounds)
     result = Tightening(dict(dom))
     ranged = {name for name, s in dom.items() if not s.is_point(bounds)}
     for cond in guard:
         assert isinstance(cond, LT | LE)
         involved = sorted(free_vars(cond) & ranged)
+        if len(involved) > 1 and coupled:
+            _tighten_coupled(cond, involved, result, az, bounds)
+            continue
         if len(involved) != 1:
             if involved:
                 result.unused.append(f"'{cond}' couples the loop variables {', '.join(involved)}")
@@ -160,3 +185,26 @@ def tighten_domain(
         result.dom[var] = result.dom[var].intersect(bound, bounds)
         result.used.append(str(cond))
     return result
+
+
+def _tighten_coupled(cond: LT | LE, involved: list[str], result: Tightening, az: Analyzer, bounds: BoundsArg) -> None:
+    """Each variable of `cond` bounded by the values of the others that allow the most."""
+    diff = az.simplify(cond.b - cond.a - (1 if isinstance(cond, LT) else 0))  # diff >= 0
+    narrowed: dict[str, IntSet] = {}
+    for var in involved:
+        linear = _linear_in(diff, var, az)
+        if linear is None or linear[0] == 0:
+            continue
+        c, rest = linear
+        others = {o: result.dom[o] for o in involved if o != var}
+        best = eval_set(rest, others, bounds).hi  # c * var + rest >= 0 for some others
+        if best is None:
+            continue
+        bound = _bound_of(LE(Const(0), Var(var) * c + best), var, az)
+        if bound is not None:
+            narrowed[var] = result.dom[var].intersect(bound, bounds)
+    if narrowed:
+        result.dom.update(narrowed)
+        result.used.append(str(cond))
+    else:
+        result.unused.append(f"'{cond}' couples the loop variables {', '.join(involved)}")

@@ -28,8 +28,9 @@ Causal attention skips the triangle above the diagonal in every stage that reads
 it: the scores sum only where their 64 x 64 block is on or below the diagonal
 (the blocks above are 0, masked by the bias), the row max and sum only over the
 lane chunks that start at or before it, the product with V only k <= i; each is a
-`likely` `where` that loop-partition cuts at the diagonal. The exponentials are
-still computed for the whole row (exp of a masked score is a cheap 0).
+`likely` `where` that loop-partition cuts at the diagonal. In row blocks,
+infer-bound reads the same `where`s: a block's exponentials and scores are
+computed only up to the chunk of its last row (the lower triangle, by blocks).
 
 Masked positions get the dtype's lowest finite value rather than -inf, so a row
 whose every position is masked averages V uniformly instead of turning into

@@ -102,3 +102,22 @@ def test_check_bounds_option_of_the_pipeline_and_lower() -> None:
     f = compiler.build([A, B], check_bounds=True)
     with pytest.raises(IndexError, match=r"main: load from A\[min\(B_i \+ 1, 8\)\] out of bounds: index 8"):
         f(np.zeros(8, np.float32), np.zeros(8, np.float32))
+
+
+@pytest.mark.parametrize(("rows", "block"), [(16, 4), (13, 4), (9, 3)])
+def test_a_where_narrows_the_producer_to_what_is_read(rows: int, block: int) -> None:
+    """Y[i] = sum(P[i, k] for k <= i), P computed at Y's row blocks: infer-bound realizes
+    P only for the columns a block reads (the `where` bounds k by the block's last row);
+    the bound checker sees every read inside that region, and the result is NumPy's."""
+    X = te.placeholder((rows, rows), name="X")
+    P = te.compute((rows, rows), lambda i, j: X[i, j] * 2.0, name="P")
+    k = te.reduce_axis((0, rows), "k")
+    Y = te.compute((rows,), lambda i: te.sum(P[i, k], axis=k, where=te.likely(k <= i)), name="Y")
+    s = te.create_schedule(Y.op)
+    io, _ = s[Y].split(Y.op.axis[0], block)
+    s[P].compute_at(s[Y], io)
+    f = compiler.build(s, [X, Y], check_bounds=True)
+    x = np.random.default_rng(3).standard_normal((rows, rows)).astype(np.float32)
+    y = np.empty(rows, np.float32)
+    f(x, y)
+    np.testing.assert_allclose(y, (np.tril(x) * 2.0).sum(axis=1), rtol=1e-5, atol=1e-5)

@@ -351,7 +351,8 @@ sched.schedule @attach_fused_symbolic {
 // -----
 
 // A triangular sum, Y[i] = sum(P[k] for k < i + 1), its reduce axis split by 4:
-// the reduce loops stop at the row's extent (tight inner extent over Y_i), and P,
+// the reduce loops stop at the row's extent (the outer one at its last block, the
+// tight inner extent over Y_i), and P,
 // computed at Y's row, covers the union of the rows' reads ([0, 10), relaxed).
 te.func @triangular(%X: !te.tensor<[10], f32>) -> !te.tensor<[10], f32> {
   %P = te.compute "P" (%i) : !te.tensor<[10], f32> {
@@ -378,9 +379,9 @@ sched.schedule @triangular {
 // CHECK-LABEL: te.func @triangular
 // CHECK:      te.compute "P" {{.*}}te.realize = ["[0, 10]"], te.alloc_shape = ["10"]
 // CHECK:      te.compute "Y"
-// CHECK-SAME: te.loops = ["Y_i = [0, 10] serial", "Y_k_o = [0, 3] serial reduce", "Y_k_i = [0, min(Y_i - Y_k_o * 4 + 1, 4)] serial reduce"]
+// CHECK-SAME: te.loops = ["Y_i = [0, 10] serial", "Y_k_o = [0, Y_i // 4 + 1] serial reduce", "Y_k_i = [0, min(Y_i - Y_k_o * 4 + 1, 4)] serial reduce"]
 // GUARD-LABEL: te.func @triangular
-// GUARD:      te.loops = ["Y_i = [0, 10] serial", "Y_k_o = [0, 3] serial reduce", "Y_k_i = [0, 4] serial reduce"]
+// GUARD:      te.loops = ["Y_i = [0, 10] serial", "Y_k_o = [0, Y_i // 4 + 1] serial reduce", "Y_k_i = [0, 4] serial reduce"]
 // GUARD-SAME: te.guards = ["Y_k_i + Y_k_o * 4 < Y_i + 1"]
 // LOOPS-LABEL: loop.func @triangular
 // LOOPS:         loop.for %Y_i = %{{.*}} extent %{{.*}} {
