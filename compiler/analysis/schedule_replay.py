@@ -10,16 +10,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from compiler.analysis import loop_relations
-from compiler.analysis.cache_stages import (
-    STORAGE_ALIGN_ATTR,
-    Layout,
-    format_align,
-    insert_cache_read,
-    insert_cache_write,
-    parse_align,
-    reads_of,
-)
-from compiler.analysis.rfactor import RfactorRecord, rfactor_ops
 from compiler.analysis.scan_stages import place_scan_bodies
 from compiler.analysis.schedule_stages import (
     PRAGMA_PRIMITIVES,
@@ -39,6 +29,16 @@ from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.sched import ScheduleOp
+from compiler.transforms.cache_stages import (
+    STORAGE_ALIGN_ATTR,
+    Layout,
+    format_align,
+    insert_cache_read,
+    insert_cache_write,
+    parse_align,
+    reads_of,
+)
+from compiler.transforms.rfactor import RfactorRecord, rfactor_ops
 
 
 class Replay:
@@ -370,7 +370,7 @@ class Replay:
                 self.via_group[stage.name] = group
 
     def rfactor(self, op: sched.RfactorOp) -> None:
-        """TVM's rfactor (compiler.analysis.rfactor): a factor stage before the stage, and
+        """TVM's rfactor (compiler.transforms.rfactor): a factor stage before the stage, and
         the stage rebuilt as the reduction of the factor stage over the factored axis."""
         stage, iv = self.leaf(op.axis, "sched.rfactor")
         name, factor_axis = op.factor_stage.data, op.factor_axis.data
@@ -412,7 +412,7 @@ class Replay:
         self.model.stages.clear()
         self.model.stages.update(stages)
 
-    # -- cache_read, cache_write, storage_align (compiler.analysis.cache_stages) --------
+    # -- cache_read, cache_write, storage_align (compiler.transforms.cache_stages) --------
 
     def note_structure(self, op: Operation) -> None:
         """Remembers the split/fuse/reorder/singleton ops of each stage: a cache_write of

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from compiler.analysis.rfactor import RfactorRecord
 from compiler.analysis.stage_axes import IterVar, Relation
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, Var, free_vars, parse_expr
@@ -17,6 +16,7 @@ from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import te
+from compiler.transforms.rfactor import RfactorRecord
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
 PRAGMA_PRIMITIVES = ("parallel", "vectorize", "unroll")  # pragmas that are schedule primitives

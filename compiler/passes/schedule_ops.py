@@ -50,7 +50,6 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.hints import isa
 
 from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
-from compiler.analysis.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
@@ -58,6 +57,7 @@ from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, shape_var_names
+from compiler.transforms.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives

@@ -443,6 +443,7 @@ def draw_plan(path: Path) -> None:
     """seed 000's conv chain, unscheduled (one buffer per stage), as a memory-plan picture."""
     import compiler
     from compiler import ops, te
+    from compiler.memory_plot import plot_memory
 
     x = te.placeholder((1, 64, 56, 56), name="x")
     w1 = te.placeholder((64, 64, 1, 1), name="w1")
@@ -453,7 +454,7 @@ def draw_plan(path: Path) -> None:
     y3 = ops.conv2d_nchw(y2, w3, padding=1, name="y3")
     built = compiler.build([x, w1, w2, w3, y3], name="conv_chain", auto_schedule=False)
     assert built.memory is not None
-    built.memory.plot(path, title="seed 000 conv chain, unscheduled")
+    plot_memory(built.memory, path, title="seed 000 conv chain, unscheduled")
 
 
 def _builder_inited(app: Sphinx) -> None:

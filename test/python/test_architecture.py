@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "compiler"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("compiler.arith", "compiler.runtime", "compiler.errors", "compiler.diagnostics")),
     ("dialects", ("compiler.dialects",)),
-    ("analysis", ("compiler.analysis",)),
+    ("analysis", ("compiler.analysis", "compiler.transforms")),  # the schedule model replays the rewrites
     ("passes", ("compiler.passes",)),
     ("lowering", ("compiler.lowering",)),
     ("pipeline", ("compiler.pipeline", "compiler.pipeline_options", "compiler.registry", "compiler.context")),

@@ -43,7 +43,7 @@ from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
-from compiler.dialects.shape import Dim
+from compiler.dialects.shape import Dim, dims_to_attr
 
 
 class Stage(Protocol):
@@ -189,7 +189,7 @@ def rfactor_ops(stage: Stage, axis: IterVar, factor_axis: int, name: str) -> tup
         red_block.add_ops(ops)
     for iv in f.roots:
         red_block.erase_arg(root_args[iv])
-    red.properties["extents"] = te.dims_to_attr(new_extents)
+    red.properties["extents"] = dims_to_attr(new_extents)
     if not red.is_custom:  # the identity: the start value is applied once, in B
         red.properties.pop("init", None)
     factor = te.ComputeOp(name, factor_types, clone.detach_region(clone.body))
