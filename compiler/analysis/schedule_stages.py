@@ -16,6 +16,7 @@ from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import te
+from compiler.names import fresh_name
 from compiler.transforms.rfactor import RfactorRecord
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
@@ -108,10 +109,7 @@ class Names:
         self.used: set[str] = set()
 
     def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.used:
-            name = f"{base}{k}"
-            k += 1
+        name = fresh_name(base, self.used)
         self.used.add(name)
         return name
 

@@ -54,6 +54,7 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, free_vars, parse_expr
 from compiler.arith.simplify import Analyzer
 from compiler.dialects import loop
+from compiler.names import fresh_name
 
 ALIAS_SCOPES = "alias_scopes"
 NOALIAS_SCOPES = "noalias_scopes"
@@ -91,9 +92,7 @@ def alias_groups(f: loop.FuncOp) -> tuple[dict[SSAValue, str], set[frozenset[str
     taken: set[str] = set()
 
     def unique(name: str) -> str:  # an argument and an allocation may share a name
-        k, candidate = 1, name
-        while candidate in taken:
-            k, candidate = k + 1, f"{name}#{k}"
+        candidate = fresh_name(name, taken, "#")
         taken.add(candidate)
         return candidate
 
