@@ -29,6 +29,7 @@ from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.sched import ScheduleOp
+from compiler.dialects.shape import dim_expr
 from compiler.transforms.cache_stages import (
     STORAGE_ALIGN_ATTR,
     Layout,
@@ -644,7 +645,7 @@ def cache_layout(stage: Stage) -> Layout:
     with its extent (PassDownDomain over the shape), each root axis as a function of the
     leaves (PassUpIndex), each leaf as a function of the root axes (PassDownIndex), and
     the bound checks of splits that may not divide (MakeBoundCheck)."""
-    shape = [Const(d) if isinstance(d, int) else parse_expr(d) for d in stage.op.tensor_type.get_shape()]
+    shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
     extent: dict[IterVar, Expr] = dict(zip(stage.axes, shape, strict=True))
     loop_relations.pass_down_extent(stage.relations, extent, _cover, operator.mul, Const(1))
     leaves = [iv for iv in stage.leaves if not iv.is_reduce]

@@ -11,11 +11,12 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from compiler.analysis.stage_axes import IterVar, Relation
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, Var, free_vars, parse_expr
+from compiler.arith.expr import Expr, Var, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import te
+from compiler.dialects.shape import dim_expr
 from compiler.names import fresh_name
 from compiler.transforms.rfactor import RfactorRecord
 
@@ -84,7 +85,7 @@ class Stage:
         out: list[Expr] = []
         for k, (iv, d) in enumerate(zip(self.reduce_axes, reduction.get_extents(), strict=True)):
             if k not in dynamic:
-                out.append(Const(d) if isinstance(d, int) else parse_expr(d))
+                out.append(dim_expr(d))
                 continue
             e = expr_from_value(dynamic[k], self.index_leaf())
             if e is None or free_vars(e) & {r.name for r in self.reduce_axes}:

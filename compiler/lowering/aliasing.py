@@ -54,6 +54,7 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, free_vars, parse_expr
 from compiler.arith.simplify import Analyzer
 from compiler.dialects import loop
+from compiler.dialects.shape import dim_expr
 from compiler.names import fresh_name
 
 ALIAS_SCOPES = "alias_scopes"
@@ -64,7 +65,7 @@ def buffer_bytes(t: loop.BufferType) -> Expr:
     """The byte size of a (flat) buffer type as an expression."""
     size: Expr = Const(loop.element_bytes(t.element_type))
     for d in t.get_shape():
-        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
+        size = size * dim_expr(d)
     return size
 
 

@@ -134,7 +134,6 @@ from compiler.analysis.arg_binder import (
     FieldRef,
     Step,
     arg_decls,
-    dim_expr,
     row_major_strides,
     symbolic_variables,
 )
@@ -162,7 +161,7 @@ from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.dialects.shape import is_symbol_name
+from compiler.dialects.shape import dim_expr, is_symbol_name
 from compiler.names import fresh_name
 from compiler.runtime.dlpack import KDL_CPU
 

@@ -56,7 +56,7 @@ from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
-from compiler.dialects.shape import Dim, shape_var_names
+from compiler.dialects.shape import Dim, dim_expr, shape_var_names
 from compiler.transforms.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 
 OUTPUT_ATTR = "loop.output"
@@ -568,7 +568,7 @@ def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loo
     attr = stage.attributes.get(STORAGE_ALIGN_ATTR)
     if attr is None:
         return loop.BufferType(shape, element)
-    extents = [Const(d) if isinstance(d, int) else parse_expr(d) for d in shape]
+    extents = [dim_expr(d) for d in shape]
     strides = aligned_strides(extents, dict(parse_align(attr)))
     dims: list[Dim] = [c if (c := const_value(e)) is not None else str(e) for e in strides]
     return loop.BufferType(shape, element, dims)
