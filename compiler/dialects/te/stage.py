@@ -64,6 +64,7 @@ from compiler.dialects.shape import (
 # ---------------------------------------------------------------------------
 # Types and attributes
 # ---------------------------------------------------------------------------
+from compiler.dialects.syntax import parse_access, print_access
 from compiler.dialects.te.types import DYNAMIC, ReduceKind, TensorType
 
 
@@ -235,28 +236,15 @@ class ReadOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_operand(self.tensor)
-        with printer.in_square_brackets():
-            printer.print_list(self.indices, printer.print_operand)
+        print_access(printer, self.tensor, self.indices)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.tensor.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> ReadOp:
-        tensor = parser.parse_unresolved_operand()
-        indices = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, parser.parse_unresolved_operand
-        )
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        if not isinstance(t, TensorType):
-            parser.raise_error(f"expected a !te.tensor type, got {t}")
-        op = cls(
-            parser.resolve_operand(tensor, t),
-            [parser.resolve_operand(i, IndexType()) for i in indices],
-        )
+        tensor, indices, attrs = parse_access(parser, TensorType, "!te.tensor")
+        op = cls(tensor, indices)
         op.attributes |= attrs
         return op
 
