@@ -27,12 +27,11 @@ import argparse
 import datetime
 import json
 import socket
-import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
-from common import interleaved_medians  # bench/, beside this script
+from common import interleaved_medians, timed_result  # bench/, beside this script
 
 import compiler
 from compiler import ops, te
@@ -54,9 +53,7 @@ class Row:
 def measure(length: int, causal: bool, rounds: int) -> Row:
     shape = (1, HEADS, length, HEAD_SIZE)
     q, k, v = (te.placeholder(shape, name=n) for n in "qkv")
-    start = time.perf_counter()
-    f = compiler.build([q, k, v, ops.scaled_dot_product_attention(q, k, v, is_causal=causal)])
-    compile_s = time.perf_counter() - start
+    f, compile_s = timed_result(lambda: compiler.build([q, k, v, ops.scaled_dot_product_attention(q, k, v, is_causal=causal)]))
     tq, tk, tv = (torch.randn(shape) for _ in range(3))
     arrays = [t.numpy() for t in (tq, tk, tv)]
     out = np.empty(shape, np.float32)

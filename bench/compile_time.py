@@ -46,14 +46,15 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
+from common import timed, timed_result  # noqa: E402
 
 MATMUL_N = 512
 
 
 def seed000_ours() -> list[Any]:
-    from demo import seed_chain
+    from seed_chain import seed000_chain
 
-    inputs, y3 = seed_chain()
+    inputs, y3 = seed000_chain()
     return [*inputs, y3]
 
 
@@ -110,9 +111,8 @@ def in_process(repeats: int) -> dict[str, dict[str, float]]:
                 compiler.build(args, name="f")  # fills the cache
             totals, passes, llvm = [], [], []
             for _ in range(repeats):
-                start = time.perf_counter()
-                f = compiler.build(args, name="f")
-                totals.append(time.perf_counter() - start)
+                f, seconds = timed_result(lambda args=args: compiler.build(args, name="f"))
+                totals.append(seconds)
                 passes.append(f.stats.seconds["passes"])
                 llvm.append(f.stats.seconds["llvm"])
                 assert f.from_cache == (mode == "warm"), (label, mode)
@@ -121,11 +121,7 @@ def in_process(repeats: int) -> dict[str, dict[str, float]]:
             row[f"{mode} llvm"] = median(llvm)
         os.environ["COMPILER_CACHE"] = "0"
         compiler.build(args, name="f", auto_schedule=False)
-        same = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            compiler.build(args, name="f", auto_schedule=False)
-            same.append(time.perf_counter() - start)
+        same = [timed(lambda args=args: compiler.build(args, name="f", auto_schedule=False)) for _ in range(repeats)]
         row["cold unscheduled"] = median(same)
         results[label] = row
     return results

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import median_seconds
+from common import median_seconds, timed_result
+from seed_chain import seed000_chain
 
 import compiler
-from compiler import ops, te
+from compiler import te
 from compiler.te.schedule import Schedule
 
 
@@ -34,18 +34,6 @@ def conv2d_numpy(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
             patch = xp[:, :, ry : ry + oh, rx : rx + ow]
             out += np.einsum("nchw,kc->nkhw", patch, w[:, :, ry, rx], optimize=True)
     return out
-
-
-def seed_chain() -> tuple[list[te.Tensor], te.Tensor]:
-    """Seed 000: three convolutions; y1 and y2 are intermediate stages."""
-    x = te.placeholder((1, 64, 56, 56), name="x")
-    w1 = te.placeholder((64, 64, 1, 1), name="w1")
-    w2 = te.placeholder((64, 64, 3, 3), name="w2")
-    w3 = te.placeholder((64, 64, 3, 3), name="w3")
-    y1 = ops.conv2d_nchw(x, w1, padding=0, name="y1")
-    y2 = ops.conv2d_nchw(y1, w2, padding=1, name="y2")
-    y3 = ops.conv2d_nchw(y2, w3, padding=1, name="y3")
-    return [x, w1, w2, w3], y3
 
 
 def memory_table(args: list[te.Tensor]) -> None:
@@ -112,6 +100,8 @@ def memory_pictures(seed000_args: list[te.Tensor]) -> None:
     except ImportError:
         print("memory plan pictures skipped: matplotlib is not installed (pip install -e '.[plot]')\n")
         return
+    from compiler.memory_plot import plot_memory
+
     os.makedirs(OUT_DIR, exist_ok=True)
     h, w = te.var("h"), te.var("w")
     seed000 = compiler.build(seed000_args, name="conv_chain", auto_schedule=False)  # one buffer per stage
@@ -120,7 +110,7 @@ def memory_pictures(seed000_args: list[te.Tensor]) -> None:
         if fn.memory is None:
             continue
         path = os.path.join(OUT_DIR, name)
-        fn.memory.plot(path, dims=dims)
+        plot_memory(fn.memory, path, dims=dims)
         where = " at h = w = 256" if dims else ""
         print(f"memory plan of {fn.memory.function}{where}: {path} (arena {fn.memory.arena} bytes)")
     print()
@@ -128,14 +118,12 @@ def memory_pictures(seed000_args: list[te.Tensor]) -> None:
 
 def main() -> None:
     print("Seed 000: three chained convolutions (1x1 pad 0, 3x3 pad 1, 3x3 pad 1) on 1x64x56x56\n")
-    inputs, y3 = seed_chain()
+    inputs, y3 = seed000_chain()
     args = [*inputs, y3]
     print("Intermediate buffers (bytes), y1 and y2 intermediate:")
     memory_table(args)
 
-    start = time.perf_counter()
-    f = compiler.build(args, name="conv_chain")
-    compile_s = time.perf_counter() - start
+    f, compile_s = timed_result(lambda: compiler.build(args, name="conv_chain"))
     memory_pictures(args)
 
     rng = np.random.default_rng(0)

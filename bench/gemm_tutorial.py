@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +24,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from common import median_seconds  # bench/, beside this script
 
 import compiler
 from compiler import te
@@ -194,13 +194,7 @@ STEPS: list[Callable[[int], tuple[Schedule, list[te.Tensor]]]] = [
 
 
 def median_ms(run: Callable[[], Any], reps: int) -> float:
-    run()  # warm up
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return median_seconds(run, reps, warmup=1) * 1e3
 
 
 def peers(a: np.ndarray, b: np.ndarray, reps: int) -> dict[str, float]:

@@ -65,7 +65,6 @@ import re
 import socket
 import statistics
 import sys
-import time
 import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -75,7 +74,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from common import timed
+from common import timed, timed_result
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPREAD_LIMIT = 0.25
@@ -213,9 +212,7 @@ def measure(w: Workload, rounds: int, budget: float, relax: bool, inductor: bool
     model = w.model()
     x = w.example() if w.example is not None else torch.randn(*w.shape, dtype=getattr(torch, w.dtype))
     xn = x.numpy()
-    start = time.perf_counter()
-    net = from_torch(model, (x,))
-    row.compile_s = time.perf_counter() - start
+    net, row.compile_s = timed_result(lambda: from_torch(model, (x,)))
     row.phases = {k: round(v, 3) for k, v in net.stats.items() if k != "total"}
     memory = net.memory
     if memory is not None:

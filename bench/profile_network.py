@@ -21,12 +21,12 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see bench/suite.py: a loaded 2-core machine
 
 import argparse
-import statistics
 import sys
 import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import interleaved_medians  # bench/, beside this script
 
 
 def overhead(net: Any, x: Any, rounds: int) -> tuple[float, float]:
@@ -36,13 +36,8 @@ def overhead(net: Any, x: Any, rounds: int) -> tuple[float, float]:
     plain, variant = net.function, net.function.profiling_variant()
     plain(*args)
     variant(*args)
-    times: dict[str, list[float]] = {"plain": [], "variant": []}
-    for _ in range(rounds):
-        for key, fn in (("plain", plain), ("variant", variant)):
-            start = time.perf_counter()
-            fn(*args)
-            times[key].append(1e3 * (time.perf_counter() - start))
-    return statistics.median(times["plain"]), statistics.median(times["variant"])
+    a, b = interleaved_medians(lambda: plain(*args), lambda: variant(*args), rounds)
+    return a * 1e3, b * 1e3
 
 
 def main() -> None:

@@ -71,6 +71,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
+from common import timed, timed_result
 from workloads import (  # noqa: F401  (bench/compile_time.py imports resnet_block and seed001 from here)
     WORKLOADS,
     Workload,
@@ -204,11 +205,11 @@ def torch_contender(w: Workload, torch: Any, threads: int) -> Contender:
         return Contender(name, None, status=f"FAILED: {type(e).__name__}: {_first_line(e)}")
     last: list[Any] = [None]
 
-    def timed() -> Any:
+    def call() -> Any:
         last[0] = run()
         return last[0]
 
-    return Contender(name, timed, lambda: np.asarray(last[0].numpy()), threads=threads)
+    return Contender(name, call, lambda: np.asarray(last[0].numpy()), threads=threads)
 
 
 def tvm_contender(w: Workload, tvm_peer: Any) -> Contender:
@@ -234,19 +235,17 @@ def numpy_contender(w: Workload) -> Contender:
     run = w.numpy()
     last: list[np.ndarray | None] = [None]
 
-    def timed() -> np.ndarray:
+    def call() -> np.ndarray:
         last[0] = run()
         return last[0]
 
-    return Contender("NumPy", timed, lambda: np.asarray(last[0]))
+    return Contender("NumPy", call, lambda: np.asarray(last[0]))
 
 
 def tune_workload(w: Workload, args: argparse.Namespace) -> float:
     """Tunes `w` into the tuning log; the seconds it took."""
-    start = time.perf_counter()
-    result = compiler.tune(w.args, trials=args.tune_trials, timeout=args.tune_seconds, log=args.tuning_log,
-                           sizes=w.env, name=w.key)
-    seconds = time.perf_counter() - start
+    result, seconds = timed_result(lambda: compiler.tune(w.args, trials=args.tune_trials, timeout=args.tune_seconds,
+                                                         log=args.tuning_log, sizes=w.env, name=w.key))
     print(f"  tuned {w.key}: {result.trials} trials in {seconds:.0f} s, auto {result.baseline_ms} ms -> {result.best_ms} ms")
     return seconds
 
@@ -275,9 +274,7 @@ def verify(contenders: list[Contender], torch: Any) -> None:
         if c.run is None:
             continue
         try:
-            start = time.perf_counter()
-            _call(c, torch)
-            c.first_seconds = time.perf_counter() - start
+            c.first_seconds = timed(lambda c=c: _call(c, torch))
             assert c.output is not None
             result = np.asarray(c.output(), dtype=np.float32)
         except Exception as e:
@@ -314,9 +311,7 @@ def measure(contenders: list[Contender], torch: Any, rounds: int, round_seconds:
     for c in live:  # how many calls fit in round_seconds
         if c.first_seconds > 2 * round_seconds:
             continue  # slow: one call a round (its first call was warm-up enough)
-        start = time.perf_counter()
-        _call(c, torch)
-        once = time.perf_counter() - start
+        once = timed(lambda c=c: _call(c, torch))
         c.calls = max(1, min(50, int(round_seconds / max(once, 1e-6))))
     for _ in range(rounds):
         for c in live:

@@ -36,7 +36,12 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from common import interleaved_medians, median_seconds  # bench/, beside this script
+from common import (  # bench/, beside this script
+    interleaved_medians,
+    median_seconds,
+    timed,
+    timed_result,
+)
 
 from compiler.torch import from_torch
 from compiler.torch.networks import hf_transformer
@@ -59,18 +64,14 @@ def compare(names: list[str], small: bool, rounds: int, inductor: bool) -> None:
           f"{'compile ms':>11} {'vs compile':>10} {'its compile s':>14} {'error':>9}")
     for name in names:
         model, x = MODELS[name](small)
-        start = time.perf_counter()
-        net = from_torch(model, (x,))
-        compile_s = time.perf_counter() - start
+        net, compile_s = timed_result(lambda model=model, x=x: from_torch(model, (x,)))
         with torch.no_grad():
             error = relative_error(net(x), model(x).numpy())
             ours, eager = interleaved_medians(lambda net=net, x=x: net(x), lambda model=model, x=x: model(x), rounds)
             inductor_ms = inductor_compile_s = float("nan")
             if inductor:
                 compiled = torch.compile(model)
-                start = time.perf_counter()
-                compiled(x)
-                inductor_compile_s = time.perf_counter() - start
+                inductor_compile_s = timed(lambda compiled=compiled, x=x: compiled(x))
                 inductor_ms = median_seconds(lambda compiled=compiled, x=x: compiled(x), rounds) * 1e3
         print(f"{name:15} {compile_s:10.1f} {ours * 1e3:9.2f} {eager * 1e3:9.2f} {eager / ours:8.2f}x "
               f"{inductor_ms:11.2f} {inductor_ms / (ours * 1e3):9.2f}x {inductor_compile_s:14.1f} {error:9.1e}",

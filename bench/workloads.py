@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gemm_tutorial import packed_kernel_schedule
+from seed_chain import seed000_chain
 
 from compiler import ops, te
 from compiler.te.expr import collect_stages
@@ -200,13 +201,7 @@ def inline(s: Schedule, stages: dict[str, te.Tensor], *names: str) -> None:
 def seed000(quick: bool) -> Workload:
     """Seed 000: 1x1 conv, two 3x3 pad-1 convs on 1x64xHxW (bench/demo.py's chain)."""
     size = 28 if quick else 56
-    x = te.placeholder((1, 64, size, size), name="x")
-    w1 = te.placeholder((64, 64, 1, 1), name="w1")
-    w2 = te.placeholder((64, 64, 3, 3), name="w2")
-    w3 = te.placeholder((64, 64, 3, 3), name="w3")
-    y1 = ops.conv2d_nchw(x, w1, padding=0, name="y1")
-    y2 = ops.conv2d_nchw(y1, w2, padding=1, name="y2")
-    y3 = ops.conv2d_nchw(y2, w3, padding=1, name="y3")
+    inputs, y3 = seed000_chain(size)
     rng = np.random.default_rng(RNG_SEED)
     xs = _rand(rng, (1, 64, size, size))
     ws = [_rand(rng, s, 0.05) for s in [(64, 64, 1, 1), (64, 64, 3, 3), (64, 64, 3, 3)]]
@@ -216,8 +211,8 @@ def seed000(quick: bool) -> Workload:
         # blocks in parallel; the pads stay stages of their own (58x58, guard-aware bounds)
         s = te.create_schedule(y3.op)
         stages = _stages(y3)
-        for conv in (y1, y2, y3):
-            conv_nchw_blocked(s, conv)
+        for conv in ("y1", "y2", "y3"):
+            conv_nchw_blocked(s, stages[conv])
         for pad in ("y2_pad", "y3_pad"):
             pad_rows(s, stages[pad])
         return s
@@ -232,7 +227,7 @@ def seed000(quick: bool) -> Workload:
 
     return Workload(
         "seed000", f"seed 000 conv chain 1x64x{size}x{size} (1x1, 3x3, 3x3)",
-        2 * 64 * 64 * size * size * (1 + 9 + 9), [x, w1, w2, w3, y3], [xs, *ws], (1, 64, size, size),
+        2 * 64 * 64 * size * size * (1 + 9 + 9), [*inputs, y3], [xs, *ws], (1, 64, size, size),
         best, torch_fn, lambda tp: tp.seed000(size), numpy_fn,
     )
 

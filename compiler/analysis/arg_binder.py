@@ -38,11 +38,11 @@ from xdsl.ir import Attribute
 
 from compiler.analysis import arg_messages
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, free_vars, parse_expr
+from compiler.arith.expr import Const, Expr, free_vars
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
-from compiler.dialects.shape import Dim, is_symbol_name, shape_var_names
+from compiler.dialects.shape import Dim, dim_expr, is_symbol_name, shape_var_names
 from compiler.errors import IRError
 from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
 
@@ -147,10 +147,6 @@ def symbolic_variables(func: loop.FuncOp) -> list[str]:
         elif isinstance(op, loop.AllocOp):
             names.extend(shape_var_names(op.buffer_type.get_shape()))
     return list(dict.fromkeys(names))
-
-
-def dim_expr(d: Dim) -> Expr:
-    return Const(d) if isinstance(d, int) else parse_expr(d)
 
 
 def row_major_strides(

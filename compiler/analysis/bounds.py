@@ -101,15 +101,11 @@ from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import te
-from compiler.dialects.shape import Dim, shape_var_names
+from compiler.dialects.shape import dim_expr, shape_var_names
 from compiler.errors import IRError
 
 SplitMode = Literal["tight", "guard"]
 ATTRS = ("te.realize", "te.alloc_shape", "te.loops", "te.axis_values", "te.guards", "te.attach")
-
-
-def dim_expr(dim: Dim) -> Expr:
-    return Const(dim) if isinstance(dim, int) else parse_expr(dim)
 
 
 # ---------------------------------------------------------------------------

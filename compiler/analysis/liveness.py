@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, Sub, Var, parse_expr
+from compiler.arith.expr import Const, Expr, Sub, Var
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
-from compiler.dialects.shape import shape_var_names
+from compiler.dialects.shape import dim_expr, shape_var_names
 
 ARENA = "arena"
 """The name of the one allocation that storage-rewrite packs intermediates into."""
@@ -31,7 +31,7 @@ def element_bytes(t: loop.BufferType) -> int:
 def buffer_bytes(t: loop.BufferType) -> Expr:
     size: Expr = Const(element_bytes(t))
     for d in t.get_shape():
-        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
+        size = size * dim_expr(d)
     return simplify(size)
 
 
@@ -121,7 +121,7 @@ def size_analyzer(func: loop.FuncOp, *, argument_shapes: bool = False) -> Analyz
             if not isinstance(t, loop.BufferType):
                 continue
             for d in t.get_shape():
-                e = parse_expr(d) if isinstance(d, str) else Const(d)
+                e = dim_expr(d)
                 if isinstance(e, Sub) and isinstance(e.a, Var) and isinstance(e.b, Const) and e.a.name in lower:
                     lower[e.a.name] = max(lower[e.a.name], e.b.value)
     return Analyzer({n: (lo, None) for n, lo in lower.items()})

@@ -8,7 +8,7 @@ installs, `sched.install_schedule_checker`) and every pass that reads a
 schedule use it.
 
 `sched.cache_read`/`sched.cache_write` rewrite the function
-(`compiler.analysis.cache_stages`) as they are replayed: a copy of it when the
+(`compiler.transforms.cache_stages`) as they are replayed: a copy of it when the
 replay only verifies, the function itself for apply-cache-stages
 (`apply_dataflow_rewrites`), so the primitives after them see the new stages.
 
@@ -34,7 +34,6 @@ from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.analysis.rfactor import discard
 from compiler.analysis.scan_stages import mark_scans, place_scan_bodies, scan_bodies, scan_states
 from compiler.analysis.schedule_replay import Replay, cache_layout
 from compiler.analysis.schedule_stages import (
@@ -51,6 +50,7 @@ from compiler.analysis.stage_groups import group_chain
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.sched import ScheduleOp
+from compiler.transforms.rfactor import discard
 
 __all__ = [
     "LOOP_KINDS",

@@ -10,16 +10,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from compiler.analysis import loop_relations
-from compiler.analysis.cache_stages import (
-    STORAGE_ALIGN_ATTR,
-    Layout,
-    format_align,
-    insert_cache_read,
-    insert_cache_write,
-    parse_align,
-    reads_of,
-)
-from compiler.analysis.rfactor import RfactorRecord, rfactor_ops
 from compiler.analysis.scan_stages import place_scan_bodies
 from compiler.analysis.schedule_stages import (
     PRAGMA_PRIMITIVES,
@@ -39,6 +29,17 @@ from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.sched import ScheduleOp
+from compiler.dialects.shape import dim_expr
+from compiler.transforms.cache_stages import (
+    STORAGE_ALIGN_ATTR,
+    Layout,
+    format_align,
+    insert_cache_read,
+    insert_cache_write,
+    parse_align,
+    reads_of,
+)
+from compiler.transforms.rfactor import RfactorRecord, rfactor_ops
 
 
 class Replay:
@@ -370,7 +371,7 @@ class Replay:
                 self.via_group[stage.name] = group
 
     def rfactor(self, op: sched.RfactorOp) -> None:
-        """TVM's rfactor (compiler.analysis.rfactor): a factor stage before the stage, and
+        """TVM's rfactor (compiler.transforms.rfactor): a factor stage before the stage, and
         the stage rebuilt as the reduction of the factor stage over the factored axis."""
         stage, iv = self.leaf(op.axis, "sched.rfactor")
         name, factor_axis = op.factor_stage.data, op.factor_axis.data
@@ -412,7 +413,7 @@ class Replay:
         self.model.stages.clear()
         self.model.stages.update(stages)
 
-    # -- cache_read, cache_write, storage_align (compiler.analysis.cache_stages) --------
+    # -- cache_read, cache_write, storage_align (compiler.transforms.cache_stages) --------
 
     def note_structure(self, op: Operation) -> None:
         """Remembers the split/fuse/reorder/singleton ops of each stage: a cache_write of
@@ -644,7 +645,7 @@ def cache_layout(stage: Stage) -> Layout:
     with its extent (PassDownDomain over the shape), each root axis as a function of the
     leaves (PassUpIndex), each leaf as a function of the root axes (PassDownIndex), and
     the bound checks of splits that may not divide (MakeBoundCheck)."""
-    shape = [Const(d) if isinstance(d, int) else parse_expr(d) for d in stage.op.tensor_type.get_shape()]
+    shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
     extent: dict[IterVar, Expr] = dict(zip(stage.axes, shape, strict=True))
     loop_relations.pass_down_extent(stage.relations, extent, _cover, operator.mul, Const(1))
     leaves = [iv for iv in stage.leaves if not iv.is_reduce]

@@ -9,14 +9,16 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from compiler.analysis.rfactor import RfactorRecord
 from compiler.analysis.stage_axes import IterVar, Relation
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, Var, free_vars, parse_expr
+from compiler.arith.expr import Expr, Var, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import te
+from compiler.dialects.shape import dim_expr
+from compiler.names import fresh_name
+from compiler.transforms.rfactor import RfactorRecord
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
 PRAGMA_PRIMITIVES = ("parallel", "vectorize", "unroll")  # pragmas that are schedule primitives
@@ -83,7 +85,7 @@ class Stage:
         out: list[Expr] = []
         for k, (iv, d) in enumerate(zip(self.reduce_axes, reduction.get_extents(), strict=True)):
             if k not in dynamic:
-                out.append(Const(d) if isinstance(d, int) else parse_expr(d))
+                out.append(dim_expr(d))
                 continue
             e = expr_from_value(dynamic[k], self.index_leaf())
             if e is None or free_vars(e) & {r.name for r in self.reduce_axes}:
@@ -108,10 +110,7 @@ class Names:
         self.used: set[str] = set()
 
     def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.used:
-            name = f"{base}{k}"
-            k += 1
+        name = fresh_name(base, self.used)
         self.used.add(name)
         return name
 

@@ -14,11 +14,14 @@ class ValueNames:
     """Expression variables for loop counters, `loop.var`s and other index values.
 
     A `loop.var` keeps its own name (so symbolic sizes read the same everywhere); any
-    other value that is not arithmetic on known values becomes a fresh variable."""
+    other value that is not arithmetic on known values becomes a fresh variable,
+    `v<k>_<name hint>`, or `v<k>` without `hints` (names that must be identifiers of
+    isl's syntax: storage-rewrite's access relations)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, hints: bool = True) -> None:
         self.of: dict[SSAValue, str] = {}
         self.values: dict[str, SSAValue] = {}
+        self.hints = hints
 
     def leaf(self, value: SSAValue) -> Var:
         if isinstance(value.owner, loop.VarOp):
@@ -26,7 +29,7 @@ class ValueNames:
             self.values.setdefault(name, value)
             return Var(name)
         if value not in self.of:
-            name = f"v{len(self.of)}_{value.name_hint or 'x'}"
+            name = f"v{len(self.of)}_{value.name_hint or 'x'}" if self.hints else f"v{len(self.of)}"
             self.of[value] = name
             self.values[name] = value
         return Var(self.of[value])
@@ -37,6 +40,10 @@ class ValueNames:
 
     def name(self, value: SSAValue) -> str:
         return self.leaf(value).name
+
+    def shape_names(self) -> set[str]:
+        """The `loop.var` names met so far (isl parameters)."""
+        return {name for name in self.values if self.is_shape(name)}
 
     def is_shape(self, name: str) -> bool:
         """Whether `name` is a `loop.var` (a shape variable, >= 0), not a fresh leaf."""

@@ -108,6 +108,7 @@ from compiler.arith.expr import (
 )
 from compiler.arith.poly import poly_add as _padd
 from compiler.arith.poly import poly_mul
+from compiler.arith.ranges import Range, ceil_div, opt_max, opt_min, range_mul
 from compiler.errors import ExprTypeError
 
 __all__ = [
@@ -129,7 +130,6 @@ Monomial = tuple[Expr, ...]
 Poly = dict[Monomial, int]
 
 _PROVE_BUDGET = 3
-_INF = float("inf")
 
 
 # ---------------------------------------------------------------------------
@@ -241,57 +241,6 @@ def _mono_divide(m: Monomial, d: Monomial) -> Monomial | None:
     if any(have[f] < n for f, n in need.items()):
         return None
     return _mono((have - need).elements())
-
-
-def _max_opt(a: int | None, b: int | None) -> int | None:
-    if a is None:
-        return b
-    return a if b is None else max(a, b)
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -((-a) // b)
-
-
-# Extended integers: ints plus +-inf (floats) for interval products.
-ExtInt = int | float
-
-
-def _ext_mul(a: ExtInt, b: ExtInt) -> ExtInt:
-    if a == 0 or b == 0:
-        return 0
-    return a * b
-
-
-def _to_ext(lo: int | None, hi: int | None) -> tuple[ExtInt, ExtInt]:
-    return (-_INF if lo is None else lo, _INF if hi is None else hi)
-
-
-def _from_ext(lo: ExtInt, hi: ExtInt) -> tuple[int | None, int | None]:
-    return (None if lo == -_INF else int(lo), None if hi == _INF else int(hi))
-
-
-Range = tuple[int | None, int | None]
-
-
-def _range_mul(a: Range, b: Range) -> Range:
-    alo, ahi = _to_ext(*a)
-    blo, bhi = _to_ext(*b)
-    corners = [_ext_mul(x, y) for x in (alo, ahi) for y in (blo, bhi)]
-    return _from_ext(min(corners), max(corners))
-
-
-def _opt_min(a: int | None, b: int | None, none_is_low: bool) -> int | None:
-    """min with None meaning -inf (``none_is_low``) or +inf."""
-    if a is None or b is None:
-        return None if none_is_low else (b if a is None else a)
-    return min(a, b)
-
-
-def _opt_max(a: int | None, b: int | None, none_is_high: bool) -> int | None:
-    if a is None or b is None:
-        return None if none_is_high else (b if a is None else a)
-    return max(a, b)
 
 
 # ---------------------------------------------------------------------------
@@ -723,9 +672,9 @@ class Analyzer:
         best = self._interval_lower(p, budget)
         if budget <= 0:
             return best
-        best = _max_opt(best, self._split_minmax(p, budget))
-        best = _max_opt(best, self._rewrite_div(p, budget))
-        return _max_opt(best, self._substitute_vars(p, budget))
+        best = opt_max(best, self._split_minmax(p, budget), False)
+        best = opt_max(best, self._rewrite_div(p, budget), False)
+        return opt_max(best, self._substitute_vars(p, budget), False)
 
     def _interval_lower(self, p: Poly, budget: int) -> int | None:
         total = 0
@@ -743,7 +692,7 @@ class Analyzer:
     def _mono_range(self, m: Monomial, budget: int) -> Range:
         out: Range = (1, 1)
         for f in m:
-            out = _range_mul(out, self._factor_range(f, budget))
+            out = range_mul(out, self._factor_range(f, budget))
         return out
 
     def _expr_range(self, e: Expr, budget: int) -> Range:
@@ -770,8 +719,8 @@ class Analyzer:
             a = self._expr_range(f.a, budget)
             b = self._expr_range(f.b, budget)
             if isinstance(f, Min):
-                return (_opt_min(a[0], b[0], True), _opt_min(a[1], b[1], False))
-            return (_opt_max(a[0], b[0], False), _opt_max(a[1], b[1], True))
+                return (opt_min(a[0], b[0], True), opt_min(a[1], b[1], False))
+            return (opt_max(a[0], b[0], False), opt_max(a[1], b[1], True))
         return self._expr_range(f, budget)
 
     def _var_range(self, name: str, budget: int) -> Range:
@@ -845,7 +794,7 @@ class Analyzer:
             exact = isinstance(f, Min) == (k > 0)
             if exact:
                 return None if lo1 is None or lo2 is None else min(lo1, lo2)
-            return _max_opt(lo1, lo2)
+            return opt_max(lo1, lo2, False)
         return None
 
     def _rewrite_div(self, p: Poly, budget: int) -> int | None:
@@ -865,7 +814,7 @@ class Analyzer:
                     others = _pscale(others, d)
                     scale = d
                 lo = self.lower(self._fuse(_padd(others, _pmul(rest, x_minus_mod))), budget - 1)
-                return None if lo is None else _ceil_div(lo, scale)
+                return None if lo is None else ceil_div(lo, scale)
         return None
 
     def _substitute_vars(self, p: Poly, budget: int) -> int | None:

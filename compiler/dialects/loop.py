@@ -87,6 +87,7 @@ from compiler.dialects.shape import (
     verify_element_type,
     verify_var_name,
 )
+from compiler.dialects.syntax import parse_access, print_access
 from compiler.errors import IRError
 
 # ---------------------------------------------------------------------------
@@ -523,26 +524,6 @@ class ViewOp(IRDLOperation):
         return op
 
 
-def _print_access(printer: Printer, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-    printer.print_operand(buffer)
-    with printer.in_square_brackets():
-        printer.print_list(indices, printer.print_operand)
-
-
-def _parse_access(parser: Parser) -> tuple[SSAValue, list[SSAValue], dict[str, Attribute]]:
-    buffer = parser.parse_unresolved_operand()
-    indices = parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, parser.parse_unresolved_operand
-    )
-    attrs = parser.parse_optional_attr_dict()
-    parser.parse_punctuation(":")
-    t = parser.parse_type()
-    if not isinstance(t, BufferType):
-        parser.raise_error(f"expected a !loop.buffer type, got {t}")
-    resolved: list[SSAValue] = [parser.resolve_operand(i, IndexType()) for i in indices]
-    return parser.resolve_operand(buffer, t), resolved, attrs
-
-
 def _verify_access(op: str, buffer: SSAValue, indices: Sequence[SSAValue]) -> BufferType:
     t = buffer.type
     assert isinstance(t, BufferType)
@@ -572,14 +553,14 @@ class LoadOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        _print_access(printer, self.buffer, self.indices)
+        print_access(printer, self.buffer, self.indices)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.buffer.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
-        buffer, indices, attrs = _parse_access(parser)
+        buffer, indices, attrs = parse_access(parser, BufferType, "!loop.buffer")
         op = cls(buffer, indices)
         op.attributes |= attrs
         return op
@@ -613,7 +594,7 @@ class StoreOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.value)
         printer.print_string(", ")
-        _print_access(printer, self.buffer, self.indices)
+        print_access(printer, self.buffer, self.indices)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.buffer.type)
@@ -622,7 +603,7 @@ class StoreOp(IRDLOperation):
     def parse(cls, parser: Parser) -> StoreOp:
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        buffer, indices, attrs = _parse_access(parser)
+        buffer, indices, attrs = parse_access(parser, BufferType, "!loop.buffer")
         t = buffer.type
         assert isinstance(t, BufferType)
         op = cls(parser.resolve_operand(value, t.element_type), buffer, indices)

@@ -73,6 +73,7 @@ from compiler.diagnostics import ScheduleVerifyError, VerifyError
 from compiler.dialects import te
 from compiler.dialects.shape import verify_stage_name
 from compiler.dialects.storage_scopes import CACHE_SCOPES
+from compiler.names import fresh_name
 
 
 @irdl_attr_definition
@@ -521,12 +522,7 @@ ComputeInlineOp = _stage_op("sched.compute_inline", '`sched.compute_inline "C"`:
 def cache_stage_name(tensor: str, scope: str, taken: Collection[str]) -> str:
     """The name of the stage `sched.cache_read`/`cache_write` creates: `<tensor>.<scope>`
     (TVM's), suffixed `C.local1`, `C.local2`, ... when a stage or argument has it."""
-    base = name = f"{tensor}.{scope}"
-    k = 1
-    while name in taken:
-        name = f"{base}{k}"
-        k += 1
-    return name
+    return fresh_name(f"{tensor}.{scope}", taken)
 
 
 def _verify_scope(op_name: str, scope: str) -> None:

@@ -28,10 +28,24 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.simplify import const_value, simplify
 from compiler.diagnostics import VerifyError
 
 Dim = int | str
 DimAttr = IntAttr | StringAttr
+
+
+def dim_expr(d: Dim) -> Expr:
+    """A dimension as an index expression: an int, or its expression's text parsed."""
+    return Const(d) if isinstance(d, int) else parse_expr(d)
+
+
+def expr_dim(e: Expr) -> Dim:
+    """An index expression as a dimension: simplified, an int when it is a constant."""
+    e = simplify(e)
+    c = const_value(e)
+    return c if c is not None else str(e)
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

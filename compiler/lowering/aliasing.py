@@ -54,6 +54,8 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, free_vars, parse_expr
 from compiler.arith.simplify import Analyzer
 from compiler.dialects import loop
+from compiler.dialects.shape import dim_expr
+from compiler.names import fresh_name
 
 ALIAS_SCOPES = "alias_scopes"
 NOALIAS_SCOPES = "noalias_scopes"
@@ -63,7 +65,7 @@ def buffer_bytes(t: loop.BufferType) -> Expr:
     """The byte size of a (flat) buffer type as an expression."""
     size: Expr = Const(loop.element_bytes(t.element_type))
     for d in t.get_shape():
-        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
+        size = size * dim_expr(d)
     return size
 
 
@@ -91,9 +93,7 @@ def alias_groups(f: loop.FuncOp) -> tuple[dict[SSAValue, str], set[frozenset[str
     taken: set[str] = set()
 
     def unique(name: str) -> str:  # an argument and an allocation may share a name
-        k, candidate = 1, name
-        while candidate in taken:
-            k, candidate = k + 1, f"{name}#{k}"
+        candidate = fresh_name(name, taken, "#")
         taken.add(candidate)
         return candidate
 

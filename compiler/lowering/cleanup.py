@@ -13,18 +13,12 @@ over the rest of the index arithmetic cost more time than it saved.)
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
 from xdsl.ir import Operation
-from xdsl.rewriter import Rewriter
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from compiler.analysis.walk import walk_ops
+from compiler.transforms.dead_code import erase_dead_arith
 
 
 def drop_dead_arith(root: Operation) -> None:
     """Erase the unused `arith` ops under `root`, users first (one walk: a chain of dead
-    ops goes at once). Only arith: a pure `loop.var` that looks unused still names a
-    function argument."""
-    for op in reversed(walk_ops(root)):
-        if op.dialect_name() == arith.Arith.name and is_trivially_dead(op):
-            Rewriter.erase_op(op)
+    ops goes at once)."""
+    erase_dead_arith(root)

@@ -68,6 +68,7 @@ from compiler.arith.expr import (
 from compiler.arith.ir import emit_expr
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
+from compiler.dialects.shape import dim_expr
 from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 
 PTR = llvm.LLVMPointerType()
@@ -243,7 +244,7 @@ def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
         return
     size: Expr = Const(loop.element_bytes(t.element_type))  # verified: the type has a size
     for d in t.get_shape():
-        size = size * (Const(d) if isinstance(d, int) else parse_expr(d))
+        size = size * dim_expr(d)
     size = (size + (ALLOC_ALIGN - 1)) // ALLOC_ALIGN * ALLOC_ALIGN
     ops: list[Operation] = []
     nbytes = emit_expr(size, ops.append, lambda n: state.var_args[n])

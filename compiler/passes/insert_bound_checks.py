@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.analysis.arg_binder import dim_expr
 from compiler.analysis.guards import conjuncts, tighten_domain
 from compiler.analysis.value_names import ValueNames
 from compiler.analysis.walk import walk_ops
@@ -37,6 +36,7 @@ from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg
 from compiler.dialects import loop
+from compiler.dialects.shape import dim_expr
 from compiler.passes import LoopFunctionPass
 
 

@@ -100,6 +100,7 @@ from compiler.arith.ir import cond_from_value, emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, simplify
 from compiler.dialects import loop
 from compiler.passes import LoopFunctionPass
+from compiler.transforms.dead_code import erase_dead_arith
 
 LIKELY_ATTR = "te.likely"
 """Marks the `scf.if` of a lazy read expected to take its then-branch (a pad's guard)."""
@@ -407,7 +408,7 @@ class Partitioner:
 
     def run(self) -> None:
         self.visit(self.func.body.block, 0)
-        remove_dead_index_ops(self.func)
+        erase_dead_arith(self.func, empty_loops=True)  # replaced conditions and extents, loops proven empty
 
     def visit(self, block: Block, depth: int) -> None:
         for op in list(block.ops):
@@ -674,30 +675,6 @@ def _ops_from(first: Operation | None, end: Operation | None) -> Iterator[Operat
     while op is not None and op is not end:
         yield op
         op = op.next_op
-
-
-def remove_dead_index_ops(func: loop.FuncOp) -> None:
-    """Erase `arith` ops whose results are unused (replaced conditions and extents)
-    and loops left with an empty body (a guard proven false in all of it)."""
-    # a worklist, users and inner ops popped first: erasing an op can only make the ops
-    # it used, and its loop, dead in turn (the result, a fixpoint, is the same in any order)
-    pending = walk_ops(func)
-    while pending:
-        op = pending.pop()
-        if op.parent is None or not _is_dead(op):
-            continue  # erased already, or still used
-        parent = op.parent_op()
-        used = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
-        Rewriter.erase_op(op)
-        pending += used
-        if isinstance(parent, loop.ForOp):
-            pending.append(parent)
-
-
-def _is_dead(op: Operation) -> bool:
-    if isinstance(op, loop.ForOp):
-        return op.body.block.first_op is None
-    return op.name.startswith("arith.") and bool(op.results) and not any(r.uses for r in op.results)
 
 
 def partition_function(func: loop.FuncOp, max_depth: int = 4) -> int:

@@ -134,7 +134,6 @@ from compiler.analysis.arg_binder import (
     FieldRef,
     Step,
     arg_decls,
-    dim_expr,
     row_major_strides,
     symbolic_variables,
 )
@@ -162,7 +161,8 @@ from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.dialects.shape import is_symbol_name
+from compiler.dialects.shape import dim_expr, is_symbol_name
+from compiler.names import fresh_name
 from compiler.runtime.dlpack import KDL_CPU
 
 COMPUTE_SUFFIX = "_compute"
@@ -489,10 +489,7 @@ def _divisors(e: Expr) -> list[Expr]:
 
 def _unique_symbol(module: ModuleOp, base: str) -> str:
     taken = {op.sym_name.data for op in module.ops if isinstance(op, loop.FuncOp)}
-    name, k = base, 1
-    while name in taken:
-        name, k = f"{base}_{k}", k + 1
-    return name
+    return fresh_name(base, taken, "_")
 
 
 def make_packed_api(module: ModuleOp, func: loop.FuncOp) -> loop.FuncOp:

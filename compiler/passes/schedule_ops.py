@@ -50,14 +50,14 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.hints import isa
 
 from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
-from compiler.analysis.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
-from compiler.dialects.shape import Dim, shape_var_names
+from compiler.dialects.shape import Dim, dim_expr, shape_var_names
+from compiler.transforms.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives
@@ -568,7 +568,7 @@ def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loo
     attr = stage.attributes.get(STORAGE_ALIGN_ATTR)
     if attr is None:
         return loop.BufferType(shape, element)
-    extents = [Const(d) if isinstance(d, int) else parse_expr(d) for d in shape]
+    extents = [dim_expr(d) for d in shape]
     strides = aligned_strides(extents, dict(parse_align(attr)))
     dims: list[Dim] = [c if (c := const_value(e)) is not None else str(e) for e in strides]
     return loop.BufferType(shape, element, dims)

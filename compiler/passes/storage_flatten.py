@@ -27,28 +27,16 @@ from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.arg_binder import row_major_strides
 from compiler.analysis.value_names import ValueNames
 from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import index_constant
-from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.expr import Const, Expr
 from compiler.arith.ir import emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
-from compiler.dialects.shape import Dim
+from compiler.dialects.shape import dim_expr
 from compiler.passes import LoopFunctionPass
-
-
-def dim_expr(dim: Dim) -> Expr:
-    return Const(dim) if isinstance(dim, int) else parse_expr(dim)
-
-
-def row_major_strides(shape: Sequence[Expr]) -> list[Expr]:
-    strides: list[Expr] = []
-    acc: Expr = Const(1)
-    for extent in reversed(shape):
-        strides.append(acc)
-        acc = simplify(acc * extent)
-    return list(reversed(strides))
 
 
 def flat_type(t: loop.BufferType) -> loop.BufferType:
@@ -121,7 +109,7 @@ class IndexExprs(ValueNames):
 def _layout_of(t: loop.BufferType, mins: Sequence[Expr]) -> _Layout:
     if (strides := t.get_strides()) is not None:
         return _Layout(list(mins), [dim_expr(s) for s in strides])
-    return _Layout(list(mins), row_major_strides([dim_expr(d) for d in t.get_shape()]))
+    return _Layout(list(mins), row_major_strides([dim_expr(d) for d in t.get_shape()], simplify))
 
 
 def _flat_index(layout: _Layout, indices: Sequence[Expr]) -> Expr:

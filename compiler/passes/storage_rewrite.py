@@ -57,6 +57,7 @@ from compiler.analysis.liveness import (
     size_analyzer,
 )
 from compiler.analysis.size_proof import SizeProver, prove_nonnegative
+from compiler.analysis.value_names import ValueNames
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     Add,
@@ -94,24 +95,7 @@ class Access:
     position: int  # program order within the statement
 
 
-class _Names:
-    """Names for the leaves of address expressions: shape variables keep their
-    names (isl parameters), every other value (loop counters) gets `v<k>`."""
-
-    def __init__(self) -> None:
-        self.names: dict[SSAValue, str] = {}
-        self.params: set[str] = set()
-
-    def leaf(self, value: SSAValue) -> Var:
-        if isinstance(value.owner, loop.VarOp):
-            self.params.add(value.owner.var_name.data)
-            return Var(value.owner.var_name.data)
-        if value not in self.names:
-            self.names[value] = f"v{len(self.names)}"
-        return Var(self.names[value])
-
-
-def statement_accesses(stmt: Operation, buffers: set[SSAValue], names: _Names) -> list[Access]:
+def statement_accesses(stmt: Operation, buffers: set[SSAValue], names: ValueNames) -> list[Access]:
     found: list[Access] = []
     for k, op in enumerate(walk_ops(stmt)):
         if isinstance(op, loop.LoadOp | loop.StoreOp) and op.buffer in buffers:
@@ -150,7 +134,7 @@ def _isl(e: Expr, rename: dict[str, str]) -> str:
     raise InternalError(f"no isl form for {e}")
 
 
-def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: _Names) -> tuple[list[str], list[str], dict[str, str]]:
+def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: ValueNames) -> tuple[list[str], list[str], dict[str, str]]:
     variables: list[str] = []
     constraints: list[str] = []
     rename: dict[str, str] = {}
@@ -183,7 +167,7 @@ def inplace_conflicts(
         if isinstance(call, loop.CallExternOp) and {source, target} & set(call.args):
             return f"the external function @{call.callee_name} accesses them"
     az = az or Analyzer({n: (0, None) for n in params})
-    names = _Names()
+    names = ValueNames(hints=False)
     accesses = statement_accesses(stmt, {source, target}, names)
     writes = [a for a in accesses if a.is_write and a.buffer is target]
     reads = [a for a in accesses if not a.is_write and a.buffer is source]
@@ -210,7 +194,7 @@ def inplace_conflicts(
             wa = f"{write_bytes} * {_isl(w.address, wren)}"
             ra = f"{read_bytes} * {_isl(r.address, rren)}"
             overlap = f"{ra} < {wa} + {write_bytes} and {wa} < {ra} + {read_bytes}"
-            params_text = ", ".join(sorted(set(params) | names.params))
+            params_text = ", ".join(sorted(set(params) | names.shape_names()))
             text = (
                 f"[{params_text}] -> {{ [{', '.join(wv + rv)}] : {' and '.join(wc + rc) or 'true'}"
                 f" and (({') or ('.join(later)})) and {overlap} }}"
@@ -232,7 +216,7 @@ def inplace_conflicts(
     return None
 
 
-def _box(for_op: loop.ForOp, names: _Names, rename: Mapping[str, Expr]) -> tuple[Expr, Expr]:
+def _box(for_op: loop.ForOp, names: ValueNames, rename: Mapping[str, Expr]) -> tuple[Expr, Expr]:
     """A loop counter's inclusive range (a step > 1 is ignored: a superset)."""
     lo = expr_from_value(for_op.min, names.leaf)
     ext = expr_from_value(for_op.extent, names.leaf)
@@ -246,7 +230,7 @@ def _symbolic_disjoint(
     r: Access,
     common: int,
     parallel: bool,
-    names: _Names,
+    names: ValueNames,
     sizes: tuple[int, int],
     az: Analyzer,
 ) -> bool:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from compiler.analysis import loop_relations
 from compiler.errors import ScheduleError
+from compiler.names import fresh_name
 from compiler.te import expr as T
 from compiler.te.dims import canonical_dim
 
@@ -113,9 +114,7 @@ class ScheduleEmitter:
     def name_group(self, group: GroupLike) -> str:
         """A new group's name, `group<k>` (suffixed when a stage or argument has that name)."""
         taken = {*self.taken(), *self.group_names.values()}
-        name, k = group.name, 1
-        while name in taken:
-            name, k = f"{group.name}_{k}", k + 1
+        name = fresh_name(group.name, taken, "_")
         self.group_names[id(group)] = name
         return name
 

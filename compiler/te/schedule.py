@@ -716,7 +716,7 @@ def _ceil_div(a: T.Dim, b: T.Dim) -> T.Dim:
 
 class _Rfactor:
     """TVM's rfactor on the Python side: the shapes and axes users see (`BF.shape`,
-    `BF.op.reduce_axis`, `s[B].op.axis`). The IR rewrite is compiler.analysis.rfactor."""
+    `BF.op.reduce_axis`, `s[B].op.axis`). The IR rewrite is compiler.transforms.rfactor."""
 
     def __init__(self, schedule: Schedule, stage: Stage, axis: T.IterVar):
         relations = _relations(schedule, stage.tensor)
@@ -783,7 +783,7 @@ def _reads(op: T.Operation, tensor: T.Tensor) -> bool:
 class _CacheLayout:
     """The cache of `cache_write` as users see it (`CL.op.axis`, `CL.shape`): one axis per
     data-parallel leaf of the stage, and each leaf as a function of the stage's axes
-    (TVM's relayout; the IR rewrite is compiler.analysis.cache_stages)."""
+    (TVM's relayout; the IR rewrite is compiler.transforms.cache_stages)."""
 
     def __init__(self, schedule: Schedule, stage: Stage):
         relations = _relations(schedule, stage.tensor)

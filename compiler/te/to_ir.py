@@ -38,6 +38,7 @@ from xdsl.utils.exceptions import VerifyException
 import compiler.analysis.schedule_model  # noqa: F401  (installs the sched.schedule verifier)
 from compiler.dialects import sched, te
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
+from compiler.names import fresh_name
 from compiler.te import expr as T
 from compiler.te.dims import canonical_dim
 from compiler.te.expr import collect_stages
@@ -495,10 +496,7 @@ def unique_names(
     names: dict[int, str] = {}
     for t in tensors:
         base = re.sub(r"_(\d+)$", r"\1", t.name) if t.uid in arguments else t.name
-        name, k = base, 1
-        while name in used:
-            name = f"{base}{k}"
-            k += 1
+        name = fresh_name(base, used)
         used.add(name)
         names[t.uid] = name
     return names

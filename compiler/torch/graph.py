@@ -21,6 +21,7 @@ from torch import fx
 
 from compiler import ops, te
 from compiler.errors import UnsupportedOpError
+from compiler.names import fresh_name
 from compiler.ops.util import same_dim
 from compiler.torch.symbolic import sympy_to_dim
 
@@ -172,10 +173,7 @@ class Converter:
 
     def unique(self, name: str) -> str:
         base = sanitize(name)
-        out, k = base, 1
-        while out in self._names:
-            out = f"{base}_{k}"
-            k += 1
+        out = fresh_name(base, self._names, "_")
         self._names.add(out)
         return out
 

@@ -37,6 +37,7 @@ from torch.utils import _pytree
 
 from compiler import ops, te
 from compiler.errors import ExprValueError, InternalError
+from compiler.names import fresh_name
 from compiler.te.expr import Read, Reduce, collect_stages, walk
 from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
 from compiler.torch.graph import (
@@ -412,10 +413,7 @@ def rename_stages_like_placeholders(outputs: Sequence[te.Tensor], placeholders: 
     taken = {p.name for p in placeholders}
     for t in collect_stages(outputs):
         if t.name in taken:
-            k = 1
-            while f"{t.name}_{k}" in taken:
-                k += 1
-            t.op.name = f"{t.name}_{k}"
+            t.op.name = fresh_name(t.name, taken, "_")
         taken.add(t.name)
 
 

@@ -1,6 +1,6 @@
 """`plot_memory(summary, path)`: a memory plan as a picture; the implementation is
-compiler.analysis.memory_summary (next to `MemorySummary`, whose `plot` uses it)."""
+compiler.memory_plot (it needs no PyTorch: `build` functions' plans too)."""
 
-from compiler.analysis.memory_summary import Box, boxes, plot_memory
+from compiler.memory_plot import Box, boxes, plot_memory
 
 __all__ = ["Box", "boxes", "plot_memory"]

@@ -23,6 +23,7 @@ import inspect
 import io
 import itertools
 import re
+import sys
 import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
@@ -442,18 +443,15 @@ def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
 def draw_plan(path: Path) -> None:
     """seed 000's conv chain, unscheduled (one buffer per stage), as a memory-plan picture."""
     import compiler
-    from compiler import ops, te
+    from compiler.memory_plot import plot_memory
 
-    x = te.placeholder((1, 64, 56, 56), name="x")
-    w1 = te.placeholder((64, 64, 1, 1), name="w1")
-    w2 = te.placeholder((64, 64, 3, 3), name="w2")
-    w3 = te.placeholder((64, 64, 3, 3), name="w3")
-    y1 = ops.conv2d_nchw(x, w1, padding=0, name="y1")
-    y2 = ops.conv2d_nchw(y1, w2, padding=1, name="y2")
-    y3 = ops.conv2d_nchw(y2, w3, padding=1, name="y3")
-    built = compiler.build([x, w1, w2, w3, y3], name="conv_chain", auto_schedule=False)
+    sys.path.append(str(ROOT / "bench"))  # the one builder of the chain
+    from seed_chain import seed000_chain
+
+    inputs, y3 = seed000_chain()
+    built = compiler.build([*inputs, y3], name="conv_chain", auto_schedule=False)
     assert built.memory is not None
-    built.memory.plot(path, title="seed 000 conv chain, unscheduled")
+    plot_memory(built.memory, path, title="seed 000 conv chain, unscheduled")
 
 
 def _builder_inited(app: Sphinx) -> None:

@@ -73,7 +73,6 @@ class Program:
 
 def random_program(rng: random.Random) -> Program | None:
     """A random program, or None when the API refuses its random schedule (a CompilerError)."""
-    import numpy as np
 
     from compiler import te
     from compiler.errors import CompilerError
@@ -88,40 +87,10 @@ def random_program(rng: random.Random) -> Program | None:
     dtype = rng.choice(["float32", "float32", "float64", "float16"])
     A = te.placeholder(tuple(dims), name="A", dtype=dtype)
     steps: list[Callable[[Any], Any]] = []
-    kinds: list[str] = []
-    computed: list[Any] = []
-    current = A
-    for k in range(rng.choice([1, 2, 3])):
-        kind = rng.choice(["ew", "relu", "pad", "reduce", "sub"])
-        src = current
-        if kind == "reduce" and len(src.shape) < 2:
-            kind = "sub"
-        name = f"S{k}"
-        if kind == "ew":
-            current = te.compute(src.shape, lambda *i, s=src: s[i] * 2.0 + 1.0, name=name)
-            steps.append(lambda x: x * 2 + 1)
-        elif kind == "relu":
-            current = te.compute(src.shape, lambda *i, s=src: te.max(s[i], te.const(0.0, s.dtype)), name=name)
-            steps.append(lambda x: np.where(np.isnan(x), x, np.maximum(x, 0)))
-        elif kind == "sub":
-            current = te.compute(src.shape, lambda *i, s=src: s[i] - 1.0, name=name)
-            steps.append(lambda x: x - 1)
-        elif kind == "pad":
-            shape = (*src.shape[:-1], src.shape[-1] + 2)
-
-            def pad(*i: te.Expr, s: te.Tensor = src) -> te.Expr:
-                last = i[-1]
-                inside = te.all(last >= 1, last < s.shape[-1] + 1)
-                return te.if_then_else(inside, s[(*i[:-1], last - 1)], te.const(0.0, s.dtype))
-
-            current = te.compute(shape, pad, name=name)
-            steps.append(lambda x: np.pad(x, [(0, 0)] * (x.ndim - 1) + [(1, 1)]))
-        else:
-            r = te.reduce_axis((0, src.shape[-1]), name=f"r{k}")
-            current = te.compute(src.shape[:-1], lambda *i, s=src, r=r: te.sum(s[(*i, r)], axis=r), name=name)
-            steps.append(lambda x: x.sum(axis=-1, dtype=np.float64).astype(x.dtype))
-        kinds.append(kind)
-        computed.append(current)
+    stages = fuzz.random_stages(rng, A, ("ew", "relu", "pad", "reduce", "sub"), steps)
+    kinds = [kind for kind, _ in stages]
+    computed = [t for _, t in stages]
+    current = computed[-1]
 
     def reference(x: Any) -> Any:
         for step in steps:

@@ -152,6 +152,62 @@ def random_primitives(
     return done
 
 
+def random_stages(
+    rng: random.Random, source: Any, kinds: Sequence[str], steps: list[Callable[[Any], Any]] | None = None
+) -> list[tuple[str, Any]]:
+    """One to three random stages after the te tensor `source`, each of a kind drawn from
+    `kinds` (elementwise "ew", "relu", "pad" of the last axis, "reduce" over it, "sub"; a
+    reduction of a 1-d tensor becomes "sub"): (kind, tensor) each. With `steps`, each
+    stage's NumPy reference is appended to it. Shared by this fuzzer and api_fuzz.py."""
+    from compiler import te
+
+    stages: list[tuple[str, Any]] = []
+    current = source
+    for k in range(rng.choice([1, 2, 3])):
+        kind = rng.choice(list(kinds))
+        src = current
+        if kind == "reduce" and len(src.shape) < 2:
+            kind = "sub"
+        name = f"S{k}"
+        if kind == "ew":
+            current = te.compute(src.shape, lambda *i, s=src: s[i] * 2.0 + 1.0, name=name)
+        elif kind == "relu":
+            current = te.compute(src.shape, lambda *i, s=src: te.max(s[i], te.const(0.0, s.dtype)), name=name)
+        elif kind == "sub":
+            current = te.compute(src.shape, lambda *i, s=src: s[i] - 1.0, name=name)
+        elif kind == "pad":
+            shape = (*src.shape[:-1], src.shape[-1] + 2)
+
+            def pad(*i: te.Expr, s: te.Tensor = src) -> te.Expr:
+                last = i[-1]
+                inside = te.all(last >= 1, last < s.shape[-1] + 1)
+                return te.if_then_else(inside, s[(*i[:-1], last - 1)], te.const(0.0, s.dtype))
+
+            current = te.compute(shape, pad, name=name)
+        else:
+            r = te.reduce_axis((0, src.shape[-1]), name=f"r{k}")
+            current = te.compute(src.shape[:-1], lambda *i, s=src, r=r: te.sum(s[(*i, r)], axis=r), name=name)
+        if steps is not None:
+            steps.append(_numpy_step(kind))
+        stages.append((kind, current))
+    return stages
+
+
+def _numpy_step(kind: str) -> Callable[[Any], Any]:
+    """What a `random_stages` stage of this kind computes, in NumPy."""
+    import numpy as np
+
+    if kind == "ew":
+        return lambda x: x * 2 + 1
+    if kind == "relu":
+        return lambda x: np.where(np.isnan(x), x, np.maximum(x, 0))
+    if kind == "sub":
+        return lambda x: x - 1
+    if kind == "pad":
+        return lambda x: np.pad(x, [(0, 0)] * (x.ndim - 1) + [(1, 1)])
+    return lambda x: x.sum(axis=-1, dtype=np.float64).astype(x.dtype)
+
+
 def random_te_program(rng: random.Random) -> str | None:
     """A random te program with a random schedule, printed at the te stage (None when
     the random schedule is one the API refuses: a CompilerError, as it should)."""
@@ -164,34 +220,8 @@ def random_te_program(rng: random.Random) -> str | None:
     dims = [rng.choice(sizes) for _ in range(rng.choice([1, 2, 2, 3]))]
     dtype = rng.choice(["float32", "float32", "float64", "float16"])
     A = te.placeholder(tuple(dims), name="A", dtype=dtype)
-    rank = len(dims)
-    tensors = [A]
-    current = A
-    for k in range(rng.choice([1, 2, 3])):
-        kind = rng.choice(["ew", "ew", "pad", "reduce", "relu"])
-        name = f"S{k}"
-        src = current
-        if kind == "ew":
-            current = te.compute(src.shape, lambda *i, s=src: s[i] * 2.0 + 1.0, name=name)
-        elif kind == "relu":
-            current = te.compute(src.shape, lambda *i, s=src: te.max(s[i], te.const(0.0, s.dtype)), name=name)
-        elif kind == "pad":
-            shape = (*src.shape[:-1], src.shape[-1] + 2)
-
-            def pad(*i: te.Expr, s: te.Tensor = src) -> te.Expr:
-                last = i[-1]
-                inside = te.all(last >= 1, last < s.shape[-1] + 1)
-                return te.if_then_else(inside, s[(*i[:-1], last - 1)], te.const(0.0, s.dtype))
-
-            current = te.compute(shape, pad, name=name)
-        elif rank >= 1 and len(src.shape) >= 2:
-            r = te.reduce_axis((0, src.shape[-1]), name=f"r{k}")
-            current = te.compute(
-                src.shape[:-1], lambda *i, s=src, r=r: te.sum(s[(*i, r)], axis=r), name=name
-            )
-        else:
-            current = te.compute(src.shape, lambda *i, s=src: s[i] - 1.0, name=name)
-        tensors.append(current)
+    tensors = [A, *(t for _, t in random_stages(rng, A, ("ew", "ew", "pad", "reduce", "relu")))]
+    current = tensors[-1]
     try:
         s = te.create_schedule(current.op)
         for t in tensors[1:]:

@@ -16,9 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "compiler"
 
 # Lowest first; a module may import its own layer or a lower one.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("compiler.arith", "compiler.runtime", "compiler.errors", "compiler.diagnostics")),
+    ("base", ("compiler.arith", "compiler.runtime", "compiler.errors", "compiler.diagnostics", "compiler.names")),
     ("dialects", ("compiler.dialects",)),
-    ("analysis", ("compiler.analysis",)),
+    ("analysis", ("compiler.analysis", "compiler.transforms")),  # the schedule model replays the rewrites
     ("passes", ("compiler.passes",)),
     ("lowering", ("compiler.lowering",)),
     ("pipeline", ("compiler.pipeline", "compiler.pipeline_options", "compiler.registry", "compiler.context")),

@@ -18,6 +18,9 @@ from compiler import ops, te
 from compiler.lowering.parallel import openmp_library
 from compiler.runtime.host import host_vector_bits
 
+sys.path.append(os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from seed_chain import seed000_chain
+
 LANES = host_vector_bits() // 32  # float32 lanes of the host's vectors
 
 
@@ -134,16 +137,10 @@ def test_parallel_body_keeps_alias_facts_and_vectors() -> None:
 def test_layers_of_one_shape_share_one_outlined_body() -> None:
     """Seed 000's chain, small: the two 3x3 convs' parallel bodies are one function
     (compiled once), and each layer still reads and writes its own buffers."""
-    x = te.placeholder((1, 16, 12, 12), name="x")
-    w0 = te.placeholder((16, 16, 1, 1), name="w0")
-    w1 = te.placeholder((16, 16, 3, 3), name="w1")
-    w2 = te.placeholder((16, 16, 3, 3), name="w2")
-    y0 = ops.conv2d_nchw(x, w0, padding=0, name="y0")
-    y1 = ops.conv2d_nchw(y0, w1, padding=1, name="y1")
-    y2 = ops.conv2d_nchw(y1, w2, padding=1, name="y2")
-    f = compiler.build([x, w0, w1, w2, y2])
+    inputs, y3 = seed000_chain(size=12, channels=16)
+    f = compiler.build([*inputs, y3])
     rng = np.random.default_rng(0)
-    a, k0, k1, k2 = (rng.standard_normal(t.shape).astype(np.float32) for t in (x, w0, w1, w2))
+    a, k0, k1, k2 = (rng.standard_normal(t.shape).astype(np.float32) for t in inputs)
     out = np.zeros((1, 16, 12, 12), np.float32)
     f(a, k0, k1, k2, out)
     expected = a

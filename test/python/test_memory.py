@@ -224,8 +224,10 @@ def test_symbolic_pool_in_place_computes_right() -> None:
 
 
 def test_build_memory_plot_writes_a_png(tmp_path: object) -> None:
-    """`build(...).memory.plot(path)` draws the plan (matplotlib optional: skipped)."""
+    """`plot_memory(build(...).memory, path)` draws the plan (matplotlib optional: skipped)."""
     pytest.importorskip("matplotlib")
+    from compiler.memory_plot import plot_memory
+
     h = te.var("h")
     x = te.placeholder((h, 16), name="x")
     a = te.compute((h, 16), lambda i, j: x[i, j] * 2.0, name="a")
@@ -233,10 +235,10 @@ def test_build_memory_plot_writes_a_png(tmp_path: object) -> None:
     f = build([x, te.compute((h, 16), lambda i, j: b[i, j] * a[i, j], name="c")])
     assert f.memory is not None
     path = tmp_path / "plan.png"  # type: ignore[operator]
-    f.memory.plot(path, dims={"h": 8})
+    plot_memory(f.memory, path, dims={"h": 8})
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="give dims"):
-        f.memory.plot(path)
+        plot_memory(f.memory, path)
 
 
 def test_the_workspace_is_kept_between_calls_grown_for_larger_shapes_and_private_to_concurrent_calls() -> None:

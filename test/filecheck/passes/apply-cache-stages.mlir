@@ -1,7 +1,5 @@
 // RUN: compiler-opt %s --split-input-file -p apply-cache-stages | filecheck %s
 // RUN: compiler-opt %s --split-input-file -p infer-bound | filecheck %s --check-prefix=BOUNDS
-// RUN: compiler-opt %s --split-input-file -p 'default-pipeline{until=loop}' | filecheck %s --check-prefix=LOOPS
-// RUN: compiler-opt %s --split-input-file -p 'default-pipeline{until=loop},storage-flatten' | filecheck %s --check-prefix=FLAT
 
 // The micro-kernel pattern: C's computation moves to C.local, computed at C's
 // 4 x 8 tile loop jo (10 x 12 is not a multiple of the tile), so C.local is a
@@ -51,25 +49,6 @@ sched.schedule @micro_kernel {
 // BOUNDS-SAME:  te.loops = ["C_local_k = [0, 6] serial reduce", "C_local_i = [C_i_o * 4, min(C_i_o * 4 + 3, 9) - C_i_o * 4 + 1] unrolled", "C_local_j = [C_j_o * 8, min(C_j_o * 8 + 7, 11) - C_j_o * 8 + 1] vectorized"]
 // BOUNDS-SAME:  te.attach = "C_j_o"
 // BOUNDS:       te.compute "C" {{.*}}te.loops = ["C_i_o = [0, 3] serial", "C_j_o = [0, 2] serial", "C_i_i = [0, min(10 - C_i_o * 4, 4)] serial", "C_j_i = [0, min(12 - C_j_o * 8, 8)] vectorized"]
-// LOOPS-LABEL: loop.func @micro_kernel
-// LOOPS:         loop.for %C_i_o = %{{.*}} extent %{{.*}} {
-// LOOPS-NEXT:      %{{.*}} = arith.constant 0 : index
-// LOOPS-NEXT:      %{{.*}} = arith.constant 2 : index
-// LOOPS-NEXT:      loop.for %C_j_o = %{{.*}} extent %{{.*}} {
-// LOOPS:             %C.local = loop.alloc "C.local" [%{{.*}}, %{{.*}}] : !loop.buffer<[4, 8], f32>
-// LOOPS:             loop.for %C_local_i_init = %{{.*}} extent %{{.*}} unrolled {
-// LOOPS:               loop.for %C_local_j_init = %{{.*}} extent %{{.*}} vectorized {
-// LOOPS:             loop.for %C_local_k = %{{.*}} extent %{{.*}} {
-// LOOPS:               loop.for %C_local_i = %{{.*}} extent %{{.*}} unrolled {
-// LOOPS:                 loop.for %C_local_j = %{{.*}} extent %{{.*}} vectorized {
-// LOOPS:                   loop.store %{{.*}}, %C.local[%C_local_i, %C_local_j] : !loop.buffer<[4, 8], f32>
-// LOOPS:             loop.for %C_i_i = %{{.*}} extent %{{.*}} {
-// LOOPS-NEXT:          %{{.*}} = arith.constant 0 : index
-// LOOPS:               loop.for %C_j_i = %{{.*}} extent %{{.*}} vectorized {
-// LOOPS:                 %[[L:.*]] = loop.load %C.local[%{{.*}}, %{{.*}}] : !loop.buffer<[4, 8], f32>
-// LOOPS-NEXT:            loop.store %[[L]], %C[%{{.*}}, %{{.*}}] : !loop.buffer<[10, 12], f32>
-// FLAT-LABEL: loop.func @micro_kernel
-// FLAT:         %C.local = loop.alloc "C.local" [%{{.*}}] : !loop.buffer<[32], f32>
 
 // -----
 
@@ -115,8 +94,6 @@ sched.schedule @relayout {
 // BOUNDS:       te.compute "C.global" {{.*}}te.realize = ["[0, 3]", "[0, n]", "[0, 4]"]
 // BOUNDS-SAME:  te.loops = ["C_global_i_o = [0, 3] serial", "C_global_j = [0, n] serial", "C_global_i_i = [0, 4] serial"]
 // BOUNDS:       te.compute "C" {{.*}}te.loops = ["C_i = [0, 10] parallel", "C_j = [0, n] serial"]
-// FLAT-LABEL: loop.func @relayout
-// FLAT:         %C.global = loop.alloc "C.global" [%{{.*}}] : !loop.buffer<["n * 12"], f32>
 
 // -----
 
@@ -152,9 +129,6 @@ sched.schedule @cache_read {
 // CHECK-NEXT:  }
 // BOUNDS-LABEL: te.func @cache_read
 // BOUNDS:       te.compute "A.local" {{.*}}te.realize = ["[B_i, 1]", "[0, 8]"], te.alloc_shape = ["1", "8"]
-// LOOPS-LABEL: loop.func @cache_read
-// LOOPS:         loop.for %B_i = %{{.*}} extent %{{.*}} {
-// LOOPS:           %A.local = loop.alloc "A.local" [%B_i, %{{.*}}] : !loop.buffer<[1, 8], f32>
 
 // -----
 
@@ -180,8 +154,3 @@ sched.schedule @storage_align {
 // CHECK:       sched.schedule @storage_align {
 // CHECK-NEXT:    %i = sched.axis "B" 0
 // CHECK-NEXT:  }
-// LOOPS-LABEL: loop.func @storage_align
-// LOOPS:         %B = loop.alloc "B" [%{{.*}}, %{{.*}}] : !loop.buffer<[8, 8], f32, strides [17, 1]>
-// FLAT-LABEL: loop.func @storage_align
-// FLAT:         %B = loop.alloc "B" [%{{.*}}] : !loop.buffer<[127], f32>
-// FLAT:         loop.store %{{.*}}, %B[%{{.*}}] : !loop.buffer<[127], f32>

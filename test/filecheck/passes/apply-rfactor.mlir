@@ -1,6 +1,4 @@
 // RUN: compiler-opt %s --split-input-file -p apply-rfactor | filecheck %s
-// RUN: compiler-opt %s --split-input-file -p apply-rfactor,infer-bound | filecheck %s --check-prefix=BOUNDS
-// RUN: compiler-opt %s --split-input-file -p 'default-pipeline{until=loop}' | filecheck %s --check-prefix=LOOPS
 
 // Split by 4 of a symbolic extent: B.rf keeps k.inner (4) as its first axis and checks k < m.
 te.func @split_symbolic(%a: !te.tensor<["n", "m"], f32>) -> !te.tensor<["n"], f32> {
@@ -37,16 +35,6 @@ sched.schedule @split_symbolic {
 // CHECK-NEXT:    %[[X:.*]] = sched.axis "B.rf" 1
 // CHECK-NEXT:    sched.parallel %[[X]] : !sched.iter<"B.rf">
 // CHECK-NEXT:  }
-// BOUNDS-LABEL: te.func @split_symbolic
-// BOUNDS: te.compute "B.rf" {{.*}} te.alloc_shape = ["4", "n"], te.loops = ["B_rf_k_i = [0, 4] serial", "B_rf_i = [0, n] parallel", "B_rf_k_o = [0, (m + 3) // 4] serial reduce"]
-// BOUNDS: te.compute "B" {{.*}} te.loops = ["B_i = [0, n] serial", "B_k_i_v = [0, 4] serial reduce"]
-// LOOPS-LABEL: loop.func @split_symbolic
-// LOOPS: loop.alloc "B.rf" [%{{.*}}, %{{.*}}] : !loop.buffer<[4, "n"], f32>
-// LOOPS: loop.for %[[LKO:.*]] = %{{.*}} extent %{{.*}} {
-// LOOPS: %[[LK:.*]] = arith.addi %B_rf_k_i, %{{.*}} : index
-// LOOPS-NEXT: %[[LOK:.*]] = arith.cmpi slt, %[[LK]], %m : index
-// LOOPS-NEXT: loop.if %[[LOK]] {
-// LOOPS-NEXT:   loop.load %a[%B_rf_i, %[[LK]]]
 
 // -----
 
@@ -75,11 +63,6 @@ sched.schedule @split_static {
 // CHECK:             te.read %a[%[[I]], %{{.*}}]
 // CHECK:         te.reduce max (%[[V:.*]]) in [4] : f32 {
 // CHECK-NEXT:      te.read %B_rf[%{{.*}}, %[[V]]] : !te.tensor<[3, 4], f32>
-// BOUNDS-LABEL: te.func @split_static
-// BOUNDS: te.compute "B.rf" {{.*}} te.alloc_shape = ["3", "4"], te.loops = ["B_rf_i = [0, 3] serial", "B_rf_k_i = [0, 4] vectorized", "B_rf_k_o = [0, 4] serial reduce"]
-// LOOPS-LABEL: loop.func @split_static
-// LOOPS-NOT: loop.if
-// LOOPS: loop.alloc "B.rf" [%{{.*}}, %{{.*}}] : !loop.buffer<[3, 4], f32>
 
 // -----
 
@@ -115,13 +98,6 @@ sched.schedule @nparts_where {
 // CHECK:         te.reduce sum (%[[V:.*]]) in [4] : f32 {
 // An empty schedule is removed.
 // CHECK-NOT:   sched.schedule
-// BOUNDS-LABEL: te.func @nparts_where
-// BOUNDS: te.compute "B.rf" {{.*}} te.alloc_shape = ["4", "1"], te.loops = ["B_rf_k_o = [0, 4] serial", "B_rf_i = [0, 1] serial", "B_rf_k_i = [0, (n + 3) // 4] serial reduce"]
-// LOOPS-LABEL: loop.func @nparts_where
-// LOOPS: loop.alloc "B.rf" [%{{.*}}, %{{.*}}] : !loop.buffer<[4, 1], f32>
-// LOOPS: loop.if %{{.*}} {
-// LOOPS: loop.if %{{.*}} {
-// LOOPS-NEXT: loop.load %a[%k]
 
 // -----
 
@@ -175,7 +151,4 @@ sched.schedule @attached {
 // CHECK-NEXT:    %[[V:.*]] = sched.axis "B" reduce 0
 // CHECK-NEXT:    sched.split %[[I]] by 32 : !sched.iter<"B">
 // CHECK-NEXT:    sched.compute_at "B.rf", %[[V]] : !sched.iter<"B">
-// BOUNDS-LABEL: te.func @attached
-// BOUNDS: te.compute "B.rf" {{.*}} te.alloc_shape = ["1", "min(n, 1)"], te.loops = ["B_rf_k_i = [B_k_i_v, 1] serial", {{.*}} "B_rf_k_o = [0, (m + 15) // 16] serial reduce"]{{.*}} te.attach = "B_k_i_v"
-// BOUNDS: te.compute "B" {{.*}} te.loops = ["B_i_o = [0, (n + 31) // 32] serial", "B_i_i = [0, min(n - B_i_o * 32, 32)] serial", "B_k_i_v = [0, 16] serial reduce"]
 

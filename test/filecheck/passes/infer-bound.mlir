@@ -1,5 +1,4 @@
 // RUN: compiler-opt %s --split-input-file -p infer-bound | filecheck %s
-// RUN: compiler-opt %s --split-input-file -p infer-bound,schedule-ops | filecheck %s --check-prefix=LOOPS
 
 // The examples of the InferBound document (shared/seeds/002), in order.
 // Stage C is `C[i, j] = 5`, stage D is `D[i, j] = C[i, j] * 2` over 5x16.
@@ -20,8 +19,6 @@ te.func @ex1() -> !te.tensor<[5, 16], f32> {
 // CHECK-LABEL: te.func @ex1
 // CHECK:      %C = te.compute "C" {{.*}}te.realize = ["[0, 5]", "[0, 16]"]
 // CHECK-SAME: te.loops = ["C_ci = [0, 5] serial", "C_cj = [0, 16] serial"]
-// LOOPS-LABEL: loop.func @ex1
-// LOOPS:       %C = loop.alloc "C" [{{.*}}] : !loop.buffer<[5, 16], f32>
 
 // -----
 
@@ -48,10 +45,6 @@ sched.schedule @ex2 {
 // CHECK:      %C = te.compute "C" {{.*}}te.realize = ["[D_di, 1]", "[D_dj, 1]"]
 // CHECK-SAME: te.attach = "D_dj"
 // CHECK-NOT:  sched.schedule
-// LOOPS-LABEL: loop.func @ex2
-// LOOPS:         loop.for %D_di = %{{.*}} extent %{{.*}} {
-// LOOPS:           loop.for %D_dj = %{{.*}} extent %{{.*}} {
-// LOOPS:             %C = loop.alloc local "C" [%D_di, %D_dj] : !loop.buffer<[1, 1], f32>
 
 // -----
 
@@ -76,9 +69,6 @@ sched.schedule @ex3 {
 // CHECK-LABEL: te.func @ex3
 // CHECK:      %C = te.compute "C" {{.*}}te.realize = ["[D_di, 1]", "[0, 16]"]
 // CHECK-SAME: te.loops = ["C_ci = [D_di, 1] serial", "C_cj = [0, 16] serial"]
-// LOOPS-LABEL: loop.func @ex3
-// LOOPS:         loop.for %D_di = %{{.*}} extent %{{.*}} {
-// LOOPS:           %C = loop.alloc "C" [%D_di, %{{.*}}] : !loop.buffer<[1, 16], f32>
 
 // -----
 
@@ -102,11 +92,6 @@ sched.schedule @ex4 {
 }
 // CHECK-LABEL: te.func @ex4
 // CHECK:      %C = te.compute "C" {{.*}}te.realize = ["[D_dj, 1]", "[D_dk, 1]"]
-// LOOPS-LABEL: loop.func @ex4
-// LOOPS:         loop.for %D_di = %{{.*}} extent %{{.*}} {
-// LOOPS:           loop.for %D_dj = %{{.*}} extent %{{.*}} {
-// LOOPS:             loop.for %D_dk = %{{.*}} extent %{{.*}} {
-// LOOPS-NEXT:          %C = loop.alloc local "C" [%D_dj, %D_dk] : !loop.buffer<[1, 1], f32>
 
 // -----
 
@@ -169,13 +154,6 @@ sched.schedule @chain {
 // CHECK:      %D = te.compute "D" {{.*}}te.realize = ["[E_ei, 1]", "[E_ej, 1]"]
 // CHECK-SAME: te.loops = ["D_di = [E_ei, 1] serial", "D_dj = [E_ej, 1] serial"]
 // CHECK-SAME: te.attach = "E_ej"
-// LOOPS-LABEL: loop.func @chain
-// LOOPS:         loop.for %E_ei
-// LOOPS:           loop.for %E_ej
-// LOOPS-NEXT:        %D = loop.alloc local "D" [%E_ei, %E_ej] : !loop.buffer<[1, 1], f32>
-// LOOPS:             loop.for %D_di = %E_ei extent
-// LOOPS:               loop.for %D_dj = %E_ej extent
-// LOOPS-NEXT:            %C = loop.alloc local "C" [%D_di, %D_dj] : !loop.buffer<[1, 1], f32>
 
 // -----
 

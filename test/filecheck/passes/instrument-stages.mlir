@@ -1,8 +1,5 @@
 // RUN: compiler-opt %s --split-input-file -p instrument-stages | filecheck %s
-// RUN: compiler-opt %s --split-input-file -p 'default-pipeline{profile=true}' | filecheck %s --check-prefix=LLVM
-// RUN: compiler-opt %s --split-input-file -p 'default-pipeline' | filecheck %s --check-prefix=PLAIN
 
-// PLAIN-NOT: compiler_profile_mark
 
 // Two nests: each is bracketed by its marks (2k before, 2k + 1 after); the
 // intermediate's alloc stays outside them. The records name each nest's root stage,
@@ -45,20 +42,6 @@ loop.func @two_nests(%A: !loop.buffer<[16, 8], f32>, %B: !loop.buffer<[16, 8], f
 // CHECK-NEXT:    loop.call_extern @compiler_profile_mark(%[[E3]]) : index
 // CHECK-NEXT:  }
 
-// LLVM-LABEL: llvm.func @two_nests_compute
-// LLVM:         llvm.call @compiler_profile_mark
-// LLVM:         llvm.call @GOMP_parallel
-// LLVM-NEXT:    llvm.call @compiler_profile_mark
-// LLVM-NEXT:    llvm.call @compiler_profile_mark
-// LLVM:         llvm.call @compiler_profile_mark
-// LLVM-LABEL: llvm.func @two_nests_compute_parallel0
-// LLVM:         %[[T:.*]] = llvm.call @omp_get_thread_num()
-// LLVM-NEXT:    %[[TID:.*]] = llvm.sext %[[T]] : i32 to i64
-// LLVM:         llvm.call @compiler_profile_chunk(%[[K:.*]], %[[TID]], %[[K]])
-// LLVM:         llvm.br
-// LLVM:         llvm.call @compiler_profile_chunk(%[[K]], %[[TID]], %{{.*}})
-// LLVM:       llvm.func @compiler_profile_mark(i64)
-// LLVM-NEXT:  llvm.func @compiler_profile_chunk(i64, i64, i64)
 
 // -----
 
@@ -132,16 +115,6 @@ loop.func @serial(%A: !loop.buffer<[64], f32>, %B: !loop.buffer<[64], f32> {loop
 // CHECK-LABEL: loop.func @serial
 // CHECK-SAME:    profile.stages = [{name = "B", stores = ["B"], args = array<i64: 1>, shape = ["64"], schedule = "i(64)"}, {name = "C", stores = ["C"], args = array<i64: 2>, shape = ["64"], schedule = "j(64)"}, {name = "D", stores = ["D"], args = array<i64: 3>, shape = ["64"], schedule = "k(64)"}]
 
-// LLVM-LABEL: llvm.func @serial_compute
-// LLVM:         llvm.call @compiler_profile_mark
-// LLVM:         llvm.call @serial_compute_nest0
-// LLVM-NEXT:    llvm.call @compiler_profile_mark
-// LLVM-NEXT:    llvm.call @compiler_profile_mark
-// LLVM:         llvm.call @serial_compute_nest{{[0-9]}}
-// LLVM-NEXT:    llvm.call @compiler_profile_mark
-// LLVM-NEXT:    llvm.call @compiler_profile_mark
-// LLVM:         llvm.call @serial_compute_nest{{[0-9]}}
-// LLVM-NEXT:    llvm.call @compiler_profile_mark
 
 // -----
 

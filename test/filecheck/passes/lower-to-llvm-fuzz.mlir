@@ -1,6 +1,5 @@
 // Regressions the fuzzer found in lower-to-llvm on valid but odd input.
 // RUN: compiler-opt %s --split-input-file -p lower-to-llvm | filecheck %s
-// RUN: compiler-run %s | filecheck %s --check-prefix=OUT
 
 // A vectorized loop with a negative constant extent runs no iteration; choosing
 // its vector width looped forever (halving 0 while 0 > -1).
@@ -17,7 +16,6 @@ loop.func @negative_extent(%x: !loop.buffer<[8], f32>, %y: !loop.buffer<[4], f32
 // CHECK-LABEL: llvm.func @negative_extent(
 // CHECK-NOT:     vector<
 // CHECK:         llvm.return
-// OUT: y = [0., 0., 0., 0.]
 
 // -----
 

@@ -1,7 +1,5 @@
 // RUN: compiler-opt %s --split-input-file -p infer-bound | filecheck %s
 // RUN: compiler-opt %s --split-input-file -p schedule-ops | filecheck %s --check-prefix=LOOPS
-// RUN: compiler-opt %s --split-input-file -p 'default-pipeline{until=flat}' | filecheck %s --check-prefix=FLAT
-// RUN: compiler-opt %s --split-input-file -p 'default-pipeline' | filecheck %s --check-prefix=LLVM
 
 // A te.extern stage between two computes. C reads only the first half of P, but
 // the extern reads P whole: P is realized over its whole shape. The extern has
@@ -43,13 +41,7 @@ te.func @ext(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n // 2"], f32> {
 // LOOPS:         loop.for %C_i = %{{.*}} extent %{{.*}} {
 // LOOPS:           loop.load %E[%C_i]
 
-// FLAT-LABEL: loop.func @ext_compute
-// FLAT:         %P = loop.view "P" %arena at "0"
-// FLAT:         %E = loop.view "E" %arena at "(n * 4 + 63) // 64 * 64"
-// FLAT:         loop.call_extern @copy(%P, %E, %{{.*}}) : !loop.buffer<["n"], f32>, !loop.buffer<["n"], f32>, index
 
-// LLVM:         llvm.call @copy(%P, %E, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64) -> ()
-// LLVM:       llvm.func @copy(!llvm.ptr, !llvm.ptr, i64)
 
 // -----
 
@@ -67,8 +59,6 @@ te.func @two(%a: !te.tensor<[4, 3], f32>) -> (!te.tensor<[4], f32>, !te.tensor<[
 // LOOPS-NEXT:    loop.call_extern @sum_diff(%S.v1, %a, %S.v0, %half) : !loop.buffer<[4], f32>, !loop.buffer<[4, 3], f32>, !loop.buffer<[4], f32>, f32
 // LOOPS-NEXT:  }
 
-// LLVM:         llvm.call @sum_diff(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, f32) -> ()
-// LLVM:       llvm.func @sum_diff(!llvm.ptr, !llvm.ptr, !llvm.ptr, f32)
 
 // -----
 
@@ -86,5 +76,3 @@ te.func @dies(%a: !te.tensor<[16], f32>) -> !te.tensor<[16], f32> {
   }
   te.return %c : !te.tensor<[16], f32>
 }
-// FLAT-LABEL: loop.func @dies_compute
-// FLAT:         %E = loop.view "E" %arena at "64" {loop.fresh_because = "in-place over P unsafe: the external function @reverse accesses them"}

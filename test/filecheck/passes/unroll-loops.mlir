@@ -1,7 +1,6 @@
 // RUN: compiler-opt %s --split-input-file -p unroll-loops | filecheck %s
 // RUN: compiler-opt %s --split-input-file -p 'unroll-loops{copy=true}' | filecheck %s --check-prefix=COPY
 // RUN: compiler-opt %s --split-input-file -p 'unroll-loops{max-trip-count=2}' | filecheck %s --check-prefix=SHORT
-// RUN: compiler-opt %s --split-input-file -p unroll-loops,lower-to-llvm -t llvm | filecheck %s --check-prefix=LLVM
 
 // A loop marked unrolled with a constant trip count (3: 2, 4, 6) is left for LLVM to
 // unroll: it keeps its body once and gets {unroll_full}, which becomes the loop's
@@ -40,14 +39,6 @@ loop.func @unroll(%a: !loop.buffer<[8], f32>, %b: !loop.buffer<[8], f32> {loop.o
 
 // The back edge of the loop (the branch from its body to its header) carries a distinct
 // loop ID naming itself and the unroll request; the entry branch carries none.
-// LLVM-LABEL: define i32 @"unroll"(
-// LLVM:         br label %"[[HEAD:[^"]*]]"{{$}}
-// LLVM:       [[HEAD]]:
-// LLVM:         store float
-// LLVM-NEXT:    %{{.*}} = add nsw i64 %{{.*}}, 2
-// LLVM-NEXT:    br label %"[[HEAD]]", !llvm.loop ![[ID:[0-9]+]]
-// LLVM:       ![[FULL:[0-9]+]] = !{ !"llvm.loop.unroll.full" }
-// LLVM-NEXT:  ![[ID]] = distinct !{ ![[ID]], ![[FULL]] }
 
 // -----
 
@@ -64,8 +55,6 @@ loop.func @symbolic(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // CHECK:         loop.for %i = %c0 extent %n unrolled {
 // COPY-LABEL:  loop.func @symbolic
 // COPY:          loop.for %i = %c0 extent %n unrolled {
-// LLVM-LABEL:  define i32 @"symbolic"(
-// LLVM-NOT:      !llvm.loop
 
 // -----
 
@@ -98,9 +87,6 @@ loop.func @in_vector(%a: !loop.buffer<[32], f32>, %b: !loop.buffer<[32], f32> {l
 // CHECK-NEXT:      loop.store %[[V1]], %b[%[[A1]]]
 // CHECK-NEXT:    }
 // The vector loop then holds both rows as vector loads and stores.
-// LLVM-LABEL: define i32 @"in_vector"(
-// LLVM-COUNT-2: load <{{[0-9]+}} x float>
-// LLVM-NOT:     !llvm.loop
 
 // -----
 
@@ -128,5 +114,3 @@ loop.func @from_symbolic(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // COPY-NEXT:     %[[Z1:.*]] = arith.constant 0.000000e+00 : f32
 // COPY-NEXT:     loop.store %[[Z1]], %a[%[[I1]]]
 // COPY-NOT:      loop.store
-// LLVM-LABEL:  define i32 @"from_symbolic"(
-// LLVM:          !llvm.loop

@@ -38,12 +38,12 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from compiler.analysis import loop_relations
 from compiler.analysis.stage_axes import IterVar, Relation, Split
-from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars, parse_expr
+from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
-from compiler.dialects.shape import Dim
+from compiler.dialects.shape import Dim, dim_expr, dims_to_attr, expr_dim
 
 
 class Stage(Protocol):
@@ -73,16 +73,6 @@ class RfactorRecord:
     repl: te.ComputeOp
 
 
-def _dim(e: Expr) -> Dim:
-    e = simplify(e)
-    c = const_value(e)
-    return c if c is not None else str(e)
-
-
-def _dim_expr(d: Dim) -> Expr:
-    return Const(d) if isinstance(d, int) else parse_expr(d)
-
-
 def _hint(name: str, stage: str) -> str:
     prefix = "".join(ch if ch.isalnum() else "_" for ch in stage) + "_"
     return name.removeprefix(prefix)
@@ -97,7 +87,7 @@ class _Factoring:
         self.touched = loop_relations.touched(stage.relations, axis)
         relations = [rel for rel in stage.relations if set(rel.inputs) & self.touched]
         extent: dict[IterVar, Expr] = {
-            iv: _dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True) if iv in self.touched
+            iv: dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True) if iv in self.touched
         }
         loop_relations.pass_down_extent(relations, extent, _split_extents, lambda a, b: simplify(a * b), Const(1))
         self.leaves = [iv for iv in stage.leaves if iv in self.touched]
@@ -147,7 +137,7 @@ def rfactor_ops(stage: Stage, axis: IterVar, factor_axis: int, name: str) -> tup
             f"%{named[0].name_hint or 'arg'} (in its identity or combiner); rfactor of such a reduction is not supported"
         )
     shape = list(old.tensor_type.get_shape())
-    shape.insert(factor_axis, _dim(f.extent[axis.name]))
+    shape.insert(factor_axis, expr_dim(f.extent[axis.name]))
     factor_types = [te.TensorType(shape, t.element_type) for t in old.tensor_types]
 
     clone = old.clone()
@@ -166,7 +156,7 @@ def rfactor_ops(stage: Stage, axis: IterVar, factor_axis: int, name: str) -> tup
         arg = red_block.insert_arg(IndexType(), len(red_block.args))
         arg.name_hint = _hint(iv.name, stage.name)
         leaf_values[iv.name] = arg
-        new_extents.append(_dim(f.extent[iv.name]))
+        new_extents.append(expr_dim(f.extent[iv.name]))
 
     ops: list[Operation] = []
 
@@ -189,13 +179,13 @@ def rfactor_ops(stage: Stage, axis: IterVar, factor_axis: int, name: str) -> tup
         red_block.add_ops(ops)
     for iv in f.roots:
         red_block.erase_arg(root_args[iv])
-    red.properties["extents"] = te.dims_to_attr(new_extents)
+    red.properties["extents"] = dims_to_attr(new_extents)
     if not red.is_custom:  # the identity: the start value is applied once, in B
         red.properties.pop("init", None)
     factor = te.ComputeOp(name, factor_types, clone.detach_region(clone.body))
     factor.result.name_hint = "".join(ch if ch.isalnum() else "_" for ch in name)
     clone.erase()
-    return factor, _reduction_of_factor(old, reduction, factor, factor_axis, _dim(f.extent[axis.name]), _hint(axis.name, stage.name))
+    return factor, _reduction_of_factor(old, reduction, factor, factor_axis, expr_dim(f.extent[axis.name]), _hint(axis.name, stage.name))
 
 
 def _reduction_of_factor(

@@ -1,62 +1,34 @@
-"""`te`: tensor expressions, TVM's TE as an xDSL dialect.
+"""A `te.compute` stage and the ops of its body: `te.read`, `te.reduce`, `te.where`, `te.yield`.
 
-A `te.func` takes tensors and returns the tensors it computes. Every stage is a
-`te.compute` whose region maps an output index (one `index` block argument per
-dimension) to one element. Inside a stage, `te.read` reads one element of a
-tensor and `te.reduce` folds a body over reduce axes. Scalar math uses xDSL's
-`arith` and `math`; index math uses `arith` on `index`.
-
-Lazy `if_then_else`: this dialect reuses `scf.if` with results. Its regions
-are only evaluated when taken, which is exactly TVM's `if_then_else` semantics,
-it already lowers through `convert-scf-to-cf`, and guard analyses recognise it
-by type. A guard TVM marks as `likely` carries the unit attribute `te.likely`.
-
-```mlir
-te.func @pad_relu(%x: !te.tensor<["n"], f32>) -> !te.tensor<["n + 2"], f32> {
-  %n = te.var "n" : index
-  %p = te.compute "pad" (%i) : !te.tensor<["n + 2"], f32> {
-    ...
-  }
-  te.return %p : !te.tensor<["n + 2"], f32>
-}
-```
+They stay in one module because their parent constraints name each other both
+ways (a `te.reduce` lives in a `te.compute`, which checks the reduce it yields;
+`te.yield` ends either).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import auto
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
-    DictionaryAttr,
     FloatAttr,
-    FunctionType,
     IndexType,
     IntegerAttr,
     IntegerType,
     StringAttr,
-    SymbolNameConstraint,
-    SymbolRefAttr,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import (
     Attribute,
     Block,
-    Dialect,
     Operation,
-    ParametrizedAttribute,
     Region,
     SSAValue,
-    TypeAttribute,
 )
 from xdsl.irdl import (
     AttrSizedRegionSegments,
     IRDLOperation,
     base,
-    irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
@@ -69,18 +41,15 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
     HasParent,
-    IsolatedFromAbove,
     IsTerminator,
     Pure,
-    SymbolOpInterface,
 )
-from xdsl.utils.str_enum import StrEnum
 
-from compiler.diagnostics import VerifyError, verify_top_level
+from compiler.diagnostics import VerifyError
 from compiler.dialects.shape import (
     Dim,
     DimAttr,
@@ -89,231 +58,14 @@ from compiler.dialects.shape import (
     parse_dims,
     print_dims,
     verify_dims,
-    verify_element_type,
     verify_stage_name,
-    verify_var_name,
 )
 
 # ---------------------------------------------------------------------------
 # Types and attributes
 # ---------------------------------------------------------------------------
-
-
-@irdl_attr_definition
-class TensorType(ParametrizedAttribute, TypeAttribute):
-    """`!te.tensor<[1, "c", 56], f32>`: a dimension is an int or a symbolic name/expression."""
-
-    name = "te.tensor"
-    shape: ArrayAttr[DimAttr]
-    element_type: Attribute
-
-    def __init__(self, shape: Sequence[Dim], element_type: Attribute):
-        super().__init__(dims_to_attr(shape), element_type)
-
-    def get_shape(self) -> tuple[Dim, ...]:
-        return attr_to_dims(self.shape)
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape.data)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            dims = parse_dims(parser, "!te.tensor")
-            parser.parse_punctuation(",")
-            return [dims, parser.parse_type()]
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            print_dims(printer, self.get_shape())
-            printer.print_string(", ")
-            printer.print_attribute(self.element_type)
-
-    def verify(self) -> None:
-        verify_dims(self.get_shape(), "!te.tensor", verify_element_type(self.element_type, "!te.tensor"))
-
-
-SCALAR_ATTR = "te.scalar"
-"""Argument attribute of a `te.func`: this argument, a 0-d i64 tensor, is the value of
-the named variable (TVM's scalar arguments: a `te.var` that `build` takes as an int)."""
-
-DYNAMIC = "?"
-"""A `te.reduce` extent given by an operand (it depends on the compute's axes)."""
-
-
-class ReduceKind(StrEnum):
-    SUM = auto()
-    PROD = auto()
-    MAX = auto()
-    MIN = auto()
-
-
-# ---------------------------------------------------------------------------
-# Operations
-# ---------------------------------------------------------------------------
-
-
-@irdl_op_definition
-class FuncOp(IRDLOperation):
-    """A tensor function: tensor arguments in, computed tensors out.
-
-    ```mlir
-    te.func @add(%a: !te.tensor<[4], f32>, %b: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
-      ...
-      te.return %c : !te.tensor<[4], f32>
-    }
-    ```
-    """
-
-    name = "te.func"
-    body = region_def("single_block")
-    sym_name = prop_def(SymbolNameConstraint())
-    function_type = prop_def(FunctionType)
-    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
-    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
-
-    RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "arg_attrs", "res_attrs")
-
-    def __init__(
-        self,
-        sym_name: str,
-        inputs: Sequence[Attribute],
-        outputs: Sequence[Attribute],
-        body: Region | None = None,
-    ):
-        if body is None:
-            body = Region(Block(arg_types=inputs))
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(sym_name),
-                "function_type": FunctionType.from_lists(inputs, outputs),
-            },
-            regions=[body],
-        )
-
-    @property
-    def args(self) -> tuple[SSAValue, ...]:
-        return self.body.block.args
-
-    def scalar_args(self) -> dict[int, str]:
-        """The scalar arguments (`{te.scalar = "x"}`): position -> variable name."""
-        if self.arg_attrs is None:
-            return {}
-        found: dict[int, str] = {}
-        for i, attrs in enumerate(self.arg_attrs.data):
-            name = attrs.data.get(SCALAR_ATTR)
-            if isinstance(name, StringAttr):
-                found[i] = name.data
-        return found
-
-    def verify_(self) -> None:
-        verify_top_level(self)
-        for i, t in enumerate(self.function_type.inputs.data):
-            if not isinstance(t, TensorType):
-                raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
-        for i, var in self.scalar_args().items():
-            t = self.function_type.inputs.data[i]
-            if not isinstance(t, TensorType) or t.get_shape() or t.element_type != IntegerType(64):
-                raise VerifyError(f"te.func scalar argument {i} ('{var}') must be a !te.tensor<[], i64>, got {t}")
-        if self.function_type.inputs.data != tuple(self.body.block.arg_types):
-            raise VerifyError("te.func block arguments must match the function input types")
-        ret = self.body.block.last_op
-        if not isinstance(ret, ReturnOp):
-            raise VerifyError("te.func body must end with te.return")
-        stages: set[str] = set()
-        for op in self.body.block.ops:
-            if isinstance(op, ComputeOp | ExternOp):
-                if op.stage.data in stages:
-                    raise VerifyError(f"two stages of @{self.sym_name.data} are named \"{op.stage.data}\"")
-                stages.add(op.stage.data)
-        returned = tuple(v.type for v in ret.values)
-        if returned != self.function_type.outputs.data:
-            raise VerifyError(
-                f"te.return types {list(map(str, returned))} do not match the function results "
-                f"{list(map(str, self.function_type.outputs.data))}"
-            )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> FuncOp:
-        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
-            parser, reserved_attr_names=cls.RESERVED
-        )
-        if region is None:
-            parser.raise_error("te.func needs a body")
-        op = cls(name, inputs, outputs, region)
-        op.arg_attrs, op.res_attrs = arg_attrs, res_attrs
-        if extra is not None:
-            op.attributes |= extra.data
-        return op
-
-    def print(self, printer: Printer) -> None:
-        print_func_op_like(
-            printer,
-            self.sym_name,
-            self.function_type,
-            self.body,
-            self.attributes,
-            arg_attrs=self.arg_attrs,
-            res_attrs=self.res_attrs,
-            reserved_attr_names=self.RESERVED,
-        )
-
-
-@irdl_op_definition
-class ReturnOp(IRDLOperation):
-    """`te.return %c, %d : !te.tensor<...>, !te.tensor<...>`"""
-
-    name = "te.return"
-    values = var_operand_def(TensorType)
-    traits = traits_def(IsTerminator(), HasParent(FuncOp))
-    assembly_format = "($values^ `:` type($values))? attr-dict"
-
-    def __init__(self, *values: SSAValue | Operation):
-        super().__init__(operands=[values])
-
-
-@irdl_op_definition
-class VarOp(IRDLOperation):
-    """The value of a symbolic shape variable: `%h = te.var "h" : index`.
-
-    The variable is bound from the argument shapes at call time; it must
-    appear in a dimension of an argument or result of the enclosing function.
-    """
-
-    name = "te.var"
-    var_name = prop_def(StringAttr)
-    result = result_def(IndexType)
-    traits = traits_def(Pure())
-    assembly_format = "$var_name attr-dict `:` type($result)"
-
-    def __init__(self, var_name: str):
-        super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
-
-    def verify_(self) -> None:
-        verify_var_name(self.var_name.data, "te.var")
-        func = _enclosing_func(self)
-        if func is None:
-            return
-        from compiler.dialects.shape import shape_var_names
-
-        known: set[str] = set(func.scalar_args().values())
-        for t in (*func.function_type.inputs.data, *func.function_type.outputs.data):
-            if isinstance(t, TensorType):
-                known.update(shape_var_names(t.get_shape()))
-        if self.var_name.data not in known:
-            raise VerifyError(
-                f"symbolic variable '{self.var_name.data}' appears in no argument or result shape "
-                f"of @{func.sym_name.data} and is no scalar argument, so nothing can bind it"
-            )
-
-
-def _enclosing_func(op: Operation) -> FuncOp | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, FuncOp):
-        parent = parent.parent_op()
-    return parent
+from compiler.dialects.syntax import parse_access, print_access
+from compiler.dialects.te.types import DYNAMIC, ReduceKind, TensorType
 
 
 def _print_index_args(printer: Printer, block: Block) -> None:
@@ -455,139 +207,6 @@ class ComputeOp(IRDLOperation):
         return op
 
 
-EXTERN_OUTPUT = -1
-"""Not used as a position: `ExternOp.call_args` holds -1 for an operand, k >= 0 for output k."""
-
-
-def _is_extern_scalar(t: Attribute) -> bool:
-    return isinstance(t, IndexType | AnyFloat) or (isinstance(t, IntegerType) and t.width.data > 1)
-
-
-@irdl_op_definition
-class ExternOp(IRDLOperation):
-    """A stage computed by an external function over whole buffers (TVM's `te.extern`).
-
-    ```mlir
-    %b = te.extern "B" @add_one(%a, out 0, %n) : (!te.tensor<["n"], f32>, index) -> !te.tensor<["n"], f32>
-    ```
-    The call's arguments, in order: a tensor operand passes the base pointer of its
-    whole dense row-major buffer, `out k` the buffer of result k, a scalar operand
-    (index, integer, float) its value. The callee returns nothing the program uses.
-    The stage has no loops: it can't be split, attached or inlined, and every tensor
-    it reads is realized whole before it.
-    """
-
-    name = "te.extern"
-    stage = prop_def(StringAttr)
-    callee = prop_def(SymbolRefAttr)
-    call_args = prop_def(ArrayAttr[IntegerAttr])  # -1: the next operand; k >= 0: result k
-    args = var_operand_def()
-    outputs = var_result_def(TensorType)
-
-    def __init__(
-        self,
-        stage: str,
-        callee: str,
-        call_args: Sequence[SSAValue | int],
-        result_types: Sequence[TensorType],
-    ):
-        operands = [a for a in call_args if not isinstance(a, int)]
-        layout = [IntegerAttr(a if isinstance(a, int) else EXTERN_OUTPUT, 64) for a in call_args]
-        super().__init__(
-            properties={"stage": StringAttr(stage), "callee": SymbolRefAttr(callee), "call_args": ArrayAttr(layout)},
-            operands=[operands],
-            result_types=[list(result_types)],
-        )
-
-    @property
-    def result(self) -> SSAValue:
-        """The first (usually only) tensor the stage computes."""
-        return self.outputs[0]
-
-    @property
-    def callee_name(self) -> str:
-        return self.callee.root_reference.data
-
-    def arguments(self) -> list[SSAValue | int]:
-        """The call's arguments in order: an operand, or the index of a result."""
-        operands = iter(self.args)
-        return [next(operands) if a.value.data == EXTERN_OUTPUT else a.value.data for a in self.call_args.data]
-
-    @property
-    def tensor_types(self) -> list[TensorType]:
-        return [t for t in self.outputs.types if isinstance(t, TensorType)]
-
-    def inputs(self) -> list[SSAValue]:
-        """The tensors the callee reads (whole)."""
-        return [a for a in self.args if isinstance(a.type, TensorType)]
-
-    def verify_(self) -> None:
-        verify_stage_name(self.stage.data, "te.extern")
-        where = f"te.extern \"{self.stage.data}\""
-        if not self.callee_name.isidentifier():
-            raise VerifyError(f"{where}: the callee @{self.callee_name} is not a C identifier")
-        if not self.outputs:
-            raise VerifyError(f"{where} computes no tensor")
-        positions = [a.value.data for a in self.call_args.data]
-        if positions.count(EXTERN_OUTPUT) != len(self.args):
-            raise VerifyError(
-                f"{where}: {positions.count(EXTERN_OUTPUT)} operand positions in the call for {len(self.args)} operands"
-            )
-        for k in positions:
-            if not EXTERN_OUTPUT <= k < len(self.outputs):
-                raise VerifyError(f"{where}: out {k} names no result (it has {len(self.outputs)})")
-        unpassed = [str(k) for k in range(len(self.outputs)) if k not in positions]
-        if unpassed:
-            raise VerifyError(f"{where}: the callee is not given result(s) {', '.join(unpassed)} (out k) to write")
-        for value in self.args:
-            if not isinstance(value.type, TensorType) and not _is_extern_scalar(value.type):
-                raise VerifyError(f"{where}: an argument is a tensor or an index, integer or float scalar, got {value.type}")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.stage.data)
-        printer.print_string(" ")
-        printer.print_attribute(self.callee)
-        printer.print_string("(")
-        printer.print_list(
-            self.arguments(),
-            lambda a: printer.print_string(f"out {a}") if isinstance(a, int) else printer.print_operand(a),
-        )
-        printer.print_string(")")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" : ")
-        printer.print_attribute(FunctionType.from_lists(list(self.args.types), list(self.outputs.types)))
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ExternOp:
-        stage = parser.parse_str_literal(" (the stage name)")
-        callee = parser.parse_symbol_name().data
-
-        def argument() -> UnresolvedOperand | int:
-            if parser.parse_optional_keyword("out") is not None:
-                return parser.parse_integer(allow_boolean=False, allow_negative=False)
-            return parser.parse_unresolved_operand()
-
-        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, argument)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        parser.parse_punctuation(":")
-        ftype = parser.parse_function_type()
-        operands = [a for a in args if not isinstance(a, int)]
-        if len(operands) != len(ftype.inputs.data):
-            parser.raise_error(f"te.extern: {len(operands)} operands but {len(ftype.inputs.data)} operand types")
-        types = iter(ftype.inputs.data)
-        resolved = [a if isinstance(a, int) else parser.resolve_operand(a, next(types)) for a in args]
-        results: list[TensorType] = []
-        for t in ftype.outputs.data:
-            if not isinstance(t, TensorType):
-                parser.raise_error(f"expected a !te.tensor result type, got {t}")
-            results.append(t)
-        op = cls(stage, callee, resolved, results)
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
-
-
 @irdl_op_definition
 class ReadOp(IRDLOperation):
     """One element of a tensor: `%v = te.read %a[%i, %j] : !te.tensor<[5, 16], f32>`."""
@@ -617,28 +236,15 @@ class ReadOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_operand(self.tensor)
-        with printer.in_square_brackets():
-            printer.print_list(self.indices, printer.print_operand)
+        print_access(printer, self.tensor, self.indices)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.tensor.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> ReadOp:
-        tensor = parser.parse_unresolved_operand()
-        indices = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, parser.parse_unresolved_operand
-        )
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        if not isinstance(t, TensorType):
-            parser.raise_error(f"expected a !te.tensor type, got {t}")
-        op = cls(
-            parser.resolve_operand(tensor, t),
-            [parser.resolve_operand(i, IndexType()) for i in indices],
-        )
+        tensor, indices, attrs = parse_access(parser, TensorType, "!te.tensor")
+        op = cls(tensor, indices)
         op.attributes |= attrs
         return op
 
@@ -976,108 +582,6 @@ class ReduceOp(IRDLOperation):
 
 
 @irdl_op_definition
-class StateOp(IRDLOperation):
-    """The state of a scan (TVM's `te.scan` state placeholder): output `index` of the
-    stage `stage` as of the previous step. That stage is the scan: its first axis
-    (time) runs from `init`'s first extent to its own, one step at a time, and the
-    stages that read the state are computed inside that loop; `init` (a stage over
-    the first rows) writes the scan's buffer before the loop. Reads of the state read
-    the scan's buffer.
-
-    ```mlir
-    %init = te.compute "s_init" (%z, %i) : !te.tensor<[1, "n"], f32> { ... }
-    %state = te.state "scan"[0] init %init : !te.tensor<[1, "n"], f32> -> !te.tensor<["m", "n"], f32>
-    %scan = te.compute "scan" (%t, %j) : !te.tensor<["m", "n"], f32> {
-      %prev = te.read %state[%t - 1, %j] ...
-    }
-    ```
-    """
-
-    name = "te.state"
-    stage = prop_def(StringAttr)
-    index = prop_def(IntegerAttr)
-    init = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    def __init__(self, stage: str, index: int, init: SSAValue, result_type: TensorType):
-        super().__init__(
-            properties={"stage": StringAttr(stage), "index": IntegerAttr(index, IndexType())},
-            operands=[init],
-            result_types=[result_type],
-        )
-
-    @property
-    def output_index(self) -> int:
-        return self.index.value.data
-
-    @property
-    def init_type(self) -> TensorType:
-        t = self.init.type
-        assert isinstance(t, TensorType)  # operand_def(TensorType)
-        return t
-
-    def verify_(self) -> None:
-        init, state = self.init.type, self.result.type
-        assert isinstance(init, TensorType)
-        assert isinstance(state, TensorType)
-        what = f'te.state of "{self.stage.data}"'
-        if not isinstance(self.init.owner, ComputeOp):
-            raise VerifyError(f"{what}: its init must be a te.compute result")
-        if init.element_type != state.element_type:
-            raise VerifyError(f"{what}: init of {init.element_type}, state of {state.element_type}")
-        if init.rank != state.rank or state.rank == 0:
-            raise VerifyError(f"{what}: init and state must have the same rank, at least 1 (the time axis first)")
-        if list(init.get_shape())[1:] != list(state.get_shape())[1:]:
-            raise VerifyError(
-                f"{what}: init {list(init.get_shape())} and state {list(state.get_shape())} differ past the time axis"
-            )
-        self._verify_scan_stage(state)
-
-    def _verify_scan_stage(self, state: TensorType) -> None:
-        """The stage it names is a te.compute of the function with that result."""
-        func = _enclosing_func(self)
-        if func is None:
-            return
-        name = self.stage.data
-        scans = [op for op in func.body.ops if isinstance(op, ComputeOp) and op.stage.data == name]
-        if not scans:
-            raise VerifyError(f'te.state of "{name}": no te.compute of @{func.sym_name.data} is named "{name}"')
-        k = self.output_index
-        if k >= len(scans[0].outputs) or scans[0].outputs[k].type != state:
-            raise VerifyError(f'te.state of "{name}": the scan has no result {k} of type {state}')
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.stage.data)
-        printer.print_string(f"[{self.output_index}] init ")
-        printer.print_operand(self.init)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.init.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StateOp:
-        stage = parser.parse_str_literal(" (the scan's stage name)")
-        parser.parse_punctuation("[")
-        index = parser.parse_integer(allow_negative=False)
-        parser.parse_punctuation("]")
-        parser.parse_keyword("init")
-        unresolved = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        init_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        if not isinstance(init_type, TensorType) or not isinstance(result_type, TensorType):
-            parser.raise_error("te.state: expected !te.tensor types")
-        op = cls(stage, index, parser.resolve_operand(unresolved, init_type), result_type)
-        op.attributes |= attrs
-        return op
-
-
-@irdl_op_definition
 class WhereOp(IRDLOperation):
     """The predicate of a reduction (TVM's `te.sum(..., where=cond)`): in a
     `te.reduce` body, the ops after `te.where %c` and the combination of the
@@ -1114,10 +618,3 @@ class YieldOp(IRDLOperation):
 
     def __init__(self, *values: SSAValue | Operation):
         super().__init__(operands=[values])
-
-
-TE = Dialect(
-    "te",
-    [FuncOp, ReturnOp, VarOp, ComputeOp, ExternOp, ReadOp, ReduceOp, StateOp, WhereOp, YieldOp],
-    [TensorType],
-)

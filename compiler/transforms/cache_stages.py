@@ -46,9 +46,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, Cond, Const, Expr
 from compiler.arith.ir import emit_cond, emit_expr
-from compiler.arith.simplify import const_value, simplify
+from compiler.arith.simplify import simplify
 from compiler.dialects import te
-from compiler.dialects.shape import Dim
+from compiler.dialects.shape import expr_dim
 
 
 @dataclass
@@ -130,11 +130,6 @@ def insert_cache_read(func: te.FuncOp, source: SSAValue, name: str, readers: Seq
     return cache
 
 
-def _dim(e: Expr) -> Dim:
-    c = const_value(e)
-    return c if c is not None else str(simplify(e))
-
-
 def _shape_var(name: str, add: Callable[[Operation], None]) -> SSAValue:
     op = te.VarOp(name)
     add(op)
@@ -155,7 +150,7 @@ def _emitter(block: Block, names: dict[str, SSAValue]) -> Callable[[str], SSAVal
 def insert_cache_write(func: te.FuncOp, stage: te.ComputeOp, name: str, layout: Layout) -> te.ComputeOp:
     """Moves the computation of `stage` into a new stage `name` laid out as `layout`
     (placed right before it); `stage` becomes the copy that reads it."""
-    dims = [_dim(e) for e in layout.extents]
+    dims = [expr_dim(e) for e in layout.extents]
     cache_types = [te.TensorType(dims, t.element_type) for t in stage.tensor_types]
     block = Block(arg_types=[IndexType()] * len(layout.leaves))
     names: dict[str, SSAValue] = {}

@@ -1,0 +1,217 @@
+"""`te.func`, its `te.return`, and `te.var` (a symbolic shape variable of the function)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Operation,
+    Region,
+    SSAValue,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    SymbolOpInterface,
+)
+
+from compiler.diagnostics import VerifyError, verify_top_level
+from compiler.dialects.shape import (
+    verify_var_name,
+)
+
+# ---------------------------------------------------------------------------
+# Types and attributes
+# ---------------------------------------------------------------------------
+from compiler.dialects.te.extern import ExternOp
+from compiler.dialects.te.stage import ComputeOp
+from compiler.dialects.te.types import SCALAR_ATTR, TensorType
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """A tensor function: tensor arguments in, computed tensors out.
+
+    ```mlir
+    te.func @add(%a: !te.tensor<[4], f32>, %b: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
+      ...
+      te.return %c : !te.tensor<[4], f32>
+    }
+    ```
+    """
+
+    name = "te.func"
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "arg_attrs", "res_attrs")
+
+    def __init__(
+        self,
+        sym_name: str,
+        inputs: Sequence[Attribute],
+        outputs: Sequence[Attribute],
+        body: Region | None = None,
+    ):
+        if body is None:
+            body = Region(Block(arg_types=inputs))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(sym_name),
+                "function_type": FunctionType.from_lists(inputs, outputs),
+            },
+            regions=[body],
+        )
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args
+
+    def scalar_args(self) -> dict[int, str]:
+        """The scalar arguments (`{te.scalar = "x"}`): position -> variable name."""
+        if self.arg_attrs is None:
+            return {}
+        found: dict[int, str] = {}
+        for i, attrs in enumerate(self.arg_attrs.data):
+            name = attrs.data.get(SCALAR_ATTR)
+            if isinstance(name, StringAttr):
+                found[i] = name.data
+        return found
+
+    def verify_(self) -> None:
+        verify_top_level(self)
+        for i, t in enumerate(self.function_type.inputs.data):
+            if not isinstance(t, TensorType):
+                raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
+        for i, var in self.scalar_args().items():
+            t = self.function_type.inputs.data[i]
+            if not isinstance(t, TensorType) or t.get_shape() or t.element_type != IntegerType(64):
+                raise VerifyError(f"te.func scalar argument {i} ('{var}') must be a !te.tensor<[], i64>, got {t}")
+        if self.function_type.inputs.data != tuple(self.body.block.arg_types):
+            raise VerifyError("te.func block arguments must match the function input types")
+        ret = self.body.block.last_op
+        if not isinstance(ret, ReturnOp):
+            raise VerifyError("te.func body must end with te.return")
+        stages: set[str] = set()
+        for op in self.body.block.ops:
+            if isinstance(op, ComputeOp | ExternOp):
+                if op.stage.data in stages:
+                    raise VerifyError(f"two stages of @{self.sym_name.data} are named \"{op.stage.data}\"")
+                stages.add(op.stage.data)
+        returned = tuple(v.type for v in ret.values)
+        if returned != self.function_type.outputs.data:
+            raise VerifyError(
+                f"te.return types {list(map(str, returned))} do not match the function results "
+                f"{list(map(str, self.function_type.outputs.data))}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
+            parser, reserved_attr_names=cls.RESERVED
+        )
+        if region is None:
+            parser.raise_error("te.func needs a body")
+        op = cls(name, inputs, outputs, region)
+        op.arg_attrs, op.res_attrs = arg_attrs, res_attrs
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            res_attrs=self.res_attrs,
+            reserved_attr_names=self.RESERVED,
+        )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """`te.return %c, %d : !te.tensor<...>, !te.tensor<...>`"""
+
+    name = "te.return"
+    values = var_operand_def(TensorType)
+    traits = traits_def(IsTerminator(), HasParent(FuncOp))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[values])
+
+
+@irdl_op_definition
+class VarOp(IRDLOperation):
+    """The value of a symbolic shape variable: `%h = te.var "h" : index`.
+
+    The variable is bound from the argument shapes at call time; it must
+    appear in a dimension of an argument or result of the enclosing function.
+    """
+
+    name = "te.var"
+    var_name = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$var_name attr-dict `:` type($result)"
+
+    def __init__(self, var_name: str):
+        super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        verify_var_name(self.var_name.data, "te.var")
+        func = enclosing_func(self)
+        if func is None:
+            return
+        from compiler.dialects.shape import shape_var_names
+
+        known: set[str] = set(func.scalar_args().values())
+        for t in (*func.function_type.inputs.data, *func.function_type.outputs.data):
+            if isinstance(t, TensorType):
+                known.update(shape_var_names(t.get_shape()))
+        if self.var_name.data not in known:
+            raise VerifyError(
+                f"symbolic variable '{self.var_name.data}' appears in no argument or result shape "
+                f"of @{func.sym_name.data} and is no scalar argument, so nothing can bind it"
+            )
+
+
+def enclosing_func(op: Operation) -> FuncOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, FuncOp):
+        parent = parent.parent_op()
+    return parent

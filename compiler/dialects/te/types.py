@@ -1,0 +1,92 @@
+"""The `te` dialect's tensor type, the scalar-argument attribute and the reduction kinds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+)
+from xdsl.ir import (
+    Attribute,
+    ParametrizedAttribute,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    irdl_attr_definition,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.str_enum import StrEnum
+
+from compiler.dialects.shape import (
+    Dim,
+    DimAttr,
+    attr_to_dims,
+    dims_to_attr,
+    parse_dims,
+    print_dims,
+    verify_dims,
+    verify_element_type,
+)
+
+# ---------------------------------------------------------------------------
+# Types and attributes
+# ---------------------------------------------------------------------------
+
+
+
+@irdl_attr_definition
+class TensorType(ParametrizedAttribute, TypeAttribute):
+    """`!te.tensor<[1, "c", 56], f32>`: a dimension is an int or a symbolic name/expression."""
+
+    name = "te.tensor"
+    shape: ArrayAttr[DimAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[Dim], element_type: Attribute):
+        super().__init__(dims_to_attr(shape), element_type)
+
+    def get_shape(self) -> tuple[Dim, ...]:
+        return attr_to_dims(self.shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            dims = parse_dims(parser, "!te.tensor")
+            parser.parse_punctuation(",")
+            return [dims, parser.parse_type()]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            print_dims(printer, self.get_shape())
+            printer.print_string(", ")
+            printer.print_attribute(self.element_type)
+
+    def verify(self) -> None:
+        verify_dims(self.get_shape(), "!te.tensor", verify_element_type(self.element_type, "!te.tensor"))
+
+
+SCALAR_ATTR = "te.scalar"
+"""Argument attribute of a `te.func`: this argument, a 0-d i64 tensor, is the value of
+the named variable (TVM's scalar arguments: a `te.var` that `build` takes as an int)."""
+
+DYNAMIC = "?"
+"""A `te.reduce` extent given by an operand (it depends on the compute's axes)."""
+
+
+class ReduceKind(StrEnum):
+    SUM = auto()
+    PROD = auto()
+    MAX = auto()
+    MIN = auto()
+
+
+# ---------------------------------------------------------------------------
+# Operations
+# ---------------------------------------------------------------------------

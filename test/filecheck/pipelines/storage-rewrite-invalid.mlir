@@ -1,0 +1,31 @@
+// RUN: not compiler-opt %s --split-input-file -p default-pipeline 2>&1 | filecheck %s --check-prefix=PIPELINE
+
+// A function planned already, through the whole pipeline: storage-rewrite refuses it
+// there too (passes/storage-rewrite-invalid.mlir tests the pass alone).
+
+// storage-rewrite plans a function once: an arena of views already planned
+// (here by hand) is refused at its first planned op.
+// PIPELINE: storage-rewrite-invalid.mlir:[[# @LINE + 4]]:3: error: storage-rewrite: @planned_compute already has a memory plan
+loop.func @planned(%in: !loop.buffer<[16], f32>, %out: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<[128], i8>
+  %a = loop.view "a" %arena at "0" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  loop.for %i = %c0 extent %c16 {
+    %v = loop.load %in[%i] : !loop.buffer<[16], f32>
+    loop.store %v, %a[%i] : !loop.buffer<[16], f32>
+    %w = loop.load %a[%i] : !loop.buffer<[16], f32>
+    loop.store %w, %out[%i] : !loop.buffer<[16], f32>
+  }
+}
+
+// -----
+
+// A view of another buffer, without the arena.
+loop.func @view(%in: !loop.buffer<[16], f32>, %out: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %bytes = loop.alloc "bytes" [%c0] : !loop.buffer<[64], i8>
+  %a = loop.view "a" %bytes at "0" : !loop.buffer<[64], i8> -> !loop.buffer<[16], f32>
+  %v = loop.load %in[%c0] : !loop.buffer<[16], f32>
+  loop.store %v, %a[%c0] : !loop.buffer<[16], f32>
+}
