@@ -459,6 +459,13 @@ def scheduled_stages(schedule: sched.ScheduleOp | None) -> set[str]:
     return found
 
 
+def user_inlined(schedule: sched.ScheduleOp | None) -> set[str]:
+    """Stages the user's schedule inlines (kept as they are: inlined)."""
+    if schedule is None:
+        return set()
+    return {op.stage.data for op in schedule.body.ops if isinstance(op, sched.ComputeInlineOp)}
+
+
 def scan_stage_names(model: ScheduleModel) -> set[str]:
     """Scans, their inits and the stages inside their time loops: kept as the default
     schedule places them (a scan's steps run in order, its body at each step)."""
@@ -481,6 +488,7 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
     whole = {name for name in model.stages if model.extern_readers(name)}  # a te.extern reads them whole
     plans: list[StagePlan] = []
     in_scans = scan_stage_names(model)
+    inlined = user_inlined(schedule)
     for name, info in infos.items():
         if name in user or name in in_scans:
             plans.append(StagePlan(name, action="keep"))
@@ -499,7 +507,7 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             plans.append(StagePlan(name, action="inline"))
             continue
         plans.append(plan_injective(info, target))
-    return _row_blocks(_fuse_epilogues(plans, infos, whole), infos, whole, target)
+    return _row_blocks(_fuse_epilogues(plans, infos, whole), infos, whole | (user - inlined) | in_scans, target)
 
 
 def _lands_in_reduction(name: str, infos: dict[str, StageInfo]) -> bool:
@@ -570,15 +578,15 @@ def _static_bytes(info: StageInfo) -> int | None:
 
 def _block_members(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str]) -> list[str]:
     """The stages that can be computed per block of rows of stage `name`: root (and
-    inlined) stages, not results, whose leading axes are `name`'s rows (all its axes but
-    the last), read row for row (their leading indices the reader's own axes) only by one
+    inlined) stages, not results nor in `whole` (read whole, or the user's), whose
+    leading axes are `name`'s rows (all its axes but the last), read row for row (their leading indices the reader's own axes) only by one
     another, `name` and the reduction in its tile; the largest set (a fixed point)."""
     info = infos[name]
     rows = len(info.extents) - 1
     group = {name} | ({plans[name].tile_of} if plans[name].tile_of else set())
     members = {
         m for m, i in infos.items()
-        if plans[m].action in ("root", "inline") and not plans[m].tile_of and not i.is_output and m not in whole and m != name
+        if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of and not i.is_output and m not in whole and m != name
         and len(i.shape) >= rows and i.shape[:rows] == info.shape[:rows]
     }
 
@@ -639,6 +647,8 @@ def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[
         members = [m for m in _block_members(p.stage, infos, by_name, whole) if by_name[m].action == "root"]
         sizes = [_static_bytes(infos[m]) for m in members]
         rows_extent = info.extents[p.unroll_axis]
+        # symbolic sizes keep the whole stages: a block's bounds in them made loop-partition's
+        # proofs explode (a dynamic BERT's build did not end in 15 minutes)
         if not any(infos[m].reduce_extents for m in members) or rows_extent is None or None in sizes:
             continue
         largest = max(s for s in sizes if s is not None)

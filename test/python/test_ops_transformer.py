@@ -550,7 +550,8 @@ def test_exact_gelu_is_branch_free_and_takes_its_sign_exactly() -> None:
 
 
 @pytest.mark.parametrize(("case", "length", "keys"), [("plain", 40, 40), ("causal", 40, 40), ("causal", 64, 64),
-                                                      ("padding_mask", 24, 56), ("float_mask", 30, 30)])
+                                                      ("padding_mask", 24, 56), ("float_mask", 30, 30),
+                                                      ("user_inlined", 40, 40)])
 def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, case: str, length: int, keys: int) -> None:
     """With a small L2 (4 KB), the auto-scheduler computes attention's scores, row max,
     exponentials and row sum per block of query rows, at the output's parallel block loop
@@ -576,12 +577,34 @@ def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, 
         M = te.placeholder((1, 1, length, keys), name="M")
     out = ops.scaled_dot_product_attention(Q, K, V, mask=M, is_causal=case == "causal")
     args = [Q, K, V, *([M] if M is not None else []), out]
-    module, _ = build_module(args, "main", None)
+    schedule = None
+    if case == "user_inlined":  # the row max's last step (40 = 32 + a tail of 8) inlined by the user
+        schedule = te.create_schedule(out.op)
+        row_max = next(t for t in _stage_tensors(out) if t.op.name == "attention_max")
+        schedule[row_max].compute_inline()
+    module, _ = build_module(args, "main", schedule)
     AutoSchedulePass().apply(make_context(), module)
-    schedule = str(module)
-    assert 'sched.compute_at "attention_scores", %attention_par' in schedule
-    assert 'sched.compute_at "attention_exp", %attention_par' in schedule
+    text = str(module)
+    assert 'sched.compute_at "attention_scores", %attention_par' in text
+    assert 'sched.compute_at "attention_exp", %attention_par' in text
     inputs = [t.numpy() for t in (q, k, v)] + ([] if mask is None else [mask.numpy().astype(np.int8) if case == "padding_mask" else mask.numpy()])
-    got = build_run(args, inputs, (1, 3, length, 16), "float32")
+    f = compiler.build(args) if schedule is None else compiler.build(schedule, args, auto_schedule=True)
+    got = np.zeros((1, 3, length, 16), np.float32)
+    f(*inputs, got)
     expected = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=case == "causal").numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def _stage_tensors(out: te.Tensor) -> list[te.Tensor]:
+    """Every tensor `out` is computed from, `out` first."""
+    from compiler.te.expr import Read, walk
+
+    found: dict[str, te.Tensor] = {}
+    pending = [out]
+    while pending:
+        t = pending.pop()
+        if t.op.name in found:
+            continue
+        found[t.op.name] = t
+        pending += [n.tensor for body in t.op.all_bodies() for n in walk(body) if isinstance(n, Read)]
+    return list(found.values())
