@@ -24,6 +24,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, cast
 
 import llvmlite.binding as llvm
@@ -47,10 +48,15 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
     load_cached,
     load_object,
     object_key,
+    object_of,
+    optimize,
+    pack_objects,
     target_description,
     target_machine,
+    unpack_objects,
     uses_openmp,
 )
+from compiler.lowering.llvm_pool import LLVMPool, WorkerUnavailable, shared_pool
 from compiler.lowering.memory import WORKSPACE_ACQUIRE, WORKSPACE_RELEASE
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
 from compiler.lowering.scalar import llvm_function_type
@@ -61,6 +67,7 @@ __all__ = [
     "LLVMModule",
     "Toolchain",
     "cache_once",
+    "compile_in_workers",
     "compile_object",
     "function_text",
     "jit_compile",
@@ -73,6 +80,7 @@ __all__ = [
     "target_machine",
     "to_llvm_ir",
     "toolchain",
+    "unpack_objects",
     "uses_openmp",
 ]
 
@@ -253,20 +261,6 @@ def _declared(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Functi
     return ir.Function(module, ftype, name)
 
 
-def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
-    """Parse LLVM IR and run the O`opt` pipeline with both vectorizers for `tm`."""
-    mod = llvm.parse_assembly(text)
-    mod.verify()
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    pto = llvm.PipelineTuningOptions(speed_level=opt)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pass_builder = llvm.create_pass_builder(tm, pto)
-    pass_builder.getModulePassManager().run(mod, pass_builder)
-    return mod
-
-
 def function_text(module: ModuleOp, function: L.FuncOp) -> str:
     """The LLVM IR of one function of `module`, in a module with declarations of the
     functions it calls or takes the address of and the globals it reads (those of
@@ -414,6 +408,33 @@ def optimize_module(module: LLVMModule, tm: llvm.TargetMachine, opt: int = 3) ->
     return pipeline.finish()
 
 
+def compile_in_workers(module: LLVMModule, pool: LLVMPool, *, opt: int = 3, pic: bool = False) -> bytes:
+    """The object code of a program, one object per function compiled by the pool's
+    workers (`llvm_pool`) as soon as the lowering reports the function (all of them after
+    the lowering when it reports none), packed into one blob (`engine.pack_objects`).
+    Where the workers could not start, the functions are compiled here."""
+    lower = module if not isinstance(module, ModuleOp) else lambda: module
+    texts: dict[str, str] = {}
+    jobs: list[Future[bytes]] = []
+
+    def send(module: ModuleOp, function: L.FuncOp) -> None:
+        text = texts[function.sym_name.data] = function_text(module, function)
+        jobs.append(pool.submit(text, opt=opt, pic=pic))
+
+    with lowered_functions(send):
+        lowered = lower()
+    for op in list(lowered.ops):
+        if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in texts:
+            send(lowered, op)
+    objects = []
+    for text, job in zip(texts.values(), jobs, strict=True):
+        try:
+            objects.append(job.result())
+        except WorkerUnavailable:
+            objects.append(object_of(text, opt=opt, pic=pic))
+    return pack_objects(objects or [object_of("", opt=opt, pic=pic)])
+
+
 def compile_object(
     module: LLVMModule,
     program: str | Callable[[], str],
@@ -439,10 +460,14 @@ def compile_object(
         obj = store.load(key)
         if obj is not None:
             return obj, None
-    tm = target_machine(opt, pic=pic)
-    mod = optimize_module(module, tm, opt)
-    ir = {"optimized_ir": str(mod)}  # before code generation changes `mod`
-    obj = tm.emit_object(mod)
+    pool = shared_pool()
+    if pool is not None:
+        obj, ir = compile_in_workers(module, pool, opt=opt, pic=pic), {}
+    else:
+        tm = target_machine(opt, pic=pic)
+        mod = optimize_module(module, tm, opt)
+        ir = {"optimized_ir": str(mod)}  # before code generation changes `mod`
+        obj = tm.emit_object(mod)
     if store is not None:
         store.store(key, obj)
     return obj, ir

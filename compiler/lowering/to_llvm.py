@@ -162,9 +162,7 @@ def lower_module(
     ]
     scalar = LowerScalarOps(fast_math, fp_contract)
     listener = _listener.get()
-    # the outlined functions (added after the parents) first: their LLVM work is the
-    # largest, and starts the soonest
-    for state in states[len(parents) :] + states[: len(parents)]:
+    for state in _lowering_order(states, len(parents)):
         _lower_loop_ops(state, abi)
         vectorize_loops(state.func, vector_bits)
         add_returns(state)
@@ -175,6 +173,18 @@ def lower_module(
         if listener is not None:
             listener(module, lowered)
     declare_externs(module)
+
+
+def _lowering_order(states: list[FunctionState], parents: int) -> list[FunctionState]:
+    """The order the functions lower in, which is the order LLVM starts on them (jit.py):
+    the largest first (by its ops: a network's packed function checks a hundred arguments,
+    and took LLVM a second, started last), then the outlined functions (added after the
+    parents; LLVM's work on them is the largest in a single operator's program), then the
+    parents."""
+    order = states[parents:] + states[:parents]
+    sizes = [len(walk_ops(s.func.body)) for s in order]
+    largest = order.pop(max(range(len(order)), key=sizes.__getitem__)) if order else None
+    return [largest, *order] if largest is not None else order
 
 
 def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:
