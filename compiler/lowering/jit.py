@@ -67,7 +67,7 @@ __all__ = [
     "LLVMModule",
     "Toolchain",
     "cache_once",
-    "compile_in_workers",
+    "compile_functions",
     "compile_object",
     "function_text",
     "jit_compile",
@@ -386,53 +386,103 @@ class FunctionPipeline:
 
 def optimize_module(module: LLVMModule, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
     """An llvm-dialect module, or the function lowering a program to one, optimized function
-    by function: each as soon as the lowering reports it (all of them after the lowering
-    when it reports none, e.g. a module lowered already), then linked into one."""
+    by function in this process (`_Compilation` without workers), then linked into one."""
+    compilation = _Compilation(opt, pic=False, tm=tm, workers=False)
+    _lower_into(module, compilation)
+    return compilation.linked()
+
+
+POOL_MIN_OPS = 5000
+"""The flat loop ops from which a program's LLVM work goes to the worker pool (`llvm_pool`)
+instead of a thread of this process: a network (ResNet-50 lowers 40,000 ops, and its
+LLVM work took 3 s of a core) gains the cores and the code generation done beside the
+lowering; a single operator (a few hundred ops: the seed 000 chain 836, a matmul 379;
+0.1-0.2 s of LLVM) would gain a few tens of ms and pay the workers' start-up (about 0.1 s
+of a core each, on the cores its first build's passes use)."""
+
+
+class _Compilation:
+    """Where a program's functions go as the lowering reports them: a thread of this process
+    (`FunctionPipeline`, then one linked module compiled here), or, for a program of
+    `POOL_MIN_OPS` ops or more when `workers` allows, the worker pool (an object a function)."""
+
+    def __init__(self, opt: int, *, pic: bool, tm: llvm.TargetMachine | None = None, workers: bool = True):
+        self.opt, self.pic, self.workers = opt, pic, workers
+        self.tm = tm
+        self.sent: set[str] = set()
+        self.pool: LLVMPool | None = None
+        self.jobs: list[tuple[str, Future[bytes]]] = []
+        self.pipeline: FunctionPipeline | None = None
+
+    def plan(self, ops: int) -> None:
+        if self.workers and ops >= POOL_MIN_OPS:
+            self.pool = shared_pool()
+
+    def send(self, module: ModuleOp, function: L.FuncOp) -> None:
+        self.sent.add(function.sym_name.data)
+        text = function_text(module, function)
+        if self.pool is not None:
+            self.jobs.append((text, self.pool.submit(text, opt=self.opt, pic=self.pic)))
+        else:
+            self._pipeline().submit(text)
+
+    def _pipeline(self) -> FunctionPipeline:
+        if self.pipeline is None:
+            self.tm = self.tm or target_machine(self.opt, pic=self.pic)
+            self.pipeline = FunctionPipeline(self.tm, self.opt)
+        return self.pipeline
+
+    def abandon(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.abandon()
+
+    def linked(self) -> llvm.ModuleRef:
+        """The functions optimized here, linked into one module (empty: none were)."""
+        return self._pipeline().finish()
+
+    def finish(self) -> tuple[bytes, dict[str, str]]:
+        """The object code, and the optimized IR when all of it was linked here."""
+        objects = []
+        for text, job in self.jobs:
+            try:
+                objects.append(job.result())
+            except WorkerUnavailable:  # the workers could not start: compiled here
+                objects.append(object_of(text, opt=self.opt, pic=self.pic))
+        if objects and self.pipeline is None:
+            return pack_objects(objects), {}
+        linked = self.linked()
+        ir = {"optimized_ir": str(linked)}  # before code generation changes `linked`
+        assert self.tm is not None
+        here = self.tm.emit_object(linked)
+        return pack_objects([here, *objects]), {} if objects else ir
+
+
+def _lower_into(module: LLVMModule, compilation: _Compilation) -> None:
+    """Lower `module` (or take it lowered), giving `compilation` each function as soon as
+    the lowering reports it (all of them after the lowering when it reports none, e.g. a
+    module lowered already)."""
     lower = module if not isinstance(module, ModuleOp) else lambda: module
-    sent: set[str] = set()
-    pipeline = FunctionPipeline(tm, opt)
-
-    def send(module: ModuleOp, function: L.FuncOp) -> None:
-        sent.add(function.sym_name.data)
-        pipeline.submit(function_text(module, function))
-
     try:
-        with lowered_functions(send):
+        with lowered_functions(compilation.send, compilation.plan):
             lowered = lower()
-        for op in list(lowered.ops):
-            if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in sent:
-                send(lowered, op)
+        rest = [op for op in lowered.ops if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in compilation.sent]
+        if rest and not compilation.sent:  # lowered already: planned by its llvm ops
+            compilation.plan(sum(len(walk_ops(op)) for op in rest))
+        for op in rest:
+            compilation.send(lowered, op)
     except BaseException:
-        pipeline.abandon()
+        compilation.abandon()
         raise
-    return pipeline.finish()
 
 
-def compile_in_workers(module: LLVMModule, pool: LLVMPool, *, opt: int = 3, pic: bool = False) -> bytes:
-    """The object code of a program, one object per function compiled by the pool's
-    workers (`llvm_pool`) as soon as the lowering reports the function (all of them after
-    the lowering when it reports none), packed into one blob (`engine.pack_objects`).
-    Where the workers could not start, the functions are compiled here."""
-    lower = module if not isinstance(module, ModuleOp) else lambda: module
-    texts: dict[str, str] = {}
-    jobs: list[Future[bytes]] = []
-
-    def send(module: ModuleOp, function: L.FuncOp) -> None:
-        text = texts[function.sym_name.data] = function_text(module, function)
-        jobs.append(pool.submit(text, opt=opt, pic=pic))
-
-    with lowered_functions(send):
-        lowered = lower()
-    for op in list(lowered.ops):
-        if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in texts:
-            send(lowered, op)
-    objects = []
-    for text, job in zip(texts.values(), jobs, strict=True):
-        try:
-            objects.append(job.result())
-        except WorkerUnavailable:
-            objects.append(object_of(text, opt=opt, pic=pic))
-    return pack_objects(objects or [object_of("", opt=opt, pic=pic)])
+def compile_functions(module: LLVMModule, *, opt: int = 3, pic: bool = False) -> tuple[bytes, dict[str, str]]:
+    """The object code of a program (`module`: its llvm-dialect module or the function
+    lowering it), each function optimized as soon as the lowering reports it, on a thread
+    of this process or by the worker pool (`_Compilation`); and the optimized IR when this
+    process linked all of it (`optimized_ir`)."""
+    compilation = _Compilation(opt, pic=pic)
+    _lower_into(module, compilation)
+    return compilation.finish()
 
 
 def compile_object(
@@ -460,14 +510,7 @@ def compile_object(
         obj = store.load(key)
         if obj is not None:
             return obj, None
-    pool = shared_pool()
-    if pool is not None:
-        obj, ir = compile_in_workers(module, pool, opt=opt, pic=pic), {}
-    else:
-        tm = target_machine(opt, pic=pic)
-        mod = optimize_module(module, tm, opt)
-        ir = {"optimized_ir": str(mod)}  # before code generation changes `mod`
-        obj = tm.emit_object(mod)
+    obj, ir = compile_functions(module, opt=opt, pic=pic)
     if store is not None:
         store.store(key, obj)
     return obj, ir

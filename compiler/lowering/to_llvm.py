@@ -103,14 +103,19 @@ from compiler.runtime.host import host_vector_bits
 __all__ = ["LowerToLLVMPass", "assert_table", "lower_module", "lowered_functions"]
 
 FunctionListener = Callable[[ModuleOp, llvm.FuncOp], None]
-_listener: ContextVar[FunctionListener | None] = ContextVar("lowered_functions", default=None)
+PlanListener = Callable[[int], None]
+_listener: ContextVar[tuple[FunctionListener, PlanListener | None] | None] = ContextVar(
+    "lowered_functions", default=None
+)
 
 
 @contextmanager
-def lowered_functions(listener: FunctionListener) -> Iterator[None]:
-    """Within: `lower_module` calls `listener(module, function)` with each function it has
-    lowered completely (the JIT optimizes it while the next one lowers: jit.py)."""
-    token = _listener.set(listener)
+def lowered_functions(listener: FunctionListener, planned: PlanListener | None = None) -> Iterator[None]:
+    """Within: `lower_module` calls `planned(ops)` once, before it lowers the first function,
+    with the number of ops it is about to lower (the JIT chooses where LLVM runs by it), then
+    `listener(module, function)` with each function it has lowered completely (the JIT
+    optimizes it while the next one lowers: jit.py)."""
+    token = _listener.set((listener, planned))
     try:
         yield
     finally:
@@ -161,8 +166,11 @@ def lower_module(
         convert_signature(f, abi.variables[f.sym_name.data], report=f.sym_name.data in abi.reporters) for f in funcs
     ]
     scalar = LowerScalarOps(fast_math, fp_contract)
-    listener = _listener.get()
-    for state in _lowering_order(states, len(parents)):
+    listener, planned = _listener.get() or (None, None)
+    order, ops = _lowering_order(states, len(parents))
+    if planned is not None:
+        planned(ops)
+    for state in order:
         _lower_loop_ops(state, abi)
         vectorize_loops(state.func, vector_bits)
         add_returns(state)
@@ -175,16 +183,18 @@ def lower_module(
     declare_externs(module)
 
 
-def _lowering_order(states: list[FunctionState], parents: int) -> list[FunctionState]:
-    """The order the functions lower in, which is the order LLVM starts on them (jit.py):
-    the largest first (by its ops: a network's packed function checks a hundred arguments,
-    and took LLVM a second, started last), then the outlined functions (added after the
-    parents; LLVM's work on them is the largest in a single operator's program), then the
-    parents."""
+def _lowering_order(states: list[FunctionState], parents: int) -> tuple[list[FunctionState], int]:
+    """The order the functions lower in, which is the order LLVM starts on them (jit.py),
+    and the number of their ops: the largest first (by its ops: a network's packed
+    function checks a hundred arguments, and took LLVM a second, started last), then the
+    outlined functions (added after the parents; LLVM's work on them is the largest in a
+    single operator's program), then the parents."""
     order = states[parents:] + states[:parents]
+    if not order:
+        return order, 0
     sizes = [len(walk_ops(s.func.body)) for s in order]
-    largest = order.pop(max(range(len(order)), key=sizes.__getitem__)) if order else None
-    return [largest, *order] if largest is not None else order
+    largest = order.pop(max(range(len(order)), key=sizes.__getitem__))
+    return [largest, *order], sum(sizes)
 
 
 def _lower_loop_ops(state: FunctionState, abi: ModuleABI) -> None:

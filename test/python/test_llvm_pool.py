@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -84,6 +85,7 @@ def _check_runs(f: compiler.Function, expected: np.ndarray, inputs: list[np.ndar
 def test_a_build_compiles_each_function_in_a_worker(
     monkeypatch: pytest.MonkeyPatch, fresh_pool: None
 ) -> None:
+    monkeypatch.setattr(jit, "POOL_MIN_OPS", 0)  # this small program too
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
     args, expected, inputs = _conv_relu()
     f = compiler.build(args, name="pooled")
@@ -92,6 +94,16 @@ def test_a_build_compiles_each_function_in_a_worker(
     _check_runs(f, expected, inputs)
     # the IR texts are made in this process when asked for: one module, as without workers
     assert "@pooled_compute" in f.llvm_ir
+
+
+def test_a_small_program_compiles_in_process(monkeypatch: pytest.MonkeyPatch, fresh_pool: None) -> None:
+    """Below `POOL_MIN_OPS`, the workers' start-up would cost more than they gain."""
+    monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
+    args, expected, inputs = _conv_relu()
+    f = compiler.build(args, name="small")
+    assert not f._jit.object_code.startswith(engine.BUNDLE_MAGIC)
+    assert llvm_pool._shared is None  # not started
+    _check_runs(f, expected, inputs)
 
 
 def test_without_workers_the_build_compiles_in_process(
@@ -149,6 +161,7 @@ def test_a_build_works_when_the_workers_cannot_start(
     monkeypatch: pytest.MonkeyPatch, fresh_pool: None
 ) -> None:
     """Workers that exit at once: their jobs are compiled in this process."""
+    monkeypatch.setattr(jit, "POOL_MIN_OPS", 0)  # this small program too
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
     monkeypatch.setattr(
         llvm_pool, "worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"]
@@ -164,6 +177,7 @@ def test_a_build_works_when_the_workers_cannot_start(
 def test_a_build_works_when_no_worker_can_be_run(
     monkeypatch: pytest.MonkeyPatch, fresh_pool: None
 ) -> None:
+    monkeypatch.setattr(jit, "POOL_MIN_OPS", 0)  # this small program too
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
     monkeypatch.setattr(llvm_pool, "worker_command", lambda: ["/nonexistent/python"])
     assert llvm_pool.shared_pool() is None
@@ -174,6 +188,7 @@ def test_a_build_works_when_no_worker_can_be_run(
 def test_a_lowering_failure_with_workers_raises_it(
     monkeypatch: pytest.MonkeyPatch, fresh_pool: None
 ) -> None:
+    monkeypatch.setattr(jit, "POOL_MIN_OPS", 0)  # this small program too
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
 
     def lower() -> object:
@@ -188,3 +203,15 @@ def test_the_worker_count_reads_the_environment(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, text)
     count = llvm_pool.worker_count()
     assert count == 7 if text == "7" else count >= 0
+
+
+def test_a_library_links_the_objects_of_the_workers(
+    monkeypatch: pytest.MonkeyPatch, fresh_pool: None, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(jit, "POOL_MIN_OPS", 0)
+    monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
+    args, expected, inputs = _conv_relu()
+    f = compiler.build(args, name="exported")
+    shared = f._jit.shared_object(cache=False)
+    assert len(engine.unpack_objects(shared)) >= 2
+    _check_runs(compiler.load_module(f.export_library(tmp_path / "exported.so", cache=False)), expected, inputs)
