@@ -111,11 +111,16 @@ def _scope_list(module: ir.Module, names: ArrayAttr[StringAttr]) -> Any:
     cache: dict[ArrayAttr[StringAttr], Any] = module.__dict__.setdefault("_compiler_scope_lists", {})
     if names in cache:
         return cache[names]
+    # and each scope once per module: a network's lists share their names, and asking
+    # llvmlite for a node it has costs as much as making it (its key is the operands)
+    made: dict[str, Any] = module.__dict__.setdefault("_compiler_scopes", {})
     scopes = []
     for name in names.data:
         text = name.data
-        domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
-        scopes.append(module.add_metadata([ir.MetaDataString(module, text), domain]))
+        if text not in made:
+            domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
+            made[text] = module.add_metadata([ir.MetaDataString(module, text), domain])
+        scopes.append(made[text])
     cache[names] = module.add_metadata(scopes)
     return cache[names]
 
