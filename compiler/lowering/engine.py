@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import llvmlite.binding as llvm
 
+from compiler.errors import ModuleLoadError
 from compiler.lowering.object_cache import ObjectCache, cache_key
 from compiler.runtime.host import openmp_library, shared_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
@@ -117,7 +118,7 @@ def unpack_objects(blob: bytes) -> list[bytes]:
         objects.append(blob[at : at + size])
         at += size
     if at != len(blob) or any(len(o) != n for o, n in zip(objects, sizes, strict=True)):
-        raise ValueError("a truncated bundle of object files")
+        raise ModuleLoadError("a truncated bundle of object files")
     return objects
 
 
