@@ -1,21 +1,67 @@
 """llvm-dialect module -> llvmlite -> O3 with both vectorizers -> object code -> MCJIT engine.
 
 Each function is optimized in an LLVM module of its own (`function_text`: the
-function and declarations of what it uses), on a thread of its own
-(`FunctionPipeline`) while Python lowers the next function: llvmlite's calls
-release the GIL (they only hold llvmlite's own lock), so LLVM's middle end runs
-on a second core behind the Python lowering. The optimized modules are then
-linked into one and compiled to one object. What this gives up is inlining
-across functions, which never mattered here: the packed function calls its
-compute function once, and outlined parallel bodies are called through
-pointers by libgomp.
+function and declarations of what it uses) as soon as the lowering reports it
+(`to_llvm.lowered_functions`), while Python lowers the next function. Where that
+LLVM work runs depends on the program's size, which the lowering tells first:
 
-This file and `engine.py` (target machines, loading objects: llvmlite's bindings
-only, what a cached build needs) are the only ones that import llvmlite (with
-`export.py`, which links shared libraries). LLVM emits an object file (`compile_object`), which goes
-through the on-disk cache (`object_cache.py`: a second process that compiles
-the same program loads the object and skips LLVM) and is loaded into an MCJIT
-engine of its own (`load_object`), kept alive by the returned `JitModule`.
+* a single operator (fewer than `POOL_MIN_OPS` flat loop ops): on a thread of this
+  process (`FunctionPipeline`; llvmlite's calls release the GIL and hold only its
+  own lock, so LLVM's middle end runs on a second core behind the lowering), then
+  the optimized modules are linked into one and compiled to one object here;
+* a network: in worker processes (`llvm_pool`, one per core, started by the first
+  such build), each function's module optimized and compiled to an object there;
+  the objects are packed into one cache entry (`engine.pack_objects`) and loaded
+  into one MCJIT engine, where their calls to each other resolve.
+
+What per-function modules give up is inlining across functions, which never
+mattered here: the packed function calls its compute function once, and outlined
+parallel bodies are called through pointers by libgomp.
+
+This file and `engine.py` (target machines, optimizing and compiling one module,
+loading objects: llvmlite's bindings only, what a cached build and a worker need)
+are the only ones that import llvmlite (with `export.py`, which links shared
+libraries). The object goes through the on-disk cache (`object_cache.py`: a second
+process that compiles the same program loads the object and skips LLVM) and is
+loaded into an MCJIT engine of its own (`load_object`), kept alive by the returned
+`JitModule`.
+
+Design notes (issue 27: compile time; measured on a 2-core AVX-512 machine shared
+with other jobs, so seconds are rough and ratios are from interleaved runs).
+
+Where a build's time went (in-process, cold, medians): the seed 000 chain 0.29 s =
+passes 0.08 + lower-to-llvm's Python 0.09 (xDSL llvm-dialect ops, and 0.02 to print
+them through llvmlite) + waiting for O3 0.03 (0.10 of O3 ran beside the lowering)
++ code generation 0.045 + loading 0.002; a first build in a new process adds 0.3 s
+of imports (xDSL's dialects 0.15, islpy, llvmlite). ResNet-50 (`from_torch`, 11.7 s):
+the Python lowering 4.0 s (of it `function_text` 1.0), O3 3.1 s beside it, then 0.6 s
+of waiting and 1.1 s of code generation; its packed function (108 arguments' checks,
+a 562 KB module) took O3 0.66 s and code generation 0.55 s, and was lowered last.
+
+Chosen: (1) worker processes for networks (llvmlite's lock is per process): code
+generation moves beside the lowering, and the tail after it runs on every core;
+`subprocess` workers (`python -c`), not multiprocessing (its spawn and forkserver
+re-import the user's main script, and a fork after torch's or OpenMP's threads
+started is unsafe), started by the first large build, not at import (a cached build
+must start nothing), at niceness 5 (the lowering is the longest path). (2) The
+largest function lowers first (`to_llvm._lowering_order`), so the packed function's
+second of LLVM starts at the beginning instead of the end. (3) lower_asserts split
+the packed function's blocks in time quadratic in its checks (xDSL's split_before
+searches the block's index); split from the last assert back, with a split of its
+own. (4) Scope metadata made once per name per module. The llvm-dialect IR of 29
+builds is byte-identical, the optimized IR has the same functions.
+
+Rejected or left: the pool for a single operator (the workers' start-up cost a
+first build more than code generation beside the lowering gained); workers started
+at `import compiler` (every process, cache hits included, would pay them); emitting
+LLVM IR text from the flat loop IR instead of xDSL llvm-dialect ops (the lowering's
+Python, 2-4 s of ResNet-50 and a third of a seed 000 build, is the largest cost
+left, but it means a second lowering beside memory, control_flow, packed_abi,
+scalar and vectorize, with the llvm dialect still printable for compiler-opt);
+code generation at O0 for the packed function (0.55 -> 0.02 s on ResNet-50, its
+object 44 -> 122 KB; the run-time cost per call is unmeasured) and O1 for it
+(O3 0.66 -> 0.19 s); a lighter O3 pipeline (code generation of a linked module is
+one level for all of it).
 """
 
 from __future__ import annotations
