@@ -22,7 +22,12 @@ worker fulfils their futures. Failures never hang a build:
   `InternalError`, and the next build starts a new pool;
 * the pool cannot start (no interpreter to run, a worker that exits before it is ready):
   `shared_pool()` gives None or the jobs raise `WorkerUnavailable`, and the caller
-  compiles in this process (`jit.compile_object`).
+  compiles in this process (`jit._Compilation`);
+* the process forks: the child closes its copies of the parent's pipes and starts a
+  pool of its own when it needs one.
+
+The JIT uses the pool for programs of `jit.POOL_MIN_OPS` ops or more (networks); a
+smaller one compiles on a thread of this process.
 
 `COMPILER_LLVM_WORKERS` sets the number of workers (0: none, LLVM runs in this process
 behind the lowering, on a thread: `jit.FunctionPipeline`); by default, the cores this
@@ -284,6 +289,24 @@ def shared_pool() -> LLVMPool | None:
 
 
 _started: list[int] = []
+
+
+def _forget_inherited() -> None:
+    """In a forked child: the parent's pool is the parent's (its threads are not here); close
+    the child's copies of its pipes, so that its workers still see their stdin close when
+    the parent exits."""
+    global _shared
+    if _shared is not None:
+        for worker in _shared._workers:
+            for stream in (worker.process.stdin, worker.process.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(stream.fileno())
+    _shared = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_inherited)
 
 
 def _close_shared() -> None:

@@ -3,7 +3,9 @@ the objects loaded into one engine; failures surface as CompilerErrors, never ha
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,3 +217,25 @@ def test_a_library_links_the_objects_of_the_workers(
     shared = f._jit.shared_object(cache=False)
     assert len(engine.unpack_objects(shared)) >= 2
     _check_runs(compiler.load_module(f.export_library(tmp_path / "exported.so", cache=False)), expected, inputs)
+
+
+def test_a_forked_child_starts_its_own_pool(monkeypatch: pytest.MonkeyPatch, fresh_pool: None) -> None:
+    monkeypatch.setenv(llvm_pool.ENV_WORKERS, "1")
+    parent = llvm_pool.shared_pool()
+    assert parent is not None
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: a pool of its own compiles
+        ok = False
+        with contextlib.suppress(BaseException):
+            pool = llvm_pool.shared_pool()
+            ok = pool is not None and pool is not parent and bool(pool.submit(TWICE).result(timeout=WAIT))
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(write)
+    answer = os.read(read, 1)
+    os.close(read)
+    os.waitpid(child, 0)
+    assert answer == b"1"
+    assert llvm_pool.shared_pool() is parent  # the parent's is untouched
+    assert parent.submit(TWICE).result(timeout=WAIT)
