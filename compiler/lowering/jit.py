@@ -390,14 +390,12 @@ def _switch_back() -> None:
 
 class FunctionPipeline:
     """Optimizes the LLVM modules of single functions (`submit`) on a thread of its own,
-    then links them into one (`finish`); or, with `objects=True`, compiles each to an
-    object file there too (`objects`: code generation beside the lowering as well)."""
+    then links them into one (`finish`)."""
 
-    def __init__(self, tm: llvm.TargetMachine, opt: int, *, objects: bool = False):
-        self._tm, self._opt, self._compile = tm, opt, objects
+    def __init__(self, tm: llvm.TargetMachine, opt: int):
+        self._tm, self._opt = tm, opt
         self._texts: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._optimized: list[llvm.ModuleRef] = []
-        self._objects: list[bytes] = []
         self._error: BaseException | None = None
         self._stopped = False
         _switch_faster()
@@ -408,11 +406,7 @@ class FunctionPipeline:
         while (text := self._texts.get()) is not None:
             if self._error is None:
                 try:
-                    optimized = optimize(text, self._tm, self._opt)
-                    if self._compile:
-                        self._objects.append(self._tm.emit_object(optimized))
-                    else:
-                        self._optimized.append(optimized)
+                    self._optimized.append(optimize(text, self._tm, self._opt))
                 except BaseException as err:  # raised again by `finish`, in the caller's thread
                     self._error = err
 
@@ -428,14 +422,11 @@ class FunctionPipeline:
         self._thread.join()
         _switch_back()
 
-    def _wait(self) -> None:
+    def finish(self) -> llvm.ModuleRef:
+        """The optimized modules linked into one (waits for the thread)."""
         self.abandon()
         if self._error is not None:
             raise self._error
-
-    def finish(self) -> llvm.ModuleRef:
-        """The optimized modules linked into one (waits for the thread)."""
-        self._wait()
         if not self._optimized:
             return optimize("", self._tm, self._opt)
         linked, *others = self._optimized
@@ -443,16 +434,11 @@ class FunctionPipeline:
             linked.link_in(other)
         return linked
 
-    def objects(self) -> list[bytes]:
-        """The object files of the modules (`objects=True`; waits for the thread)."""
-        self._wait()
-        return self._objects or [self._tm.emit_object(optimize("", self._tm, self._opt))]
-
 
 def optimize_module(module: LLVMModule, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
     """An llvm-dialect module, or the function lowering a program to one, optimized function
     by function in this process (`_Compilation` without workers), then linked into one."""
-    compilation = _Compilation(opt, pic=False, tm=tm, link=True)
+    compilation = _Compilation(opt, pic=False, tm=tm, workers=False)
     _lower_into(module, compilation)
     return compilation.linked()
 
@@ -468,12 +454,11 @@ of a core each, on the cores its first build's passes use)."""
 
 class _Compilation:
     """Where a program's functions go as the lowering reports them: a thread of this process
-    (`FunctionPipeline`: an object a function, or with `link` one linked module), or, for a
-    program of `POOL_MIN_OPS` ops or more when `workers` allows, the worker pool (an object a
-    function)."""
+    (`FunctionPipeline`, then one linked module compiled here), or, for a program of
+    `POOL_MIN_OPS` ops or more when `workers` allows, the worker pool (an object a function)."""
 
-    def __init__(self, opt: int, *, pic: bool, tm: llvm.TargetMachine | None = None, link: bool = False):
-        self.opt, self.pic, self.link = opt, pic, link
+    def __init__(self, opt: int, *, pic: bool, tm: llvm.TargetMachine | None = None, workers: bool = True):
+        self.opt, self.pic, self.workers = opt, pic, workers
         self.tm = tm
         self.sent: set[str] = set()
         self.pool: LLVMPool | None = None
@@ -481,7 +466,7 @@ class _Compilation:
         self.pipeline: FunctionPipeline | None = None
 
     def plan(self, ops: int) -> None:
-        if not self.link and ops >= POOL_MIN_OPS:
+        if self.workers and ops >= POOL_MIN_OPS:
             self.pool = shared_pool()
 
     def send(self, module: ModuleOp, function: L.FuncOp) -> None:
@@ -495,7 +480,7 @@ class _Compilation:
     def _pipeline(self) -> FunctionPipeline:
         if self.pipeline is None:
             self.tm = self.tm or target_machine(self.opt, pic=self.pic)
-            self.pipeline = FunctionPipeline(self.tm, self.opt, objects=not self.link)
+            self.pipeline = FunctionPipeline(self.tm, self.opt)
         return self.pipeline
 
     def abandon(self) -> None:
@@ -503,21 +488,24 @@ class _Compilation:
             self.pipeline.abandon()
 
     def linked(self) -> llvm.ModuleRef:
-        """The functions optimized here, linked into one module (`link`)."""
+        """The functions optimized here, linked into one module (empty: none were)."""
         return self._pipeline().finish()
 
-    def finish(self) -> bytes:
-        """The object code: the pool's objects (those of workers that could not start
-        compiled here) and this process's."""
+    def finish(self) -> tuple[bytes, dict[str, str]]:
+        """The object code, and the optimized IR when all of it was linked here."""
         objects = []
         for text, job in self.jobs:
             try:
                 objects.append(job.result())
-            except WorkerUnavailable:
+            except WorkerUnavailable:  # the workers could not start: compiled here
                 objects.append(object_of(text, opt=self.opt, pic=self.pic))
-        if self.pipeline is not None or not objects:
-            objects = [*self._pipeline().objects(), *objects]
-        return pack_objects(objects)
+        if objects and self.pipeline is None:
+            return pack_objects(objects), {}
+        linked = self.linked()
+        ir = {"optimized_ir": str(linked)}  # before code generation changes `linked`
+        assert self.tm is not None
+        here = self.tm.emit_object(linked)
+        return pack_objects([here, *objects]), {} if objects else ir
 
 
 def _lower_into(module: LLVMModule, compilation: _Compilation) -> None:
@@ -538,11 +526,11 @@ def _lower_into(module: LLVMModule, compilation: _Compilation) -> None:
         raise
 
 
-def compile_functions(module: LLVMModule, *, opt: int = 3, pic: bool = False) -> bytes:
+def compile_functions(module: LLVMModule, *, opt: int = 3, pic: bool = False) -> tuple[bytes, dict[str, str]]:
     """The object code of a program (`module`: its llvm-dialect module or the function
-    lowering it): each function optimized and compiled as soon as the lowering reports it,
-    on a thread of this process or by the worker pool (`_Compilation`), one object a
-    function (`engine.pack_objects`)."""
+    lowering it), each function optimized as soon as the lowering reports it, on a thread
+    of this process or by the worker pool (`_Compilation`); and the optimized IR when this
+    process linked all of it (`optimized_ir`)."""
     compilation = _Compilation(opt, pic=pic)
     _lower_into(module, compilation)
     return compilation.finish()
@@ -560,10 +548,11 @@ def compile_object(
     it), `module` its llvm-dialect module or the function lowering it.
 
     Looked up in the on-disk cache first (`object_cache`; `program` is only computed then);
-    on a miss the module is lowered (each function optimized and compiled as soon as it is:
-    module docstring) and the object stored. Returns the object and None when it came from
-    the cache, else {} (no IR text: `JitModule` prints the IR before and after optimization
-    when asked).
+    on a miss the module is lowered (each function optimized as soon as it is: module
+    docstring),
+    converted to LLVM IR, optimized and compiled, and the object stored. Returns the object
+    and, when LLVM ran, the IR after optimization (`optimized_ir`; `JitModule` prints the
+    IR before when asked).
     """
     store = ObjectCache() if cache_enabled(cache) else None
     key = ""
@@ -572,10 +561,10 @@ def compile_object(
         obj = store.load(key)
         if obj is not None:
             return obj, None
-    obj = compile_functions(module, opt=opt, pic=pic)
+    obj, ir = compile_functions(module, opt=opt, pic=pic)
     if store is not None:
         store.store(key, obj)
-    return obj, {}
+    return obj, ir
 
 
 def jit_compile(
