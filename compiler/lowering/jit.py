@@ -445,7 +445,7 @@ def optimize_module(module: LLVMModule, tm: llvm.TargetMachine, opt: int = 3) ->
 
 POOL_MIN_OPS = 5000
 """The flat loop ops from which a program's LLVM work goes to the worker pool (`llvm_pool`)
-instead of a thread of this process: a network (ResNet-50 lowers 40,000 ops, and its
+instead of a thread of this process: a network (ResNet-50 lowers 12,400 ops, and its
 LLVM work took 3 s of a core) gains the cores and the code generation done beside the
 lowering; a single operator (a few hundred ops: the seed 000 chain 836, a matmul 379;
 0.1-0.2 s of LLVM) would gain a few tens of ms and pay the workers' start-up (about 0.1 s
