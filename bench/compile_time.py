@@ -2,6 +2,7 @@
 and Apache TVM's compile time for the same programs, in the same run.
 
     .venv/bin/python bench/compile_time.py [--repeats 5] [--no-tvm] [--workloads seed000,matmul]
+        [--networks resnet50]
 
 * workloads: the seed 000 chain, a matmul, the ResNet basic block and seed 001's
   network at 256x256 of bench/suite.py (built without a schedule: auto-scheduled);
@@ -19,6 +20,9 @@ and Apache TVM's compile time for the same programs, in the same run.
 * `import compiler`, `import compiler, compiler.te, compiler.ops`, `compiler.build`,
   `compiler.load_module` (ctypes and NumPy only) and `compiler-opt --help`, each in a
   fresh interpreter (none of the first four imports xDSL);
+* `--networks resnet50`: `from_torch` of `transformers`' ResNetModel (default config,
+  1x3x224x224) in a new process with an empty cache, its phases, with the LLVM worker
+  processes (`compiler/lowering/llvm_pool.py`) and without (`COMPILER_LLVM_WORKERS=0`);
 * TVM 0.27 if `import tvm` works (it runs in a subprocess: two copies of LLVM in one
   process are asking for trouble): `tvm.compile(te.create_prim_func(args), target="llvm")`
   and the first `ex["main"]`, where TVM generates machine code (lazily); and the same for
@@ -205,6 +209,38 @@ def start_up(repeats: int) -> dict[str, float]:
     return {name: median([wall(cmd, env) for _ in range(repeats)]) for name, cmd in commands.items()}
 
 
+NETWORK_BUILD = """
+import sys, time, json
+sys.path[:0] = [{root!r}]
+import torch
+torch.set_num_threads(2)
+import compiler
+from compiler.torch.networks import hf_network
+model, shape = hf_network({name!r})
+net = compiler.from_torch(model, (torch.randn(*shape),))
+print(json.dumps(net.stats))
+"""
+
+
+def networks(names: list[str], repeats: int) -> dict[str, dict[str, float]]:
+    """`from_torch` of each network (a `compiler.torch.networks.hf_network`) in a new process
+    with an empty cache, its phases' seconds (medians), with the LLVM workers (`llvm_pool`)
+    and without (`COMPILER_LLVM_WORKERS=0`), interleaved."""
+    runs: dict[str, list[dict[str, float]]] = {}
+    for _ in range(repeats):
+        for name in names:
+            for workers in ("default", "0"):
+                with tempfile.TemporaryDirectory(prefix="compile-time-cache-") as cache:
+                    env = {**os.environ, "COMPILER_CACHE_DIR": cache, "COMPILER_CACHE": "1"}
+                    if workers == "0":
+                        env["COMPILER_LLVM_WORKERS"] = "0"
+                    script = NETWORK_BUILD.format(root=str(ROOT), name=name)
+                    _, out = run([sys.executable, "-c", script], env)
+                label = f"{name} (workers {workers})"
+                runs.setdefault(label, []).append(json.loads(out.strip().splitlines()[-1]))
+    return {label: {k: median([r[k] for r in rs]) for k in rs[0]} for label, rs in runs.items()}
+
+
 # ---------------------------------------------------------------------------
 # TVM, in a subprocess
 # ---------------------------------------------------------------------------
@@ -279,6 +315,12 @@ def main() -> None:
         "--workloads",
         default="",
         help="comma-separated prefixes of the workloads to run (e.g. 'seed000,matmul'; default: all)",
+    )
+    parser.add_argument(
+        "--networks",
+        default="",
+        help="comma-separated hf_network names (e.g. 'resnet50'): cold from_torch in a new process, "
+        "with and without the LLVM workers",
     )
     parser.add_argument("--tvm-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cpu", default="generic", help=argparse.SUPPRESS)
@@ -358,6 +400,17 @@ def main() -> None:
             print(
                 f"{label:<16} {row['cold build']:17.3f} {cold:10.3f} {t_host:10.3f} "
                 f"{row['cold build'] / t_host:9.2f}x {cold / t_host:8.2f}x {row['warm build']:24.3f}"
+            )
+
+    if options.networks:
+        names = [n.strip() for n in options.networks.split(",") if n.strip()]
+        rows = networks(names, max(1, options.repeats // 2))
+        print("\nnetworks: from_torch in a new process, empty cache (seconds; LLVM workers: the default, and none)")
+        print(f"{'network':<28} {'export':>7} {'import':>7} {'passes':>7} {'llvm':>7} {'total':>7}")
+        for label, row in rows.items():
+            print(
+                f"{label:<28} {row['export']:7.2f} {row['import']:7.2f} {row['passes']:7.2f} "
+                f"{row['llvm']:7.2f} {row['total']:7.2f}"
             )
 
     print("\nstart-up, a fresh interpreter each")

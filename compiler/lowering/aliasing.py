@@ -52,7 +52,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, free_vars, parse_expr
-from compiler.arith.simplify import Analyzer
+from compiler.arith.simplify import Analyzer, const_value
 from compiler.dialects import loop
 from compiler.dialects.shape import dim_expr
 from compiler.names import fresh_name
@@ -69,20 +69,24 @@ def buffer_bytes(t: loop.BufferType) -> Expr:
     return size
 
 
-def _may_overlap(a: loop.ViewOp, b: loop.ViewOp, analyzer: Analyzer) -> bool:
-    """Whether the byte ranges of two views of one arena may intersect."""
-    oa, ob = parse_expr(a.offset.data), parse_expr(b.offset.data)
-    sa, sb = buffer_bytes(a.result.type), buffer_bytes(b.result.type)
-    return not (analyzer.prove_le(oa + sa, ob) or analyzer.prove_le(ob + sb, oa))
-
-
 def _overlapping_views(views: list[loop.ViewOp]) -> list[tuple[int, int]]:
-    """The pairs (i, j), j < i, of views whose byte ranges may intersect."""
+    """The pairs (i, j), j < i, of views whose byte ranges may intersect (each view's range
+    read once: parsing its offset and size for every pair took a network's lowering 0.2 s)."""
+    ranges = [(parse_expr(v.offset.data), buffer_bytes(v.result.type)) for v in views]
+    known = [(const_value(offset), const_value(size)) for offset, size in ranges]
     names: set[str] = set()
-    for v in views:
-        names |= free_vars(parse_expr(v.offset.data)) | free_vars(buffer_bytes(v.result.type))
+    for offset, size in ranges:
+        names |= free_vars(offset) | free_vars(size)
     analyzer = Analyzer({n: (0, None) for n in names})
-    return [(i, j) for i, a in enumerate(views) for j in range(i) if _may_overlap(a, views[j], analyzer)]
+
+    def may_overlap(i: int, j: int) -> bool:
+        (oa, sa), (ob, sb) = known[i], known[j]
+        if oa is not None and sa is not None and ob is not None and sb is not None:
+            return not (oa + sa <= ob or ob + sb <= oa)
+        (oa_e, sa_e), (ob_e, sb_e) = ranges[i], ranges[j]
+        return not (analyzer.prove_le(oa_e + sa_e, ob_e) or analyzer.prove_le(ob_e + sb_e, oa_e))
+
+    return [(i, j) for i in range(len(views)) for j in range(i) if may_overlap(i, j)]
 
 
 def alias_groups(f: loop.FuncOp) -> tuple[dict[SSAValue, str], set[frozenset[str]]]:

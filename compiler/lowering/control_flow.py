@@ -124,37 +124,85 @@ def _free_and_return(state: FunctionState, code: int) -> list[Operation]:
 
 
 def lower_asserts(state: FunctionState, abi: ModuleABI) -> None:
+    """Step 3 (module docstring): each `loop.assert` ends its block with a branch to the
+    rest or to its failure. A block's asserts are split off from its last one back (each
+    op moves once: splitting from the first one moved the rest of the block each time,
+    quadratic in a packed function's thousands of argument checks); the codes and the
+    order of the blocks are those of splitting in program order."""
     asserts = [op for op in walk_ops(state.func) if isinstance(op, loop.AssertOp)]
-    report: Block | None = None
+    codes: list[int] = []
     code = 1
     for op in asserts:
+        codes.append(code)
+        forwarded = op.attributes.get(FORWARD_ATTR)
+        code += len(abi.tables[forwarded.data]) if isinstance(forwarded, StringAttr) else 1
+    by_block: dict[Block, list[tuple[loop.AssertOp, int]]] = {}
+    for op, first_code in zip(asserts, codes, strict=True):
         block = op.parent_block()
         assert block is not None
-        rest = block.split_before(op)
-        region = block.parent
-        assert region is not None
-        forwarded = op.attributes.get(FORWARD_ATTR)
-        if isinstance(forwarded, StringAttr):  # a callee failed with rc: return rc + code - 1
-            fail = Block(_forward_failure(state, op.values[0], code - 1))
-            region.insert_block_after(fail, rest)
-            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
-            code += len(abi.tables[forwarded.data])
-        elif state.error_values is not None:  # one shared block reports code and values
-            report = report or _report_block(state)
-            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], report, _report_args(op, code, block)))
-            code += 1
-        elif op.values:
-            raise PassError(
-                f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
-                "argument marked {packed.error_values} to report them",
-                op,
-            )
-        else:
-            fail = Block(_free_and_return(state, code))
-            region.insert_block_after(fail, rest)
-            block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
-            code += 1
-        Rewriter.erase_op(op)
+        by_block.setdefault(block, []).append((op, first_code))
+    report: list[Block] = []  # the shared report block, made at the first assert that needs it
+    for block, found in by_block.items():
+        # failure blocks follow the block's last rest, the later asserts' first
+        anchor: Block | None = None
+        for op, first_code in reversed(found):
+            rest = _split_before(block, op)
+            anchor = anchor or rest
+            fail = _lower_assert(state, op, first_code, block, report)
+            if fail is not None:
+                region = block.parent
+                assert region is not None
+                region.insert_block_after(fail, anchor)
+                anchor = fail
+            Rewriter.erase_op(op)
+
+
+def _split_before(block: Block, op: Operation) -> Block:
+    """`block.split_before(op)` without xDSL's search for the block's index (linear in the
+    blocks before it, each time): the ops from `op` on move to a new block after `block`."""
+    region = block.parent
+    assert region is not None
+    rest = Block()
+    region.insert_block_after(rest, block)
+    moving: list[Operation] = []
+    at: Operation | None = op
+    while at is not None:
+        moving.append(at)
+        at = at.next_op
+    for moved in moving:
+        moved.detach()
+        rest.add_op(moved)
+    return rest
+
+
+def _lower_assert(
+    state: FunctionState, op: loop.AssertOp, code: int, block: Block, report: list[Block]
+) -> Block | None:
+    """End `block` (the ops before `op`) with the branch of `op`; its failure block if it
+    has one of its own (not the shared report block)."""
+    rest = block.next_block
+    assert rest is not None
+    forwarded = op.attributes.get(FORWARD_ATTR)
+    if isinstance(forwarded, StringAttr):  # a callee failed with rc: return rc + code - 1
+        fail = Block(_forward_failure(state, op.values[0], code - 1))
+        block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
+        return fail
+    if state.error_values is not None:  # one shared block reports code and values
+        if not report:
+            report.append(_report_block(state))
+        block.add_op(
+            cf.ConditionalBranchOp(op.cond, rest, [], report[0], _report_args(op, code, block))
+        )
+        return None
+    if op.values:
+        raise PassError(
+            f"lower-to-llvm: @{state.func.sym_name.data} has a loop.assert with values but no "
+            "argument marked {packed.error_values} to report them",
+            op,
+        )
+    fail = Block(_free_and_return(state, code))
+    block.add_op(cf.ConditionalBranchOp(op.cond, rest, [], fail, []))
+    return fail
 
 
 def _report_args(op: loop.AssertOp, code: int, block: Block) -> list[SSAValue]:

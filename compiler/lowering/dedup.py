@@ -41,6 +41,8 @@ class _Structure:
         self.groups: dict[Attribute, int] = {}
         self.blocks: dict[Block, int] = {}
         self.items: list[Hashable] = []
+        # a scope list's numbers, by the list (its accesses share one attribute: aliasing.py)
+        self._numbered: dict[int, tuple[Attribute, tuple[int, ...]]] = {}
 
     def block(self, block: Block) -> None:
         self.blocks.setdefault(block, len(self.blocks))
@@ -82,7 +84,11 @@ class _Structure:
                 continue  # merged to the weakest of the copies' claims (`_weakest_alignments`)
             if name in (ALIAS_SCOPES, NOALIAS_SCOPES) and isinstance(value, ArrayAttr):
                 # the body's groups it names, by number (others tell the body nothing)
-                found.append((name, tuple(sorted(self.groups[s] for s in value.data if s in self.groups))))
+                known = self._numbered.get(id(value))
+                if known is None or known[0] is not value:
+                    known = (value, tuple(sorted(self.groups[s] for s in value.data if s in self.groups)))
+                    self._numbered[id(value)] = known
+                found.append((name, known[1]))
             else:
                 found.append((name, value))
         return tuple(found)

@@ -11,12 +11,14 @@ they are first asked for.
 from __future__ import annotations
 
 import ctypes
+import struct
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import llvmlite.binding as llvm
 
+from compiler.errors import ModuleLoadError
 from compiler.lowering.object_cache import ObjectCache, cache_key
 from compiler.runtime.host import openmp_library, shared_library
 from compiler.runtime.threads import NUM_THREADS_SYMBOL
@@ -62,6 +64,62 @@ def _target_description(opt: int) -> dict[str, str]:
         "llvm": ".".join(map(str, llvm.llvm_version_info)),
         "openmp": str(openmp_library() is not None),  # parallel loops lower to serial ones without
     }
+
+
+def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
+    """Parse LLVM IR and run the O`opt` pipeline with both vectorizers for `tm`."""
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    pto = llvm.PipelineTuningOptions(speed_level=opt)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pass_builder = llvm.create_pass_builder(tm, pto)
+    pass_builder.getModulePassManager().run(mod, pass_builder)
+    return mod
+
+
+def object_of(text: str, *, opt: int = 3, pic: bool = False) -> bytes:
+    """The object code of the LLVM IR `text`: optimized (`optimize`) and compiled for the
+    host (what a worker of `llvm_pool` does with each function's module)."""
+    tm = target_machine(opt, pic=pic)
+    obj: bytes = tm.emit_object(optimize(text, tm, opt))  # llvmlite is untyped
+    return obj
+
+
+BUNDLE_MAGIC = b"XTCOBJS\x01"
+"""The first bytes of several object files kept as one (`pack_objects`)."""
+_BUNDLE_COUNT = struct.Struct("<I")
+_BUNDLE_SIZE = struct.Struct("<Q")
+
+
+def pack_objects(objects: list[bytes]) -> bytes:
+    """Object files as one byte string (the cache stores one blob a key; the loader and
+    `export_library` take them apart): a single object is itself, several are
+    `BUNDLE_MAGIC`, their count and sizes, then their bytes."""
+    if len(objects) == 1:
+        return objects[0]
+    sizes = b"".join(_BUNDLE_SIZE.pack(len(o)) for o in objects)
+    return b"".join([BUNDLE_MAGIC, _BUNDLE_COUNT.pack(len(objects)), sizes, *objects])
+
+
+def unpack_objects(blob: bytes) -> list[bytes]:
+    """The object files `pack_objects` made one (a plain object file: itself)."""
+    if not blob.startswith(BUNDLE_MAGIC):
+        return [blob]
+    at = len(BUNDLE_MAGIC)
+    (count,) = _BUNDLE_COUNT.unpack_from(blob, at)
+    at += _BUNDLE_COUNT.size
+    sizes = [_BUNDLE_SIZE.unpack_from(blob, at + k * _BUNDLE_SIZE.size)[0] for k in range(count)]
+    at += count * _BUNDLE_SIZE.size
+    objects = []
+    for size in sizes:
+        objects.append(blob[at : at + size])
+        at += size
+    if at != len(blob) or any(len(o) != n for o, n in zip(objects, sizes, strict=True)):
+        raise ModuleLoadError("a truncated bundle of object files")
+    return objects
 
 
 def uses_openmp(object_code: bytes) -> bool:
@@ -207,7 +265,8 @@ def load_object(object_code: bytes) -> llvm.ExecutionEngine:
         if library is not None:
             _load_openmp(library)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
-    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    for part in unpack_objects(object_code):  # one object per function from `llvm_pool`
+        engine.add_object_file(llvm.ObjectFileRef.from_data(part))
     engine.finalize_object()
     if uses_openmp(object_code):
         address = engine.get_global_value_address(NUM_THREADS_SYMBOL)

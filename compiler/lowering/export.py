@@ -1,11 +1,12 @@
 """`Function.export_library`: a compiled function as a shared library, linked by `cc`.
 
-The library is two objects linked with the system C compiler (`$CC`, else `cc`,
-`gcc` or `clang`; `cc -shared -Wl,-Bsymbolic`):
+The library is the program's objects and a metadata object, linked with the system C
+compiler (`$CC`, else `cc`, `gcc` or `clang`; `cc -shared -Wl,-Bsymbolic`):
 
 * the program, compiled position-independent (`JitModule.shared_object`, through
   the object cache like the JIT's object): the packed entry point, its compute
-  functions and the outlined parallel bodies;
+  functions and the outlined parallel bodies (one object a function when LLVM ran in
+  worker processes: `llvm_pool`);
 * a data object holding `__compiler_module_metadata`, the JSON that
   `compiler.load_module` reads back (`compiler/runtime/module.py`).
 
@@ -32,7 +33,13 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from compiler.errors import LinkError
-from compiler.lowering.jit import JitModule, target_description, target_machine, uses_openmp
+from compiler.lowering.jit import (
+    JitModule,
+    target_description,
+    target_machine,
+    unpack_objects,
+    uses_openmp,
+)
 from compiler.lowering.object_cache import DISTRIBUTION, versions
 from compiler.runtime.module import METADATA_SYMBOL, ModuleMetadata
 
@@ -88,9 +95,10 @@ def export_library(
     libraries = ["-lgomp"] if openmp else []
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="export-") as tmp:
-        objects = [Path(tmp) / "program.o", Path(tmp) / "metadata.o"]
-        objects[0].write_bytes(program)
-        objects[1].write_bytes(metadata_object(metadata))
+        parts = [*unpack_objects(program), metadata_object(metadata)]  # one object a function from workers
+        objects = [Path(tmp) / f"part{k}.o" for k in range(len(parts))]
+        for path, part in zip(objects, parts, strict=True):
+            path.write_bytes(part)
         fd, partial = tempfile.mkstemp(prefix=f".{target.name}-", suffix=".tmp", dir=target.parent)
         os.close(fd)
         try:

@@ -1,21 +1,78 @@
 """llvm-dialect module -> llvmlite -> O3 with both vectorizers -> object code -> MCJIT engine.
 
 Each function is optimized in an LLVM module of its own (`function_text`: the
-function and declarations of what it uses), on a thread of its own
-(`FunctionPipeline`) while Python lowers the next function: llvmlite's calls
-release the GIL (they only hold llvmlite's own lock), so LLVM's middle end runs
-on a second core behind the Python lowering. The optimized modules are then
-linked into one and compiled to one object. What this gives up is inlining
-across functions, which never mattered here: the packed function calls its
-compute function once, and outlined parallel bodies are called through
-pointers by libgomp.
+function and declarations of what it uses) as soon as the lowering reports it
+(`to_llvm.lowered_functions`), while Python lowers the next function. Where that
+LLVM work runs depends on the program's size, which the lowering tells first:
 
-This file and `engine.py` (target machines, loading objects: llvmlite's bindings
-only, what a cached build needs) are the only ones that import llvmlite (with
-`export.py`, which links shared libraries). LLVM emits an object file (`compile_object`), which goes
-through the on-disk cache (`object_cache.py`: a second process that compiles
-the same program loads the object and skips LLVM) and is loaded into an MCJIT
-engine of its own (`load_object`), kept alive by the returned `JitModule`.
+* a single operator (fewer than `POOL_MIN_OPS` flat loop ops): on a thread of this
+  process (`FunctionPipeline`; llvmlite's calls release the GIL and hold only its
+  own lock, so LLVM's middle end runs on a second core behind the lowering), then
+  the optimized modules are linked into one and compiled to one object here;
+* a network: in worker processes (`llvm_pool`, one per core, started by the first
+  such build), each function's module optimized and compiled to an object there;
+  the objects are packed into one cache entry (`engine.pack_objects`) and loaded
+  into one MCJIT engine, where their calls to each other resolve.
+
+What per-function modules give up is inlining across functions, which never
+mattered here: the packed function calls its compute function once, and outlined
+parallel bodies are called through pointers by libgomp.
+
+This file and `engine.py` (target machines, optimizing and compiling one module,
+loading objects: llvmlite's bindings only, what a cached build and a worker need)
+are the only ones that import llvmlite (with `export.py`, which links shared
+libraries). The object goes through the on-disk cache (`object_cache.py`: a second
+process that compiles the same program loads the object and skips LLVM) and is
+loaded into an MCJIT engine of its own (`load_object`), kept alive by the returned
+`JitModule`.
+
+Design notes (issue 27: compile time; measured on a 2-core AVX-512 machine shared
+with other jobs, so seconds are rough and ratios are from interleaved runs).
+
+Where a build's time went (in-process, cold, medians): the seed 000 chain 0.29 s =
+passes 0.08 + lower-to-llvm's Python 0.09 (xDSL llvm-dialect ops, and 0.02 to print
+them through llvmlite) + waiting for O3 0.03 (0.10 of O3 ran beside the lowering)
++ code generation 0.045 + loading 0.002; a first build in a new process adds 0.3 s
+of imports (xDSL's dialects 0.15, islpy, llvmlite). ResNet-50 (`from_torch`, 11.7 s):
+the Python lowering 4.0 s (of it `function_text` 1.0), O3 3.1 s beside it, then 0.6 s
+of waiting and 1.1 s of code generation; its packed function (108 arguments' checks,
+a 562 KB module) took O3 0.66 s and code generation 0.55 s, and was lowered last.
+
+Chosen: (1) worker processes for networks (llvmlite's lock is per process): code
+generation moves beside the lowering, and the tail after it runs on every core;
+`subprocess` workers (`python -c`), not multiprocessing (its spawn and forkserver
+re-import the user's main script, and a fork after torch's or OpenMP's threads
+started is unsafe), started by the first large build, not at import (a cached build
+must start nothing), at niceness 5 (the lowering is the longest path; against
+niceness 0, interleaved, no clear difference). (2) The function with the most LLVM
+work (an estimate: `to_llvm._llvm_work`) lowers first, so ResNet-50's packed function's
+second of LLVM starts at the beginning instead of the end (by plain op counts, a single
+operator's packed function went first and its loop nests' LLVM started later: 5%
+slower). (3) lower_asserts split the packed function's blocks in time quadratic in its
+checks (xDSL's split_before searches the block's index); split from the last assert
+back, with a split of its own. (4) Scope metadata made once per name per module, and
+aliasing's byte ranges read once per view. ResNet-50 cold, new process, load about 2:
+7.5 s with the workers, 8.7 s without (11.7 s before); single operators unchanged
+(interleaved: seed 000 in-process 0.29-0.31 s either way). The llvm-dialect IR of 29
+builds (9 bench workloads x 3 schedules, two small networks) is byte-identical, and
+their optimized IR has the same functions (their order, and the numbering of
+metadata and attribute groups, differ).
+
+Rejected or left: the pool for a single operator (the workers' start-up cost a
+first build more than code generation beside the lowering gained); workers started
+at `import compiler` (every process, cache hits included, would pay them); emitting
+LLVM IR text from the flat loop IR instead of xDSL llvm-dialect ops (the lowering's
+Python, 2-4 s of ResNet-50 and a third of a seed 000 build, is the largest cost
+left, but it means a second lowering beside memory, control_flow, packed_abi,
+scalar and vectorize, with the llvm dialect still printable for compiler-opt);
+code generation at O0 for the packed function (0.55 -> 0.02 s on ResNet-50, its
+object 44 -> 122 KB; the run-time cost per call is unmeasured) and O1 for it
+(O3 0.66 -> 0.19 s): `llvm_ir` would no longer be the code that runs; what costs there
+is the report block's five phis of 1,400 entries each (register coalescing 0.31 s,
+jump threading 0.26 s, correlated value propagation 0.13 s of its 1.2 s), a shape
+for lower_asserts to change. Compiling each function to an object on the in-process
+thread as well (code generation beside the lowering): no gain measured (seed 000
+0.318 s linked, 0.323 s per function), since that thread is the longer path already.
 """
 
 from __future__ import annotations
@@ -24,6 +81,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, cast
 
 import llvmlite.binding as llvm
@@ -47,10 +105,15 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
     load_cached,
     load_object,
     object_key,
+    object_of,
+    optimize,
+    pack_objects,
     target_description,
     target_machine,
+    unpack_objects,
     uses_openmp,
 )
+from compiler.lowering.llvm_pool import LLVMPool, WorkerUnavailable, shared_pool
 from compiler.lowering.memory import WORKSPACE_ACQUIRE, WORKSPACE_RELEASE
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
 from compiler.lowering.scalar import llvm_function_type
@@ -61,6 +124,7 @@ __all__ = [
     "LLVMModule",
     "Toolchain",
     "cache_once",
+    "compile_functions",
     "compile_object",
     "function_text",
     "jit_compile",
@@ -73,6 +137,7 @@ __all__ = [
     "target_machine",
     "to_llvm_ir",
     "toolchain",
+    "unpack_objects",
     "uses_openmp",
 ]
 
@@ -103,11 +168,16 @@ def _scope_list(module: ir.Module, names: ArrayAttr[StringAttr]) -> Any:
     cache: dict[ArrayAttr[StringAttr], Any] = module.__dict__.setdefault("_compiler_scope_lists", {})
     if names in cache:
         return cache[names]
+    # and each scope once per module: a network's lists share their names, and asking
+    # llvmlite for a node it has costs as much as making it (its key is the operands)
+    made: dict[str, Any] = module.__dict__.setdefault("_compiler_scopes", {})
     scopes = []
     for name in names.data:
         text = name.data
-        domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
-        scopes.append(module.add_metadata([ir.MetaDataString(module, text), domain]))
+        if text not in made:
+            domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
+            made[text] = module.add_metadata([ir.MetaDataString(module, text), domain])
+        scopes.append(made[text])
     cache[names] = module.add_metadata(scopes)
     return cache[names]
 
@@ -253,20 +323,6 @@ def _declared(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Functi
     return ir.Function(module, ftype, name)
 
 
-def optimize(text: str, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
-    """Parse LLVM IR and run the O`opt` pipeline with both vectorizers for `tm`."""
-    mod = llvm.parse_assembly(text)
-    mod.verify()
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    pto = llvm.PipelineTuningOptions(speed_level=opt)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pass_builder = llvm.create_pass_builder(tm, pto)
-    pass_builder.getModulePassManager().run(mod, pass_builder)
-    return mod
-
-
 def function_text(module: ModuleOp, function: L.FuncOp) -> str:
     """The LLVM IR of one function of `module`, in a module with declarations of the
     functions it calls or takes the address of and the globals it reads (those of
@@ -392,26 +448,103 @@ class FunctionPipeline:
 
 def optimize_module(module: LLVMModule, tm: llvm.TargetMachine, opt: int = 3) -> llvm.ModuleRef:
     """An llvm-dialect module, or the function lowering a program to one, optimized function
-    by function: each as soon as the lowering reports it (all of them after the lowering
-    when it reports none, e.g. a module lowered already), then linked into one."""
+    by function in this process (`_Compilation` without workers), then linked into one."""
+    compilation = _Compilation(opt, pic=False, tm=tm, workers=False)
+    _lower_into(module, compilation)
+    return compilation.linked()
+
+
+POOL_MIN_OPS = 5000
+"""The flat loop ops from which a program's LLVM work goes to the worker pool (`llvm_pool`)
+instead of a thread of this process: a network (ResNet-50 lowers 12,400 ops, and its
+LLVM work took 3 s of a core) gains the cores and the code generation done beside the
+lowering; a single operator (a few hundred ops: the seed 000 chain 836, a matmul 379;
+0.1-0.2 s of LLVM) would gain a few tens of ms and pay the workers' start-up (about 0.1 s
+of a core each, on the cores its first build's passes use)."""
+
+
+class _Compilation:
+    """Where a program's functions go as the lowering reports them: a thread of this process
+    (`FunctionPipeline`, then one linked module compiled here), or, for a program of
+    `POOL_MIN_OPS` ops or more when `workers` allows, the worker pool (an object a function)."""
+
+    def __init__(self, opt: int, *, pic: bool, tm: llvm.TargetMachine | None = None, workers: bool = True):
+        self.opt, self.pic, self.workers = opt, pic, workers
+        self.tm = tm
+        self.sent: set[str] = set()
+        self.pool: LLVMPool | None = None
+        self.jobs: list[tuple[str, Future[bytes]]] = []
+        self.pipeline: FunctionPipeline | None = None
+
+    def plan(self, ops: int) -> None:
+        if self.workers and ops >= POOL_MIN_OPS:
+            self.pool = shared_pool()
+
+    def send(self, module: ModuleOp, function: L.FuncOp) -> None:
+        self.sent.add(function.sym_name.data)
+        text = function_text(module, function)
+        if self.pool is not None:
+            self.jobs.append((text, self.pool.submit(text, opt=self.opt, pic=self.pic)))
+        else:
+            self._pipeline().submit(text)
+
+    def _pipeline(self) -> FunctionPipeline:
+        if self.pipeline is None:
+            self.tm = self.tm or target_machine(self.opt, pic=self.pic)
+            self.pipeline = FunctionPipeline(self.tm, self.opt)
+        return self.pipeline
+
+    def abandon(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.abandon()
+
+    def linked(self) -> llvm.ModuleRef:
+        """The functions optimized here, linked into one module (empty: none were)."""
+        return self._pipeline().finish()
+
+    def finish(self) -> tuple[bytes, dict[str, str]]:
+        """The object code, and the optimized IR when all of it was linked here."""
+        objects = []
+        for text, job in self.jobs:
+            try:
+                objects.append(job.result())
+            except WorkerUnavailable:  # the workers could not start: compiled here
+                objects.append(object_of(text, opt=self.opt, pic=self.pic))
+        if objects and self.pipeline is None:
+            return pack_objects(objects), {}
+        linked = self.linked()
+        ir = {"optimized_ir": str(linked)}  # before code generation changes `linked`
+        assert self.tm is not None
+        here = self.tm.emit_object(linked)
+        return pack_objects([here, *objects]), {} if objects else ir
+
+
+def _lower_into(module: LLVMModule, compilation: _Compilation) -> None:
+    """Lower `module` (or take it lowered), giving `compilation` each function as soon as
+    the lowering reports it (all of them after the lowering when it reports none, e.g. a
+    module lowered already)."""
     lower = module if not isinstance(module, ModuleOp) else lambda: module
-    sent: set[str] = set()
-    pipeline = FunctionPipeline(tm, opt)
-
-    def send(module: ModuleOp, function: L.FuncOp) -> None:
-        sent.add(function.sym_name.data)
-        pipeline.submit(function_text(module, function))
-
     try:
-        with lowered_functions(send):
+        with lowered_functions(compilation.send, compilation.plan):
             lowered = lower()
-        for op in list(lowered.ops):
-            if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in sent:
-                send(lowered, op)
+        rest = [op for op in lowered.ops if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in compilation.sent]
+        if rest and not compilation.sent:  # lowered already: planned by its llvm ops
+            compilation.plan(sum(len(walk_ops(op)) for op in rest))
+        for op in rest:
+            compilation.send(lowered, op)
     except BaseException:
-        pipeline.abandon()
+        compilation.abandon()
         raise
-    return pipeline.finish()
+
+
+def compile_functions(module: LLVMModule, *, opt: int = 3, pic: bool = False) -> tuple[bytes, dict[str, str]]:
+    """The object code of a program (`module`: its llvm-dialect module or the function
+    lowering it), each function optimized as soon as the lowering reports it, on a thread
+    of this process or by the worker pool (`_Compilation`); and the optimized IR when this
+    process linked all of it (`optimized_ir`)."""
+    compilation = _Compilation(opt, pic=pic)
+    _lower_into(module, compilation)
+    return compilation.finish()
 
 
 def compile_object(
@@ -439,10 +572,7 @@ def compile_object(
         obj = store.load(key)
         if obj is not None:
             return obj, None
-    tm = target_machine(opt, pic=pic)
-    mod = optimize_module(module, tm, opt)
-    ir = {"optimized_ir": str(mod)}  # before code generation changes `mod`
-    obj = tm.emit_object(mod)
+    obj, ir = compile_functions(module, opt=opt, pic=pic)
     if store is not None:
         store.store(key, obj)
     return obj, ir
