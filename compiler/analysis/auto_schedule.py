@@ -579,8 +579,9 @@ def _static_bytes(info: StageInfo) -> int | None:
 def _block_members(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str]) -> list[str]:
     """The stages that can be computed per block of rows of stage `name`: root (and
     inlined) stages, not results nor in `whole` (read whole, or the user's), whose
-    leading axes are `name`'s rows (all its axes but the last), read row for row (their leading indices the reader's own axes) only by one
-    another, `name` and the reduction in its tile; the largest set (a fixed point)."""
+    leading axes are `name`'s rows (all its axes but the last), read row for row (their
+    leading indices the reader's own axes) only by one another, `name` and the
+    reduction in its tile; the largest set (a fixed point)."""
     info = infos[name]
     rows = len(info.extents) - 1
     group = {name} | ({plans[name].tile_of} if plans[name].tile_of else set())
@@ -654,20 +655,33 @@ def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[
         largest = max(s for s in sizes if s is not None)
         if largest <= target.l2_bytes or not _inputs_fit(members, len(info.extents) - 1, infos, target):
             continue
-        rows_before = 1
-        for e in info.extents[: p.unroll_axis]:
-            rows_before *= e or 1
-        row_bytes = largest // (rows_before * rows_extent)
-        u = p.unroll_factor
-        block = max(u, target.l2_bytes // 4 // max(row_bytes, 1) // u * u)
-        while block > u and rows_before * -(-rows_extent // block) < target.cores * p.min_parallel:
-            block -= u  # enough blocks for the cores
-        if block >= rows_extent and rows_before < target.cores:
-            continue  # one block: nothing to share among the cores
-        by_name[p.stage] = replace(p, row_block=min(block, rows_extent))
+        block = _block_rows(info, p, largest, target)
+        if block is None:
+            continue
+        by_name[p.stage] = replace(p, row_block=block)
         for m in members:
             by_name[m] = replace(by_name[m], block_of=p.stage, parallel=False)
     return [by_name[p.stage] for p in plans]
+
+
+def _block_rows(info: StageInfo, plan: StagePlan, largest: int, target: Target) -> int | None:
+    """Rows per block of `plan`'s row axis (static): a multiple of its row tile whose
+    share of the largest intermediate (`largest` bytes) is a quarter of L2, small
+    enough to give every core a few blocks; None when one block would do it all."""
+    assert plan.unroll_axis is not None
+    rows = info.extents[plan.unroll_axis]
+    assert rows is not None
+    rows_before = 1
+    for e in info.extents[: plan.unroll_axis]:
+        rows_before *= e or 1
+    row_bytes = max(largest // (rows_before * rows), 1)
+    u = plan.unroll_factor
+    block = max(u, target.l2_bytes // 4 // row_bytes // u * u)
+    while block > u and rows_before * -(-rows // block) < target.cores * plan.min_parallel:
+        block -= u  # enough blocks for the cores
+    if block >= rows and rows_before < target.cores:
+        return None  # one block: nothing to share among the cores
+    return min(block, rows)
 
 
 # ---------------------------------------------------------------------------
