@@ -148,14 +148,22 @@ def _linear_in(e: Expr, name: str, az: Analyzer) -> tuple[int, Expr] | None:
 
 def _bound_of(cond: LT | LE, var: str, az: Analyzer) -> IntSet | None:
     """The values of `var` allowed by `a < b` / `a <= b` (as `diff >= 0`)."""
-    diff = az.simplify(cond.b - cond.a - (1 if isinstance(cond, LT) else 0))  # diff >= 0
-    linear = _linear_in(diff, var, az)
-    if linear is None or linear[0] == 0:
-        return None
-    c, rest = linear
-    if c > 0:  # c * v + rest >= 0  ->  v >= ceil(-rest / c)
+    linear = _linear_in(_diff(cond, az), var, az)
+    return None if linear is None else _linear_bound(*linear, az)
+
+
+def _diff(cond: LT | LE, az: Analyzer) -> Expr:
+    """`cond` as `diff >= 0`."""
+    return az.simplify(cond.b - cond.a - (1 if isinstance(cond, LT) else 0))
+
+
+def _linear_bound(c: int, rest: Expr, az: Analyzer) -> IntSet | None:
+    """The values of v with `c * v + rest >= 0`; None when c is 0."""
+    if c > 0:  # v >= ceil(-rest / c)
         return IntSet(az.simplify((Const(0) - rest + (c - 1)) // c), None)
-    return IntSet(None, az.simplify(rest // (-c)))  # v <= floor(rest / -c)
+    if c < 0:  # v <= floor(rest / -c)
+        return IntSet(None, az.simplify(rest // (-c)))
+    return None
 
 
 def tighten_domain(
@@ -189,18 +197,16 @@ def tighten_domain(
 
 def _tighten_coupled(cond: LT | LE, involved: list[str], result: Tightening, az: Analyzer, bounds: BoundsArg) -> None:
     """Each variable of `cond` bounded by the values of the others that allow the most."""
-    diff = az.simplify(cond.b - cond.a - (1 if isinstance(cond, LT) else 0))  # diff >= 0
+    diff = _diff(cond, az)
     narrowed: dict[str, IntSet] = {}
     for var in involved:
         linear = _linear_in(diff, var, az)
-        if linear is None or linear[0] == 0:
+        if linear is None:
             continue
         c, rest = linear
         others = {o: result.dom[o] for o in involved if o != var}
         best = eval_set(rest, others, bounds).hi  # c * var + rest >= 0 for some others
-        if best is None:
-            continue
-        bound = _bound_of(LE(Const(0), Var(var) * c + best), var, az)
+        bound = None if best is None else _linear_bound(c, best, az)
         if bound is not None:
             narrowed[var] = result.dom[var].intersect(bound, bounds)
     if narrowed:

@@ -35,8 +35,8 @@ reassociate the sum) or of another stride, comparisons and selects of vectors
 (xDSL's llvm dialect has no vector `icmp`/`fcmp`/`select`), conditionals whose
 condition differs between lanes, nested loops in the body, and any op not
 listed above. An `if` whose condition is the same in every lane (a causal
-product's row guard, `jo <= i // 64`) stays an `if` around its vectorized ops. Like TVM's `vectorize`,
-the rewrite trusts the schedule that the iterations are independent: a TE
+product's row guard, `jo <= i // 64`) stays an `if` around its vectorized ops.
+Like TVM's `vectorize`, the rewrite trusts the schedule that the iterations are independent: a TE
 stage writes its output only at the loop's own index (the checks above reject
 the one dependence TE produces, a reduction into an element).
 """

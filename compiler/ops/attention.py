@@ -40,6 +40,7 @@ NaN (PyTorch returns NaN there); a float mask is added as given.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 
 from compiler import te
@@ -82,8 +83,7 @@ def scaled_dot_product_attention(
         lambda *i: k[(*i[:-2], i[-1], i[-2])] * te.const(float(scale), k.dtype),
         name=f"{name}_kt",
     )
-    block = CAUSAL_BLOCK
-    skip = (lambda row, col, _k: te.likely(col // block <= row // block)) if is_causal else None
+    skip = (lambda row, col, _k: te.likely(col // CAUSAL_BLOCK <= row // CAUSAL_BLOCK)) if is_causal else None
     scores = batch_matmul(q, kt, name=f"{name}_scores", where=skip)
     shape = scores.shape if mask is None else broadcast_shape(scores.shape, mask.shape, name)
     acc = accumulator_dtype(scores.dtype, None)
@@ -99,7 +99,7 @@ def scaled_dot_product_attention(
     # 0 (in the sum) only; loop-partition cuts them off (`likely`)
     row_max = _lane_reduce(masked, shape, te.max, te.maximum, f"{name}_max", is_causal)
     exps = te.compute(shape, lambda *i: te.exp(masked(i) - row_max[i[:-1]]), name=f"{name}_exp")
-    row_sum = _lane_reduce(lambda i: exps[i], shape, te.sum, _add, f"{name}_sum", is_causal)
+    row_sum = _lane_reduce(lambda i: exps[i], shape, te.sum, operator.add, f"{name}_sum", is_causal)
     # causal: the terms past the diagonal are exp(lowest) = 0; `likely` lets loop-partition
     # cut the reduction there, so the triangle above it is never visited. The division by
     # the row sum comes after the product with V: once per output element, not per score
@@ -117,12 +117,10 @@ CAUSAL_BLOCK = 64
 
 LANES = 32
 """Partial results per row of the max and the sum: a row reduction in program order is a
-chain of scalar ops (4 cycles each for an add); 16 interleaved partial results are one
-or two vectors on any SIMD width, and the order stays the program's, not the compiler's."""
-
-
-def _add(a: Expr, b: Expr) -> Expr:
-    return a + b
+chain of scalar ops (4 cycles each for an add); 32 interleaved partial results are two to
+four vectors on any SIMD width, whose chains overlap (16, one AVX-512 vector, left the
+row max waiting on one chain of NaN-propagating maxima), and the order stays the
+program's, not the compiler's."""
 
 
 def _lane_reduce(
@@ -132,7 +130,7 @@ def _lane_reduce(
     """`reducer` of `value(i)` over the last axis of `shape` (n long): `LANES` strided
     partial results over its whole chunks (stage `<name>_lanes`, vectorized along the
     lanes), combined with the n % LANES elements past them in `<name>`. Every read is in
-    bounds without a guard (a guard on `chunk * 16 + lane < n` bounds two variables at
+    bounds without a guard (a guard on `chunk * LANES + lane < n` bounds two variables at
     once: infer-bound would realize x, and everything before it, rounded up to 16
     columns). `causal`: only the chunks that start at or before the row's diagonal (the
     same in every lane, so the guard stays out of the vectors)."""

@@ -588,57 +588,48 @@ class Partitioner:
                 assert isinstance(op, loop.IfOp | scf.IfOp)
                 self.decide_guard(op)
 
-    def leaf_verdict(self, op: Operation, leaf: SSAValue) -> bool | None:
-        """True (False) if the i1 `leaf` holds (fails) in every iteration around `op`."""
+    def leaf_decision(self, op: Operation, leaf: SSAValue) -> bool | SSAValue:
+        """True (False) if the i1 `leaf` holds (fails) in every iteration around `op`;
+        else the condition to keep: `leaf` simplified over those loops when that drops a
+        loop variable from it (`(jo * 64 + ji) // 64 <= i` with ji in [0, 64) is
+        `jo <= i`, the same in every lane of a vector loop over ji), or `leaf` itself."""
         cond = cond_from_value(leaf, self.names.leaf)
         if cond is None:
-            return None
-        verdict = self.prover.verdict(op, cond)
-        if isinstance(verdict, BoolConst):
-            return verdict.value
+            return leaf
+        simpler = self.prover.verdict(op, cond)
+        if isinstance(simpler, BoolConst):
+            return simpler.value
         parts = comparisons(cond)
         if _is_conjunction_of(cond, parts) and all(self.prover.holds(op, a) for a in parts):
             return True
-        return None
+        if not free_vars(simpler) < free_vars(cond):
+            return leaf
+        new: list[Operation] = []
+        value = emit_cond(simpler, new.append, self.names.values.__getitem__)
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        return value
 
     def decide_guard(self, op: loop.IfOp | scf.IfOp) -> None:
         leaves = and_leaves(op.cond)
         kept: list[SSAValue] = []
         for leaf in leaves:
-            verdict = self.leaf_verdict(op, leaf)
-            if verdict is False:
+            decision = self.leaf_decision(op, leaf)
+            if decision is False:
                 _take_branch(op, then=False)
                 return
-            if verdict is None:
-                kept.append(leaf)
+            if decision is not True:
+                kept.append(decision)
         if not kept:
             _take_branch(op, then=True)
             return
-        narrowed = [self.narrowed(op, leaf) for leaf in kept]
-        if len(kept) == len(leaves) and narrowed == kept:
+        if kept == leaves:
             return
-        kept = narrowed
         cond = kept[0]
         for leaf in kept[1:]:
             both = binary(arith.AndIOp, cond, leaf)
             Rewriter.insert_op(both, InsertPoint.before(op))
             cond = both.result
         op.operands = [cond, *op.operands[1:]]
-
-    def narrowed(self, op: Operation, leaf: SSAValue) -> SSAValue:
-        """`leaf` simplified over the loops around `op` when that drops a loop variable
-        from it (`(jo * 64 + ji) // 64 <= i` with ji in [0, 64) is `jo <= i`): a guard
-        the same in every lane of a vector loop keeps the loop vectorizable."""
-        cond = cond_from_value(leaf, self.names.leaf)
-        if cond is None:
-            return leaf
-        simpler = self.prover.verdict(op, cond)
-        if isinstance(simpler, BoolConst) or not free_vars(simpler) < free_vars(cond):
-            return leaf
-        new: list[Operation] = []
-        value = emit_cond(simpler, new.append, self.names.values.__getitem__)
-        Rewriter.insert_op(new, InsertPoint.before(op))
-        return value
 
     def decide_extent(self, op: loop.ForOp) -> None:
         levels = self.prover.levels(op)
