@@ -117,7 +117,7 @@ def plot_memory(
     same = abs(arena - bound) < 0.02 * top
     ax.text(end + 0.4, arena, f"arena {_bytes(arena)}" + (" = liveness lower bound" if arena == bound else ""),
             va="bottom", ha="right", fontsize=8)
-    if not same or arena != bound:
+    if arena != bound:  # (equal, the arena's label says so)
         ax.text(start - 0.4, bound, f"liveness lower bound {_bytes(bound)}", va="top" if same else "bottom",
                 ha="left", fontsize=8, color="tab:red")
     ax.set_xlim(start - 0.5, end + 0.5)

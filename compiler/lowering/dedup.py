@@ -84,8 +84,8 @@ class _Structure:
                 continue  # merged to the weakest of the copies' claims (`_weakest_alignments`)
             if name in (ALIAS_SCOPES, NOALIAS_SCOPES) and isinstance(value, ArrayAttr):
                 # the body's groups it names, by number (others tell the body nothing)
-                known = self._numbered.get(id(value))
-                if known is None or known[0] is not value:
+                known = self._numbered.get(id(value))  # the entry holds `value`: its id is not reused
+                if known is None:
                     known = (value, tuple(sorted(self.groups[s] for s in value.data if s in self.groups)))
                     self._numbered[id(value)] = known
                 found.append((name, known[1]))

@@ -109,16 +109,21 @@ def unpack_objects(blob: bytes) -> list[bytes]:
     if not blob.startswith(BUNDLE_MAGIC):
         return [blob]
     at = len(BUNDLE_MAGIC)
+    truncated = ModuleLoadError("a truncated bundle of object files")
+    if len(blob) < at + _BUNDLE_COUNT.size:
+        raise truncated
     (count,) = _BUNDLE_COUNT.unpack_from(blob, at)
     at += _BUNDLE_COUNT.size
+    if len(blob) < at + count * _BUNDLE_SIZE.size:
+        raise truncated
     sizes = [_BUNDLE_SIZE.unpack_from(blob, at + k * _BUNDLE_SIZE.size)[0] for k in range(count)]
     at += count * _BUNDLE_SIZE.size
     objects = []
     for size in sizes:
         objects.append(blob[at : at + size])
         at += size
-    if at != len(blob) or any(len(o) != n for o, n in zip(objects, sizes, strict=True)):
-        raise ModuleLoadError("a truncated bundle of object files")
+    if at != len(blob):  # short objects leave `at` past the end
+        raise truncated
     return objects
 
 

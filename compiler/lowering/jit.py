@@ -113,7 +113,7 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
     unpack_objects,
     uses_openmp,
 )
-from compiler.lowering.llvm_pool import LLVMPool, WorkerUnavailable, shared_pool
+from compiler.lowering.llvm_pool import LLVMPool, WorkerDied, WorkerUnavailable, shared_pool
 from compiler.lowering.memory import WORKSPACE_ACQUIRE, WORKSPACE_RELEASE
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
 from compiler.lowering.scalar import llvm_function_type
@@ -508,7 +508,7 @@ class _Compilation:
         for text, job in self.jobs:
             try:
                 objects.append(job.result())
-            except WorkerUnavailable:  # the workers could not start: compiled here
+            except (WorkerUnavailable, WorkerDied):  # no worker did it: compiled here
                 objects.append(object_of(text, opt=self.opt, pic=self.pic))
         if objects and self.pipeline is None:
             return pack_objects(objects), {}
@@ -528,7 +528,8 @@ def _lower_into(module: LLVMModule, compilation: _Compilation) -> None:
         with lowered_functions(compilation.send, compilation.plan):
             lowered = lower()
         rest = [op for op in lowered.ops if isinstance(op, L.FuncOp) and op.body.blocks and op.sym_name.data not in compilation.sent]
-        if rest and not compilation.sent:  # lowered already: planned by its llvm ops
+        if rest and not compilation.sent:  # lowered already: planned by its llvm ops (more
+            # per function than flat loop ops, the unit of POOL_MIN_OPS: the pool comes sooner)
             compilation.plan(sum(len(walk_ops(op)) for op in rest))
         for op in rest:
             compilation.send(lowered, op)

@@ -67,6 +67,11 @@ class WorkerUnavailable(InternalError):
     """A worker exited before it was ready: the pool cannot run here (compile in-process)."""
 
 
+class WorkerDied(InternalError):
+    """A worker exited with jobs outstanding (killed, out of memory): their texts are
+    compiled in-process instead. An LLVM error in a job is not this: it raises."""
+
+
 def worker_count() -> int:
     """`$COMPILER_LLVM_WORKERS` if set, else the cores this process may run on (0 on one
     core: a worker would only compete with the lowering for it)."""
@@ -186,11 +191,11 @@ class _Worker:
                 continue
             with self._lock:
                 found = self.pending.pop(number, None)
+                if found is not None:
+                    self.outstanding -= found[1]
             if found is None:  # failed already (its worker was closed)
                 continue
-            future, size = found
-            with self._lock:
-                self.outstanding -= size
+            future, _ = found
             if error is not None:
                 future.set_exception(InternalError(f"LLVM failed on a function's module: {error}"))
             else:
@@ -198,10 +203,12 @@ class _Worker:
         self._fail_all()
 
     def _gone(self) -> InternalError:
+        global _unavailable
         status = self.process.poll()
         if not self.ready:
+            _unavailable = True  # no pool again in this process: each start would fail alike
             return WorkerUnavailable(f"an LLVM worker exited before it started (status {status})")
-        return InternalError(f"an LLVM worker exited (status {status}) with jobs outstanding")
+        return WorkerDied(f"an LLVM worker exited (status {status}) with jobs outstanding")
 
     def _fail_all(self) -> None:
         with self._lock:
@@ -212,9 +219,12 @@ class _Worker:
             if not future.done():
                 future.set_exception(self._gone())
 
-    def close(self) -> None:
-        """Close its stdin once the jobs sent are written (it exits), and reap it."""
+    def close(self, *, wait: bool = True) -> None:
+        """Close its stdin once the jobs sent are written (it exits), and reap it
+        (`wait=False`: let it finish the jobs it holds and exit on its own)."""
         self._jobs.put(None)
+        if not wait:
+            return
         try:
             self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
@@ -262,13 +272,16 @@ class LLVMPool:
             worker = min(self._workers, key=lambda w: (not w.alive, w.outstanding))
         return worker.submit(number, text, opt, pic)
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
         for worker in self._workers:
-            worker.close()
+            worker.close(wait=wait)
 
 
 _shared: LLVMPool | None = None
 _shared_lock = threading.Lock()
+_unavailable = False
+"""Set when workers exited before they were ready: the process compiles in-process from
+then on (starting them again for every build would fail alike, and cost each build)."""
 
 
 def shared_pool() -> LLVMPool | None:
@@ -282,20 +295,16 @@ def shared_pool() -> LLVMPool | None:
             _shared.pid != os.getpid() or not _shared.healthy or _shared.size != count
         ):
             if _shared.pid == os.getpid():
-                _shared.close()
+                # without waiting: another thread's build may still have jobs on the live
+                # workers, which finish them and exit when their stdin closes
+                _shared.close(wait=False)
             _shared = None
-        if _shared is None and count > 0:
+        if _shared is None and count > 0 and not _unavailable:
             try:
                 _shared = LLVMPool(count)
             except OSError:  # no interpreter to start (an embedded Python): in-process
                 return None
-            if len(_started) == 0:
-                atexit.register(_close_shared)
-            _started.append(count)
         return _shared
-
-
-_started: list[int] = []
 
 
 def _forget_inherited() -> None:
@@ -321,3 +330,6 @@ def _close_shared() -> None:
     if _shared is not None and _shared.pid == os.getpid():
         _shared.close()
     _shared = None
+
+
+atexit.register(_close_shared)  # nothing to do while no pool was started

@@ -56,7 +56,7 @@ from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
-from compiler.dialects.shape import Dim, dim_expr, shape_var_names
+from compiler.dialects.shape import Dim, dim_expr, expr_dim, shape_var_names
 from compiler.transforms.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 
 OUTPUT_ATTR = "loop.output"
@@ -570,7 +570,7 @@ def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loo
         return loop.BufferType(shape, element)
     extents = [dim_expr(d) for d in shape]
     strides = aligned_strides(extents, dict(parse_align(attr)))
-    dims: list[Dim] = [c if (c := const_value(e)) is not None else str(e) for e in strides]
+    dims: list[Dim] = [expr_dim(e) for e in strides]
     return loop.BufferType(shape, element, dims)
 
 

@@ -86,9 +86,9 @@ def random_program(rng: random.Random) -> Program | None:
         dims[rng.randrange(rank)] = n
     dtype = rng.choice(["float32", "float32", "float64", "float16"])
     A = te.placeholder(tuple(dims), name="A", dtype=dtype)
-    steps: list[Callable[[Any], Any]] = []
-    stages = fuzz.random_stages(rng, A, ("ew", "relu", "pad", "reduce", "sub"), steps)
+    stages = fuzz.random_stages(rng, A, ("ew", "relu", "pad", "reduce", "sub"))
     kinds = [kind for kind, _ in stages]
+    steps = [fuzz.numpy_step(kind) for kind in kinds]
     computed = [t for _, t in stages]
     current = computed[-1]
 

@@ -152,13 +152,11 @@ def random_primitives(
     return done
 
 
-def random_stages(
-    rng: random.Random, source: Any, kinds: Sequence[str], steps: list[Callable[[Any], Any]] | None = None
-) -> list[tuple[str, Any]]:
+def random_stages(rng: random.Random, source: Any, kinds: Sequence[str]) -> list[tuple[str, Any]]:
     """One to three random stages after the te tensor `source`, each of a kind drawn from
     `kinds` (elementwise "ew", "relu", "pad" of the last axis, "reduce" over it, "sub"; a
-    reduction of a 1-d tensor becomes "sub"): (kind, tensor) each. With `steps`, each
-    stage's NumPy reference is appended to it. Shared by this fuzzer and api_fuzz.py."""
+    reduction of a 1-d tensor becomes "sub"): (kind, tensor) each; `numpy_step(kind)` is
+    a stage's NumPy reference. Shared by this fuzzer and api_fuzz.py."""
     from compiler import te
 
     stages: list[tuple[str, Any]] = []
@@ -187,13 +185,11 @@ def random_stages(
         else:
             r = te.reduce_axis((0, src.shape[-1]), name=f"r{k}")
             current = te.compute(src.shape[:-1], lambda *i, s=src, r=r: te.sum(s[(*i, r)], axis=r), name=name)
-        if steps is not None:
-            steps.append(_numpy_step(kind))
         stages.append((kind, current))
     return stages
 
 
-def _numpy_step(kind: str) -> Callable[[Any], Any]:
+def numpy_step(kind: str) -> Callable[[Any], Any]:
     """What a `random_stages` stage of this kind computes, in NumPy."""
     import numpy as np
 

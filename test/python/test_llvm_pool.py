@@ -8,6 +8,7 @@ import ctypes
 import os
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,7 @@ def fresh_pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The shared pool started again for the test (with the test's settings) and after it;
     builds compile (no cache)."""
     monkeypatch.setenv("COMPILER_CACHE", "0")
+    monkeypatch.setattr(llvm_pool, "_unavailable", False)
     llvm_pool._close_shared()
     yield
     monkeypatch.undo()
@@ -61,8 +63,10 @@ def test_a_single_object_is_its_own_bundle() -> None:
     obj = engine.object_of(TWICE)
     assert engine.pack_objects([obj]) == obj
     assert engine.unpack_objects(obj) == [obj]
-    with pytest.raises(ModuleLoadError, match="truncated"):
-        engine.unpack_objects(engine.pack_objects([obj, obj])[:-1])
+    bundle = engine.pack_objects([obj, obj])
+    for cut in (len(engine.BUNDLE_MAGIC) + 2, len(engine.BUNDLE_MAGIC) + 9, len(bundle) - 1):
+        with pytest.raises(ModuleLoadError, match="truncated"):  # in the header too
+            engine.unpack_objects(bundle[:cut])
 
 
 def _conv_relu() -> tuple[list[te.Tensor], np.ndarray, list[np.ndarray]]:
@@ -138,9 +142,8 @@ def test_a_worker_that_dies_fails_its_jobs() -> None:
         assert pool.submit(TWICE).result(timeout=WAIT)  # started
         pool._workers[0].process.kill()
         pool._workers[0].process.wait()
-        with pytest.raises(InternalError, match="exited") as raised:
+        with pytest.raises(llvm_pool.WorkerDied, match="exited"):
             pool.submit(TWICE).result(timeout=WAIT)
-        assert not isinstance(raised.value, llvm_pool.WorkerUnavailable)
         assert not pool.healthy
     finally:
         pool.close()
@@ -162,18 +165,24 @@ def test_a_dead_shared_pool_is_replaced(monkeypatch: pytest.MonkeyPatch, fresh_p
 def test_a_build_works_when_the_workers_cannot_start(
     monkeypatch: pytest.MonkeyPatch, fresh_pool: None
 ) -> None:
-    """Workers that exit at once: their jobs are compiled in this process."""
+    """Workers that exit at once: the build's jobs are compiled in this process (an object
+    per function, as the workers would have made), and the process starts no pool again."""
     monkeypatch.setattr(jit, "POOL_MIN_OPS", 0)  # this small program too
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
     monkeypatch.setattr(
         llvm_pool, "worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"]
     )
-    job = llvm_pool.LLVMPool(1).submit(TWICE)
-    with pytest.raises(llvm_pool.WorkerUnavailable, match="before it started"):
-        job.result(timeout=WAIT)
     args, expected, inputs = _conv_relu()
     f = compiler.build(args, name="fallback")
     _check_runs(f, expected, inputs)
+    assert len(engine.unpack_objects(f._jit.object_code)) >= 2  # sent to the pool, done here
+    assert llvm_pool.shared_pool() is None  # remembered: no second start
+    pool = llvm_pool.LLVMPool(1)
+    try:
+        with pytest.raises(llvm_pool.WorkerUnavailable, match="before it started"):
+            pool.submit(TWICE).result(timeout=WAIT)
+    finally:
+        pool.close()
 
 
 def test_a_build_works_when_no_worker_can_be_run(
@@ -203,8 +212,8 @@ def test_a_lowering_failure_with_workers_raises_it(
 @pytest.mark.parametrize("text", ["", "7", "x"])
 def test_the_worker_count_reads_the_environment(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, text)
-    count = llvm_pool.worker_count()
-    assert count == 7 if text == "7" else count >= 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    assert llvm_pool.worker_count() == (7 if text == "7" else cores if cores > 1 else 0)
 
 
 def test_a_library_links_the_objects_of_the_workers(
@@ -239,3 +248,22 @@ def test_a_forked_child_starts_its_own_pool(monkeypatch: pytest.MonkeyPatch, fre
     assert answer == b"1"
     assert llvm_pool.shared_pool() is parent  # the parent's is untouched
     assert parent.submit(TWICE).result(timeout=WAIT)
+
+
+@pytest.mark.parametrize("error", [llvm_pool.WorkerDied("killed"), InternalError("LLVM failed on a function's module")])
+def test_jobs_of_a_dead_worker_compile_here_and_llvm_errors_raise(error: InternalError) -> None:
+    """A worker that died mid-build (killed, out of memory) leaves its functions' texts:
+    they are compiled in this process. An LLVM error in a job raises."""
+    compilation = jit._Compilation(3, pic=False, workers=False)
+    done: Future[bytes] = Future()
+    done.set_result(engine.object_of(TWICE, opt=3, pic=False))
+    failed: Future[bytes] = Future()
+    failed.set_exception(error)
+    compilation.jobs = [(TWICE, done), (CALLER, failed)]
+    if isinstance(error, llvm_pool.WorkerDied):
+        loaded = engine.load_object(compilation.finish()[0])
+        call = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(loaded.get_function_address("twice_plus_one"))
+        assert call(20) == 41
+    else:
+        with pytest.raises(InternalError, match="LLVM failed"):
+            compilation.finish()

@@ -60,10 +60,6 @@ from compiler.dialects.shape import (
     verify_dims,
     verify_stage_name,
 )
-
-# ---------------------------------------------------------------------------
-# Types and attributes
-# ---------------------------------------------------------------------------
 from compiler.dialects.syntax import parse_access, print_access
 from compiler.dialects.te.types import DYNAMIC, ReduceKind, TensorType
 
