@@ -279,7 +279,16 @@ _FLOAT_INTRINSIC: dict[type[Operation], str] = {
     math.PowFOp: "pow",
     math.FmaOp: "fma",
     math.RoundOp: "round",
+    math.RoundEvenOp: "roundeven",
     math.TruncOp: "trunc",
+    # libm's, through LLVM's intrinsics (LLVM 19 and later have them)
+    math.TanOp: "tan",
+    math.AsinOp: "asin",
+    math.AcosOp: "acos",
+    math.AtanOp: "atan",
+    math.Atan2Op: "atan2",
+    math.SinhOp: "sinh",
+    math.CoshOp: "cosh",
 }
 _INT_MINMAX: dict[type[Operation], str] = {
     arith.MaxSIOp: "smax",

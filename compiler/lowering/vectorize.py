@@ -107,7 +107,15 @@ _ELEMENTWISE: tuple[type[Operation], ...] = (
     math.PowFOp,
     math.FmaOp,
     math.RoundOp,
+    math.RoundEvenOp,
     math.TruncOp,
+    math.TanOp,
+    math.AsinOp,
+    math.AcosOp,
+    math.AtanOp,
+    math.Atan2Op,
+    math.SinhOp,
+    math.CoshOp,
 )
 """Ops applied lane by lane: on vector operands, the same op on vectors."""
 

@@ -32,6 +32,17 @@ floor = _unary("floor")
 ceil = _unary("ceil")
 sin = _unary("sin")
 cos = _unary("cos")
+tan = _unary("tan")
+asin = _unary("asin")
+acos = _unary("acos")
+atan = _unary("atan")
+sinh = _unary("sinh")
+cosh = _unary("cosh")
+log2 = _unary("log2")
+log10 = _unary("log10")
+trunc = _unary("trunc")
+round_even = _unary("round_even")
+round_even.__doc__ = "`te.round_even(x)`: x rounded to the nearest integer, halves to even (NumPy's, torch's)."
 
 
 def sigmoid(x: ExprLike) -> Expr:
@@ -40,7 +51,28 @@ def sigmoid(x: ExprLike) -> Expr:
     return 1.0 / (1.0 + exp(-e))
 
 
+def _float_binary(name: str, a: ExprLike, b: ExprLike) -> Expr:
+    ea, eb = _unify(a, b)
+    if not _is_float(ea.dtype):
+        raise ExprTypeError(f"te.{name} needs float expressions, got {ea.dtype}")
+    return Call(name, (ea, eb), ea.dtype)
+
+
 def power(a: ExprLike, b: ExprLike) -> Expr:
     """`a ** b` of float expressions."""
     ea, eb = _unify(a, b)
     return Call("pow", (ea, eb), ea.dtype)
+
+
+def atan2(a: ExprLike, b: ExprLike) -> Expr:
+    """The angle of the point (b, a), in (-pi, pi], of float expressions."""
+    return _float_binary("atan2", a, b)
+
+
+def fmod(a: ExprLike, b: ExprLike) -> Expr:
+    """C's fmod of float expressions, as a - trunc(a / b) * b (xDSL's arith has no remf):
+    exact while the quotient a / b is exact, within an ulp of |a| / |b| ulps otherwise."""
+    ea, eb = _unify(a, b)
+    if not _is_float(ea.dtype):
+        raise ExprTypeError(f"te.fmod needs float expressions, got {ea.dtype}")
+    return ea - trunc(ea / eb) * eb

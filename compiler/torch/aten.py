@@ -81,7 +81,7 @@ def _ints(v: int | Sequence[int], n: int = 2) -> tuple[int, ...]:
 
 
 def _dims(cx: Converter, dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
-    if dims is None:
+    if dims is None or ndim == 0:  # a 0-d tensor reduces over its one (absent) dimension
         return None
     items = (dims,) if isinstance(dims, int) else tuple(dims)
     return tuple(normalize_axis(int(d), ndim, cx.name) for d in items) if items else None
@@ -150,14 +150,6 @@ def conv2d_stage(
 @aten("conv2d.default", "conv2d.padding")
 def conv2d(cx: Converter, x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Value:
-    return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
-
-
-@aten("convolution.default")
-def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
-                transposed: bool, output_padding: Any, groups: int) -> Value:
-    if transposed:
-        raise unsupported(cx, "transposed convolutions are not supported")
     return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
 
 

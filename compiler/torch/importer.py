@@ -2,7 +2,8 @@
 
 ```
 module, example args, dynamic_shapes
-   | torch.export.export(...).run_decompositions({})   functional ATen, SymInt shapes
+   | torch.export.export(...).run_decompositions(...)  Core ATen, SymInt shapes (decompose.py:
+   |                                                    composites decomposed but KEEP_WHOLE)
    v
 placeholders   parameters/buffers -> constants; user inputs -> te.placeholder with te.var dims
    | fold constants     nodes computed from constants alone run once, in torch
@@ -40,6 +41,8 @@ from compiler.errors import ExprValueError, InternalError
 from compiler.names import fresh_name
 from compiler.te.expr import Read, Reduce, collect_stages, walk
 from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
+from compiler.torch.aten_index import REFUSED
+from compiler.torch.decompose import decomposition_table
 from compiler.torch.graph import (
     Converter,
     Permuted,
@@ -111,11 +114,13 @@ class ImportedGraph:
 def export(
     module: torch.nn.Module, example_args: Sequence[Any], dynamic_shapes: Any = None
 ) -> ExportedProgram:
-    """torch.export, then functional ATen (in-place ops replaced, no decomposition)."""
+    """torch.export, then functional ATen: in-place ops replaced, and every composite op
+    the importer does not keep whole (`decompose.KEEP_WHOLE`) decomposed by torch's table
+    down to the Core ATen opset."""
     with warnings.catch_warnings():  # torch's own deprecation noise (pytree LeafSpec)
         warnings.filterwarnings("ignore", category=FutureWarning, module="copyreg")
         program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes)
-        functional: ExportedProgram = program.run_decompositions({})
+        functional: ExportedProgram = program.run_decompositions(decomposition_table())
         return functional
 
 
@@ -244,7 +249,7 @@ class Importer:
             first = bad[0]
             others = sorted({op_name(n) for n in bad[1:]} - {op_name(first)})
             also = f"; also unsupported: {', '.join(others)}" if others else ""
-            hint = HINTS.get(op_name(first), "")
+            hint = HINTS.get(op_name(first), "") or (f" ({REFUSED[op_name(first)]})" if op_name(first) in REFUSED else "")
             raise UnsupportedOperatorError(
                 f"from_torch: {op_name(first)} is not supported{hint} ({len(bad)} unsupported node(s){also})\n"
                 f"  first at {where(first)}",

@@ -1,0 +1,63 @@
+"""Core ATen coverage of `from_torch`: torch's OpInfo samples, one op a module, against eager.
+
+    .venv/bin/python bench/core_aten_coverage.py [--limit N] [--ops sin,add] [--json out.json]
+
+Runs every OpInfo op (`op_db`) whose float32 samples export, counts per Core ATen
+overload the samples that reached it and whether all passed, and prints the
+coverage table: overloads passing all their samples, failing (with the first
+failure), and not reached by any sample. Needs `expecttest` (the test extra has it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "python"))
+
+import torch
+from torch_opinfo import Coverage, core_aten_overloads, is_random, opinfo_id, opinfos, run_op
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=None, help="samples per op (default: all)")
+    parser.add_argument("--ops", default="", help="comma-separated OpInfo names (default: all)")
+    parser.add_argument("--json", default="", help="write the per-op outcomes here")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    wanted = set(args.ops.split(",")) if args.ops else None
+    core = set(core_aten_overloads())
+    coverage = Coverage()
+    per_op: dict[str, list[dict[str, object]]] = {}
+    start = time.perf_counter()
+    for info in opinfos():
+        name = opinfo_id(info)
+        if (wanted is not None and name not in wanted) or is_random(info):
+            continue
+        outcomes = run_op(info, torch.float32, args.limit)
+        for o in outcomes:
+            coverage.add(o, core)
+        per_op[name] = [{"sample": o.sample, "passed": o.passed, "aten": sorted(o.aten), "reason": o.reason}
+                        for o in outcomes]
+        passed = sum(o.passed for o in outcomes)
+        print(f"{name:40s} {passed}/{len(outcomes)}", flush=True)
+    print(f"\n{len(per_op)} OpInfo ops in {time.perf_counter() - start:.0f} s\n")
+    passing, failing = coverage.passing(), sorted(coverage.failed)
+    unreached = sorted(core - set(coverage.reached))
+    print(f"Core ATen overloads: {len(core)}; reached {len(coverage.reached)}; all samples pass {len(passing)} "
+          f"({100 * len(passing) / len(core):.1f}% of all)\n")
+    print("| overload | samples | first failure |\n|---|---:|---|")
+    for op in failing:
+        print(f"| {op} | {coverage.reached[op]} | {coverage.failed[op]} |")
+    print("\nnot reached by any sample: " + ", ".join(unreached))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"per_op": per_op, "passing": passing, "failed": coverage.failed,
+                                               "unreached": unreached}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

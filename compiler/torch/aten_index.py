@@ -1,0 +1,695 @@
+"""ATen converters of the Core ATen opset's data movement: copies and fills, flips and
+diagonals, scatters (into a slice, an index, positions along a dimension), sorting,
+resizing, 1-D and transposed convolutions, group norm and batch statistics.
+
+Scatters are gathers in tensor expressions: each element of the result looks for
+the source positions that write it (a reduction over the index tensor), which is
+what makes them expressible without a write into a computed buffer. Where several
+positions write one element, the last one wins (as torch on CPU); accumulating
+variants add (or reduce) all of them. Sorting ranks each element by counting the
+ones before it (stable, NaN last as torch), then places each at its rank: O(n^2)
+per sorted row, meant for the short rows models sort (a router's experts, top-k).
+
+Ops that cannot be expressed are refused with their reason (`REFUSED`): random
+numbers, data-dependent shapes, FFTs, and the backward ops of training graphs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from compiler import ops, te
+from compiler.ops.index import clamp_index
+from compiler.ops.util import broadcast_read, index_max, index_min, normalize_axis, product, static
+from compiler.te import Dim, Expr, Tensor
+from compiler.torch.aten import (
+    Value,
+    _ints,
+    aten,
+    conv2d_stage,
+    result_dtype,
+    unsupported,
+)
+from compiler.torch.graph import Converter, Permuted
+
+_TRAINING = "is a backward op of a training graph: from_torch compiles inference"
+REFUSED: dict[str, str] = {
+    **{f"aten.{n}.default": "random numbers are not supported" for n in ("rand", "randn", "randperm")},
+    "aten.nonzero.default": "its result's shape depends on the data (not supported)",
+    "aten.masked_scatter.default": "its result depends on a data-dependent count (not supported)",
+    "aten._local_scalar_dense.default": "reading a tensor's value as a Python number (.item()) is not supported",
+    "aten._fft_r2c.default": "FFTs are not supported",
+    "aten._fft_c2r.default": "FFTs are not supported",
+    **{f"aten.{n}.default": _TRAINING for n in (
+        "convolution_backward", "avg_pool2d_backward", "max_pool2d_with_indices_backward",
+        "embedding_dense_backward", "native_group_norm_backward", "native_layer_norm_backward",
+        "_adaptive_avg_pool2d_backward",
+    )},
+}
+"""Core ATen ops the importer refuses, with the reason its error gives."""
+
+
+def _in(cx: Converter, x: Any, dtype: str, what: str) -> Tensor:
+    t = cx.tensor(x, what)
+    return t if t.dtype == dtype else ops.cast(t, dtype, name=f"{cx.name}_{what}_{dtype}")
+
+
+# ---------------------------------------------------------------------------
+# Copies, fills, views that move elements
+# ---------------------------------------------------------------------------
+
+
+@aten("copy.default")
+def copy(cx: Converter, x: Any, src: Any, non_blocking: bool = False) -> Tensor:
+    shape = tuple(x.shape)
+    dtype = result_dtype(cx) or cx.tensor(x, "self").dtype
+    s = _in(cx, src, dtype, "src")
+    return ops.broadcast_to(s, shape, name=cx.name) if tuple(s.shape) != shape else \
+        te.compute(shape, lambda *i: s[i], name=cx.name)
+
+
+@aten("fill.Scalar", "fill.Tensor")
+def fill(cx: Converter, x: Any, value: Any) -> Tensor:
+    dtype = result_dtype(cx) or "float32"
+    v = cx.operand(value, "value")
+    if isinstance(v, Tensor):
+        v = _in(cx, v, dtype, "value")
+        return te.compute(tuple(x.shape), lambda *i: v[()] if v.ndim == 0 else v[(0,) * v.ndim], name=cx.name)
+    return ops.full(tuple(x.shape), bool(v) if dtype == ops.MASK else v, dtype, name=cx.name)
+
+
+@aten("empty_strided.default")
+def empty_strided(cx: Converter, size: Sequence[Dim], stride: Sequence[Dim], **kwargs: Any) -> Tensor:
+    return ops.full(tuple(size), 0, result_dtype(cx) or "float32", name=cx.name)
+
+
+@aten("flip.default")
+def flip(cx: Converter, x: Any, dims: Sequence[int]) -> Tensor:
+    t = cx.tensor(x, "input")
+    flipped = {normalize_axis(int(d), t.ndim, cx.name) for d in dims}
+    return te.compute(
+        t.shape, lambda *i: t[tuple(t.shape[d] - 1 - v if d in flipped else v for d, v in enumerate(i))], name=cx.name
+    )
+
+
+@aten("diagonal.default")
+def diagonal(cx: Converter, x: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    t = cx.tensor(x, "input")
+    a, b = normalize_axis(int(dim1), t.ndim, cx.name), normalize_axis(int(dim2), t.ndim, cx.name)
+    row0, col0 = max(-int(offset), 0), max(int(offset), 0)
+    length = index_max(index_min(t.shape[a] - row0, t.shape[b] - col0), 0)
+    rest = [d for d in range(t.ndim) if d not in (a, b)]
+
+    def element(*i: Expr) -> Expr:
+        src: list[Expr | int] = [0] * t.ndim
+        for d, v in zip(rest, i[:-1], strict=True):
+            src[d] = v
+        src[a], src[b] = i[-1] + row0, i[-1] + col0
+        return t[tuple(src)]
+
+    return te.compute((*(t.shape[d] for d in rest), length), element, name=cx.name)
+
+
+@aten("as_strided.default")
+def as_strided(cx: Converter, x: Any, size: Sequence[Dim], stride: Sequence[Dim], storage_offset: Dim | None = None
+               ) -> Tensor:
+    """Elements of x's row-major storage (x itself contiguous, as a functional graph's are)."""
+    t = cx.tensor(x, "input")
+    flat = ops.reshape(t, (product(t.shape),), name=f"{cx.name}_storage") if t.ndim != 1 else t
+    base = storage_offset or 0
+
+    def element(*i: Expr) -> Expr:
+        position: Any = base
+        for v, s in zip(i, stride, strict=True):
+            position = position + v * s
+        return flat[clamp_index(position, flat.shape[0])]
+
+    return te.compute(tuple(size), element, name=cx.name)
+
+
+# ---------------------------------------------------------------------------
+# Scatters
+# ---------------------------------------------------------------------------
+
+
+@aten("select_scatter.default")
+def select_scatter(cx: Converter, x: Any, src: Any, dim: int, index: int) -> Tensor:
+    t = cx.tensor(x, "input")
+    s = _in(cx, src, t.dtype, "src")
+    axis = normalize_axis(int(dim), t.ndim, cx.name)
+    n = static(t.shape[axis])
+    pos = int(index) + (n if n is not None and int(index) < 0 else 0)
+
+    def element(*i: Expr) -> Expr:
+        return te.if_then_else(i[axis] == pos, s[(*i[:axis], *i[axis + 1:])], t[i])
+
+    return te.compute(t.shape, element, name=cx.name)
+
+
+@aten("slice_scatter.default")
+def slice_scatter(cx: Converter, x: Any, src: Any, dim: int = 0, start: Any = None, end: Any = None,
+                  step: int = 1) -> Tensor:
+    t = cx.tensor(x, "input")
+    s = _in(cx, src, t.dtype, "src")
+    axis = normalize_axis(int(dim), t.ndim, cx.name)
+    size = t.shape[axis]
+    first = _slice_bound(start, size, 0)
+    stop = _slice_bound(end, size, size)
+
+    def element(*i: Expr) -> Expr:
+        v = i[axis]
+        inside = (v >= first) & (v < stop)
+        if step != 1:
+            inside = inside & ((v - first) % step == 0)
+        at = clamp_index((v - first) // step, s.shape[axis])
+        return te.if_then_else(inside, s[(*i[:axis], at, *i[axis + 1:])], t[i])
+
+    return te.compute(t.shape, element, name=cx.name)
+
+
+def _slice_bound(v: Any, size: Dim, default: Dim) -> Dim:
+    if v is None or (isinstance(v, int) and v >= 2**62):
+        return default
+    if isinstance(v, int) and v < 0:
+        return index_max(size + v, 0)
+    return index_min(v, size)
+
+
+def _positions(t: Tensor, index: Tensor, axis: int, i: Sequence[Expr], k: Expr) -> tuple[Expr, tuple[Expr, ...]]:
+    """Whether element i of the result lies in the index tensor's extent (outside `axis`)
+    and the index tensor's position there with `axis` at k (clamped: always a valid read)."""
+    inside: Expr = te.const(True)
+    at: list[Expr] = []
+    for d, v in enumerate(i):
+        if d == axis:
+            at.append(k)
+            continue
+        if not (static(index.shape[d]) is not None and static(index.shape[d]) == static(t.shape[d])):
+            inside = inside & (v < index.shape[d])
+        at.append(clamp_index(v, index.shape[d]))
+    return inside, tuple(at)
+
+
+def _scatter(cx: Converter, x: Any, dim: int, index: Any, source: Callable[[tuple[Expr, ...]], Expr],
+             reduce: str | None, include_self: bool = True) -> Tensor:
+    """out[i] = the last source position writing i (reduce None), or the reduction of
+    every source written to i with x[i] (when include_self) by `reduce`."""
+    t = cx.tensor(x, "input")
+    idx = cx.tensor(index, "index")
+    axis = normalize_axis(int(dim), t.ndim, cx.name)
+    if idx.ndim == 0 or t.ndim == 0:
+        raise unsupported(cx, "a scatter into or with a 0-d tensor is not supported")
+
+    def match(i: Sequence[Expr], k: Expr) -> tuple[Expr, tuple[Expr, ...]]:
+        inside, at = _positions(t, idx, axis, i, k)
+        target = clamp_index(idx[at].astype("int64"), t.shape[axis], wrap=True)
+        return inside & (target == i[axis]), at
+
+    extent = idx.shape[axis]
+    if reduce is None:
+        def last(*i: Expr) -> Expr:
+            k = te.reduce_axis((0, extent), "k")
+            hit, _ = match(i, k.var)
+            return te.max(te.if_then_else(hit, k.var.astype("int64"), te.const(-1, "int64")), axis=k)
+
+        writer = te.compute(t.shape, last, name=f"{cx.name}_writer")
+
+        def element(*i: Expr) -> Expr:
+            k = writer[i]
+            _, at = _positions(t, idx, axis, i, clamp_index(k, extent))
+            return te.if_then_else(k >= 0, source(at), t[i])
+
+        return te.compute(t.shape, element, name=cx.name)
+    return _scatter_reduce(cx, t, extent, match, source, reduce, include_self)
+
+
+def _scatter_reduce(cx: Converter, t: Tensor, extent: Dim, match: Callable[..., tuple[Expr, tuple[Expr, ...]]],
+                    source: Callable[[tuple[Expr, ...]], Expr], reduce: str, include_self: bool) -> Tensor:
+    acc = "float32" if t.dtype == "float16" else t.dtype
+    neutral: dict[str, Callable[[str], Expr]] = {
+        "sum": lambda d: te.const(0, d), "mean": lambda d: te.const(0, d), "prod": lambda d: te.const(1, d),
+        "amax": te.min_value, "amin": te.max_value,
+    }
+    if reduce not in neutral:
+        raise unsupported(cx, f"scatter_reduce with reduce={reduce!r} is not supported")
+    reducer = {"sum": te.sum, "mean": te.sum, "prod": te.prod, "amax": te.max, "amin": te.min}[reduce]
+    if reduce in ("amax", "amin") and acc.startswith("float"):
+        neutral[reduce] = lambda d: te.const(float("-inf") if reduce == "amax" else float("inf"), d)
+
+    def total(*i: Expr) -> Expr:
+        k = te.reduce_axis((0, extent), "k")
+        hit, at = match(i, k.var)
+        return reducer(te.if_then_else(hit, source(at).astype(acc), neutral[reduce](acc)), axis=k)
+
+    combined = te.compute(t.shape, total, name=f"{cx.name}_{reduce}")
+
+    def count(*i: Expr) -> Expr:
+        k = te.reduce_axis((0, extent), "k")
+        hit, _ = match(i, k.var)
+        return te.sum(te.if_then_else(hit, te.const(1, acc), te.const(0, acc)), axis=k)
+
+    hits = te.compute(t.shape, count, name=f"{cx.name}_count")
+
+    def element(*i: Expr) -> Expr:
+        own, value = t[i].astype(acc), combined[i]
+        merged = {"sum": lambda: own + value, "mean": lambda: own + value, "prod": lambda: own * value,
+                  "amax": lambda: te.maximum(own, value), "amin": lambda: te.minimum(own, value)}[reduce]()
+        if reduce == "mean":
+            n = hits[i] + (1 if include_self else 0)
+            mean = (merged if include_self else value) / te.maximum(n, te.const(1, acc))
+            merged = (mean if acc.startswith("float") else (merged if include_self else value) // te.maximum(
+                n, te.const(1, acc)))
+        elif not include_self:
+            merged = value
+        return te.if_then_else(hits[i] > 0, merged, own).astype(t.dtype)
+
+    return te.compute(t.shape, element, name=cx.name)
+
+
+@aten("scatter.src")
+def scatter_src(cx: Converter, x: Any, dim: int, index: Any, src: Any) -> Tensor:
+    s = _in(cx, src, result_dtype(cx) or "float32", "src")
+    return _scatter(cx, x, dim, index, lambda at: s[at], None)
+
+
+@aten("scatter.value")
+def scatter_value(cx: Converter, x: Any, dim: int, index: Any, value: Any) -> Tensor:
+    dtype = result_dtype(cx) or "float32"
+    return _scatter(cx, x, dim, index, lambda at: te.const(value, dtype), None)
+
+
+@aten("scatter_add.default")
+def scatter_add(cx: Converter, x: Any, dim: int, index: Any, src: Any) -> Tensor:
+    s = _in(cx, src, result_dtype(cx) or "float32", "src")
+    return _scatter(cx, x, dim, index, lambda at: s[at], "sum")
+
+
+@aten("scatter_reduce.two")
+def scatter_reduce(cx: Converter, x: Any, dim: int, index: Any, src: Any, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    s = _in(cx, src, result_dtype(cx) or "float32", "src")
+    return _scatter(cx, x, dim, index, lambda at: s[at], str(reduce), bool(include_self))
+
+
+@aten("index_put.default")
+def index_put(cx: Converter, x: Any, indices: Sequence[Any], values: Any, accumulate: bool = False) -> Tensor:
+    """x[indices] = values (or += with accumulate) for integer index tensors of x's leading
+    dimensions, broadcast together to one dimension."""
+    t = cx.tensor(x, "input")
+    if any(i is None for i in indices):
+        raise unsupported(cx, "index_put with a None index (a slice) is not supported")
+    items = [cx.tensor(i, f"indices[{k}]") for k, i in enumerate(indices)]
+    if any(i.dtype == ops.MASK for i in items):
+        raise unsupported(cx, "index_put with a boolean mask is not supported")
+    shape: tuple[Dim, ...] = items[0].shape
+    for i in items[1:]:
+        shape = ops.util.broadcast_shape(shape, i.shape, cx.name)
+    if len(shape) != 1:
+        raise unsupported(cx, f"index_put with {len(shape)}-D index tensors is not supported (1-D only)")
+    v = _in(cx, values, t.dtype, "values")
+    n, rest = len(items), tuple(t.shape[len(items):])
+    vshape = (shape[0], *rest)
+
+    def matched(i: Sequence[Expr], k: Expr) -> Expr:
+        hit: Expr = te.const(True)
+        for d, item in enumerate(items):
+            at = clamp_index(broadcast_read(item, shape, (k,)).astype("int64"), t.shape[d], wrap=True)
+            hit = hit & (at == i[d])
+        return hit
+
+    def value(k: Expr, i: Sequence[Expr]) -> Expr:
+        return broadcast_read(v, vshape, (k, *i[n:]))
+
+    if accumulate:
+        def total(*i: Expr) -> Expr:
+            k = te.reduce_axis((0, shape[0]), "k")
+            return te.sum(te.if_then_else(matched(i, k.var), value(k.var, i), te.const(0, t.dtype)), axis=k)
+
+        added = te.compute(t.shape, total, name=f"{cx.name}_added")
+        return te.compute(t.shape, lambda *i: t[i] + added[i], name=cx.name)
+
+    def last(*i: Expr) -> Expr:
+        k = te.reduce_axis((0, shape[0]), "k")
+        return te.max(te.if_then_else(matched(i, k.var), k.var.astype("int64"), te.const(-1, "int64")), axis=k)
+
+    writer = te.compute(t.shape, last, name=f"{cx.name}_writer")
+    return te.compute(
+        t.shape,
+        lambda *i: te.if_then_else(writer[i] >= 0, value(clamp_index(writer[i], shape[0]), i), t[i]),
+        name=cx.name,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Sorting
+# ---------------------------------------------------------------------------
+
+
+def _before(a: Expr, b: Expr, descending: bool) -> Expr:
+    """Whether a sorts strictly before b (NaN after every number, as torch)."""
+    if not a.dtype.startswith("float"):
+        return a > b if descending else a < b
+    a_nan, b_nan = a != a, b != b
+    if descending:
+        return (a_nan & ~b_nan) | (a > b)
+    return (~a_nan & b_nan) | (a < b)
+
+
+def sort_along(cx: Converter, t: Tensor, axis: int, descending: bool) -> tuple[Tensor, Tensor]:
+    """(values, int64 indices) of a stable sort along `axis`."""
+    n = t.shape[axis]
+
+    def rank(*i: Expr) -> Expr:
+        j = te.reduce_axis((0, n), "j")
+        other = t[(*i[:axis], j.var, *i[axis + 1:])]
+        mine = t[i]
+        first = _before(other, mine, descending) | (~_before(mine, other, descending) & (j.var < i[axis]))
+        return te.sum(te.if_then_else(first, te.const(1, "int64"), te.const(0, "int64")), axis=j)
+
+    ranks = te.compute(t.shape, rank, name=f"{cx.name}_rank")
+
+    def placed(value: Callable[[tuple[Expr, ...], Expr], Expr], dtype: str, name: str) -> Tensor:
+        def element(*i: Expr) -> Expr:
+            j = te.reduce_axis((0, n), "j")
+            at = (*i[:axis], j.var, *i[axis + 1:])
+            return te.sum(te.if_then_else(ranks[at] == i[axis], value(at, j.var), te.const(0, dtype)), axis=j)
+
+        return te.compute(t.shape, element, name=name)
+
+    values = placed(lambda at, j: t[at], t.dtype, cx.name)
+    indices = placed(lambda at, j: j.astype("int64"), "int64", f"{cx.name}_indices")
+    return values, indices
+
+
+@aten("sort.default", "sort.stable")
+def sort(cx: Converter, x: Any, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+    name = str(cx.node.target) if cx.node is not None else ""
+    if name.endswith("stable"):
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else -1)
+        descending = kwargs.get("descending", args[2] if len(args) > 2 else False)
+    else:
+        dim = kwargs.get("dim", args[0] if args else -1)
+        descending = kwargs.get("descending", args[1] if len(args) > 1 else False)
+    t = cx.tensor(x, "input")
+    if t.ndim == 0:
+        return t, ops.full((), 0, "int64", name=f"{cx.name}_indices")
+    return sort_along(cx, t, normalize_axis(int(dim), t.ndim, cx.name), bool(descending))
+
+
+@aten("topk.default")
+def topk(cx: Converter, x: Any, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+         ) -> tuple[Tensor, Tensor]:
+    t = cx.tensor(x, "input")
+    if t.ndim == 0:
+        return t, ops.full((), 0, "int64", name=f"{cx.name}_indices")
+    axis = normalize_axis(int(dim), t.ndim, cx.name)
+    values, indices = sort_along(cx, t, axis, bool(largest))
+    return (ops.strided_slice(values, axis, 0, int(k), name=f"{cx.name}_values"),
+            ops.strided_slice(indices, axis, 0, int(k), name=f"{cx.name}_top"))
+
+
+# ---------------------------------------------------------------------------
+# Normalization with batch statistics, dropout in inference
+# ---------------------------------------------------------------------------
+
+
+def _normalize_groups(cx: Converter, t: Tensor, groups: int, eps: float) -> Tensor:
+    """x normalized over each group of channels (and every position) of each sample."""
+    n, c = t.shape[0], t.shape[1]
+    cs = static(c)
+    if cs is None or cs % groups:
+        raise unsupported(cx, f"group norm of {c} channels in {groups} groups is not supported")
+    grouped = ops.reshape(t, (n, groups, product(t.shape[1:]) // groups), name=f"{cx.name}_groups")
+    normed = ops.layer_norm(grouped, None, None, (2,), float(eps), name=f"{cx.name}_norm")
+    return ops.reshape(normed, t.shape, name=f"{cx.name}_ungrouped")
+
+
+def _affine(cx: Converter, t: Tensor, weight: Any, bias: Any) -> Tensor:
+    shape = (1, t.shape[1], *([1] * (t.ndim - 2)))
+    if weight is not None:
+        t = ops.multiply(t, ops.reshape(cx.tensor(weight, "weight"), shape, name=f"{cx.name}_w"), name=f"{cx.name}_scaled")
+    if bias is not None:
+        t = ops.add(t, ops.reshape(cx.tensor(bias, "bias"), shape, name=f"{cx.name}_b"), name=f"{cx.name}_shifted")
+    return t
+
+
+@aten("native_group_norm.default")
+def native_group_norm(cx: Converter, x: Any, weight: Any, bias: Any, n: Any, c: Any, hxw: Any, group: int,
+                      eps: float) -> tuple[Tensor, None, None]:
+    t = cx.tensor(x, "input")
+    return _affine(cx, _normalize_groups(cx, t, int(group), eps), weight, bias), None, None
+
+
+@aten("group_norm.default")
+def group_norm(cx: Converter, x: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5,
+               cudnn_enabled: bool = True) -> Tensor:
+    return native_group_norm(cx, x, weight, bias, None, None, None, num_groups, eps)[0]
+
+
+def _batch_statistics(cx: Converter, x: Any, weight: Any, bias: Any, eps: float) -> tuple[Tensor, None, None]:
+    """Batch norm with the batch's own statistics (training mode's forward)."""
+    t = cx.tensor(x, "input")
+    axes = (0, *range(2, t.ndim))
+    mean = ops.mean(t, axes, True, name=f"{cx.name}_mean")
+    centered = ops.subtract(t, mean, name=f"{cx.name}_centered")
+    variance = ops.mean(ops.multiply(centered, centered, name=f"{cx.name}_sq"), axes, True, name=f"{cx.name}_var")
+    normed = ops.multiply(centered, ops.rsqrt(ops.add(variance, float(eps), name=f"{cx.name}_eps"),
+                                              name=f"{cx.name}_rstd"), name=f"{cx.name}_normed")
+    return _affine(cx, normed, weight, bias), None, None
+
+
+@aten("_native_batch_norm_legit.default")
+def batch_norm_legit(cx: Converter, x: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
+                     training: bool, momentum: float, eps: float) -> tuple[Value, None, None]:
+    if not training:
+        from compiler.torch.aten import _batch_norm
+
+        return _batch_norm(cx, x, running_mean, running_var, weight, bias, eps), None, None
+    return _batch_statistics(cx, x, weight, bias, eps)
+
+
+@aten("_native_batch_norm_legit.no_stats")
+def batch_norm_no_stats(cx: Converter, x: Any, weight: Any, bias: Any, training: bool, momentum: float,
+                        eps: float) -> tuple[Tensor, None, None]:
+    return _batch_statistics(cx, x, weight, bias, eps)
+
+
+@aten("native_dropout.default")
+def native_dropout(cx: Converter, x: Any, p: float, train: bool | None) -> tuple[Value, Tensor]:
+    if train and p > 0:
+        raise unsupported(cx, "dropout in training mode (random numbers) is not supported: call module.eval()")
+    t = x if isinstance(x, Permuted) else cx.tensor(x, "input")
+    return t, ops.full(tuple(t.shape), 1, ops.MASK, name=f"{cx.name}_mask")
+
+
+# ---------------------------------------------------------------------------
+# Convolutions: 1-D through 2-D, transposed
+# ---------------------------------------------------------------------------
+
+
+def _as_2d(cx: Converter, v: Any, what: str) -> Any:
+    if isinstance(v, torch.Tensor):
+        return v.unsqueeze(2)
+    return ops.expand_dims(cx.tensor(v, what), 2, name=f"{cx.name}_{what}_2d")
+
+
+@aten("convolution.default")
+def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
+                transposed: bool, output_padding: Any, groups: int) -> Value:
+    ndim = len(x.shape)
+    if ndim not in (3, 4):
+        raise unsupported(cx, f"{ndim - 2}-D convolutions are not supported (1-D and 2-D are)")
+    if ndim == 3:  # a 1-D convolution is a 2-D one over a height of 1
+        stride, dilation = (1, *_ints(stride, 1)), (1, *_ints(dilation, 1))
+        padding, output_padding = (0, *_ints(padding, 1)), (0, *_ints(output_padding, 1))
+        x4, w4 = _as_2d(cx, x, "input"), _as_2d(cx, weight, "weight")
+        y = convolution(cx, x4, w4, bias, stride, padding, dilation, transposed, output_padding, groups)
+        t = cx.tensor(y, "output")
+        return ops.squeeze(t, 2, name=f"{cx.name}_1d")
+    if transposed:
+        return conv_transpose2d(cx, cx.tensor(x, "input"), cx.tensor(weight, "weight"), bias, _ints(stride),
+                                _ints(padding), _ints(dilation), _ints(output_padding), int(groups))
+    return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose2d(cx: Converter, x: Tensor, w: Tensor, bias: Any, stride: tuple[int, ...], padding: tuple[int, ...],
+                     dilation: tuple[int, ...], output_padding: tuple[int, ...], groups: int) -> Tensor:
+    """The gradient of a 2-D convolution as a gather: each output element sums the input
+    elements whose window covers it (`(y + pad - ky * dil)` divisible by the stride)."""
+    n, _, h, wd = x.shape
+    sizes = [static(d) for d in w.shape]
+    if any(d is None for d in sizes):
+        raise unsupported(cx, "a transposed convolution needs a static weight shape")
+    cin, cout_g, kh, kw = (int(d or 0) for d in sizes)
+    cin_g = cin // groups
+    out_h = (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + output_padding[0] + 1
+    out_w = (wd - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + output_padding[1] + 1
+    rc = te.reduce_axis((0, cin_g), "rc")
+    ry, rx = te.reduce_axis((0, kh), "ry"), te.reduce_axis((0, kw), "rx")
+
+    def element(b: Expr, o: Expr, y: Expr, xx: Expr) -> Expr:
+        g = o // cout_g
+        ci = g * cin_g + rc.var
+        ty, tx = y + padding[0] - ry.var * dilation[0], xx + padding[1] - rx.var * dilation[1]
+        iy, ix = ty // stride[0], tx // stride[1]
+        ok = (ty >= 0) & (tx >= 0) & (ty % stride[0] == 0) & (tx % stride[1] == 0) & (iy < h) & (ix < wd)
+        value = x[b, ci, clamp_index(iy, h), clamp_index(ix, wd)] * w[ci, o % cout_g, ry.var, rx.var]
+        return te.sum(te.if_then_else(ok, value, te.const(0.0, x.dtype)), axis=(rc, ry, rx))
+
+    y = te.compute((n, cout_g * groups, out_h, out_w), element, name=cx.name)
+    if bias is None:
+        return y
+    return ops.bias_add(y, cx.tensor(bias, "bias"), axis=1, name=f"{cx.name}_bias")
+
+
+# ---------------------------------------------------------------------------
+# Resizing
+# ---------------------------------------------------------------------------
+
+
+def _out_sizes(x: Tensor, output_size: Any, scales: Any) -> tuple[list[Dim], list[float]]:
+    """The output's spatial sizes and torch's source-per-output scale for each."""
+    spatial = list(x.shape[2:])
+    if output_size is not None:
+        sizes = list(output_size)
+        factors = [float(static(i) or 1) / float(static(o) or 1) for i, o in zip(spatial, sizes, strict=True)]
+        return sizes, factors
+    sizes = [int(float(static(i) or 0) * float(s)) for i, s in zip(spatial, scales, strict=True)]
+    return sizes, [1.0 / float(s) for s in scales]
+
+
+@aten("upsample_nearest2d.vec")
+def upsample_nearest(cx: Converter, x: Any, output_size: Any, scale_factors: Any) -> Tensor:
+    t = cx.tensor(x, "input")
+    sizes, factors = _out_sizes(t, output_size, scale_factors)
+
+    def element(*i: Expr) -> Expr:
+        src = [*i[:2]]
+        for k, (v, f) in enumerate(zip(i[2:], factors, strict=True)):
+            pos = te.floor(v.astype("float32") * f).astype("int64")
+            src.append(clamp_index(pos, t.shape[2 + k]))
+        return t[tuple(src)]
+
+    return te.compute((*t.shape[:2], *sizes), element, name=cx.name)
+
+
+@aten("upsample_bilinear2d.vec")
+def upsample_bilinear2d(cx: Converter, x: Any, output_size: Any, align_corners: bool, scale_factors: Any) -> Tensor:
+    t = cx.tensor(x, "input")
+    sizes, factors = _out_sizes(t, output_size, scale_factors)
+    acc = "float32" if t.dtype == "float16" else t.dtype
+
+    def source(v: Expr, k: int) -> tuple[Expr, Expr, Expr]:
+        n_in, n_out = static(t.shape[2 + k]), static(sizes[k])
+        if align_corners:
+            scale = (n_in - 1) / (n_out - 1) if n_in and n_out and n_out > 1 else 0.0
+            pos = v.astype(acc) * scale
+        else:
+            pos = te.maximum((v.astype(acc) + 0.5) * factors[k] - 0.5, 0.0)
+        low = te.floor(pos).astype("int64")
+        lo = clamp_index(low, t.shape[2 + k])
+        hi = clamp_index(low + 1, t.shape[2 + k])
+        return lo, hi, pos - lo.astype(acc)
+
+    def element(b: Expr, c: Expr, y: Expr, xx: Expr) -> Expr:
+        y0, y1, fy = source(y, 0)
+        x0, x1, fx = source(xx, 1)
+
+        def at(p: Expr, q: Expr) -> Expr:
+            return t[b, c, p, q].astype(acc)
+
+        top = at(y0, x0) * (1.0 - fx) + at(y0, x1) * fx
+        bottom = at(y1, x0) * (1.0 - fx) + at(y1, x1) * fx
+        return (top * (1.0 - fy) + bottom * fy).astype(t.dtype)
+
+    return te.compute((*t.shape[:2], *sizes), element, name=cx.name)
+
+
+# ---------------------------------------------------------------------------
+# Distances, sizes
+# ---------------------------------------------------------------------------
+
+
+def _p_norm_terms(d: Expr, p: float) -> Expr:
+    a = te.abs(d)
+    if p == 0:
+        return te.if_then_else(a != 0.0, te.const(1.0, d.dtype), te.const(0.0, d.dtype))
+    if p == 1:
+        return a
+    if p == 2:
+        return d * d
+    return te.power(a, te.const(float(p), d.dtype))
+
+
+def _p_norm_root(s: Expr, p: float) -> Expr:
+    if p in (0, 1):
+        return s
+    if p == 2:
+        return te.sqrt(s)
+    return te.power(s, te.const(1.0 / float(p), s.dtype))
+
+
+@aten("_cdist_forward.default")
+def cdist(cx: Converter, x1: Any, x2: Any, p: float, compute_mode: Any = None) -> Tensor:
+    a, b = cx.tensor(x1, "x1"), cx.tensor(x2, "x2")
+    m = a.shape[-1]
+    batch = a.shape[:-2]
+    k = te.reduce_axis((0, m), "k")
+    inf = float(p) == float("inf")
+
+    def element(*i: Expr) -> Expr:
+        outer, r, c = i[:-2], i[-2], i[-1]
+        d = a[(*outer, r, k.var)] - b[(*outer, c, k.var)]
+        if inf:
+            return te.max(te.abs(d), axis=k)
+        return te.sum(_p_norm_terms(d, float(p)), axis=k)
+
+    total = te.compute((*batch, a.shape[-2], b.shape[-2]), element, name=f"{cx.name}_sum")
+    if inf:
+        return total
+    return te.compute(total.shape, lambda *i: _p_norm_root(total[i], float(p)), name=cx.name)
+
+
+@aten("_pdist_forward.default")
+def pdist(cx: Converter, x: Any, p: float = 2.0) -> Tensor:
+    t = cx.tensor(x, "input")
+    n = static(t.shape[0])
+    if n is None:
+        raise unsupported(cx, "pdist of a symbolic number of rows is not supported")
+    rows, cols = np.triu_indices(n, 1)
+    ri = cx.param(torch.from_numpy(rows.astype(np.int64)), f"{cx.name}_rows")
+    ci = cx.param(torch.from_numpy(cols.astype(np.int64)), f"{cx.name}_cols")
+    k = te.reduce_axis((0, t.shape[1]), "k")
+    inf = float(p) == float("inf")
+
+    def element(q: Expr) -> Expr:
+        d = t[ri[q], k.var] - t[ci[q], k.var]
+        return te.max(te.abs(d), axis=k) if inf else te.sum(_p_norm_terms(d, float(p)), axis=k)
+
+    total = te.compute((len(rows),), element, name=f"{cx.name}_sum")
+    if inf:
+        return total
+    return te.compute(total.shape, lambda q: _p_norm_root(total[q], float(p)), name=cx.name)
+
+
+@aten("sym_numel.default")
+def sym_numel(cx: Converter, x: Any) -> Dim:
+    return product(tuple(x.shape))
+
+
+@aten("sym_stride.int")
+def sym_stride(cx: Converter, x: Any, dim: int) -> Dim:
+    shape = tuple(x.shape)
+    return product(shape[normalize_axis(int(dim), len(shape), cx.name) + 1:])
+
+
+@aten("sym_storage_offset.default")
+def sym_storage_offset(cx: Converter, x: Any) -> int:
+    return 0
+
+
+__all__ = ["REFUSED", "sort_along"]

@@ -1,0 +1,120 @@
+"""Which ATen ops the importer keeps whole, and torch's decompositions for the rest.
+
+Like Inductor and TVM Relax's `from_exported_program`, the importer runs torch's
+own decomposition table (`torch.export.default_decompositions()`) on the exported
+program, which rewrites every composite op down to the Core ATen opset (the
+overloads tagged `torch.Tag.core`). Any exportable model therefore imports as
+long as the Core ATen ops convert; the converters (aten.py, aten_transformer.py,
+aten_core.py) cover that set.
+
+`KEEP_WHOLE` is the one list of composite ops that are *not* decomposed, because
+the importer lowers them better whole than as their decomposition: a convolution
+into blocked NHWC kernels, a linear layer with a pre-blocked weight, a softmax or
+a norm as one fused reduction, attention in row blocks, layout-only views kept as
+`Permuted` views (no stage). Each op in it must have a converter
+(`test_every_op_kept_whole_has_a_converter`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+_LOWERED_BETTER = (
+    # convolution and pooling: NHWC blocked kernels, the weight repacked once
+    "aten.conv2d.default",
+    "aten.conv2d.padding",
+    "aten.max_pool2d.default",
+    "aten.adaptive_avg_pool2d.default",
+    # matrix products: a pre-blocked weight, batch dims kept (no reshape to 2-D)
+    "aten.linear.default",
+    "aten.matmul.default",
+    "aten.baddbmm.default",
+    # one fused reduction each (the decomposition makes mean, var, exp, sum stages)
+    "aten.layer_norm.default",
+    "aten.group_norm.default",
+    "aten.softmax.int",
+    "aten.log_softmax.int",
+    "aten.scaled_dot_product_attention.default",
+    # padding as one guarded read (the decomposition concatenates slices)
+    "aten.pad.default",
+    "aten.reflection_pad1d.default",
+    "aten.reflection_pad2d.default",
+    "aten.reflection_pad3d.default",
+    "aten.replication_pad1d.default",
+    "aten.replication_pad2d.default",
+    "aten.replication_pad3d.default",
+    # activations as one expression (their decompositions select with `where`)
+    "aten.hardsigmoid.default",
+    "aten.hardswish.default",
+    "aten.silu.default",
+    "aten.masked_fill.Scalar",
+    "aten.masked_fill.Tensor",
+    "aten.where.Scalar",
+    "aten.where.ScalarOther",
+    "aten.where.ScalarSelf",
+    "aten.rsub.Scalar",
+    "aten.rsub.Tensor",
+    "aten.clamp_max.default",
+    "aten.clamp_min.default",
+    "aten.__and__.Tensor",
+    "aten.__or__.Tensor",
+    "aten.diff.default",
+)
+"""Composite ops lowered better whole than decomposed."""
+
+_CORE_DECOMPOSED = (
+    # Core ATen ops that torch's table still decomposes; one stage each here
+    "aten.fill.Scalar",
+    "aten.fill.Tensor",
+    "aten.select_scatter.default",
+    "aten.var.dim",
+    "aten.sym_stride.int",
+)
+"""Core ATen ops converted directly rather than through torch's decomposition."""
+
+_VIEWS = (
+    # layout-only: kept as `Permuted` views or slices (the decompositions are the same
+    # views spelled through `permute`/`view`/`slice`, one more node each)
+    "aten.t.default",
+    "aten.transpose.int",
+    "aten.squeeze.default",
+    "aten.squeeze.dim",
+    "aten.unbind.int",
+    "aten.split.Tensor",
+    "aten.concat.default",
+    "aten._unsafe_view.default",
+    "aten.detach.default",
+    "aten.sym_size.int",
+    "aten.sum.default",
+    # creation: one `full` stage (the decompositions are `full`/`empty` + `fill`)
+    "aten.arange.default",
+    "aten.arange.start",
+    "aten.zeros.default",
+    "aten.ones.default",
+    "aten.zeros_like.default",
+    "aten.ones_like.default",
+    "aten.empty_like.default",
+    "aten.new_zeros.default",
+    "aten.new_ones.default",
+    "aten.new_full.default",
+    "aten.new_empty.default",
+)
+"""Views and creation ops whose decomposition would only add nodes."""
+
+KEEP_WHOLE: frozenset[str] = frozenset(_LOWERED_BETTER + _CORE_DECOMPOSED + _VIEWS)
+"""ATen overloads the importer keeps whole; every other composite op is decomposed."""
+
+
+def decomposition_table() -> Any:
+    """torch's Core ATen decomposition table (a `CustomDecompTable`, which
+    `run_decompositions` takes as it is) without the ops in `KEEP_WHOLE`."""
+    table = torch.export.default_decompositions()
+    for op in list(table.keys()):
+        if str(op) in KEEP_WHOLE:
+            del table[op]
+    return table
+
+
+__all__ = ["KEEP_WHOLE", "decomposition_table"]

@@ -1,0 +1,76 @@
+"""torch's OpInfo samples through `from_torch`, against eager (torch_opinfo.py).
+
+`make test` runs a fixed sample: ops whose decompositions reach different Core ATen
+ops (math, rounding, remainders, reductions, scatters, sorting, norms, resizing,
+convolutions), a few samples each. The long run (`make test-long`) runs every OpInfo
+op's float32 samples and checks the share of Core ATen overloads that pass all
+theirs; `bench/core_aten_coverage.py` prints the same table.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("expecttest")  # torch's OpInfo database imports it
+
+import torch  # noqa: E402
+from torch_opinfo import Coverage, core_aten_overloads, is_random, opinfo_id, opinfos, run_op  # noqa: E402
+
+import compiler.torch  # noqa: E402, F401  (registers every converter)
+from compiler.torch.aten import IDENTITY_OPS, OPS  # noqa: E402
+from compiler.torch.decompose import KEEP_WHOLE, decomposition_table  # noqa: E402
+
+SAMPLED = [
+    "sin", "asinh", "expm1", "log1p", "round", "sign", "isnan", "fmod", "remainder", "div.floor_rounding",
+    "var", "std", "argmax", "max.reduction_with_dim", "prod", "any", "flip", "diagonal", "slice_scatter",
+    "scatter_add", "sort", "topk", "nn.functional.group_norm", "nn.functional.conv1d",
+    "nn.functional.conv_transpose2d", "cdist", "atan2", "nn.functional.elu", "clamp", "cumsum",
+]
+"""OpInfo ops of the fixed sample (`make test`)."""
+
+
+@pytest.fixture(scope="module")
+def infos() -> dict[str, object]:
+    return {opinfo_id(i): i for i in opinfos()}
+
+
+def test_every_op_kept_whole_has_a_converter() -> None:
+    missing = sorted(op for op in KEEP_WHOLE if op not in OPS and op not in IDENTITY_OPS)
+    assert not missing, f"kept whole but not converted: {missing}"
+
+
+def test_no_converter_is_decomposed_away() -> None:
+    """A converter of an op torch's table decomposes never runs: it is kept whole or dead."""
+    decomposed = {str(op) for op in decomposition_table().keys()}
+    dead = sorted(op for op in [*OPS, *IDENTITY_OPS] if op in decomposed and op not in KEEP_WHOLE)
+    assert not dead, f"converters of ops that are decomposed before the importer sees them: {dead}"
+
+
+def test_the_decomposition_table_keeps_conv_and_linear_whole() -> None:
+    kept = {str(op) for op in decomposition_table().keys()}
+    assert "aten.linear.default" not in kept and "aten.conv2d.default" not in kept
+    assert "aten.type_as.default" in kept  # decomposed: converted as _to_copy
+
+
+@pytest.mark.parametrize("name", SAMPLED)
+def test_opinfo_samples_match_eager(infos: dict[str, object], name: str) -> None:
+    outcomes = run_op(infos[name], torch.float32, limit=2)
+    assert outcomes, f"{name}: no sample ran"
+    failed = [f"[{o.sample}] {o.reason}" for o in outcomes if not o.passed]
+    assert not failed, f"{name}: " + "; ".join(failed)
+
+
+@pytest.mark.long
+def test_core_aten_coverage(infos: dict[str, object]) -> None:
+    """Every OpInfo op's float32 samples; most Core ATen overloads pass all of theirs."""
+    core = set(core_aten_overloads())
+    coverage = Coverage()
+    for info in infos.values():
+        if not is_random(info):
+            for outcome in run_op(info, torch.float32, limit=None):
+                coverage.add(outcome, core)
+    passing = coverage.passing()
+    print(f"\n{len(passing)} of {len(core)} Core ATen overloads pass all their samples")
+    for op in sorted(coverage.failed):
+        print(f"  {op}: {coverage.failed[op]}")
+    assert len(passing) >= 0.85 * len(core)

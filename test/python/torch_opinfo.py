@@ -1,0 +1,201 @@
+"""PyTorch's OpInfo samples through `from_torch`, one op a module, against eager.
+
+`op_db` (torch.testing._internal.common_methods_invocations) holds, for every torch
+operator, sample inputs that torch's own tests (and Inductor's OpInfo test) use. Each
+sample becomes a one-op module whose tensor arguments are the module's inputs; it is
+exported (and decomposed to Core ATen, as `from_torch` does), compiled, run, and
+compared with eager. Every sample records the Core ATen overloads its graph holds, so
+coverage is counted per Core ATen overload: an overload passes when every sample that
+reaches it passes.
+
+Used by test_torch_opinfo.py (a fixed sample in `make test`, every op in the long run)
+and by bench/core_aten_coverage.py (the coverage table).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils import _pytree
+
+import compiler
+from compiler.errors import CompilerError
+from compiler.torch.decompose import decomposition_table
+
+RANDOM_OPS = ("rand", "randn", "randint", "bernoulli", "normal", "uniform", "dropout", "multinomial", "randperm")
+
+
+def core_aten_overloads() -> list[str]:
+    """The overloads torch tags `core` (the opset its decompositions end in)."""
+    names: set[str] = set()
+    for packet_name in dir(torch.ops.aten):
+        packet = getattr(torch.ops.aten, packet_name)
+        if not hasattr(packet, "overloads"):
+            continue
+        for overload in packet.overloads():
+            op = getattr(packet, overload)
+            if torch.Tag.core in op.tags and not packet_name.endswith("_"):
+                names.add(str(op))
+    return sorted(names)
+
+
+def opinfos() -> list[Any]:
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    return list(op_db)
+
+
+def opinfo_id(info: Any) -> str:
+    return f"{info.name}.{info.variant_test_name}" if info.variant_test_name else info.name
+
+
+class OneOp(torch.nn.Module):
+    """`op(*args, **kwargs)` with the sample's tensors as the module's inputs."""
+
+    def __init__(self, op: Callable[..., Any], spec: Any, constants: list[Any]):
+        super().__init__()
+        self.op, self.spec, self.constants = op, spec, constants
+
+    def forward(self, *tensors: torch.Tensor) -> Any:
+        it = iter(tensors)
+        leaves = [next(it) if c is None else c for c in self.constants]
+        args, kwargs = _pytree.tree_unflatten(leaves, self.spec)
+        return self.op(*args, **kwargs)
+
+
+@dataclass
+class Outcome:
+    op: str
+    sample: int
+    passed: bool
+    aten: set[str] = field(default_factory=set)
+    reason: str = ""
+
+
+def _split(sample: Any) -> tuple[Any, list[Any], list[torch.Tensor]]:
+    leaves, spec = _pytree.tree_flatten(((sample.input, *sample.args), dict(sample.kwargs)))
+    tensors = [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
+    constants = [None if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves]
+    return spec, constants, tensors
+
+
+def _reason(err: BaseException) -> str:
+    """The first line of an error, without the node and source details."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    text = re.sub(r"^from_torch: ", "", text)
+    return f"{type(err).__name__}: {text}"[:160]
+
+
+def _aten_ops(program: torch.export.ExportedProgram) -> set[str]:
+    return {str(n.target) for n in program.graph.nodes if n.op == "call_function" and str(n.target).startswith("aten.")}
+
+
+def _graph_ops(module: torch.nn.Module, tensors: list[torch.Tensor]) -> set[str]:
+    """The ATen ops of the sample's graph as exported and as decomposed (an op torch's
+    table decomposes is covered by its decomposition)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exported = torch.export.export(module, tuple(tensors))
+    return _aten_ops(exported) | _aten_ops(exported.run_decompositions(decomposition_table()))
+
+
+def compare(ours: Any, ref: Any) -> str:
+    """'' when our outputs match eager's, else what differs."""
+    ref_leaves = [r for r in _pytree.tree_leaves(ref) if isinstance(r, torch.Tensor)]
+    our_leaves = [o for o in (ours if isinstance(ours, list | tuple) else [ours]) if o is not None]
+    if len(ref_leaves) != len(our_leaves):
+        return f"{len(our_leaves)} outputs, eager has {len(ref_leaves)}"
+    for k, (o, r) in enumerate(zip(our_leaves, ref_leaves, strict=True)):
+        expected = r.detach().numpy() if r.dtype != torch.bool else r.detach().numpy().astype(np.int8)
+        got = np.asarray(o)
+        if tuple(got.shape) != tuple(expected.shape):
+            return f"output {k}: shape {tuple(got.shape)}, eager {tuple(expected.shape)}"
+        if expected.dtype.kind == "f":
+            scale = max(1.0, float(np.nanmax(np.abs(expected), initial=0.0, where=np.isfinite(expected))))
+            if not np.allclose(got.astype(np.float64), expected, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
+                err = np.nanmax(np.abs(got.astype(np.float64) - expected), initial=0.0)
+                return f"output {k}: max error {err:.3g} (scale {scale:.3g})"
+        elif not np.array_equal(got.astype(expected.dtype), expected):
+            return f"output {k}: values differ"
+    return ""
+
+
+def run_sample(info: Any, k: int, sample: Any) -> Outcome | None:
+    """One sample through from_torch; None when eager itself cannot run it."""
+    name = opinfo_id(info)
+    spec, constants, tensors = _split(sample)
+    module = OneOp(info.op, spec, constants).eval()
+    try:
+        with torch.no_grad():
+            ref = module(*tensors)
+    except Exception:
+        return None
+    if not any(isinstance(r, torch.Tensor) for r in _pytree.tree_leaves(ref)):
+        return Outcome(name, k, False, reason="the op returns no tensor")
+    try:
+        aten = _graph_ops(module, tensors)
+    except Exception as err:  # torch.export's own limits (data-dependent shapes...)
+        return Outcome(name, k, False, reason=f"export: {_reason(err)}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            net = compiler.from_torch(module, tuple(tensors))
+            ours = net(*tensors)
+    except (CompilerError, NotImplementedError, RuntimeError, ValueError, TypeError, IndexError, KeyError,
+            AssertionError, AttributeError, ZeroDivisionError, OverflowError) as err:
+        return Outcome(name, k, False, aten, _reason(err))
+    diff = compare(ours, ref)
+    return Outcome(name, k, not diff, aten, diff)
+
+
+def samples(info: Any, dtype: torch.dtype, limit: int | None) -> Iterator[tuple[int, Any]]:
+    if dtype not in info.supported_dtypes("cpu"):
+        return
+    try:
+        for k, sample in enumerate(info.sample_inputs("cpu", dtype)):
+            if limit is not None and k >= limit:
+                return
+            yield k, sample
+    except Exception:
+        return
+
+
+def is_random(info: Any) -> bool:
+    return any(r in info.name for r in RANDOM_OPS)
+
+
+def run_op(info: Any, dtype: torch.dtype = torch.float32, limit: int | None = None) -> list[Outcome]:
+    torch.manual_seed(0)
+    out = []
+    for k, sample in samples(info, dtype, limit):
+        outcome = run_sample(info, k, sample)
+        if outcome is not None:
+            out.append(outcome)
+    return out
+
+
+@dataclass
+class Coverage:
+    """Per Core ATen overload: the samples that reached it, and the first failure."""
+
+    reached: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def add(self, outcome: Outcome, core: set[str]) -> None:
+        for op in outcome.aten & core:
+            self.reached[op] = self.reached.get(op, 0) + 1
+            if not outcome.passed and op not in self.failed:
+                self.failed[op] = f"{outcome.op}[{outcome.sample}]: {outcome.reason}"
+
+    def passing(self) -> list[str]:
+        return sorted(op for op in self.reached if op not in self.failed)
+
+
+__all__ = ["Coverage", "OneOp", "Outcome", "compare", "core_aten_overloads", "opinfo_id", "opinfos", "run_op",
+           "run_sample"]
