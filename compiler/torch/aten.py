@@ -150,6 +150,10 @@ def conv2d_stage(
 @aten("conv2d.default", "conv2d.padding")
 def conv2d(cx: Converter, x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Value:
+    if len(x.shape) == 3:  # one unbatched image: a batch of one
+        batched = ops.expand_dims(cx.tensor(x, "input"), 0, name=f"{cx.name}_batched")
+        y = cx.tensor(conv2d_stage(cx, batched, weight, bias, stride, padding, dilation, groups), "output")
+        return ops.squeeze(y, 0, name=f"{cx.name}_unbatched")
     return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
 
 
@@ -522,18 +526,20 @@ def amin(cx: Converter, x: Any, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 @aten("softmax.int", "_softmax.default")
 def softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = None) -> Tensor:
-    if dtype_or_half_to_float not in (None, False):
-        raise unsupported(cx, "softmax with a dtype or half_to_float is not supported")
+    return ops.softmax(_softmax_input(cx, x), int(dim), name=cx.name)
+
+
+def _softmax_input(cx: Converter, x: Any) -> Tensor:
+    """x in the softmax's result dtype: a `dtype=` (BLOOM's float32 softmax of float16
+    scores) or `half_to_float` converts the input first, as torch computes."""
     t = cx.tensor(x, "input")
-    return ops.softmax(t, int(dim), name=cx.name)
+    target = result_dtype(cx)
+    return t if target in (None, t.dtype) else ops.cast(t, target, name=f"{cx.name}_{target}")
 
 
 @aten("log_softmax.int", "_log_softmax.default")
 def log_softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = None) -> Tensor:
-    if dtype_or_half_to_float not in (None, False):
-        raise unsupported(cx, "log_softmax with a dtype or half_to_float is not supported")
-    t = cx.tensor(x, "input")
-    return ops.log_softmax(t, int(dim), name=cx.name)
+    return ops.log_softmax(_softmax_input(cx, x), int(dim), name=cx.name)
 
 
 # ---------------------------------------------------------------------------

@@ -472,6 +472,33 @@ def batch_norm_legit(cx: Converter, x: Any, weight: Any, bias: Any, running_mean
     return _batch_statistics(cx, x, weight, bias, eps)
 
 
+@aten("_native_batch_norm_legit_functional.default")
+def batch_norm_functional(cx: Converter, x: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
+                          training: bool, momentum: float, eps: float) -> tuple[Value | None, ...]:
+    """Training mode's batch norm (instance norm's too): the batch's statistics, and the
+    running statistics torch would store (momentum-weighted, the variance unbiased)."""
+    if not training:
+        from compiler.torch.aten import _batch_norm
+
+        return _batch_norm(cx, x, running_mean, running_var, weight, bias, eps), None, None, running_mean, running_var
+    out, _, _ = _batch_statistics(cx, x, weight, bias, eps)
+    if running_mean is None or running_var is None:
+        return out, None, None, running_mean, running_var
+    t = cx.tensor(x, "input")
+    axes = (0, *range(2, t.ndim))
+    count = static(product([t.shape[d] for d in axes])) or 1
+    mean = ops.mean(t, axes, False, name=f"{cx.name}_batch_mean")
+    centered = ops.subtract(t, ops.reshape(mean, (1, t.shape[1], *([1] * (t.ndim - 2))), name=f"{cx.name}_m4"),
+                            name=f"{cx.name}_c")
+    var = ops.mean(ops.multiply(centered, centered, name=f"{cx.name}_c2"), axes, False, name=f"{cx.name}_batch_var")
+    m = float(momentum)
+    rm, rv = cx.tensor(running_mean, "running_mean"), cx.tensor(running_var, "running_var")
+    new_mean = te.compute(rm.shape, lambda c: rm[c] * (1.0 - m) + mean[c] * m, name=f"{cx.name}_running_mean")
+    unbias = count / max(count - 1, 1)
+    new_var = te.compute(rv.shape, lambda c: rv[c] * (1.0 - m) + var[c] * (m * unbias), name=f"{cx.name}_running_var")
+    return out, None, None, new_mean, new_var
+
+
 @aten("_native_batch_norm_legit.no_stats")
 def batch_norm_no_stats(cx: Converter, x: Any, weight: Any, bias: Any, training: bool, momentum: float,
                         eps: float) -> tuple[Tensor, None, None]:

@@ -265,6 +265,8 @@ def _logical(fn: Callable[[Expr, Expr], Expr]) -> Callable[..., Tensor]:
     return convert
 
 
+OPS["aten.logical_and.default"] = _logical(lambda u, v: u & v)
+OPS["aten.logical_or.default"] = _logical(lambda u, v: u | v)
 OPS["aten.logical_xor.default"] = _logical(lambda u, v: u != v)
 
 
@@ -436,3 +438,127 @@ OPS["aten.min.default"] = _all_reduce("min")
 
 
 __all__ = ["arg_reduce"]
+
+
+# ---------------------------------------------------------------------------
+# Ops torch's table leaves whole that are not Core ATen
+# ---------------------------------------------------------------------------
+
+
+@aten("copysign.Tensor", "copysign.Scalar")
+def copysign(cx: Converter, a: Any, b: Any) -> Tensor:
+    def f(u: Expr, v: Expr) -> Expr:
+        negative = (v < 0.0) | ((v == 0.0) & (1.0 / v < 0.0))  # -0.0 is negative too
+        return te.if_then_else(negative, -te.abs(u), te.abs(u))
+
+    return _broadcast_in(cx, a, b, lambda u, v: _wide_binary(u, v, f))
+
+
+def _nan_ignoring(pick: Callable[[Expr, Expr], Expr]) -> Callable[[Expr, Expr], Expr]:
+    def f(u: Expr, v: Expr) -> Expr:
+        if not _is_float(u.dtype):
+            return pick(u, v)
+        return te.if_then_else(u != u, v, te.if_then_else(v != v, u, pick(u, v)))
+
+    return f
+
+
+@aten("fmax.default")
+def fmax(cx: Converter, a: Any, b: Any) -> Tensor:
+    return _broadcast_in(cx, a, b, _nan_ignoring(te.maximum))
+
+
+@aten("fmin.default")
+def fmin(cx: Converter, a: Any, b: Any) -> Tensor:
+    return _broadcast_in(cx, a, b, _nan_ignoring(te.minimum))
+
+
+@aten("var_mean.correction")
+def var_mean(cx: Converter, x: Any, dim: Any = None, *, correction: float | None = None,
+             keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    t = cx.tensor(x, "input")
+    dims = _dims(cx, dim, t.ndim)
+    variance = _variance(cx, t, dim, 1.0 if correction is None else float(correction), keepdim)
+    return variance, ops.mean(t, dims, keepdim, name=f"{cx.name}_mean")
+
+
+def _scan(cx: Converter, x: Any, dim: int, combine: str) -> Tensor:
+    """A running product (`prod`) along `dim`: each element reduces its own prefix."""
+    t = as_dtype(cx, cx.tensor(x, "input"), result_dtype(cx), "input")
+    assert isinstance(t, Tensor)
+    if t.ndim == 0:
+        return te.compute((), lambda: t[()], name=cx.name)
+    axis = normalize_axis(int(dim), t.ndim, cx.name)
+
+    def element(*i: Expr) -> Expr:
+        k = te.reduce_axis((0, t.shape[axis]), "k")
+        src = tuple(k if d == axis else v for d, v in enumerate(i))
+        return te.prod(t[src], axis=k, where=k <= i[axis])
+
+    return te.compute(t.shape, element, name=cx.name)
+
+
+@aten("cumprod.default")
+def cumprod(cx: Converter, x: Any, dim: int, dtype: torch.dtype | None = None) -> Tensor:
+    return _scan(cx, x, dim, "prod")
+
+
+def _cumulative_arg(largest: bool) -> Callable[..., tuple[Tensor, Tensor]]:
+    """cummax / cummin: the running extreme and the index of its last occurrence."""
+
+    def convert(cx: Converter, x: Any, dim: int) -> tuple[Tensor, Tensor]:
+        t = cx.tensor(x, "input")
+        if t.ndim == 0:
+            return t, ops.full((), 0, "int64", name=f"{cx.name}_index")
+        axis = normalize_axis(int(dim), t.ndim, cx.name)
+
+        def combine(acc: tuple[Expr, Expr], new: tuple[Expr, Expr]) -> tuple[Expr, Expr]:
+            (i, v), (j, w) = acc, new
+            take = ((w >= v) if largest else (w <= v)) | (w != w)
+            take = take & ~((v != v) & (w == w))  # a NaN stays the extreme
+            return te.if_then_else(take, j, i), te.if_then_else(take, w, v)
+
+        def identity(index_dtype: str, value_dtype: str) -> tuple[Expr, Expr]:
+            inf = float("-inf") if largest else float("inf")
+            start = te.const(inf, value_dtype) if _is_float(value_dtype) else (
+                te.min_value(value_dtype) if largest else te.max_value(value_dtype))
+            return te.const(0, index_dtype), start
+
+        reducer = te.comm_reducer(combine, identity, name="cummax" if largest else "cummin")
+
+        def element(*i: Expr) -> Any:
+            k = te.reduce_axis((0, t.shape[axis]), "k")
+            src = tuple(k if d == axis else v for d, v in enumerate(i))
+            return reducer((k.var.astype("int64"), t[src]), axis=k, where=k <= i[axis])
+
+        index, value = te.compute(t.shape, element, name=cx.name)
+        return value, index
+
+    return convert
+
+
+OPS["aten.cummax.default"] = _cumulative_arg(True)
+OPS["aten.cummin.default"] = _cumulative_arg(False)
+
+
+@aten("searchsorted.Tensor", "searchsorted.Scalar")
+def searchsorted(cx: Converter, sorted_sequence: Any, values: Any, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Any = None) -> Tensor:
+    """The insertion point of each value: how many of its row's sorted elements come before it."""
+    if sorter is not None:
+        raise unsupported(cx, "searchsorted with a sorter is not supported")
+    seq = cx.tensor(sorted_sequence, "sorted_sequence")
+    v = cx.operand(values, "values")
+    vt = v if isinstance(v, Tensor) else ops.full((), v, seq.dtype, name=f"{cx.name}_value")
+    after = right or side == "right"
+    dtype = "int32" if out_int32 else "int64"
+    n = seq.shape[-1]
+
+    def element(*i: Expr) -> Expr:
+        k = te.reduce_axis((0, n), "k")
+        row = (*i[:-1], k.var) if seq.ndim > 1 else (k.var,)
+        value = vt[i].astype(seq.dtype)
+        before = seq[row] <= value if after else seq[row] < value
+        return te.sum(te.if_then_else(before, te.const(1, dtype), te.const(0, dtype)), axis=k)
+
+    return te.compute(vt.shape, element, name=cx.name)

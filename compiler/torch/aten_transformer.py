@@ -91,12 +91,8 @@ def _boolean(fn: Callable[..., Tensor], what: str) -> Callable[..., Tensor]:
     return convert
 
 
-OPS["aten.logical_and.default"] = OPS["aten.bitwise_and.Tensor"] = OPS["aten.__and__.Tensor"] = _boolean(
-    ops.logical_and, "and"
-)
-OPS["aten.logical_or.default"] = OPS["aten.bitwise_or.Tensor"] = OPS["aten.__or__.Tensor"] = _boolean(
-    ops.logical_or, "or"
-)
+OPS["aten.bitwise_and.Tensor"] = OPS["aten.__and__.Tensor"] = _boolean(ops.logical_and, "and")
+OPS["aten.bitwise_or.Tensor"] = OPS["aten.__or__.Tensor"] = _boolean(ops.logical_or, "or")
 
 
 @aten("logical_not.default", "bitwise_not.default")

@@ -67,8 +67,6 @@ SYM_OPS: dict[Callable[..., Any], Callable[..., Any]] = {
 
 _TRAINING = " (the module is in training mode: call module.eval() before from_torch)"
 HINTS = {
-    "aten._native_batch_norm_legit_functional.default": _TRAINING,
-    "aten._native_batch_norm_legit.default": _TRAINING,
     "aten.native_batch_norm.default": _TRAINING,
 }
 """Why an unsupported op usually appears."""

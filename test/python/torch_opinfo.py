@@ -28,6 +28,9 @@ import compiler
 from compiler.errors import CompilerError
 from compiler.torch.decompose import decomposition_table
 
+TENSOR = object()
+"""The place of a tensor argument among a sample's leaves (the module's inputs)."""
+
 RANDOM_OPS = ("rand", "randn", "randint", "bernoulli", "normal", "uniform", "dropout", "multinomial", "randperm")
 
 
@@ -64,7 +67,7 @@ class OneOp(torch.nn.Module):
 
     def forward(self, *tensors: torch.Tensor) -> Any:
         it = iter(tensors)
-        leaves = [next(it) if c is None else c for c in self.constants]
+        leaves = [next(it) if c is TENSOR else c for c in self.constants]
         args, kwargs = _pytree.tree_unflatten(leaves, self.spec)
         return self.op(*args, **kwargs)
 
@@ -81,7 +84,7 @@ class Outcome:
 def _split(sample: Any) -> tuple[Any, list[Any], list[torch.Tensor]]:
     leaves, spec = _pytree.tree_flatten(((sample.input, *sample.args), dict(sample.kwargs)))
     tensors = [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
-    constants = [None if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves]
+    constants = [TENSOR if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves]
     return spec, constants, tensors
 
 
