@@ -76,3 +76,25 @@ def fmod(a: ExprLike, b: ExprLike) -> Expr:
     if not _is_float(ea.dtype):
         raise ExprTypeError(f"te.fmod needs float expressions, got {ea.dtype}")
     return ea - trunc(ea / eb) * eb
+
+
+def _int_binary(name: str, a: ExprLike, b: ExprLike) -> Expr:
+    ea, eb = _unify(a, b)
+    if _is_float(ea.dtype) or ea.dtype == "bool":
+        raise ExprTypeError(f"te.{name} needs integer expressions, got {ea.dtype}")
+    return Call(name, (ea, eb), ea.dtype)
+
+
+def bitwise_and(a: ExprLike, b: ExprLike) -> Expr:
+    """`a & b` of integer expressions, bit by bit (`&` on expressions combines conditions)."""
+    return _int_binary("bitwise_and", a, b)
+
+
+def bitwise_or(a: ExprLike, b: ExprLike) -> Expr:
+    """`a | b` of integer expressions, bit by bit."""
+    return _int_binary("bitwise_or", a, b)
+
+
+def bitwise_xor(a: ExprLike, b: ExprLike) -> Expr:
+    """`a ^ b` of integer expressions, bit by bit."""
+    return _int_binary("bitwise_xor", a, b)

@@ -270,22 +270,33 @@ OPS["aten.logical_or.default"] = _logical(lambda u, v: u | v)
 OPS["aten.logical_xor.default"] = _logical(lambda u, v: u != v)
 
 
-def _bitwise_bool(fn: Callable[[Expr, Expr], Expr], what: str) -> Callable[..., Tensor]:
-    """A bitwise op of boolean tensors (masks); integer tensors are refused: tensor
-    expressions have no bitwise operations."""
-    logical = _logical(fn)
+def _bitwise(int_fn: Callable[[Expr, Expr], Expr], bool_fn: Callable[[Expr, Expr], Expr]) -> Callable[..., Tensor]:
+    """A bitwise op: of masks as booleans, of integers bit by bit."""
+    logical = _logical(bool_fn)
 
     def convert(cx: Converter, a: Any, b: Any) -> Tensor:
-        if result_dtype(cx) != ops.MASK:
-            raise unsupported(cx, f"bitwise {what} of integer tensors is not supported (only of bool tensors)")
-        return logical(cx, a, b)
+        if result_dtype(cx) == ops.MASK:
+            return logical(cx, a, b)
+        return _broadcast_in(cx, a, b, int_fn)
 
     return convert
 
 
-OPS["aten.bitwise_and.Scalar"] = _bitwise_bool(lambda u, v: u & v, "and")
-OPS["aten.bitwise_or.Scalar"] = _bitwise_bool(lambda u, v: u | v, "or")
-OPS["aten.bitwise_xor.Scalar"] = OPS["aten.bitwise_xor.Tensor"] = _bitwise_bool(lambda u, v: u != v, "xor")
+for _name, _int_fn, _bool_fn in (
+    ("bitwise_and", te.bitwise_and, lambda u, v: u & v),
+    ("bitwise_or", te.bitwise_or, lambda u, v: u | v),
+    ("bitwise_xor", te.bitwise_xor, lambda u, v: u != v),
+):
+    OPS[f"aten.{_name}.Scalar"] = OPS[f"aten.{_name}.Tensor"] = _bitwise(_int_fn, _bool_fn)
+OPS["aten.__and__.Tensor"], OPS["aten.__or__.Tensor"] = OPS["aten.bitwise_and.Tensor"], OPS["aten.bitwise_or.Tensor"]
+
+
+@aten("bitwise_not.default")
+def bitwise_not(cx: Converter, x: Any) -> Value:
+    t = cx.tensor(x, "self")
+    if t.dtype == ops.MASK and result_dtype(cx) == ops.MASK:
+        return ops.logical_not(t, name=cx.name)
+    return ops.elementwise(t, lambda v: te.bitwise_xor(v, te.const(-1, v.dtype)), cx.name)
 
 
 # ---------------------------------------------------------------------------

@@ -82,25 +82,9 @@ for _op, _fn in (
     OPS[f"aten.{_op}.Tensor"] = OPS[f"aten.{_op}.Scalar"] = _comparison(_fn)
 
 
-def _boolean(fn: Callable[..., Tensor], what: str) -> Callable[..., Tensor]:
-    def convert(cx: Converter, a: Any, b: Any) -> Tensor:
-        if result_dtype(cx) != ops.MASK or common_dtype(cx) != ops.MASK:
-            raise unsupported(cx, f"{what} of integer tensors (bitwise) is not supported, only of booleans")
-        return fn(cx.operand(a, "self"), cx.operand(b, "other"), name=cx.name)
-
-    return convert
-
-
-OPS["aten.bitwise_and.Tensor"] = OPS["aten.__and__.Tensor"] = _boolean(ops.logical_and, "and")
-OPS["aten.bitwise_or.Tensor"] = OPS["aten.__or__.Tensor"] = _boolean(ops.logical_or, "or")
-
-
-@aten("logical_not.default", "bitwise_not.default")
+@aten("logical_not.default")
 def logical_not(cx: Converter, x: Any) -> Tensor:
-    t = cx.tensor(x, "self")
-    if cx.node is not None and str(cx.node.target) == "aten.bitwise_not.default" and t.dtype != ops.MASK:
-        raise unsupported(cx, "bitwise_not of integer tensors is not supported, only of booleans")
-    return ops.logical_not(t, name=cx.name)
+    return ops.logical_not(cx.tensor(x, "self"), name=cx.name)
 
 
 @aten("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar")
