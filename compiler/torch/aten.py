@@ -248,11 +248,6 @@ def max_pool2d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), paddin
         t, kernel, strides, _ints(padding), _ints(dilation), ceil_mode, layout=layout, name=cx.name))
 
 
-@aten("max_pool2d_with_indices.default")
-def max_pool2d_with_indices(cx: Converter, *args: Any, **kwargs: Any) -> tuple[Value, None]:
-    return max_pool2d(cx, *args, **kwargs), None
-
-
 @aten("avg_pool2d.default")
 def avg_pool2d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Value:

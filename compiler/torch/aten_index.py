@@ -28,9 +28,7 @@ from compiler.ops.util import broadcast_read, index_max, index_min, normalize_ax
 from compiler.te import Dim, Expr, Tensor
 from compiler.torch.aten import (
     Value,
-    _ints,
     aten,
-    conv2d_stage,
     result_dtype,
     unsupported,
 )
@@ -297,32 +295,39 @@ def scatter_reduce(cx: Converter, x: Any, dim: int, index: Any, src: Any, reduce
 
 @aten("index_put.default")
 def index_put(cx: Converter, x: Any, indices: Sequence[Any], values: Any, accumulate: bool = False) -> Tensor:
-    """x[indices] = values (or += with accumulate) for integer index tensors of x's leading
-    dimensions, broadcast together to one dimension."""
+    """x[indices] = values (or += with accumulate) for integer index tensors that broadcast
+    to one dimension; None indexes a whole dimension (`x[:, idx] = v`). As torch's
+    advanced indexing, the index dimension stands where the indexed dimensions were when
+    they are adjacent, else first."""
     t = cx.tensor(x, "input")
-    if any(i is None for i in indices):
-        raise unsupported(cx, "index_put with a None index (a slice) is not supported")
-    items = [cx.tensor(i, f"indices[{k}]") for k, i in enumerate(indices)]
-    if any(i.dtype == ops.MASK for i in items):
+    items = [None if i is None else cx.tensor(i, f"indices[{k}]") for k, i in enumerate(indices)]
+    indexed = [d for d, i in enumerate(items) if i is not None]
+    tensors = [i for i in items if i is not None]
+    if any(i.dtype == ops.MASK for i in tensors):
         raise unsupported(cx, "index_put with a boolean mask is not supported")
-    shape: tuple[Dim, ...] = items[0].shape
-    for i in items[1:]:
+    shape: tuple[Dim, ...] = tensors[0].shape
+    for i in tensors[1:]:
         shape = ops.util.broadcast_shape(shape, i.shape, cx.name)
     if len(shape) != 1:
         raise unsupported(cx, f"index_put with {len(shape)}-D index tensors is not supported (1-D only)")
     v = _in(cx, values, t.dtype, "values")
-    n, rest = len(items), tuple(t.shape[len(items):])
-    vshape = (shape[0], *rest)
+    rest = [d for d in range(t.ndim) if d not in indexed]
+    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
+    before = [d for d in rest if d < indexed[0]] if adjacent else []
+    after = [d for d in rest if d not in before]
+    vshape = (*(t.shape[d] for d in before), shape[0], *(t.shape[d] for d in after))
 
     def matched(i: Sequence[Expr], k: Expr) -> Expr:
         hit: Expr = te.const(True)
-        for d, item in enumerate(items):
+        for d in indexed:
+            item = items[d]
+            assert item is not None
             at = clamp_index(broadcast_read(item, shape, (k,)).astype("int64"), t.shape[d], wrap=True)
             hit = hit & (at == i[d])
         return hit
 
     def value(k: Expr, i: Sequence[Expr]) -> Expr:
-        return broadcast_read(v, vshape, (k, *i[n:]))
+        return broadcast_read(v, vshape, (*(i[d] for d in before), k, *(i[d] for d in after)))
 
     if accumulate:
         def total(*i: Expr) -> Expr:
@@ -511,129 +516,6 @@ def native_dropout(cx: Converter, x: Any, p: float, train: bool | None) -> tuple
         raise unsupported(cx, "dropout in training mode (random numbers) is not supported: call module.eval()")
     t = x if isinstance(x, Permuted) else cx.tensor(x, "input")
     return t, ops.full(tuple(t.shape), 1, ops.MASK, name=f"{cx.name}_mask")
-
-
-# ---------------------------------------------------------------------------
-# Convolutions: 1-D through 2-D, transposed
-# ---------------------------------------------------------------------------
-
-
-def _as_2d(cx: Converter, v: Any, what: str) -> Any:
-    if isinstance(v, torch.Tensor):
-        return v.unsqueeze(2)
-    return ops.expand_dims(cx.tensor(v, what), 2, name=f"{cx.name}_{what}_2d")
-
-
-@aten("convolution.default")
-def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
-                transposed: bool, output_padding: Any, groups: int) -> Value:
-    ndim = len(x.shape)
-    if ndim not in (3, 4):
-        raise unsupported(cx, f"{ndim - 2}-D convolutions are not supported (1-D and 2-D are)")
-    if ndim == 3:  # a 1-D convolution is a 2-D one over a height of 1
-        stride, dilation = (1, *_ints(stride, 1)), (1, *_ints(dilation, 1))
-        padding, output_padding = (0, *_ints(padding, 1)), (0, *_ints(output_padding, 1))
-        x4, w4 = _as_2d(cx, x, "input"), _as_2d(cx, weight, "weight")
-        y = convolution(cx, x4, w4, bias, stride, padding, dilation, transposed, output_padding, groups)
-        t = cx.tensor(y, "output")
-        return ops.squeeze(t, 2, name=f"{cx.name}_1d")
-    if transposed:
-        return conv_transpose2d(cx, cx.tensor(x, "input"), cx.tensor(weight, "weight"), bias, _ints(stride),
-                                _ints(padding), _ints(dilation), _ints(output_padding), int(groups))
-    return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
-
-
-def conv_transpose2d(cx: Converter, x: Tensor, w: Tensor, bias: Any, stride: tuple[int, ...], padding: tuple[int, ...],
-                     dilation: tuple[int, ...], output_padding: tuple[int, ...], groups: int) -> Tensor:
-    """The gradient of a 2-D convolution as a gather: each output element sums the input
-    elements whose window covers it (`(y + pad - ky * dil)` divisible by the stride)."""
-    n, _, h, wd = x.shape
-    sizes = [static(d) for d in w.shape]
-    if any(d is None for d in sizes):
-        raise unsupported(cx, "a transposed convolution needs a static weight shape")
-    cin, cout_g, kh, kw = (int(d or 0) for d in sizes)
-    cin_g = cin // groups
-    out_h = (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + output_padding[0] + 1
-    out_w = (wd - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + output_padding[1] + 1
-    rc = te.reduce_axis((0, cin_g), "rc")
-    ry, rx = te.reduce_axis((0, kh), "ry"), te.reduce_axis((0, kw), "rx")
-
-    def element(b: Expr, o: Expr, y: Expr, xx: Expr) -> Expr:
-        g = o // cout_g
-        ci = g * cin_g + rc.var
-        ty, tx = y + padding[0] - ry.var * dilation[0], xx + padding[1] - rx.var * dilation[1]
-        iy, ix = ty // stride[0], tx // stride[1]
-        ok = (ty >= 0) & (tx >= 0) & (ty % stride[0] == 0) & (tx % stride[1] == 0) & (iy < h) & (ix < wd)
-        value = x[b, ci, clamp_index(iy, h), clamp_index(ix, wd)] * w[ci, o % cout_g, ry.var, rx.var]
-        return te.sum(te.if_then_else(ok, value, te.const(0.0, x.dtype)), axis=(rc, ry, rx))
-
-    y = te.compute((n, cout_g * groups, out_h, out_w), element, name=cx.name)
-    if bias is None:
-        return y
-    return ops.bias_add(y, cx.tensor(bias, "bias"), axis=1, name=f"{cx.name}_bias")
-
-
-# ---------------------------------------------------------------------------
-# Resizing
-# ---------------------------------------------------------------------------
-
-
-def _out_sizes(x: Tensor, output_size: Any, scales: Any) -> tuple[list[Dim], list[float]]:
-    """The output's spatial sizes and torch's source-per-output scale for each."""
-    spatial = list(x.shape[2:])
-    if output_size is not None:
-        sizes = list(output_size)
-        factors = [float(static(i) or 1) / float(static(o) or 1) for i, o in zip(spatial, sizes, strict=True)]
-        return sizes, factors
-    sizes = [int(float(static(i) or 0) * float(s)) for i, s in zip(spatial, scales, strict=True)]
-    return sizes, [1.0 / float(s) for s in scales]
-
-
-@aten("upsample_nearest2d.vec")
-def upsample_nearest(cx: Converter, x: Any, output_size: Any, scale_factors: Any) -> Tensor:
-    t = cx.tensor(x, "input")
-    sizes, factors = _out_sizes(t, output_size, scale_factors)
-
-    def element(*i: Expr) -> Expr:
-        src = [*i[:2]]
-        for k, (v, f) in enumerate(zip(i[2:], factors, strict=True)):
-            pos = te.floor(v.astype("float32") * f).astype("int64")
-            src.append(clamp_index(pos, t.shape[2 + k]))
-        return t[tuple(src)]
-
-    return te.compute((*t.shape[:2], *sizes), element, name=cx.name)
-
-
-@aten("upsample_bilinear2d.vec")
-def upsample_bilinear2d(cx: Converter, x: Any, output_size: Any, align_corners: bool, scale_factors: Any) -> Tensor:
-    t = cx.tensor(x, "input")
-    sizes, factors = _out_sizes(t, output_size, scale_factors)
-    acc = "float32" if t.dtype == "float16" else t.dtype
-
-    def source(v: Expr, k: int) -> tuple[Expr, Expr, Expr]:
-        n_in, n_out = static(t.shape[2 + k]), static(sizes[k])
-        if align_corners:
-            scale = (n_in - 1) / (n_out - 1) if n_in and n_out and n_out > 1 else 0.0
-            pos = v.astype(acc) * scale
-        else:
-            pos = te.maximum((v.astype(acc) + 0.5) * factors[k] - 0.5, 0.0)
-        low = te.floor(pos).astype("int64")
-        lo = clamp_index(low, t.shape[2 + k])
-        hi = clamp_index(low + 1, t.shape[2 + k])
-        return lo, hi, pos - lo.astype(acc)
-
-    def element(b: Expr, c: Expr, y: Expr, xx: Expr) -> Expr:
-        y0, y1, fy = source(y, 0)
-        x0, x1, fx = source(xx, 1)
-
-        def at(p: Expr, q: Expr) -> Expr:
-            return t[b, c, p, q].astype(acc)
-
-        top = at(y0, x0) * (1.0 - fx) + at(y0, x1) * fx
-        bottom = at(y1, x0) * (1.0 - fx) + at(y1, x1) * fx
-        return (top * (1.0 - fy) + bottom * fy).astype(t.dtype)
-
-    return te.compute((*t.shape[:2], *sizes), element, name=cx.name)
 
 
 # ---------------------------------------------------------------------------

@@ -71,6 +71,7 @@ _CORE_DECOMPOSED = (
     "aten.select_scatter.default",
     "aten.var.dim",
     "aten.sym_stride.int",
+    "aten.col2im.default",
 )
 """Core ATen ops converted directly rather than through torch's decomposition."""
 
