@@ -602,3 +602,54 @@ def sym_storage_offset(cx: Converter, x: Any) -> int:
 
 
 __all__ = ["REFUSED", "sort_along"]
+
+
+@aten("_embedding_bag.default", "_embedding_bag_forward_only.default")
+def embedding_bag(cx: Converter, weight: Any, indices: Any, offsets: Any, scale_grad_by_freq: bool = False,
+                  mode: int = 0, sparse: bool = False, per_sample_weights: Any = None,
+                  include_last_offset: bool = False, padding_idx: int = -1) -> tuple[Tensor, None, None, None]:
+    """Sums (0), means (1) or maxima (2) of the rows each bag of 1-D indices names; a bag
+    runs from its offset to the next (the last one to the end, unless include_last_offset)."""
+    w, ids, offs = cx.tensor(weight, "weight"), cx.tensor(indices, "indices"), cx.tensor(offsets, "offsets")
+    if ids.ndim != 1:
+        raise unsupported(cx, "embedding_bag of 2-D indices is not supported (torch flattens them first)")
+    n, bags = ids.shape[0], offs.shape[0] - (1 if include_last_offset else 0)
+    acc = "float32" if w.dtype == "float16" else w.dtype
+    psw = None if per_sample_weights is None else cx.tensor(per_sample_weights, "per_sample_weights")
+
+    def members(b: Expr, k: Expr) -> Expr:
+        start = offs[b].astype("int64")
+        nxt = offs[clamp_index(b + 1, offs.shape[0])].astype("int64")
+        end = te.if_then_else(b + 1 < offs.shape[0], nxt, te.const(0, "int64") + n)
+        keep = (k >= start) & (k < end)
+        if padding_idx is not None and padding_idx >= 0:
+            keep = keep & (ids[k].astype("int64") != padding_idx)
+        return keep
+
+    def row(k: Expr, d: Expr) -> Expr:
+        value = w[clamp_index(ids[k].astype("int64"), w.shape[0]), d].astype(acc)
+        return value * psw[k].astype(acc) if psw is not None else value
+
+    def reduce(b: Expr, d: Expr) -> Expr:
+        k = te.reduce_axis((0, n), "k")
+        if mode == 2:
+            return te.max(te.if_then_else(members(b, k.var), row(k.var, d), te.const(float("-inf"), acc)), axis=k)
+        return te.sum(te.if_then_else(members(b, k.var), row(k.var, d), te.const(0.0, acc)), axis=k)
+
+    total = te.compute((bags, w.shape[1]), reduce, name=f"{cx.name}_reduce")
+
+    def count(b: Expr) -> Expr:
+        k = te.reduce_axis((0, n), "k")
+        return te.sum(te.if_then_else(members(b, k.var), te.const(1.0, acc), te.const(0.0, acc)), axis=k)
+
+    sizes = te.compute((bags,), count, name=f"{cx.name}_count")
+
+    def finish(b: Expr, d: Expr) -> Expr:
+        v: Expr = total[b, d]
+        if mode == 1:
+            v = v / te.maximum(sizes[b], 1.0)
+        elif mode == 2:
+            v = te.if_then_else(sizes[b] > 0.0, v, te.const(0.0, acc))
+        return v.astype(w.dtype)
+
+    return te.compute((bags, w.shape[1]), finish, name=cx.name), None, None, None

@@ -375,3 +375,37 @@ def col2im(cx: Converter, x: Any, output_size: Any, kernel_size: Any, dilation: 
 
 
 __all__ = ["conv_transpose2d"]
+
+
+@aten("adaptive_max_pool2d.default")
+def adaptive_max_pool2d(cx: Converter, x: Any, output_size: Any) -> tuple[Tensor, Tensor]:
+    """The largest element of each adaptive window, and its index in the flattened plane."""
+    t = cx.tensor(x, "input")
+    h, w = _static_sizes(cx, t.shape[-2:], "an adaptive pool")
+    outs = [int(o) if o is not None else s for o, s in zip(_ints(output_size), (h, w), strict=True)]
+    sizes = (h, w)
+    widest = [max(math.ceil((k + 1) * s / o) - (k * s) // o for k in range(o)) for s, o in zip(sizes, outs, strict=True)]
+
+    def combine(acc: tuple[Expr, Expr], new: tuple[Expr, Expr]) -> tuple[Expr, Expr]:
+        (i, v), (j, u) = acc, new
+        take = (u > v) | ((u != u) & (v == v))
+        return te.if_then_else(take, j, i), te.if_then_else(take, u, v)
+
+    low = te.const(float("-inf"), t.dtype) if t.dtype.startswith("float") else te.min_value(t.dtype)
+    argmax = te.comm_reducer(combine, lambda a, b: (te.const(-1, a), low), name="adaptive_argmax")
+
+    def element(*i: Expr) -> Any:
+        axes = [te.reduce_axis((0, k), f"r{d}") for d, k in enumerate(widest)]
+        pos: list[Expr] = []
+        inside: Expr = te.const(True)
+        for d in range(2):
+            s, o, v = sizes[d], outs[d], i[len(i) - 2 + d]
+            lo, hi = (v * s) // o, (v * s + s + o - 1) // o
+            p = lo + axes[d].var
+            pos.append(clamp_index(p, s))
+            inside = inside & (p < hi)
+        flat = pos[0].astype("int64") * w + pos[1].astype("int64")
+        return argmax((flat, te.if_then_else(inside, t[(*i[:-2], *pos)], low)), axis=tuple(axes))
+
+    index, value = te.compute((*t.shape[:-2], *outs), element, name=cx.name)
+    return value, index
