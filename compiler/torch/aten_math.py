@@ -573,3 +573,32 @@ def searchsorted(cx: Converter, sorted_sequence: Any, values: Any, *, out_int32:
         return te.sum(te.if_then_else(before, te.const(1, dtype), te.const(0, dtype)), axis=k)
 
     return te.compute(vt.shape, element, name=cx.name)
+
+
+@aten("linalg_vector_norm.default")
+def linalg_vector_norm(cx: Converter, x: Any, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
+                       dtype: torch.dtype | None = None) -> Value:
+    """The p-norm over `dim` (all when None): (sum |x|^p)^(1/p); inf and -inf the largest and
+    smallest |x|, 0 the count of nonzeros (ConvNeXt V2's GRN, SigLIP's normalization)."""
+    p = float(ord)
+    t = as_dtype(cx, cx.tensor(x, "input"), result_dtype(cx), "input")
+    assert isinstance(t, Tensor)
+    magnitude = ops.abs(t, name=f"{cx.name}_abs")
+    if p in (float("inf"), float("-inf")):
+        extreme = ops.max if p > 0 else ops.min
+        return _reduce_in_layout(cx, magnitude, dim, keepdim, lambda u, dims, keep: extreme(u, dims, keep, name=cx.name))
+    if p == 0:
+        terms = ops.cast(ops.not_equal(t, 0, name=f"{cx.name}_nonzero"), t.dtype, name=f"{cx.name}_count")
+    elif p == 1:
+        terms = magnitude
+    elif p == 2:
+        terms = ops.multiply(t, t, name=f"{cx.name}_squares")
+    else:
+        terms = ops.power(magnitude, p, name=f"{cx.name}_powers")
+    total = _reduce_in_layout(cx, terms, dim, keepdim, lambda u, dims, keep: ops.sum(u, dims, keep, name=f"{cx.name}_sum"))
+    assert isinstance(total, Tensor)
+    if p in (0, 1):
+        return total
+    if p == 2:
+        return ops.sqrt(total, name=cx.name)
+    return ops.power(total, 1.0 / p, name=cx.name)
