@@ -7,7 +7,7 @@ one callable; `dynamo.dynamo_backend` is `torch.compile(..., backend="xdsl_tc")`
 `plot.plot_memory` draws a memory plan (matplotlib, optional).
 """
 
-from compiler.torch import aten_transformer  # noqa: F401  (registers its converters)
+from compiler.torch import aten_state, aten_transformer  # noqa: F401  (register their converters)
 from compiler.torch.aten import supported_ops
 from compiler.torch.dynamo import dynamo_backend
 from compiler.torch.graph import UnsupportedOperatorError
