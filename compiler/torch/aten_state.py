@@ -30,9 +30,9 @@ from typing import Any
 import torch
 
 from compiler import te
+from compiler.ops.elementwise import elementwise
 from compiler.ops.util import broadcast_read, normalize_axis, same_dim
 from compiler.te import Dim, Expr, Tensor
-from compiler.ops.elementwise import elementwise
 from compiler.torch.aten import Value, aten, pointwise, unsupported
 from compiler.torch.graph import Converter
 
@@ -60,9 +60,9 @@ def _rows_like(cx: Converter, base: Tensor, dim: int, length: Dim, source: Any) 
         value = float(source) if base.dtype.startswith("float") else int(source)
         return te.compute(shape, lambda *_: te.const(value, base.dtype), name=f"{cx.name}_rows")
     src = cx.tensor(source, "source")
-    if src.ndim == len(shape) and all(same_dim(a, b) for a, b in zip(src.shape, shape, strict=True)):
-        if src.dtype == base.dtype:
-            return src
+    same = src.ndim == len(shape) and all(same_dim(a, b) for a, b in zip(src.shape, shape, strict=True))
+    if same and src.dtype == base.dtype:
+        return src
     if src.ndim > len(shape):
         raise unsupported(cx, f"the source has {src.ndim} dimensions, more than the {len(shape)} of the tensor written")
     return te.compute(shape, lambda *i: broadcast_read(src, shape, i).astype(base.dtype), name=f"{cx.name}_rows")

@@ -210,12 +210,13 @@ def _write_rows(b: StateBuffer, dim: int, positions: np.ndarray, rows: np.ndarra
             f"state {b.name}: the program writes position {bad} along dimension {dim}, outside [0, {n}) "
             "(a cache position beyond the cache's length?)"
         )
-    lead = (slice(None),) * dim
+    lead: tuple[slice, ...] = (slice(None),) * dim
     first = int(positions[0])
     if high - low == positions.size - 1 and first == low and bool(np.all(np.diff(positions) == 1)):
         b.array[(*lead, slice(first, first + positions.size))] = rows
     else:
-        b.array[(*lead, positions)] = rows
+        index: tuple[slice | np.ndarray, ...] = (*lead, positions.astype(np.intp))
+        b.array[index] = rows
 
 
 class StateImport:
