@@ -21,7 +21,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from compiler.torch.generate import CausalLM  # noqa: E402
+from compiler.torch.generate import CausalLM
 
 
 def main(argv: list[str] | None = None) -> None:
