@@ -29,12 +29,12 @@ from typing import Any
 
 import torch
 
-from compiler import te
+from compiler import ops, te
 from compiler.ops.elementwise import elementwise
 from compiler.ops.util import broadcast_read, normalize_axis, same_dim
 from compiler.te import Dim, Expr, Tensor
 from compiler.torch.aten import Value, aten, pointwise, unsupported
-from compiler.torch.graph import Converter
+from compiler.torch.graph import Converter, te_dtype
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,15 @@ def sin(cx: Converter, x: Any) -> Value:
 @aten("cos.default")
 def cos(cx: Converter, x: Any) -> Value:
     return pointwise(cx, x, lambda t: elementwise(t, te.cos, cx.name))
+
+
+@aten("type_as.default")
+def type_as(cx: Converter, x: Any, other: Any) -> Value:
+    """`x.type_as(other)`: x in other's dtype (Gemma's RMSNorm; torch's export keeps it whole)."""
+    dtype = te_dtype(other.dtype, "type_as") if isinstance(other, torch.Tensor) else str(getattr(other, "dtype", ""))
+    if not dtype:
+        raise unsupported(cx, f"type_as of a {type(other).__name__}")
+    return pointwise(cx, x, lambda t: t if t.dtype == dtype else ops.cast(t, dtype, name=cx.name))
 
 
 __all__ = ["UPDATES", "RowUpdate"]

@@ -74,9 +74,10 @@ class TorchFunction:
 
     def __repr__(self) -> str:
         outputs = ", ".join(f"{_shape_text(t.shape)} {t.dtype}" for t in self.graph.outputs)
+        state = f", {len(self.graph.state.buffers)} state buffers" if self.graph.state is not None else ""
         return (
             f"<TorchFunction {self.name}({', '.join(self.input_shapes)}) -> {outputs}, "
-            f"{len(self.graph.params)} parameters>"
+            f"{len(self.graph.params)} parameters{state}>"
         )
 
     @property

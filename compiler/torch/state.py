@@ -181,8 +181,13 @@ class StatePlan:
         return [tuple(eval_dim(d, env) for d in t.shape) for t in self.outputs]
 
     def write(self, values: Sequence[np.ndarray]) -> None:
-        """Apply the writes of a call whose extra outputs are `values` to the state arrays."""
+        """Apply the writes of a call whose extra outputs are `values` to the state arrays:
+        all of them, or none when a position is outside its buffer (ArgumentValueError)."""
         by_uid = {t.uid: v for t, v in zip(self.outputs, values, strict=True)}
+        for b in self.buffers:
+            for w in b.writes:
+                if w.positions is not None:
+                    _check_positions(b, w.dim, by_uid[w.positions.uid])
         for b in self.buffers:
             for w in b.writes:
                 rows = by_uid[w.rows.uid]
@@ -199,7 +204,7 @@ class StatePlan:
                 np.copyto(b.array, b.initial)
 
 
-def _write_rows(b: StateBuffer, dim: int, positions: np.ndarray, rows: np.ndarray) -> None:
+def _check_positions(b: StateBuffer, dim: int, positions: np.ndarray) -> None:
     n = b.array.shape[dim]
     if positions.size == 0:
         return
@@ -208,8 +213,15 @@ def _write_rows(b: StateBuffer, dim: int, positions: np.ndarray, rows: np.ndarra
         bad = low if low < 0 else high
         raise ArgumentValueError(
             f"state {b.name}: the program writes position {bad} along dimension {dim}, outside [0, {n}) "
-            "(a cache position beyond the cache's length?)"
+            "(a cache position beyond the cache's length?); the state is left as it was"
         )
+
+
+def _write_rows(b: StateBuffer, dim: int, positions: np.ndarray, rows: np.ndarray) -> None:
+    """`rows` into `b` at `positions` along `dim` (checked by `_check_positions`)."""
+    if positions.size == 0:
+        return
+    low, high = int(positions.min()), int(positions.max())
     lead: tuple[slice, ...] = (slice(None),) * dim
     first = int(positions[0])
     if high - low == positions.size - 1 and first == low and bool(np.all(np.diff(positions) == 1)):

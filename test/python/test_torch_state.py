@@ -44,6 +44,7 @@ def test_buffer_writes_match_eager_and_persist() -> None:
     eager = copy.deepcopy(module)
     net = compiler.from_torch(module, (torch.ones(2, 4), torch.tensor([0, 1])))
     assert set(net.state) == {"rows", "window", "total", "count"}
+    assert repr(net).endswith(", 0 parameters, 4 state buffers>"), repr(net)
     arrays = dict(net.state)
     rng = np.random.default_rng(0)
     for pos in ([3, 5], [0, 7], [6, 2]):
@@ -89,8 +90,12 @@ def test_memory_report_lists_state_apart() -> None:
 
 def test_write_outside_the_buffer_is_an_error_naming_it() -> None:
     net = compiler.from_torch(Writes().eval(), (torch.ones(2, 4), torch.tensor([0, 1])))
+    net(torch.ones(2, 4), torch.tensor([0, 1]))
+    before = {k: v.copy() for k, v in net.state.items()}
     with pytest.raises(compiler.ArgumentValueError, match="state rows: the program writes position 9"):
-        net(torch.ones(2, 4), torch.tensor([1, 9]))
+        net(torch.full((2, 4), 3.0), torch.tensor([1, 9]))
+    for name, array in net.state.items():  # no buffer written: all or none
+        np.testing.assert_array_equal(array, before[name], err_msg=name)
 
 
 class Branchy(torch.nn.Module):
