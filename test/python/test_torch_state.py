@@ -218,3 +218,32 @@ def test_sample_filters() -> None:
 def test_generate_refuses_more_tokens_than_the_cache(lm: Any) -> None:
     with pytest.raises(compiler.ArgumentValueError, match="exceed the cache's 24 positions"):
         lm.generate(list(range(20)), 10)
+
+
+FAMILIES = {
+    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", {}),
+    "mistral": ("MistralConfig", "MistralForCausalLM", {}),
+    "gemma": ("GemmaConfig", "GemmaForCausalLM", {"head_dim": 8}),
+    "phi3": ("Phi3Config", "Phi3ForCausalLM", {"pad_token_id": 0}),
+}
+
+
+@pytest.mark.long  # a minute a family on two cores
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_other_families_generate_as_transformers(family: str) -> None:
+    from compiler.torch.generate import CausalLM
+
+    config_class, model_class, extra = FAMILIES[family]
+    torch.manual_seed(0)
+    config = getattr(transformers, config_class)(
+        vocab_size=96, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, **extra,
+    )
+    model = getattr(transformers, model_class)(config).eval()
+    prompt = [3, 14, 15, 9, 6]
+    with torch.no_grad():
+        expected = model.generate(
+            torch.tensor([prompt]), max_new_tokens=8, do_sample=False,
+            attention_mask=torch.ones(1, len(prompt), dtype=torch.long), pad_token_id=0,
+        )[0].tolist()
+    assert CausalLM(model, max_cache_len=24).generate(prompt, 8) == expected
