@@ -6,7 +6,8 @@ BUFFER_MUTATION output of buffer `cache`. Here such a buffer becomes *state*:
 
 ```
 buffer `cache` (mutated)  -> te.placeholder `cache`, an argument after the parameters,
-                             bound to an array the network owns (`net.state["cache"]`)
+                             bound to the buffer's own memory (`net.state["cache"]`, a
+                             NumPy view of the module's tensor)
 index_copy / index_put /  -> the rows written (L of them) and their positions become
 slice_scatter chains         outputs of the function (aten_state.py); readers see the
                              written rows through an inlined select, the rest of
@@ -35,7 +36,11 @@ once in the output, once in the state.
 
 The state persists across calls; `TorchFunction.reset_state()` restores the
 values the buffers had at export (zeros for a fresh static cache: those are
-not kept twice). Prefill and decode are one function when the sequence
+not kept twice). The state is the module's buffers themselves, as in PyTorch
+(running the network changes them), not a copy: a cache is held once, and the
+graphs `torch.compile` hands the `xdsl_tc` backend (one per input shape, each a
+network of its own) all read and write the same tensors, as the eager module
+would. A buffer NumPy cannot view (not dense, not on the CPU) is copied. Prefill and decode are one function when the sequence
 length is a symbolic dimension (`torch.export.Dim`): one set of parameters,
 one state (`compiler.torch.generate`).
 
@@ -231,6 +236,19 @@ def _write_rows(b: StateBuffer, dim: int, positions: np.ndarray, rows: np.ndarra
         b.array[index] = rows
 
 
+def _shared(value: torch.Tensor) -> np.ndarray:
+    """The tensor's memory as a NumPy array (written, the tensor changes), or a copy where
+    NumPy cannot view it (not dense, not on the CPU, requires grad)."""
+    t = value.detach()
+    if t.device.type == "cpu" and t.is_contiguous() and t.dtype in (torch.float32, torch.float64, torch.float16,
+                                                                    torch.int64, torch.int32, torch.int16,
+                                                                    torch.int8, torch.uint8, torch.bool):
+        array = t.numpy()
+    else:
+        array = np.array(t.cpu().numpy(), order="C", copy=True)  # 0-d stays 0-d
+    return array.view(np.int8) if array.dtype == np.bool_ else array
+
+
 class StateImport:
     """What the importer does with the buffers the program writes."""
 
@@ -244,10 +262,9 @@ class StateImport:
         return [b.tensor for b in self.buffers.values()]
 
     def bind(self, cx: Converter, node: fx.Node, target: str, value: torch.Tensor) -> te.Tensor:
-        """The placeholder of buffer `target`, which the program writes."""
-        array = np.array(value.detach().cpu().numpy(), order="C", copy=True)  # 0-d stays 0-d
-        if array.dtype == np.bool_:
-            array = array.view(np.int8)
+        """The placeholder of buffer `target`, which the program writes. Its array is the
+        buffer's own memory where it can be (a dense CPU tensor), else a copy."""
+        array = _shared(value)
         dtype = te_dtype(value.dtype, f"buffer {target}")
         t = te.placeholder(tuple(int(d) for d in value.shape), dtype, name=cx.unique(target))
         initial = array.copy() if array.any() else None

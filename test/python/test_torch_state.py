@@ -247,3 +247,30 @@ def test_other_families_generate_as_transformers(family: str) -> None:
             attention_mask=torch.ones(1, len(prompt), dtype=torch.long), pad_token_id=0,
         )[0].tolist()
     assert CausalLM(model, max_cache_len=24).generate(prompt, 8) == expected
+
+
+def test_state_is_the_modules_buffer_memory() -> None:
+    module = Writes().eval()
+    net = compiler.from_torch(module, (torch.ones(2, 4), torch.tensor([0, 1])))
+    net(torch.full((2, 4), 2.0), torch.tensor([4, 6]))
+    for name, buffer in module.named_buffers():  # one copy of the state: the module's own
+        assert np.shares_memory(net.state[name], buffer.numpy()), name
+    assert module.rows[4].tolist() == [2.0] * 4
+    assert int(module.count) == 2
+
+
+def test_dynamo_graphs_share_the_modules_buffers() -> None:
+    """Each graph torch.compile hands the backend (one per input shape here) compiles
+    with the module's buffers as its state: a write by one is seen by the next."""
+    module = Writes().eval()
+    eager = copy.deepcopy(module)
+    compiled = torch.compile(module, backend="xdsl_tc", dynamic=False)
+    rng = np.random.default_rng(1)
+    for pos in ([3, 5], [0, 7], [2], [6]):
+        x = torch.from_numpy(rng.standard_normal((len(pos), 4)).astype(np.float32))
+        p = torch.tensor(pos)
+        with torch.no_grad():
+            expected, got = eager(x, p), compiled(x, p)
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+        for name, value in _eager_state(eager).items():
+            np.testing.assert_allclose(dict(module.named_buffers())[name].numpy(), value, rtol=1e-5, atol=1e-5)
