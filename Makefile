@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-long lit pytest bench lint typecheck docs fuzz clean
+.PHONY: demo generate test test-long lit pytest bench lint typecheck docs fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,13 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) bench/demo.py
+
+# make generate: a small random LLaMA model compiled with its KV cache (prefill and decode,
+# compiler.torch.generate) streams its tokens, then checks them against transformers' generate;
+# GENERATE_ARGS='--sample --top-k 40 --seed 1' samples (docs/examples/generate_stream.py --help).
+GENERATE_ARGS ?=
+generate: $(STAMP)
+	$(PY) docs/examples/generate_stream.py $(GENERATE_ARGS)
 
 test: lint typecheck docs lit pytest
 

@@ -40,6 +40,9 @@ class MemorySummary:
     """Bytes of the constants a network binds once (`from_torch`: its parameters as
     prepared at import, weights blocked and batch norms folded): not in the arena;
     None for a `build` function, whose arguments are all the caller's."""
+    state: int | None = None
+    """Bytes of the state a network holds (`from_torch`: the buffers the program writes,
+    a KV cache, updated in place by every call): not in the arena; None without state."""
 
     def as_dict(self) -> dict[str, Any]:
         """The plan as JSON-able data (symbolic sizes stay expression texts); `from_dict`
@@ -51,13 +54,14 @@ class MemorySummary:
         buffers = [BufferInfo(**b) for b in data["buffers"]]
         return cls(
             data["function"], buffers, data["arena"], data["no_reuse"], data["lower_bound"], dict(data.get("stack", {})),
-            data.get("constants"),
+            data.get("constants"), data.get("state"),
         )
 
     def __repr__(self) -> str:
         buffers = ", ".join(f"{b.name} {b.size}" for b in self.buffers)
         bound = "symbolic" if self.lower_bound is None else str(self.lower_bound)
         constants = "" if self.constants is None else f"; constants {self.constants} bytes"
+        constants += "" if self.state is None else f"; state {self.state} bytes"
         return (
             f"<MemorySummary @{self.function}: arena {self.arena} bytes for {len(self.buffers)} "
             f"buffer(s) ({buffers}); without reuse {self.no_reuse}; liveness lower bound {bound}{constants}>"
@@ -83,6 +87,8 @@ class MemorySummary:
             out.append(f"  stack (per thread, not in the arena): {sum(self.stack.values())} bytes ({each})")
         if self.constants is not None:
             out.append(f"  constants (bound once, prepared at import; not in the arena): {self.constants} bytes")
+        if self.state is not None:
+            out.append(f"  state (written in place by every call, kept across calls; not in the arena): {self.state} bytes")
         return out
 
 

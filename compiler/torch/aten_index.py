@@ -61,15 +61,6 @@ def _in(cx: Converter, x: Any, dtype: str, what: str) -> Tensor:
 # ---------------------------------------------------------------------------
 
 
-@aten("copy.default")
-def copy(cx: Converter, x: Any, src: Any, non_blocking: bool = False) -> Tensor:
-    shape = tuple(x.shape)
-    dtype = result_dtype(cx) or cx.tensor(x, "self").dtype
-    s = _in(cx, src, dtype, "src")
-    return ops.broadcast_to(s, shape, name=cx.name) if tuple(s.shape) != shape else \
-        te.compute(shape, lambda *i: s[i], name=cx.name)
-
-
 @aten("fill.Scalar", "fill.Tensor")
 def fill(cx: Converter, x: Any, value: Any) -> Tensor:
     dtype = result_dtype(cx) or "float32"
@@ -148,7 +139,6 @@ def select_scatter(cx: Converter, x: Any, src: Any, dim: int, index: int) -> Ten
     return te.compute(t.shape, element, name=cx.name)
 
 
-@aten("slice_scatter.default")
 def slice_scatter(cx: Converter, x: Any, src: Any, dim: int = 0, start: Any = None, end: Any = None,
                   step: int = 1) -> Tensor:
     t = cx.tensor(x, "input")
@@ -293,7 +283,6 @@ def scatter_reduce(cx: Converter, x: Any, dim: int, index: Any, src: Any, reduce
     return _scatter(cx, x, dim, index, lambda at: s[at], str(reduce), bool(include_self))
 
 
-@aten("index_put.default")
 def index_put(cx: Converter, x: Any, indices: Sequence[Any], values: Any, accumulate: bool = False) -> Tensor:
     """x[indices] = values (or += with accumulate) for integer index tensors that broadcast
     to one dimension; None indexes a whole dimension (`x[:, idx] = v`). As torch's

@@ -273,7 +273,7 @@ def avg_pool3d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), paddin
     return te.compute(w.shape, lambda *i: (sums[i] / divisor(i)).astype(t.dtype), name=cx.name)
 
 
-@aten("_adaptive_avg_pool3d.default", "adaptive_avg_pool3d.default")
+@aten("_adaptive_avg_pool3d.default")
 def adaptive_avg_pool3d(cx: Converter, x: Any, output_size: Any) -> Tensor:
     t = cx.tensor(x, "input")
     sizes = _static_sizes(cx, t.shape[-3:], "an adaptive pool")

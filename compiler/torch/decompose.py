@@ -61,6 +61,8 @@ _LOWERED_BETTER = (
     "aten.__and__.Tensor",
     "aten.__or__.Tensor",
     "aten.diff.default",
+    # a cache write: rows written in place into state (aten_state.py), not an index_put
+    "aten.index_copy.default",
 )
 """Composite ops lowered better whole than decomposed."""
 

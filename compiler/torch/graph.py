@@ -246,4 +246,7 @@ class Converter:
             return value
         if isinstance(value, torch.Tensor) and value.ndim == 0:
             return value.item()
+        if isinstance(value, te.Expr):  # a symbolic size (a SymInt of the graph): a 0-d int64 tensor
+            size = value
+            return te.compute((), lambda: size.astype("int64"), name=self.unique(f"{self.name}_{what}"))
         return self.tensor(value, what)

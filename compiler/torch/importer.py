@@ -40,6 +40,7 @@ from compiler import ops, te
 from compiler.errors import ExprValueError, InternalError
 from compiler.names import fresh_name
 from compiler.te.expr import Read, Reduce, collect_stages, walk
+from compiler.torch import state
 from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
 from compiler.torch.aten_index import REFUSED
 from compiler.torch.decompose import decomposition_table
@@ -107,6 +108,8 @@ class ImportedGraph:
     folded_batch_norms: list[str] = field(default_factory=list)
     origins: dict[str, Origin] = field(default_factory=dict)
     """The node each te stage was made for, by stage name (the profiler's module column)."""
+    state: state.StatePlan | None = None
+    """The buffers the program writes and the outputs carrying the writes (compiler.torch.state)."""
 
 
 def export(
@@ -117,8 +120,12 @@ def export(
     down to the Core ATen opset."""
     with warnings.catch_warnings():  # torch's own deprecation noise (pytree LeafSpec)
         warnings.filterwarnings("ignore", category=FutureWarning, module="copyreg")
-        program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes)
-        functional: ExportedProgram = program.run_decompositions(decomposition_table())
+        try:  # torch's failures become an error naming the module (compiler.torch.state)
+            program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes)
+            program = state.export_strict_if_aliased(program, module, tuple(example_args), dynamic_shapes)
+            functional: ExportedProgram = program.run_decompositions(decomposition_table())
+        except Exception as err:
+            raise state.export_error(module, err) from err
         return functional
 
 
@@ -159,6 +166,7 @@ class Importer:
         self.bn_of_conv: dict[fx.Node, fx.Node] = {}
         self.origin_of: dict[int, Origin] = {}  # stage uid -> the node that made it
         self._stages_seen: set[int] = set()
+        self.state = state.StateImport(program)  # the buffers the program writes
 
     # -- placeholders --------------------------------------------------------
 
@@ -171,9 +179,15 @@ class Importer:
                 assert spec.target is not None
                 state = self.program.state_dict
                 value = (state[spec.target] if spec.target in state else self.program.constants[spec.target]).detach()
+                if spec.target in self.state.mutated:  # state: a placeholder, not a constant
+                    self.cx.values[node] = self.state.bind(self.cx, node, spec.target, value)
+                    continue
                 self.constants[node] = value
                 self.cx.values[node] = value
                 self.cx.const_names[id(value)] = spec.target
+            elif spec.kind == InputKind.USER_INPUT and node.meta.get("val", 0) is None:
+                self.cx.values[node] = None  # an argument given as None (strict export keeps it)
+                user += 1
             elif spec.kind == InputKind.USER_INPUT:
                 self.cx.values[node] = self.user_input(node, user)
                 user += 1
@@ -254,10 +268,10 @@ class Importer:
                 first,
             )
         for spec in self.program.graph_signature.output_specs:
-            if spec.kind != OutputKind.USER_OUTPUT:
+            if spec.kind not in (OutputKind.USER_OUTPUT, OutputKind.BUFFER_MUTATION):
                 raise UnsupportedOperatorError(
                     f"from_torch: the program has a {spec.kind.name} output ({spec.arg}); a module that "
-                    "mutates its buffers (batch norm in training mode?) is not supported: call module.eval()"
+                    "mutates its inputs or parameters is not supported (buffers are: compiler.torch.state)"
                 )
 
     def plan_batch_norm_folding(self) -> None:
@@ -384,9 +398,11 @@ class Importer:
 
     def outputs(self) -> list[te.Tensor]:
         out_node = next(n for n in self.graph.nodes if n.op == "output")
+        specs = self.program.graph_signature.output_specs
+        user = [a for a, spec in zip(out_node.args[0], specs, strict=True) if spec.kind == OutputKind.USER_OUTPUT]
         results: list[te.Tensor] = []
         seen: set[int] = set()
-        for k, arg in enumerate(out_node.args[0]):
+        for k, arg in enumerate(user):
             value = self.cx.values.get(arg) if isinstance(arg, fx.Node) else arg
             self.cx.node = arg if isinstance(arg, fx.Node) else None
             if isinstance(value, torch.Tensor | Permuted):
@@ -481,9 +497,12 @@ def import_program(
     imp.plan_batch_norm_folding()
     imp.convert()
     outputs = imp.outputs()
-    rename_stages_like_placeholders(outputs, [*imp.inputs, *imp.cx.params])
-    schedule, inlined = fusion_schedule(outputs)
-    origins = {t.name: imp.origin_of[t.uid] for t in collect_stages(outputs) if t.uid in imp.origin_of}
+    plan = imp.state.plan(imp.cx, outputs)
+    written = plan.outputs if plan is not None else []
+    rename_stages_like_placeholders([*outputs, *written], [*imp.inputs, *imp.cx.params, *imp.state.tensors])
+    schedule, inlined = fusion_schedule([*outputs, *written])
+    inlined += state.inline_updates(schedule, [*outputs, *written])
+    origins = {t.name: imp.origin_of[t.uid] for t in collect_stages([*outputs, *written]) if t.uid in imp.origin_of}
     return ImportedGraph(
         inputs=imp.inputs,
         params=imp.cx.params,
@@ -495,6 +514,7 @@ def import_program(
         inlined=inlined,
         folded_batch_norms=[bn.name for bn in imp.bn_of_conv],
         origins=origins,
+        state=plan,
     )
 
 

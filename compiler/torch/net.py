@@ -69,13 +69,15 @@ class TorchFunction:
         self.exported = exported
         self.stats = seconds
         self._params = graph.param_values
+        self._state = graph.state.arrays if graph.state is not None else []
         self._bool_outputs = _bool_outputs(exported)
 
     def __repr__(self) -> str:
         outputs = ", ".join(f"{_shape_text(t.shape)} {t.dtype}" for t in self.graph.outputs)
+        state = f", {len(self.graph.state.buffers)} state buffers" if self.graph.state is not None else ""
         return (
             f"<TorchFunction {self.name}({', '.join(self.input_shapes)}) -> {outputs}, "
-            f"{len(self.graph.params)} parameters>"
+            f"{len(self.graph.params)} parameters{state}>"
         )
 
     @property
@@ -86,7 +88,19 @@ class TorchFunction:
         plan = self.function.memory
         if plan is None:
             return None
-        return dataclasses.replace(plan, constants=sum(int(v.nbytes) for v in self._params))
+        state = self.graph.state.nbytes if self.graph.state is not None else None
+        return dataclasses.replace(plan, constants=sum(int(v.nbytes) for v in self._params), state=state)
+
+    @property
+    def state(self) -> dict[str, np.ndarray]:
+        """The buffers the program writes (a KV cache), by name in the module: the arrays the
+        compiled function reads and the calls update in place (`compiler.torch.state`)."""
+        return {b.name: b.array for b in self.graph.state.buffers} if self.graph.state is not None else {}
+
+    def reset_state(self) -> None:
+        """Give the state the values its buffers had when the module was exported."""
+        if self.graph.state is not None:
+            self.graph.state.reset()
 
     @property
     def parameters(self) -> dict[str, np.ndarray]:
@@ -101,7 +115,7 @@ class TorchFunction:
     def lower(self, until: Stage = "llvm") -> ModuleOp:
         """The IR of the whole network after the default pipeline (or after `until`)."""
         g = self.graph
-        args = [*g.inputs, *g.params, *g.outputs]
+        args = [*g.inputs, *g.params, *_state_args(g), *g.outputs, *_state_outputs(g)]
         return lower(g.schedule, args, name=self.name, until=until, auto_schedule=self.auto_schedule)
 
     def bind(self, arrays: Sequence[Any]) -> dict[str, int]:
@@ -150,15 +164,26 @@ class TorchFunction:
 
     def __call__(self, *inputs: Any) -> Any:
         arrays, outputs = self._arguments(inputs)
-        self.function(*arrays, *self._params, *outputs)
-        results = [o.view(np.bool_) if k in self._bool_outputs else o for k, o in enumerate(outputs)]
+        self.function(*arrays, *self._params, *self._state, *outputs)
+        n = len(self.graph.outputs)
+        if self.graph.state is not None:  # the rows written, into the state (in place)
+            self.graph.state.write(outputs[n:])
+        results = [o.view(np.bool_) if k in self._bool_outputs else o for k, o in enumerate(outputs[:n])]
         return _pytree.tree_unflatten(results, self.graph.out_spec)
 
     def _arguments(self, inputs: Sequence[Any]) -> tuple[list[Any], list[np.ndarray]]:
-        """The inputs as arrays (checked) and the outputs, allocated at the sizes they bind."""
+        """The inputs as arrays (checked) and the outputs, allocated at the sizes they bind
+        (the state's written rows after the user's outputs). A None input is skipped where
+        the program has fewer inputs: torch.export takes an argument given as None as a
+        constant, not an input (`inputs_embeds=None`)."""
+        if len(inputs) != len(self.graph.inputs):
+            inputs = [a for a in inputs if a is not None]
         arrays = [_as_array(a) for a in inputs]
         env = self.bind(arrays)
         outputs = [np.empty(s, dtype=t.dtype) for s, t in zip(self.output_shapes(env), self.graph.outputs, strict=True)]
+        if self.graph.state is not None:
+            shapes = self.graph.state.output_shapes(env)
+            outputs += [np.empty(s, dtype=t.dtype) for s, t in zip(shapes, self.graph.state.outputs, strict=True)]
         return arrays, outputs
 
     def profile(self, *inputs: Any, repeat: int = 10, warmup: int = 1) -> Profile:
@@ -175,7 +200,7 @@ class TorchFunction:
         module's. The inputs are checked as a call checks them (the same errors).
         """
         arrays, outputs = self._arguments(inputs)
-        prof = self.function.profile(*arrays, *self._params, *outputs, repeat=repeat, warmup=warmup)
+        prof = self.function.profile(*arrays, *self._params, *self._state, *outputs, repeat=repeat, warmup=warmup)
         return prof.with_origins(self._origin)
 
     def _origin(self, stages: Sequence[str]) -> tuple[str, str]:
@@ -193,6 +218,14 @@ class TorchFunction:
 def _by_prefix(origins: dict[str, Origin], name: str) -> Origin | None:
     best = max((k for k in origins if name.startswith(k) and name[len(k) : len(k) + 1] in ("_", ".")), key=len, default=None)
     return None if best is None else origins[best]
+
+
+def _state_args(g: ImportedGraph) -> list[Any]:
+    return g.state.tensors if g.state is not None else []
+
+
+def _state_outputs(g: ImportedGraph) -> list[Any]:
+    return g.state.outputs if g.state is not None else []
 
 
 def _bool_outputs(exported: Any) -> set[int]:
@@ -271,7 +304,7 @@ def from_torch(
     automatic = True if auto_schedule is None else auto_schedule
     fn = build(
         graph.schedule,
-        [*graph.inputs, *graph.params, *graph.outputs],
+        [*graph.inputs, *graph.params, *_state_args(graph), *graph.outputs, *_state_outputs(graph)],
         name=name,
         auto_schedule=automatic,
         options=PipelineOptions.of("from_torch", options),

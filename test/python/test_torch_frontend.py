@@ -307,10 +307,25 @@ def test_unsupported_op_names_op_node_and_source_line() -> None:
     assert "torch.fft.rfft(y, dim=1)" in message or "unsupported line" in message
 
 
-def test_training_mode_batch_norm_is_rejected() -> None:
+def test_training_mode_batch_norm_uses_batch_statistics_and_updates_the_running_ones() -> None:
+    """A module in training mode computes as torch's: the batch's statistics normalize, and
+    the running ones (state of the network: the module's buffers) move by the momentum."""
+    torch.manual_seed(3)
     model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)).train()
-    with pytest.raises(NotImplementedError, match=r"eval\(\)"):
-        from_torch(model, (torch.randn(2, 3, 8, 8),))
+    reference = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)).train()
+    reference.load_state_dict(model.state_dict())
+    net = from_torch(model, (torch.randn(2, 3, 8, 8),))
+    for _ in range(2):
+        x = torch.randn(2, 3, 8, 8)
+        with torch.no_grad():
+            expected = reference(x)
+        np.testing.assert_allclose(net(x), expected.numpy(), rtol=1e-4, atol=1e-5)
+    bn, ref_bn = model[1], reference[1]
+    assert isinstance(bn, nn.BatchNorm2d)
+    assert isinstance(ref_bn, nn.BatchNorm2d)
+    np.testing.assert_allclose(net.state[next(k for k in net.state if k.endswith("running_mean"))],
+                               ref_bn.running_mean.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bn.running_var.numpy(), ref_bn.running_var.numpy(), rtol=1e-5, atol=1e-6)
 
 
 # ---------------------------------------------------------------------------
