@@ -38,7 +38,7 @@ from xdsl.ir import Attribute
 
 from compiler.analysis import arg_messages
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, free_vars
+from compiler.arith.expr import Const, Expr, free_vars, parse_expr
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
@@ -136,7 +136,8 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
 
 def symbolic_variables(func: loop.FuncOp) -> list[str]:
     """The symbolic variables a function needs bound: those of the argument shapes and
-    strides in order of first appearance, then the other `loop.var`s and allocation sizes."""
+    strides in order of first appearance, then the other `loop.var`s, allocation sizes and
+    view offsets (a view's offset is emitted as code over them, as a size is)."""
     names: list[str] = []
     for t in func.function_type.inputs.data:
         if isinstance(t, loop.BufferType):
@@ -146,6 +147,8 @@ def symbolic_variables(func: loop.FuncOp) -> list[str]:
             names.append(op.var_name.data)
         elif isinstance(op, loop.AllocOp):
             names.extend(shape_var_names(op.buffer_type.get_shape()))
+        elif isinstance(op, loop.ViewOp):
+            names.extend(sorted(free_vars(parse_expr(op.offset.data))))
     return list(dict.fromkeys(names))
 
 

@@ -33,3 +33,23 @@ def parse_access(parser: Parser, kind: type[A], what: str) -> tuple[SSAValue, li
         parser.raise_error(f"expected a {what} type, got {t}")
     resolved: list[SSAValue] = [parser.resolve_operand(i, IndexType()) for i in indices]
     return parser.resolve_operand(base, t), resolved, attrs
+
+
+def _linear_string_literal_regex() -> None:
+    """xDSL 0.74 lexes a string literal with a regular expression that nests a `+` in a
+    `*` (`"(?:[^"...]+|<escape>)*"`), which backtracks exponentially in the length of a
+    string that is never closed: a truncated file ending in `"max(min(m * n - 1, ...`,
+    35 characters, lexed for more than 30 s before failing. The same language matched
+    one character per repetition fails in linear time, with the lexer's own error
+    ("End of file reached before closing string literal"). Installed on import of this
+    module, which `compiler.registry` imports (so every parser of the project has it)."""
+    import re
+
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )
+
+
+_linear_string_literal_regex()

@@ -105,6 +105,7 @@ def convert_signature(f: loop.FuncOp, names: list[str], *, report: bool = False)
     trailing = [PTR] if report else []
     new = func.FuncOp(f.sym_name.data, ([*inputs, *[IndexType()] * len(names), *trailing], [i32]))
     new.arg_attrs = ArrayAttr([*attrs, *[DictionaryAttr({})] * (len(names) + len(trailing))])
+    new.location = f.location  # a later diagnostic about an op inside is located
     block = new.body.block
     for old, arg in zip(f.args, block.args[:n_args], strict=True):
         arg.name_hint = old.name_hint

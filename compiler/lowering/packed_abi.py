@@ -20,7 +20,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, i8, i32, i64
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    i8,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -40,6 +49,18 @@ class AssertEntry:
     n_values: int
 
 
+def _assert_message(op: loop.AssertOp) -> str:
+    """The message template of a failed `op`. An assert written in the input (it has a
+    file location; the compiler's own checks have none and carry whole sentences) says
+    which assert failed, around its own text, which may be a single word."""
+    loc = op.location
+    if not isinstance(loc, FileLineColLoc):
+        return op.message.data
+    where = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    prefix = f"the loop.assert at {where} failed: "
+    return prefix.replace("{", "{{").replace("}", "}}") + op.message.data
+
+
 def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
     """The failure codes of `@name`: entry k is code k + 1 (its asserts, and its callees')."""
     funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, loop.FuncOp)}
@@ -52,7 +73,7 @@ def assert_table(module: ModuleOp, name: str) -> list[AssertEntry]:
         ]
         for op in walk_ops(funcs[fname]):
             if isinstance(op, loop.AssertOp):
-                entries.append(AssertEntry(op.message.data, op.error_name, len(op.values)))
+                entries.append(AssertEntry(_assert_message(op), op.error_name, len(op.values)))
             elif isinstance(op, packed.CallOp):
                 callee = op.callee.root_reference.data
                 if callee in funcs and callee not in active:

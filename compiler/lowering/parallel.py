@@ -48,11 +48,13 @@ from math import gcd
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
+    FileLineColLoc,
     IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     StringAttr,
+    UnknownLoc,
     i32,
     i64,
 )
@@ -155,10 +157,15 @@ def _spill(captured: list[SSAValue], entry: Block) -> tuple[llvm.AllocaOp, list[
     return ctx, spill
 
 
-def _reload(name: str, captured: list[SSAValue], constants: list[arith.ConstantOp]) -> tuple[loop.FuncOp, dict[SSAValue, SSAValue]]:
+def _reload(
+    name: str, captured: list[SSAValue], constants: list[arith.ConstantOp], origin: Operation
+) -> tuple[loop.FuncOp, dict[SSAValue, SSAValue]]:
     """The outlined function, its entry copying the constants and reloading the captured
-    values from its context."""
+    values from its context; it carries the location of the loop it is outlined from
+    (`origin`, or its nearest ancestor with a file location), so that a later pass's
+    diagnostic about an op inside it is located."""
     outlined = loop.FuncOp(name, [PTR])
+    outlined.location = _file_location(origin)
     body = outlined.body.block
     body.args[0].name_hint = "ctx"
     mapping: dict[SSAValue, SSAValue] = {}
@@ -176,6 +183,15 @@ def _reload(name: str, captured: list[SSAValue], constants: list[arith.ConstantO
         reload.results[0].name_hint = value.name_hint
         mapping[value] = reload.results[0]
     return outlined, mapping
+
+
+def _file_location(op: Operation | None) -> FileLineColLoc | UnknownLoc:
+    """The file location of `op` or of its nearest ancestor that has one (UnknownLoc)."""
+    while op is not None:
+        if isinstance(op.location, FileLineColLoc):
+            return op.location
+        op = op.parent_op()
+    return UnknownLoc()
 
 
 def _remap(root: Operation | Region, mapping: dict[SSAValue, SSAValue]) -> None:
@@ -196,7 +212,7 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     spill += [fn, zero, count_at, count]
     spill.append(llvm.CallOp("GOMP_parallel", fn.result, ctx.res, count.dereferenced_value, zero.result))
     Rewriter.insert_op(spill, InsertPoint.before(for_op))
-    outlined, mapping = _reload(name, captured, constants)
+    outlined, mapping = _reload(name, captured, constants, for_op)
     body = outlined.body.block
     lo, extent = mapping[for_op.min], mapping[for_op.extent]
     chunk_lo, chunk_extent, thread = _chunk(body, lo, extent, for_op.step.value.data)
@@ -219,7 +235,7 @@ def outline_serial_nest(for_op: loop.ForOp, name: str, entry: Block) -> loop.Fun
     ctx, spill = _spill(captured, entry)
     spill.append(llvm.CallOp(name, ctx.res, return_type=i32))
     Rewriter.insert_op(spill, InsertPoint.before(for_op))
-    outlined, mapping = _reload(name, captured, constants)
+    outlined, mapping = _reload(name, captured, constants, for_op)
     for_op.detach()
     outlined.body.block.add_op(for_op)
     _remap(for_op, mapping)

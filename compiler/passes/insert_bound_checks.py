@@ -10,7 +10,11 @@ inside, it inserts
     loop.assert %ok, "main: store to C[i, j] out of bounds: index {0} of dimension 1 is outside [{1}, {2})" (%j, %lo, %hi : index, index, index) raises "IndexError"
 
 so the call raises an IndexError naming the buffer, the index and the region
-before the access happens. Proofs use the enclosing loops' ranges (and the
+before the access happens. An integer division or remainder whose divisor is not
+provably nonzero (`z_yy * 2 // z_ry` with `z_ry` from 0) gets a check before it,
+`loop.assert %ne, "main: division by zero in an index: ..." raises "IndexError"`:
+the machine's division traps (or, optimized, does anything) on a zero divisor, so
+without it the call would die of a signal instead of raising. Proofs use the enclosing loops' ranges (and the
 shape variables being non-negative): with exact bounds (tight splits) most
 checks of a correct schedule are removed statically.
 
@@ -24,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -38,6 +42,25 @@ from compiler.arith.simplify import Analyzer, BoundsArg
 from compiler.dialects import loop
 from compiler.dialects.shape import dim_expr
 from compiler.passes import LoopFunctionPass
+
+INTEGER_DIVISIONS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+)
+IntegerDivision = (
+    arith.DivSIOp
+    | arith.DivUIOp
+    | arith.RemSIOp
+    | arith.RemUIOp
+    | arith.FloorDivSIOp
+    | arith.CeilDivSIOp
+    | arith.CeilDivUIOp
+)
 
 
 @dataclass
@@ -70,6 +93,8 @@ class FunctionChecks:
                 self.regions[op.result] = Region(op.buffer_name.data, mins, shape)
             elif isinstance(op, loop.LoadOp | loop.StoreOp):
                 self.check(op)
+            elif isinstance(op, INTEGER_DIVISIONS):
+                self.check_divisor(op)
 
     def bounds(self, op: Operation) -> BoundsArg:
         """Ranges of the loops around `op`, narrowed by the conditions of the branches
@@ -112,6 +137,31 @@ class FunctionChecks:
                 continue
             self.emit_check(op, region, dim, op.indices[dim], (lo, hi))
             self.inserted += 1
+
+    def check_divisor(self, op: IntegerDivision) -> None:
+        """A check that the divisor of `op` is not 0, unless it provably is not."""
+        divisor = op.rhs
+        t = divisor.type
+        if not isinstance(t, IndexType | IntegerType):
+            return
+        if isinstance(t, IndexType):
+            d = self.names.expr(divisor)
+            az = Analyzer(self.bounds(op))
+            if az.prove_le(Const(1), d) or az.prove_le(d, Const(-1)):
+                self.removed += 1
+                return
+        elif isinstance(divisor.owner, arith.ConstantOp):
+            value = divisor.owner.value
+            if isinstance(value, IntegerAttr) and value.value.data != 0:
+                self.removed += 1
+                return
+        zero = arith.ConstantOp(IntegerAttr(0, t), t)
+        ok = arith.CmpiOp(divisor, zero, "ne")
+        text = f"{self._index_text(op.lhs)} ({op.name}) {self._index_text(divisor)}"
+        message = f"{self.func.sym_name.data}: division by zero: {text}, with a divisor of 0".replace("{", "{{").replace("}", "}}")
+        check = loop.AssertOp(ok, message, error="IndexError")
+        Rewriter.insert_op([zero, ok, check], InsertPoint.before(op))
+        self.inserted += 1
 
     def emit_check(
         self, op: loop.LoadOp | loop.StoreOp, region: Region, dim: int, index: SSAValue, bounds: tuple[Expr, Expr]

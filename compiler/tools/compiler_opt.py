@@ -55,7 +55,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from compiler.analysis.dominance import DominanceChecker
 from compiler.arith.builders import wrap_index
-from compiler.diagnostics import VerifyError, location_prefix
+from compiler.diagnostics import PassError, VerifyError, location_prefix
 from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
 from compiler.tools.version import add_version_argument
@@ -211,6 +211,20 @@ class CompilerOptMain(xDSLOptMain):
         (so that --print-between-passes and --time-passes see each of them)."""
         super().setup_pipeline()
         self.pipeline = PassPipeline(expand_pipelines(self.pipeline.passes), self.pipeline.callback)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """xdsl-opt's, with a pass error that names no located op (a bad pass option, a
+        condition of the whole module) located at the module's first op: every
+        diagnostic of compiler-opt has a `file:line:col`."""
+        try:
+            super().apply_passes(prog)
+        except PassError as err:
+            if location_prefix(err.op):
+                raise
+            first = next((op for op in prog.walk() if isinstance(op.location, FileLineColLoc)), None)
+            if first is None:
+                raise
+            raise PassError(str(err), first) from None
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         if self.args.input_file == "-":  # mlir-opt's name for standard input

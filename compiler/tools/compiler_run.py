@@ -38,6 +38,8 @@ from compiler.tools.version import add_version_argument
 if TYPE_CHECKING:
     import numpy as np
 
+    from compiler.driver import ArgSpec
+
 
 class RunError(ArgumentValueError):
     """A command line compiler-run cannot run: a --dim that is missing or malformed, a
@@ -73,6 +75,21 @@ def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[in
     if any(n < 0 for n in shape):
         raise RunError(f"{arg} would have the negative shape {tuple(shape)} (its dimensions are {list(dims)})")
     return tuple(shape)
+
+
+def _check_dims_known(env: dict[str, int], specs: Sequence[ArgSpec], entry: str) -> None:
+    """Every --dim names a symbolic dimension of the entry's arguments: a misspelt or
+    stale name would otherwise be ignored, and the run fail on something else."""
+    from compiler.arith.expr import free_vars, parse_expr
+
+    known: set[str] = set()
+    for spec in specs:
+        for d in spec.dims:
+            if isinstance(d, str):
+                known |= free_vars(parse_expr(d))
+    if unknown := [name for name in env if name not in known]:
+        has = f"its dimensions are {', '.join(sorted(known))}" if known else "it has none"
+        raise RunError(f"--dim {unknown[0]}={env[unknown[0]]}: @{entry} has no symbolic dimension '{unknown[0]}' ({has})")
 
 
 def _arena_bytes(arena: str, env: dict[str, int]) -> int:
@@ -152,6 +169,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     entry = args.entry or names[0]
     env = _parse_dims(args.dim)
     fn = compile_module(module, entry, check_bounds=args.check_bounds)
+    _check_dims_known(env, fn.specs, entry)
     rng = np.random.default_rng(args.seed)
     shapes = [(_shape(spec.dims, env, spec.name), spec.dtype, spec.name) for spec in fn.specs]
     _check_memory(shapes, 0 if fn.memory is None else _arena_bytes(fn.memory.arena, env))

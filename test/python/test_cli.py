@@ -151,3 +151,23 @@ def test_pipeline_options_are_declared_once() -> None:
         compiler.build([A, B], check_bound=True)
     with pytest.raises(compiler.OptionError, match="lower: option 'loop_partition' is True or False"):
         compiler.lower([A, B], loop_partition=1)  # type: ignore[arg-type]  # the wrong type, on purpose
+
+
+def test_an_unclosed_string_literal_fails_in_linear_time() -> None:
+    """xDSL 0.74's string-literal pattern backtracked exponentially in the length of a
+    string left open at the end of the input (fuzz case: a truncated file, 35
+    characters after the quote, ran past the fuzzer's 30 s); compiler.registry installs
+    a linear one. 2,000 characters are lexed, and refused, at once."""
+    import time
+
+    import pytest
+    from xdsl.utils.exceptions import ParseError
+
+    from compiler.context import make_context
+    from compiler.tools.compiler_opt import LocatedParser
+
+    text = 'te.func @f() attributes {te.realize = ["' + "max(min(m * n - 1, 1) - 1), " * 70
+    start = time.perf_counter()
+    with pytest.raises(ParseError, match="End of file reached before closing string literal"):
+        LocatedParser(make_context(), text, "truncated.mlir").parse_module()
+    assert time.perf_counter() - start < 2.0

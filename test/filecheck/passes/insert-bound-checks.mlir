@@ -74,3 +74,38 @@ loop.func @intermediate(%B: !loop.buffer<[4], f32> {loop.output}) {
 
 // LLVM-LABEL: llvm.func @shift_compute
 // LLVM:         llvm.icmp "sge"
+
+// -----
+
+// An index divided by a loop counter that starts at 0: a check that the divisor is
+// not 0 comes before the division (the machine's division would trap, or, optimized,
+// do anything: fuzz case, a segmentation fault of compiler-run). A divisor that is
+// provably nonzero (k + 1, k >= 0) and a constant one get none.
+loop.func @divide(%A: !loop.buffer<[8], f32>, %B: !loop.buffer<[8], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  loop.for %i = %c0 extent %c4 {
+    loop.for %k = %c0 extent %c3 {
+      %i2 = arith.addi %i, %i : index
+      %q = arith.divsi %i2, %k : index
+      %k1 = arith.addi %k, %c1 : index
+      %r = arith.remsi %i, %k1 : index
+      %h = arith.divsi %i, %c3 : index
+      %s = arith.addi %q, %r : index
+      %t = arith.addi %s, %h : index
+      %v = loop.load %A[%t] : !loop.buffer<[8], f32>
+      loop.store %v, %B[%i] : !loop.buffer<[8], f32>
+    }
+  }
+}
+// CHECK-LABEL: loop.func @divide
+// CHECK:         %i2 = arith.addi %i, %i : index
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[NE:.*]] = arith.cmpi ne, %k, %[[ZERO]] : index
+// CHECK-NEXT:    loop.assert %[[NE]], "divide: division by zero: i + i (arith.divsi) k, with a divisor of 0" raises "IndexError"
+// CHECK-NEXT:    %q = arith.divsi %i2, %k : index
+// CHECK-NEXT:    %k1 = arith.addi %k, %c1 : index
+// CHECK-NEXT:    %r = arith.remsi %i, %k1 : index
+// CHECK-NEXT:    %h = arith.divsi %i, %c3 : index

@@ -40,3 +40,9 @@ loop.func @f(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // run time, and the bounds check names it (fuzz bucket: IntegerAttr out of range).
 // RUN: not compiler-run %S/Inputs/big-index.mlir 2>&1 | filecheck %s --check-prefix=WRAP
 // WRAP: compiler-run: error: BoundsError: not_flat: load from a[4611686018427387904, 4611686018427387904] out of bounds
+
+// A padded conv whose row index divides by a reduction axis that starts at 0
+// (y * 2 // ry): the division is checked like an access (fuzz case: a segmentation
+// fault, the machine's division by zero).
+// RUN: not compiler-run %S/Inputs/conv-divide-by-axis.mlir 2>&1 | filecheck %s --check-prefix=DIVIDE
+// DIVIDE: compiler-run: error: BoundsError: strided: division by zero: z_yy * 2 (arith.divsi) z_ry * 1, with a divisor of 0
