@@ -219,8 +219,32 @@ def layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int], weight
 
 @aten("native_layer_norm.default")
 def native_layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int], weight: Any, bias: Any,
-                      eps: float) -> tuple[Tensor, None, None]:
-    return layer_norm(cx, x, normalized_shape, weight, bias, eps), None, None
+                      eps: float) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """The norm, and its mean and 1 / std (kept dimensions of 1) when the graph reads them."""
+    out = layer_norm(cx, x, normalized_shape, weight, bias, eps)
+    if not used_results(cx) & {1, 2}:
+        return out, None, None
+    t = cx.tensor(x, "input")
+    mean, rstd = moments(cx, t, tuple(range(t.ndim - len(normalized_shape), t.ndim)), eps)
+    return out, mean, rstd
+
+
+def used_results(cx: Converter) -> set[int]:
+    """Which results of the node being converted (a tuple) the graph reads."""
+    if cx.node is None:
+        return set()
+    return {int(u.args[1]) for u in cx.node.users if len(u.args) > 1 and isinstance(u.args[1], int)}
+
+
+def moments(cx: Converter, t: Tensor, axes: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor]:
+    """(mean, 1 / sqrt(variance + eps)) over `axes`, kept as dimensions of 1 (in float32 for float16)."""
+    acc = "float32" if t.dtype == "float16" else t.dtype
+    wide = t if t.dtype == acc else ops.cast(t, acc, name=f"{cx.name}_wide")
+    mean = ops.mean(wide, axes, True, name=f"{cx.name}_mean")
+    centered = ops.subtract(wide, mean, name=f"{cx.name}_centered")
+    variance = ops.mean(ops.multiply(centered, centered, name=f"{cx.name}_squares"), axes, True,
+                        name=f"{cx.name}_variance")
+    return mean, ops.rsqrt(ops.add(variance, float(eps), name=f"{cx.name}_eps"), name=f"{cx.name}_rstd")
 
 
 # ---------------------------------------------------------------------------
@@ -260,6 +284,10 @@ def avg_pool2d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), paddin
 
 @aten("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default")
 def adaptive_avg_pool2d(cx: Converter, x: Any, output_size: Any) -> Value:
+    if len(x.shape) == 3:  # one unbatched image: a batch of one
+        batched = ops.expand_dims(cx.tensor(x, "input"), 0, name=f"{cx.name}_batched")
+        pooled = cx.tensor(adaptive_avg_pool2d(cx, batched, output_size), "output")
+        return ops.squeeze(pooled, 0, name=f"{cx.name}_unbatched")
     sizes = _ints(output_size)
     return _pool(cx, x, lambda t, layout: ops.adaptive_avg_pool2d(t, sizes, layout=layout, name=cx.name))
 

@@ -29,8 +29,10 @@ from compiler.te import Dim, Expr, Tensor
 from compiler.torch.aten import (
     Value,
     aten,
+    moments,
     result_dtype,
     unsupported,
+    used_results,
 )
 from compiler.torch.graph import Converter, Permuted
 
@@ -73,6 +75,7 @@ def fill(cx: Converter, x: Any, value: Any) -> Tensor:
 
 @aten("empty_strided.default")
 def empty_strided(cx: Converter, size: Sequence[Dim], stride: Sequence[Dim], **kwargs: Any) -> Tensor:
+    """An empty tensor (its values are whatever was there: zeros here)."""
     return ops.full(tuple(size), 0, result_dtype(cx) or "float32", name=cx.name)
 
 
@@ -433,9 +436,15 @@ def _affine(cx: Converter, t: Tensor, weight: Any, bias: Any) -> Tensor:
 
 @aten("native_group_norm.default")
 def native_group_norm(cx: Converter, x: Any, weight: Any, bias: Any, n: Any, c: Any, hxw: Any, group: int,
-                      eps: float) -> tuple[Tensor, None, None]:
+                      eps: float) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """The norm, and each group's mean and 1 / std ([N, groups]) when the graph reads them."""
     t = cx.tensor(x, "input")
-    return _affine(cx, _normalize_groups(cx, t, int(group), eps), weight, bias), None, None
+    out = _affine(cx, _normalize_groups(cx, t, int(group), eps), weight, bias)
+    if not used_results(cx) & {1, 2}:
+        return out, None, None
+    grouped = ops.reshape(t, (t.shape[0], int(group), product(t.shape[1:]) // int(group)), name=f"{cx.name}_g")
+    mean, rstd = moments(cx, grouped, (2,), eps)
+    return out, ops.squeeze(mean, 2, name=f"{cx.name}_mean2"), ops.squeeze(rstd, 2, name=f"{cx.name}_rstd2")
 
 
 @aten("group_norm.default")
@@ -642,3 +651,30 @@ def embedding_bag(cx: Converter, weight: Any, indices: Any, offsets: Any, scale_
         return v.astype(w.dtype)
 
     return te.compute((bags, w.shape[1]), finish, name=cx.name), None, None, None
+
+
+@aten("unfold.default")
+def unfold(cx: Converter, x: Any, dimension: int, size: int, step: int) -> Tensor:
+    """`x.unfold(dim, size, step)`: the windows of `size` along `dim`, every `step`, as a
+    new last dimension (a view in torch)."""
+    t = cx.tensor(x, "input")
+    if t.ndim == 0:
+        return ops.reshape(t, (1,), name=cx.name)
+    axis = normalize_axis(int(dimension), t.ndim, cx.name)
+    n = static(t.shape[axis])
+    if n is None:
+        raise unsupported(cx, "unfold of a symbolic dimension is not supported")
+    count = (n - int(size)) // int(step) + 1
+    shape = (*tuple(count if d == axis else s for d, s in enumerate(t.shape)), int(size))
+
+    def element(*i: Expr) -> Expr:
+        src = [i[d] for d in range(t.ndim)]
+        src[axis] = i[axis] * int(step) + i[-1]
+        return t[tuple(src)]
+
+    return te.compute(shape, element, name=cx.name)
+
+
+@aten("new_empty_strided.default")
+def new_empty_strided(cx: Converter, x: Any, size: Sequence[Dim], stride: Sequence[Dim], **kwargs: Any) -> Tensor:
+    return empty_strided(cx, size, stride)

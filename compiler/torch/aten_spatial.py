@@ -19,7 +19,15 @@ from compiler import ops, te
 from compiler.ops.index import clamp_index
 from compiler.ops.util import static
 from compiler.te import Dim, Expr, IterVar, Tensor
-from compiler.torch.aten import Value, _ints, aten, conv2d_stage, max_pool2d, unsupported
+from compiler.torch.aten import (
+    Value,
+    _ints,
+    aten,
+    conv2d_stage,
+    max_pool2d,
+    unsupported,
+    used_results,
+)
 from compiler.torch.graph import Converter
 
 # ---------------------------------------------------------------------------
@@ -230,8 +238,7 @@ def _max_with_indices(cx: Converter, w: _Windows) -> tuple[Tensor, Tensor]:
 def max_pool2d_with_indices(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False) -> tuple[Value, Tensor | None]:
     """The pool, and its indices only when the graph reads them (a separate argmax)."""
-    used = cx.node is not None and any(u.args[1] == 1 for u in cx.node.users)
-    if not used:
+    if 1 not in used_results(cx):
         return max_pool2d(cx, x, kernel_size, stride, padding, dilation, ceil_mode), None
     t = cx.tensor(x, "input")
     return _max_with_indices(cx, _Windows(cx, t, 2, kernel_size, stride, padding, dilation, ceil_mode))

@@ -197,7 +197,12 @@ def gather(cx: Converter, x: Any, dim: int, index: Any, sparse_grad: bool = Fals
 
 @aten("index_select.default")
 def index_select(cx: Converter, x: Any, dim: int, index: Any) -> Tensor:
-    return ops.index_select(cx.tensor(x, "self"), int(dim), cx.tensor(index, "index"), name=cx.name)
+    t, i = cx.tensor(x, "self"), cx.tensor(index, "index")
+    if t.ndim == 0:  # a 0-d tensor indexed at 0
+        return te.compute((), lambda: t[()], name=cx.name)
+    if i.ndim == 0:
+        i = ops.reshape(i, (1,), name=f"{cx.name}_index")
+    return ops.index_select(t, int(dim), i, name=cx.name)
 
 
 @aten("index.Tensor")

@@ -187,7 +187,9 @@ class Converter:
         key = id(value)
         if key not in self._param_cache:
             name = self.const_names.get(key, name)
-            array = np.ascontiguousarray(value.detach().cpu().numpy())
+            array = value.detach().cpu().numpy()
+            if not array.flags.c_contiguous:  # (np.ascontiguousarray makes a 0-d array 1-D)
+                array = np.ascontiguousarray(array)
             if array.dtype == np.bool_:
                 array = array.view(np.int8)
             dtype = te_dtype(value.dtype, f"constant {name}")
