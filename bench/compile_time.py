@@ -23,6 +23,14 @@ and Apache TVM's compile time for the same programs, in the same run.
 * `--networks resnet50`: `from_torch` of `transformers`' ResNetModel (default config,
   1x3x224x224) in a new process with an empty cache, its phases, with the LLVM worker
   processes (`compiler/lowering/llvm_pool.py`) and without (`COMPILER_LLVM_WORKERS=0`);
+* `--symbolic [bert,gpt2]`: issue 37's table, each `transformers` model of
+  `compiler.torch.networks.hf_transformer` (BERT-base, GPT-2) compiled by `from_torch` in
+  a new process with the cache off, static at batch 1 and `--length` (128), then with a
+  symbolic batch (`Dim("batch", max=16)`) and a symbolic length (`Dim("seq", min=2,
+  max=512)`), the ratio and the slowest passes of the symbolic build
+  (`compiler.pass_timing`); only this table is printed. A LLaMA-style model is not in it:
+  `transformers`' LlamaModel exports `aten.cos`/`aten.sin` (its rotary embedding), which
+  the importer does not lower yet;
 * TVM 0.27 if `import tvm` works (it runs in a subprocess: two copies of LLVM in one
   process are asking for trouble): `tvm.compile(te.create_prim_func(args), target="llvm")`
   and the first `ex["main"]`, where TVM generates machine code (lazily); and the same for
@@ -241,6 +249,55 @@ def networks(names: list[str], repeats: int) -> dict[str, dict[str, float]]:
     return {label: {k: median([r[k] for r in rs]) for k in rs[0]} for label, rs in runs.items()}
 
 
+SYMBOLIC_BUILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+import torch
+from compiler.pass_timing import watch_passes
+from compiler.torch import from_torch
+from compiler.torch.networks import hf_transformer
+model, x = hf_transformer({name!r}, seq={length})
+dynamic = None
+if {symbolic}:
+    x = x.repeat(2, 1)
+    Dim = torch.export.Dim
+    dynamic = {{"inputs": {{0: Dim("batch", max=16), 1: Dim("seq", min=2, max=512)}}}}
+start = time.perf_counter()
+with watch_passes() as watch:
+    net = from_torch(model, (x,), dynamic_shapes=dynamic)
+seconds = time.perf_counter() - start
+print(json.dumps({{"seconds": seconds, "passes": watch.report(3)}}))
+"""
+
+
+def symbolic(names: list[str], length: int) -> dict[str, dict[str, Any]]:
+    """Static (batch 1, `length`) and symbolic (batch, seq) `from_torch` builds of each
+    model, each in a new process with the cache off: seconds, and the symbolic build's
+    slowest passes."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        row: dict[str, Any] = {}
+        for kind in ("static", "symbolic"):
+            env = {**os.environ, "COMPILER_CACHE": "0"}
+            script = SYMBOLIC_BUILD.format(root=str(ROOT), name=name, length=length, symbolic=kind == "symbolic")
+            _, text = run([sys.executable, "-c", script], env)
+            result = json.loads(text.strip().splitlines()[-1])
+            row[kind] = result["seconds"]
+            row[f"{kind} passes"] = result["passes"]
+        out[name] = row
+    return out
+
+
+def print_symbolic(rows: dict[str, dict[str, Any]], length: int) -> None:
+    print(f"from_torch compile time, seconds, cache off, a new process each: static at batch 1 and "
+          f"length {length}, symbolic in batch and length\n")  # fmt: skip
+    print(f"{'model':<8} {'static':>8} {'symbolic':>9} {'ratio':>6}")
+    for name, row in rows.items():
+        print(f"{name:<8} {row['static']:8.1f} {row['symbolic']:9.1f} {row['symbolic'] / row['static']:5.1f}x")
+    for name, row in rows.items():
+        print(f"\n{name}, symbolic, slowest passes:\n{row['symbolic passes']}")
+
+
 # ---------------------------------------------------------------------------
 # TVM, in a subprocess
 # ---------------------------------------------------------------------------
@@ -322,6 +379,15 @@ def main() -> None:
         help="comma-separated hf_network names (e.g. 'resnet50'): cold from_torch in a new process, "
         "with and without the LLVM workers",
     )
+    parser.add_argument(
+        "--symbolic",
+        nargs="?",
+        const="bert,gpt2",
+        default="",
+        help="only the static vs symbolic (batch, length) build table of these transformers models "
+        "(default bert,gpt2)",
+    )
+    parser.add_argument("--length", type=int, default=128, help="the static build's length (--symbolic)")
     parser.add_argument("--tvm-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cpu", default="generic", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -332,6 +398,10 @@ def main() -> None:
                 del WORKLOADS[label]
     if options.tvm_worker:
         tvm_worker(options.repeats, options.cpu)
+        return
+    if options.symbolic:
+        names = [n.strip() for n in options.symbolic.split(",") if n.strip()]
+        print_symbolic(symbolic(names, options.length), options.length)
         return
 
     with tempfile.TemporaryDirectory(prefix="compile-time-cache-") as cache:

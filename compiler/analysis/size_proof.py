@@ -311,12 +311,13 @@ class SizeProver:
         # is also proven as `(b - a) - c * fact >= 0` for a few small c (a flattened
         # extent `m * n - m * 2` says what `n - 2 >= 0` would, where m may be 0)
         self.facts = [f for f in facts if free_vars(f)]
-        self.memo: dict[tuple[str, str], bool] = {}
+        self.memo: dict[tuple[Expr, Expr], bool] = {}  # by the nodes (hashed once), not their text
 
     def _refuted(self, e: Expr) -> bool:
+        names = free_vars(e)
         for value in self.samples:
             env = {}
-            for n in free_vars(e):
+            for n in names:
                 lo, hi = self.az.bounds.get(n, (None, None))
                 v = value
                 if isinstance(lo, Const):
@@ -332,7 +333,7 @@ class SizeProver:
         return False
 
     def prove_le(self, a: Expr, b: Expr) -> bool:
-        key = (str(a), str(b))
+        key = (a, b)
         if key not in self.memo:
             diff = b - a
             self.memo[key] = not self._refuted(diff) and (

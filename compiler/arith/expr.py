@@ -35,8 +35,9 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import SupportsIndex
 
 from compiler.errors import ExprTypeError, ExprValueError
@@ -148,6 +149,48 @@ class Expr:
         return _format_expr(self)
 
 
+class _Binary(Expr):
+    """A binary node, built once per structure (hash-consed: building `Add(x, y)` again
+    returns the node already built while it lives), whose hash is computed once from its
+    children's. The simplifier's memo tables hash and compare deep trees (nested min/max
+    over symbolic shapes, whose subtrees are shared) millions of times; a dataclass's own
+    `__hash__`/`__eq__` walk the whole tree, which is exponential in the depth of a tree
+    of shared subtrees, where these are one lookup. Pickled as its constructor call (the
+    hash of a name differs from one process to another)."""
+
+    __slots__ = ()
+    a: Expr
+    b: Expr
+    _h: int
+
+    def __new__(cls, a: Expr, b: Expr) -> _Binary:
+        hit = _BUILT.get((cls, a, b))
+        return hit if hit is not None else object.__new__(cls)
+
+    def __post_init__(self) -> None:
+        key = (self.__class__, self.a, self.b)
+        object.__setattr__(self, "_h", hash(key))
+        _BUILT.setdefault(key, self)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, _Binary)
+        return self._h == other._h and self.a == other.a and self.b == other.b
+
+    def __hash__(self) -> int:
+        return self._h
+
+    def __reduce__(self) -> tuple[type[_Binary], tuple[Expr, Expr]]:
+        return (self.__class__, (self.a, self.b))
+
+
+_BUILT: weakref.WeakValueDictionary[tuple[type[_Binary], Expr, Expr], _Binary] = weakref.WeakValueDictionary()
+"""The binary nodes alive, by class and children (`_Binary`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Const(Expr):
     """An integer literal."""
@@ -167,50 +210,57 @@ class Var(Expr):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Add(Expr):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class Add(_Binary):
     a: Expr
     b: Expr
+    _h: int = field(init=False, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Sub(Expr):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class Sub(_Binary):
     a: Expr
     b: Expr
+    _h: int = field(init=False, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Mul(Expr):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class Mul(_Binary):
     a: Expr
     b: Expr
+    _h: int = field(init=False, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class FloorDiv(Expr):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class FloorDiv(_Binary):
     """``a // b`` rounding towards negative infinity."""
 
     a: Expr
     b: Expr
+    _h: int = field(init=False, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class FloorMod(Expr):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class FloorMod(_Binary):
     """``a % b`` with Python semantics: ``a == (a // b) * b + a % b``."""
 
     a: Expr
     b: Expr
+    _h: int = field(init=False, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Min(Expr):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class Min(_Binary):
     a: Expr
     b: Expr
+    _h: int = field(init=False, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Max(Expr):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class Max(_Binary):
     a: Expr
     b: Expr
+    _h: int = field(init=False, repr=False, compare=False)
 
 
 BinaryExpr = Add | Sub | Mul | FloorDiv | FloorMod | Min | Max
@@ -380,16 +430,23 @@ def ne(a: Expr | int, b: Expr | int) -> Cond:
 
 
 def free_vars(e: Expr | Cond) -> frozenset[str]:
-    """Names of all variables occurring in an expression or condition."""
+    """Names of all variables occurring in an expression or condition (each shared
+    subtree visited once: a tree of shared subtrees is walked in the number of its
+    distinct nodes, not of its paths)."""
     out: set[str] = set()
+    seen: set[int] = set()
     stack: list[Expr | Cond] = [e]
     while stack:
         node = stack.pop()
         if isinstance(node, Var):
             out.add(node.name)
+        elif id(node) in seen:
+            continue
         elif isinstance(node, Not):
+            seen.add(id(node))
             stack.append(node.a)
         elif isinstance(node, BinaryExpr | Compare | And | Or):
+            seen.add(id(node))
             stack.append(node.a)
             stack.append(node.b)
     return frozenset(out)
@@ -451,16 +508,25 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
     """Evaluate with Python integer semantics.
 
     Raises ``KeyError`` for an unbound variable and ``ZeroDivisionError`` for a
-    division or modulo by zero.
+    division or modulo by zero. A subtree shared by several parents is evaluated once
+    (a tree of shared subtrees in the number of its distinct nodes).
     """
+    return _evaluate(e, env, {})
+
+
+def _evaluate(e: Expr, env: Mapping[str, int], done: dict[int, int]) -> int:
     if isinstance(e, Const):
         return e.value
     if isinstance(e, Var):
         if e.name not in env:
             raise KeyError(f"variable {e.name!r} has no value")
         return operator.index(env[e.name])
-    node = as_binary(e)
-    return _INT_OPS[type(node)](evaluate(node.a, env), evaluate(node.b, env))
+    hit = done.get(id(e))
+    if hit is None:
+        node = as_binary(e)
+        hit = _INT_OPS[type(node)](_evaluate(node.a, env, done), _evaluate(node.b, env, done))
+        done[id(e)] = hit
+    return hit
 
 
 _CMP_OPS: dict[type[Cond], Callable[[int, int], bool]] = {

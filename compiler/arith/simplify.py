@@ -59,6 +59,21 @@ Bound analysis
 Steps 2-4 recurse with a decreasing budget (``_PROVE_BUDGET`` levels), so the
 analysis always terminates; memo tables are kept per :class:`Analyzer`.
 
+Budgets
+-------
+The depth budget alone bounds the recursion, not its cost: the ranges of the
+operands of a ``min``/``max`` factor are searched at the same depth, so a bound of
+``min(max(min(...)))`` nested ``k`` deep costs a search per level, about ``4**k``
+in all (a symbolic attention block's offsets, nested 10-20 deep, did not finish in
+20 minutes). Every query of the public API (``simplify``, ``prove_*``,
+``const_bounds``...) therefore has a *step budget* too, ``STEP_BUDGET`` searches
+(calls of the search of ``lower`` that are not memoised). When it runs out, ``lower``
+answers with interval arithmetic alone (step 1, no search): a looser bound, so a
+proof fails ("cannot prove") and a ``min``/``max`` keeps an operand it could have
+dropped; never a wrong answer. ``Analyzer.exhausted`` counts the queries that ran
+out. Answers found under an exhausted budget stay memoised (they are sound), so a
+later query on the same analyzer may see the looser one.
+
 Soundness: every rewrite is an identity over the integers for all assignments
 within ``bounds`` (bounds are inclusive, ``None`` is unbounded) and every bound
 is a valid bound.
@@ -78,10 +93,12 @@ is a valid bound.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from typing import Concatenate, ParamSpec, TypeVar
 
 from compiler.arith.expr import (
     EQ,
@@ -131,16 +148,81 @@ Poly = dict[Monomial, int]
 
 _PROVE_BUDGET = 3
 
+STEP_BUDGET = 1000
+"""Searches (non-memoised `Analyzer.lower` calls) one public query may make; then
+interval arithmetic alone (see "Budgets" in the module docstring). The largest query
+of the lit suite and of the arith, memory, loop-partition, auto-schedule and
+transformer tests took 210 (counted when the budget was introduced): about five times that."""
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _query(method: Callable[Concatenate[Analyzer, _P], _R]) -> Callable[Concatenate[Analyzer, _P], _R]:
+    """A public query of the analyzer: the outermost one (not one the analyzer makes of
+    itself) starts with `STEP_BUDGET` steps, and counts in `exhausted` if it used them."""
+
+    def query(self: Analyzer, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if self._in_query:
+            return method(self, *args, **kwargs)
+        self._in_query = True
+        self._steps = STEP_BUDGET
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._in_query = False
+            if self._steps < 0:
+                self.exhausted += 1
+
+    query.__name__, query.__qualname__, query.__doc__ = method.__name__, method.__qualname__, method.__doc__
+    query.__wrapped__ = method  # type: ignore[attr-defined]  # inspect.signature: the method's
+    return query
+
 
 # ---------------------------------------------------------------------------
 # Polynomial helpers (polys are never mutated once built)
 # ---------------------------------------------------------------------------
 
 
+_PRINTED_KEY_NODES = 4096
+"""The largest tree (counted with its shared subtrees once per use, as printed) whose
+sort key is its text; a larger one is keyed by a digest of its structure (see
+`_sort_key`)."""
+
+
 @lru_cache(maxsize=1 << 16)
 def _sort_key(e: Expr) -> tuple[int, str, str]:
+    """The order of terms and of min/max operands: by kind, then text. The text of a tree
+    of shared subtrees (a min of a max of a min... over the same operands) grows
+    exponentially with its depth, so past `_PRINTED_KEY_NODES` printed nodes the key is
+    a digest of the structure instead (deterministic across runs, sorted after texts)."""
     rank = 0 if isinstance(e, Var) else 1 if isinstance(e, FloorDiv | FloorMod) else 2
+    if _printed_nodes(e) > _PRINTED_KEY_NODES:
+        digest = _digest(e)
+        return (rank, "\x7f" + digest, digest)
     return (rank, str(e), repr(e))
+
+
+@lru_cache(maxsize=1 << 16)
+def _printed_nodes(e: Expr) -> int:
+    """How many nodes `str(e)` prints (a shared subtree once per use), without printing."""
+    if isinstance(e, Const | Var):
+        return 1
+    assert isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max)
+    return 1 + _printed_nodes(e.a) + _printed_nodes(e.b)
+
+
+@lru_cache(maxsize=1 << 16)
+def _digest(e: Expr) -> str:
+    """A digest of the structure of `e`, the same in every process (not `hash`)."""
+    if isinstance(e, Const):
+        text = f"c{e.value}"
+    elif isinstance(e, Var):
+        text = f"v{e.name}"
+    else:
+        assert isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max)
+        text = f"{type(e).__name__}({_digest(e.a)},{_digest(e.b)})"
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def _mono_key(m: Monomial) -> tuple[tuple[int, str, str], ...]:
@@ -268,6 +350,9 @@ class Analyzer:
         # thousands, and this cost as much as their queries)
         self._refs_memo: dict[str, frozenset[str]] | None = None
         self._budget = _PROVE_BUDGET
+        self._steps = STEP_BUDGET  # searches left in the current public query
+        self._in_query = False
+        self.exhausted = 0  # public queries that ran out of steps
         self._poly_memo: dict[tuple[Expr, int], Poly] = {}
         self._lower_memo: dict[tuple[frozenset[tuple[Monomial, int]], int], int | None] = {}
         self._range_memo: dict[tuple[Expr, int], Range] = {}
@@ -283,9 +368,11 @@ class Analyzer:
 
     # -- public API --------------------------------------------------------
 
+    @_query
     def simplify(self, e: Expr | int) -> Expr:
         return _to_expr(self.poly(as_expr(e)))
 
+    @_query
     def fold_into_minmax(self, e: Expr | int, name: str) -> Expr:
         """`t + min(a, b)` as `min(t + a, t + b)` (and `max`) when the variable `name`
         cancels from a side, else `e` simplified: a tight split's last index, `o * 4 +
@@ -303,23 +390,29 @@ class Analyzer:
             return _to_expr(p)
         return type(node)(sides[0], sides[1])
 
+    @_query
     def const_bounds(self, e: Expr | int) -> Range:
         """Constant ``(lo, hi)`` bounds of ``e`` (``None`` = unbounded)."""
         p = self.poly(as_expr(e))
         return (self.lower(p), self.upper(p))
 
+    @_query
     def prove_le(self, a: Expr | int, b: Expr | int) -> bool:
         return self._lower_at_least(as_expr(b) - as_expr(a), 0)
 
+    @_query
     def prove_lt(self, a: Expr | int, b: Expr | int) -> bool:
         return self._lower_at_least(as_expr(b) - as_expr(a), 1)
 
+    @_query
     def prove_ge(self, a: Expr | int, b: Expr | int) -> bool:
         return self.prove_le(b, a)
 
+    @_query
     def prove_gt(self, a: Expr | int, b: Expr | int) -> bool:
         return self.prove_lt(b, a)
 
+    @_query
     def prove_eq(self, a: Expr | int, b: Expr | int) -> bool:
         p = self.poly(as_expr(a) - as_expr(b))
         if _pconst(p) == 0:
@@ -329,6 +422,7 @@ class Analyzer:
             return False
         return self.upper(p) == 0
 
+    @_query
     def simplify_cond(self, c: Cond) -> Cond:
         """Simplify both sides of comparisons and fold provable ones."""
         if isinstance(c, BoolConst):
@@ -341,6 +435,7 @@ class Analyzer:
 
     # -- polynomial construction ------------------------------------------
 
+    @_query
     def poly(self, e: Expr) -> Poly:
         key = (e, self._budget)
         hit = self._poly_memo.get(key)
@@ -643,11 +738,13 @@ class Analyzer:
         lo = self.lower(p)
         return lo is not None and lo >= target
 
+    @_query
     def upper(self, p: Poly, budget: int | None = None) -> int | None:
         """Constant upper bound of a polynomial, or ``None``."""
         lo = self.lower(_pscale(p, -1), budget)
         return None if lo is None else -lo
 
+    @_query
     def lower(self, p: Poly, budget: int | None = None) -> int | None:
         """Constant lower bound of a polynomial, or ``None``."""
         c = _pconst(p)
@@ -658,6 +755,13 @@ class Analyzer:
         key = (_pkey(p), budget)
         if key in self._lower_memo:
             return self._lower_memo[key]
+        if self._steps <= 0:  # out of steps: interval arithmetic alone, a looser bound
+            self._steps = -1
+            self._lower_memo[key] = None
+            result = self._interval_lower(p, 0)
+            self._lower_memo[key] = result
+            return result
+        self._steps -= 1
         self._lower_memo[key] = None  # re-entrant queries see "unknown"
         saved = self._budget
         self._budget = max(budget - 1, 0)
