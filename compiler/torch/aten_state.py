@@ -1,7 +1,7 @@
 """Converters of the writes a functionalized program makes into tensors: `index_copy`,
 `index_put`, `slice_scatter` (row writes) and `copy` (a whole replacement); and `sin`,
 `cos`, which a program with state computes at run time (rotary embeddings of the
-positions a cache's length gives).
+positions a cache's length gives), and `type_as` (Gemma's norms, kept whole by export).
 
 torch.export's functional graph spells `cache.index_copy_(2, pos, k)` as
 `new = aten.index_copy(cache, 2, pos, k)`, a whole new tensor, and lists `new`
