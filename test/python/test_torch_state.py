@@ -274,3 +274,14 @@ def test_dynamo_graphs_share_the_modules_buffers() -> None:
         np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
         for name, value in _eager_state(eager).items():
             np.testing.assert_allclose(dict(module.named_buffers())[name].numpy(), value, rtol=1e-5, atol=1e-5)
+
+
+def test_static_cache_module_leaves_the_models_generation_config() -> None:
+    from compiler.torch.generate import static_cache_module
+
+    model = _tiny_llama()
+    before = model.generation_config
+    wrapped = static_cache_module(model, 24)
+    assert model.generation_config is before
+    caches = [name for name, _ in wrapped.named_buffers() if name.startswith("key_cache_")]
+    assert len(caches) == 2
