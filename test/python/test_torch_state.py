@@ -285,3 +285,26 @@ def test_static_cache_module_leaves_the_models_generation_config() -> None:
     assert model.generation_config is before
     caches = [name for name, _ in wrapped.named_buffers() if name.startswith("key_cache_")]
     assert len(caches) == 2
+
+
+class Doubled(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("b", torch.zeros(4, 3))
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        self.b.index_copy_(0, pos, x)
+        return self.b * 2  # an elementwise reader: the fusion schedule inlines the write itself
+
+
+def test_written_value_is_inlined_once_and_never_a_buffer() -> None:
+    module = Doubled().eval()
+    eager = copy.deepcopy(module)
+    net = compiler.from_torch(module, (torch.ones(2, 3), torch.tensor([0, 1])))
+    assert net.graph.inlined.count("index_copy") == 1
+    memory = net.memory
+    assert memory is not None
+    assert "index_copy" not in [b.name for b in memory.buffers]
+    for pos in ([1, 2], [3, 0]):
+        x = torch.full((2, 3), float(pos[0] + 1))
+        np.testing.assert_array_equal(net(x, torch.tensor(pos)), eager(x, torch.tensor(pos)).numpy())
