@@ -43,8 +43,15 @@ def static_cache_module(model: torch.nn.Module, max_cache_len: int, batch_size: 
         cache_implementation="static",
         cache_config={"batch_size": batch_size, "max_cache_len": max_cache_len},
     )
-    model.generation_config = config
-    wrapped: torch.nn.Module = TorchExportableModuleWithStaticCache(model, batch_size=batch_size, max_cache_len=max_cache_len)
+    lm: Any = model  # a transformers PreTrainedModel
+    previous = getattr(lm, "generation_config", None)
+    lm.generation_config = config  # what the recipe reads, in its constructor only
+    try:
+        wrapped: torch.nn.Module = TorchExportableModuleWithStaticCache(
+            model, batch_size=batch_size, max_cache_len=max_cache_len
+        )
+    finally:
+        lm.generation_config = previous  # the user's model keeps its own
     return wrapped
 
 

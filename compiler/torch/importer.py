@@ -501,7 +501,7 @@ def import_program(
     written = plan.outputs if plan is not None else []
     rename_stages_like_placeholders([*outputs, *written], [*imp.inputs, *imp.cx.params, *imp.state.tensors])
     schedule, inlined = fusion_schedule([*outputs, *written])
-    inlined += state.inline_updates(schedule, [*outputs, *written])
+    inlined += state.inline_updates(schedule, [*outputs, *written], inlined)
     origins = {t.name: imp.origin_of[t.uid] for t in collect_stages([*outputs, *written]) if t.uid in imp.origin_of}
     return ImportedGraph(
         inputs=imp.inputs,

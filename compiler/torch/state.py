@@ -317,13 +317,15 @@ class StateImport:
         return StatePlan(list(self.buffers.values()), outputs)
 
 
-def inline_updates(schedule: te.Schedule, outputs: Sequence[te.Tensor]) -> list[str]:
-    """Inline every updated value (a row write's select) into its readers: computed as a
-    stage, it would be a copy of the whole tensor written."""
+def inline_updates(schedule: te.Schedule, outputs: Sequence[te.Tensor], inlined_already: Sequence[str]) -> list[str]:
+    """Inline every updated value (a row write's select) into its readers, where the
+    fusion schedule did not (a reduction reads it): computed as a stage, it would be a
+    copy of the whole tensor written. Returns the names inlined here."""
     output_ids = {t.uid for t in outputs}
+    done = set(inlined_already)
     inlined = []
     for t in collect_stages(list(outputs)):
-        if t.uid in UPDATES and t.uid not in output_ids:
+        if t.uid in UPDATES and t.uid not in output_ids and t.name not in done:
             schedule[t].compute_inline()
             inlined.append(t.name)
     return inlined

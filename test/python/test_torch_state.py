@@ -274,3 +274,37 @@ def test_dynamo_graphs_share_the_modules_buffers() -> None:
         np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
         for name, value in _eager_state(eager).items():
             np.testing.assert_allclose(dict(module.named_buffers())[name].numpy(), value, rtol=1e-5, atol=1e-5)
+
+
+def test_static_cache_module_leaves_the_models_generation_config() -> None:
+    from compiler.torch.generate import static_cache_module
+
+    model = _tiny_llama()
+    before = model.generation_config
+    wrapped = static_cache_module(model, 24)
+    assert model.generation_config is before
+    caches = [name for name, _ in wrapped.named_buffers() if name.startswith("key_cache_")]
+    assert len(caches) == 2
+
+
+class Doubled(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("b", torch.zeros(4, 3))
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        self.b.index_copy_(0, pos, x)
+        return self.b * 2  # an elementwise reader: the fusion schedule inlines the write itself
+
+
+def test_written_value_is_inlined_once_and_never_a_buffer() -> None:
+    module = Doubled().eval()
+    eager = copy.deepcopy(module)
+    net = compiler.from_torch(module, (torch.ones(2, 3), torch.tensor([0, 1])))
+    assert net.graph.inlined.count("index_copy") == 1
+    memory = net.memory
+    assert memory is not None
+    assert "index_copy" not in [b.name for b in memory.buffers]
+    for pos in ([1, 2], [3, 0]):
+        x = torch.full((2, 3), float(pos[0] + 1))
+        np.testing.assert_array_equal(net(x, torch.tensor(pos)), eager(x, torch.tensor(pos)).numpy())
