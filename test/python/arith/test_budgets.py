@@ -26,15 +26,17 @@ def nested(depth: int) -> Expr:
 
 def test_a_deep_minmax_is_bounded_in_time_and_answered_soundly() -> None:
     """Depth 16 took 174 s before the budgets (8: 1 s, 12: 11 s, each level about 2.5x);
-    depth 30 now takes about 0.2 s on one core, like depth 8."""
+    depth 30 now takes about 0.2 s on one core, like depth 8. The time limit is generous
+    (CPU time of this thread, 100x that: a loaded CI machine must not fail it); without the
+    budget depth 30 would take days. `exhausted` is what shows the budget at work."""
     az = Analyzer(BOUNDS)
     e = nested(30)
-    start = time.perf_counter()
+    start = time.thread_time()
     lower_holds = az.prove_le(Const(-(10**9)), e)
     upper_refuted = az.prove_le(e, Const(-1))
     lo, hi = az.const_bounds(e)
-    seconds = time.perf_counter() - start
-    assert seconds < 3.0, f"{seconds:.1f} s"
+    seconds = time.thread_time() - start
+    assert seconds < 20.0, f"{seconds:.1f} s"
     assert az.exhausted >= 1  # the budget ran out: the answers below are the conservative ones
     assert lower_holds
     assert not upper_refuted
