@@ -41,6 +41,8 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
+from compiler.errors import InternalError
+
 InputKind = Literal["tokens", "pixels", "waveform", "seq2seq", "speech2seq", "text_image"]
 
 SMALL_SEQ, DEFAULT_SEQ = 12, 128
@@ -374,7 +376,7 @@ def example_inputs(family: Family, config: Any, *, small: bool) -> tuple[tuple[s
             features, ids(SMALL_DECODER_SEQ if small else DEFAULT_SPEECH_DECODER_SEQ))
     if family.inputs == "text_image":  # the text tower's positions: CLIP has 77, SigLIP 64
         return ("input_ids", "pixel_values"), (ids(min(seq, int(config.text_config.max_position_embeddings))), pixels())
-    raise AssertionError(f"unknown input kind {family.inputs!r}")
+    raise InternalError(f"zoo: unknown input kind {family.inputs!r}")
 
 
 def build(name: str, *, small: bool = True, seed: int = 0) -> ZooCase:
