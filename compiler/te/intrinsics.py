@@ -71,7 +71,7 @@ def atan2(a: ExprLike, b: ExprLike) -> Expr:
 
 def fmod(a: ExprLike, b: ExprLike) -> Expr:
     """C's fmod of float expressions, as a - trunc(a / b) * b (xDSL's arith has no remf):
-    exact while the quotient a / b is exact, within an ulp of |a| / |b| ulps otherwise."""
+    exact while the quotient a / b is exact, else within the rounding of that quotient."""
     ea, eb = _unify(a, b)
     if not _is_float(ea.dtype):
         raise ExprTypeError(f"te.fmod needs float expressions, got {ea.dtype}")
