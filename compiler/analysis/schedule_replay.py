@@ -231,6 +231,9 @@ class Replay:
             raise ScheduleVerifyError(f"sched.reorder mixes axes of stages {', '.join(stages)}")
         stage = pairs[0][0]
         order = [iv for _, iv in pairs]
+        if len({id(iv) for iv in order}) != len(order):  # two values of one axis
+            twice = next(iv for k, iv in enumerate(order) if any(iv is other for other in order[:k]))
+            raise ScheduleVerifyError(f"sched.reorder names the axis {twice.name} twice", op)
         positions = sorted(stage.leaves.index(iv) for iv in order)
         for position, iv in zip(positions, order, strict=True):
             stage.leaves[position] = iv

@@ -135,9 +135,13 @@ class _Builder:
 
 
 def _nodes(e: Expr) -> list[Expr]:
-    out, stack = [], [e]
+    """The nodes of `e`, parents first, a shared subtree once."""
+    out, stack, seen = [], [e], set()
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         out.append(node)
         if not isinstance(node, Const | Var):
             binary = as_binary(node)
@@ -182,15 +186,19 @@ def _box_minimum(q: Poly, upper: Mapping[str, Fraction]) -> Fraction:
     return total
 
 
-def _replace(e: Expr, target: Expr, by: Expr) -> Expr:
+def _replace(e: Expr, target: Expr, by: Expr, done: dict[int, Expr] | None = None) -> Expr:
+    """`e` with `target` replaced by `by`, a shared subtree rewritten once."""
     if e == target:
         return by
     if isinstance(e, Const | Var):
         return e
-    binary = as_binary(e)
-    a = _replace(binary.a, target, by)
-    b = _replace(binary.b, target, by)
-    return type(binary)(a, b)
+    done = {} if done is None else done
+    hit = done.get(id(e))
+    if hit is None:
+        binary = as_binary(e)
+        hit = type(binary)(_replace(binary.a, target, by, done), _replace(binary.b, target, by, done))
+        done[id(e)] = hit
+    return hit
 
 
 def _first_minmax(e: Expr) -> Min | Max | None:

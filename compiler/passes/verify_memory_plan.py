@@ -42,18 +42,24 @@ def check_function(func: loop.FuncOp) -> list[str]:
     views = {op.buffer_name.data: op for op in walk_ops(func) if isinstance(op, loop.ViewOp)}
     lifetimes = [t for t in liveness(func) if t.name in views]
     problems: list[str] = []
+    # each offset parsed, and each arena's size simplified, once (a symbolic arena's size
+    # is a max of every plan's end: thousands of characters)
+    offsets = {name: parse_expr(view.offset.data) for name, view in views.items()}
+    arena_bytes: dict[loop.BufferType, Expr] = {}
     for t in lifetimes:
         view = views[t.name]
         arena = view.arena.type
         assert isinstance(arena, loop.BufferType)
-        end = parse_expr(view.offset.data) + t.size
-        if not _fits(prover, end, buffer_bytes(arena), positive):
+        end = offsets[t.name] + t.size
+        if arena not in arena_bytes:
+            arena_bytes[arena] = buffer_bytes(arena)
+        if not _fits(prover, end, arena_bytes[arena], positive):
             problems.append(f"{t.name} ends at byte {az.simplify(end)}, past the arena")
     for k, a in enumerate(lifetimes):
         for b in lifetimes[k + 1 :]:
             if not a.overlaps(b) or a.name == b.name or _inplace_pair(views, a, b):
                 continue  # (two views of one name: copies of one buffer made by unroll-loops)
-            a_lo, b_lo = parse_expr(views[a.name].offset.data), parse_expr(views[b.name].offset.data)
+            a_lo, b_lo = offsets[a.name], offsets[b.name]
             if not _disjoint(prover, (a_lo, a.size), (b_lo, b.size), positive):
                 problems.append(
                     f"{a.name} (statements {a.first}-{a.last}, bytes {a_lo}..+{a.size}) and "
