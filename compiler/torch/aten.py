@@ -499,9 +499,11 @@ def to_dtype(cx: Converter, x: Any, dtype: torch.dtype, *args: Any, **kwargs: An
 # ---------------------------------------------------------------------------
 
 
-def _reduce_dtype(cx: Converter, dtype: torch.dtype | None) -> None:
-    if dtype is not None:
-        raise unsupported(cx, f"a reduction with dtype={dtype} is not supported")
+def _reduce_dtype(cx: Converter, x: Any, dtype: torch.dtype | None) -> Any:
+    """x in the reduction's `dtype=` (torch converts the input first), if one is given."""
+    if dtype is None or te_dtype(dtype, cx.name) == x.dtype:
+        return x
+    return pointwise(cx, x, lambda t: ops.cast(t, te_dtype(dtype, cx.name), name=f"{cx.name}_{t.dtype}"))
 
 
 def _reduce_in_layout(
@@ -525,13 +527,13 @@ def _reduce_in_layout(
 
 @aten("mean.dim", "mean.default")
 def mean(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Value:
-    _reduce_dtype(cx, dtype)
+    x = _reduce_dtype(cx, x, dtype)
     return _reduce_in_layout(cx, x, dim, keepdim, lambda t, dims, keep: ops.mean(t, dims, keep, name=cx.name))
 
 
 @aten("sum.dim_IntList", "sum.default")
 def sum_(cx: Converter, x: Any, dim: Any = None, keepdim: bool = False, dtype: torch.dtype | None = None) -> Value:
-    _reduce_dtype(cx, dtype)
+    x = _reduce_dtype(cx, x, dtype)
     return _reduce_in_layout(cx, x, dim, keepdim, lambda t, dims, keep: ops.sum(t, dims, keep, name=cx.name))
 
 
@@ -599,6 +601,8 @@ def unsqueeze(cx: Converter, x: Any, dim: int) -> Tensor:
 @aten("squeeze.dim", "squeeze.dims", "squeeze.default")
 def squeeze(cx: Converter, x: Any, dim: Any = None) -> Tensor:
     t = cx.tensor(x, "input")
+    if t.ndim == 0 or (isinstance(dim, list | tuple) and not dim):  # squeeze.dims of no dims
+        return t
     out = ops.squeeze(t, _dims(cx, dim, t.ndim) if dim is not None else None, name=cx.name)
     return t if out.ndim == t.ndim else out
 

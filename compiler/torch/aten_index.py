@@ -115,7 +115,7 @@ def as_strided(cx: Converter, x: Any, size: Sequence[Dim], stride: Sequence[Dim]
     base = storage_offset or 0
 
     def element(*i: Expr) -> Expr:
-        position: Any = base
+        position: Any = te.const(0, "int64") + base
         for v, s in zip(i, stride, strict=True):
             position = position + v * s
         return flat[clamp_index(position, flat.shape[0])]

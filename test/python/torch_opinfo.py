@@ -185,6 +185,23 @@ def run_op(info: Any, dtype: torch.dtype = torch.float32, limit: int | None = No
     return out
 
 
+def blamed(outcome: Outcome) -> set[str]:
+    """The ops a failed sample counts against: the ones its error names as unsupported
+    (or whose converter refused it); none for what torch.export refuses or a sample that
+    writes its own inputs (the harness's limit); every op of its graph for a wrong result."""
+    harness = ("USER_INPUT_MUTATION", "an input of kind TOKEN")
+    if outcome.passed or outcome.reason.startswith("export:") or any(h in outcome.reason for h in harness):
+        return set()
+    named = re.search(r"([\w.]+\.[\w]+) is not supported", outcome.reason)
+    if named is not None:
+        also = re.search(r"also unsupported: ([^)]*)\)", outcome.reason)
+        return {named.group(1), *(n.strip() for n in (also.group(1).split(",") if also else []))}
+    converter = re.match(r"\w+: (aten\.[\w.]+): ", outcome.reason)
+    if converter is not None:
+        return {converter.group(1)}
+    return set(outcome.aten)
+
+
 @dataclass
 class Coverage:
     """Per Core ATen overload: the samples that reached it, and the first failure."""
@@ -195,12 +212,12 @@ class Coverage:
     def add(self, outcome: Outcome, core: set[str]) -> None:
         for op in outcome.aten & core:
             self.reached[op] = self.reached.get(op, 0) + 1
-            if not outcome.passed and op not in self.failed:
-                self.failed[op] = f"{outcome.op}[{outcome.sample}]: {outcome.reason}"
+        for op in blamed(outcome) & core:
+            self.failed.setdefault(op, f"{outcome.op}[{outcome.sample}]: {outcome.reason}")
 
     def passing(self) -> list[str]:
         return sorted(op for op in self.reached if op not in self.failed)
 
 
-__all__ = ["Coverage", "OneOp", "Outcome", "compare", "core_aten_overloads", "opinfo_id", "opinfos", "run_op",
+__all__ = ["Coverage", "OneOp", "Outcome", "blamed", "compare", "core_aten_overloads", "opinfo_id", "opinfos", "run_op",
            "run_sample"]
