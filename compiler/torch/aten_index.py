@@ -34,6 +34,7 @@ from compiler.torch.aten import (
     unsupported,
     used_results,
 )
+from compiler.torch.aten_transformer import _tensor_in
 from compiler.torch.graph import Converter, Permuted
 
 _TRAINING = "is a backward op of a training graph: from_torch compiles inference"
@@ -53,11 +54,6 @@ REFUSED: dict[str, str] = {
 """Core ATen ops the importer refuses, with the reason its error gives."""
 
 
-def _in(cx: Converter, x: Any, dtype: str, what: str) -> Tensor:
-    t = cx.tensor(x, what)
-    return t if t.dtype == dtype else ops.cast(t, dtype, name=f"{cx.name}_{what}_{dtype}")
-
-
 # ---------------------------------------------------------------------------
 # Copies, fills, views that move elements
 # ---------------------------------------------------------------------------
@@ -68,7 +64,7 @@ def fill(cx: Converter, x: Any, value: Any) -> Tensor:
     dtype = result_dtype(cx) or "float32"
     v = cx.operand(value, "value")
     if isinstance(v, Tensor):
-        v = _in(cx, v, dtype, "value")
+        v = _tensor_in(cx, v, dtype, "value")
         return te.compute(tuple(x.shape), lambda *i: v[()] if v.ndim == 0 else v[(0,) * v.ndim], name=cx.name)
     return ops.full(tuple(x.shape), bool(v) if dtype == ops.MASK else v, dtype, name=cx.name)
 
@@ -131,7 +127,7 @@ def as_strided(cx: Converter, x: Any, size: Sequence[Dim], stride: Sequence[Dim]
 @aten("select_scatter.default")
 def select_scatter(cx: Converter, x: Any, src: Any, dim: int, index: int) -> Tensor:
     t = cx.tensor(x, "input")
-    s = _in(cx, src, t.dtype, "src")
+    s = _tensor_in(cx, src, t.dtype, "src")
     axis = normalize_axis(int(dim), t.ndim, cx.name)
     n = static(t.shape[axis])
     pos = int(index) + (n if n is not None and int(index) < 0 else 0)
@@ -145,7 +141,7 @@ def select_scatter(cx: Converter, x: Any, src: Any, dim: int, index: int) -> Ten
 def slice_scatter(cx: Converter, x: Any, src: Any, dim: int = 0, start: Any = None, end: Any = None,
                   step: int = 1) -> Tensor:
     t = cx.tensor(x, "input")
-    s = _in(cx, src, t.dtype, "src")
+    s = _tensor_in(cx, src, t.dtype, "src")
     axis = normalize_axis(int(dim), t.ndim, cx.name)
     size = t.shape[axis]
     first = _slice_bound(start, size, 0)
@@ -263,7 +259,7 @@ def _scatter_reduce(cx: Converter, t: Tensor, extent: Dim, match: Callable[..., 
 
 @aten("scatter.src")
 def scatter_src(cx: Converter, x: Any, dim: int, index: Any, src: Any) -> Tensor:
-    s = _in(cx, src, result_dtype(cx) or "float32", "src")
+    s = _tensor_in(cx, src, result_dtype(cx) or "float32", "src")
     return _scatter(cx, x, dim, index, lambda at: s[at], None)
 
 
@@ -275,14 +271,14 @@ def scatter_value(cx: Converter, x: Any, dim: int, index: Any, value: Any) -> Te
 
 @aten("scatter_add.default")
 def scatter_add(cx: Converter, x: Any, dim: int, index: Any, src: Any) -> Tensor:
-    s = _in(cx, src, result_dtype(cx) or "float32", "src")
+    s = _tensor_in(cx, src, result_dtype(cx) or "float32", "src")
     return _scatter(cx, x, dim, index, lambda at: s[at], "sum")
 
 
 @aten("scatter_reduce.two")
 def scatter_reduce(cx: Converter, x: Any, dim: int, index: Any, src: Any, reduce: str, *,
                    include_self: bool = True) -> Tensor:
-    s = _in(cx, src, result_dtype(cx) or "float32", "src")
+    s = _tensor_in(cx, src, result_dtype(cx) or "float32", "src")
     return _scatter(cx, x, dim, index, lambda at: s[at], str(reduce), bool(include_self))
 
 
@@ -302,7 +298,7 @@ def index_put(cx: Converter, x: Any, indices: Sequence[Any], values: Any, accumu
         shape = ops.util.broadcast_shape(shape, i.shape, cx.name)
     if len(shape) != 1:
         raise unsupported(cx, f"index_put with {len(shape)}-D index tensors is not supported (1-D only)")
-    v = _in(cx, values, t.dtype, "values")
+    v = _tensor_in(cx, values, t.dtype, "values")
     rest = [d for d in range(t.ndim) if d not in indexed]
     adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
     before = [d for d in rest if d < indexed[0]] if adjacent else []
@@ -453,8 +449,9 @@ def group_norm(cx: Converter, x: Any, num_groups: int, weight: Any = None, bias:
     return native_group_norm(cx, x, weight, bias, None, None, None, num_groups, eps)[0]
 
 
-def _batch_statistics(cx: Converter, x: Any, weight: Any, bias: Any, eps: float) -> tuple[Tensor, None, None]:
-    """Batch norm with the batch's own statistics (training mode's forward)."""
+def _batch_statistics(cx: Converter, x: Any, weight: Any, bias: Any, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Batch norm with the batch's own statistics (training mode's forward), and those
+    statistics: the mean and the (biased) variance per channel, as [1, C, 1...]."""
     t = cx.tensor(x, "input")
     axes = (0, *range(2, t.ndim))
     mean = ops.mean(t, axes, True, name=f"{cx.name}_mean")
@@ -462,7 +459,7 @@ def _batch_statistics(cx: Converter, x: Any, weight: Any, bias: Any, eps: float)
     variance = ops.mean(ops.multiply(centered, centered, name=f"{cx.name}_sq"), axes, True, name=f"{cx.name}_var")
     normed = ops.multiply(centered, ops.rsqrt(ops.add(variance, float(eps), name=f"{cx.name}_eps"),
                                               name=f"{cx.name}_rstd"), name=f"{cx.name}_normed")
-    return _affine(cx, normed, weight, bias), None, None
+    return _affine(cx, normed, weight, bias), mean, variance
 
 
 @aten("_native_batch_norm_legit.default")
@@ -472,7 +469,7 @@ def batch_norm_legit(cx: Converter, x: Any, weight: Any, bias: Any, running_mean
         from compiler.torch.aten import _batch_norm
 
         return _batch_norm(cx, x, running_mean, running_var, weight, bias, eps), None, None
-    return _batch_statistics(cx, x, weight, bias, eps)
+    return _batch_statistics(cx, x, weight, bias, eps)[0], None, None
 
 
 @aten("_native_batch_norm_legit_functional.default")
@@ -484,28 +481,25 @@ def batch_norm_functional(cx: Converter, x: Any, weight: Any, bias: Any, running
         from compiler.torch.aten import _batch_norm
 
         return _batch_norm(cx, x, running_mean, running_var, weight, bias, eps), None, None, running_mean, running_var
-    out, _, _ = _batch_statistics(cx, x, weight, bias, eps)
+    out, mean, var = _batch_statistics(cx, x, weight, bias, eps)
     if running_mean is None or running_var is None:
         return out, None, None, running_mean, running_var
     t = cx.tensor(x, "input")
-    axes = (0, *range(2, t.ndim))
-    count = static(product([t.shape[d] for d in axes])) or 1
-    mean = ops.mean(t, axes, False, name=f"{cx.name}_batch_mean")
-    centered = ops.subtract(t, ops.reshape(mean, (1, t.shape[1], *([1] * (t.ndim - 2))), name=f"{cx.name}_m4"),
-                            name=f"{cx.name}_c")
-    var = ops.mean(ops.multiply(centered, centered, name=f"{cx.name}_c2"), axes, False, name=f"{cx.name}_batch_var")
-    m = float(momentum)
+    count = static(product([t.shape[d] for d in (0, *range(2, t.ndim))])) or 1
+    m, unbias = float(momentum), count / max(count - 1, 1)
+    rest = (0,) * (t.ndim - 2)
     rm, rv = cx.tensor(running_mean, "running_mean"), cx.tensor(running_var, "running_var")
-    new_mean = te.compute(rm.shape, lambda c: rm[c] * (1.0 - m) + mean[c] * m, name=f"{cx.name}_running_mean")
-    unbias = count / max(count - 1, 1)
-    new_var = te.compute(rv.shape, lambda c: rv[c] * (1.0 - m) + var[c] * (m * unbias), name=f"{cx.name}_running_var")
+    new_mean = te.compute(rm.shape, lambda c: rm[c] * (1.0 - m) + mean[(0, c, *rest)] * m,
+                          name=f"{cx.name}_running_mean")
+    new_var = te.compute(rv.shape, lambda c: rv[c] * (1.0 - m) + var[(0, c, *rest)] * (m * unbias),
+                         name=f"{cx.name}_running_var")
     return out, None, None, new_mean, new_var
 
 
 @aten("_native_batch_norm_legit.no_stats")
 def batch_norm_no_stats(cx: Converter, x: Any, weight: Any, bias: Any, training: bool, momentum: float,
                         eps: float) -> tuple[Tensor, None, None]:
-    return _batch_statistics(cx, x, weight, bias, eps)
+    return _batch_statistics(cx, x, weight, bias, eps)[0], None, None
 
 
 @aten("native_dropout.default")

@@ -367,28 +367,35 @@ def var_dim(cx: Converter, x: Any, dim: Any = None, unbiased: bool = True, keepd
     return _variance(cx, x, dim, 1.0 if unbiased else 0.0, keepdim)
 
 
-def _arg_reducer(largest: bool) -> CommReducer:
-    """(index, value) of the first largest (smallest) value; NaN counts as the largest
-    and the smallest, as torch's argmax and argmin."""
+def extreme_start(dtype: str, largest: bool) -> Expr:
+    """The start of a max (min) search: -inf (+inf) for floats, the lowest (highest) integer."""
+    if _is_float(dtype):
+        return te.const(-_INF if largest else _INF, dtype)
+    return te.min_value(dtype) if largest else te.max_value(dtype)
+
+
+def arg_reducer(largest: bool, last: bool = False) -> CommReducer:
+    """(index, value) of the largest (smallest) value, its first occurrence (argmax, max.dim,
+    pools' indices) or its last (`last`: cummax); NaN counts as the largest and the smallest,
+    as torch's."""
 
     def combine(acc: tuple[Expr, Expr], new: tuple[Expr, Expr]) -> tuple[Expr, Expr]:
         (i, v), (j, w) = acc, new
-        better = (w > v) if largest else (w < v)
-        take = better | ((w != w) & (v == v))
+        if last:
+            take = ((w >= v) if largest else (w <= v)) | (w != w)
+        else:
+            take = ((w > v) if largest else (w < v)) | ((w != w) & (v == v))
         return te.if_then_else(take, j, i), te.if_then_else(take, w, v)
 
     def identity(index_dtype: str, value_dtype: str) -> tuple[Expr, Expr]:
-        start = te.min_value(value_dtype) if largest else te.max_value(value_dtype)
-        if _is_float(value_dtype):
-            start = te.const(-_INF if largest else _INF, value_dtype)
-        return te.const(0, index_dtype), start
+        return te.const(0, index_dtype), extreme_start(value_dtype, largest)
 
-    return te.comm_reducer(combine, identity, name="argmax" if largest else "argmin")
+    return te.comm_reducer(combine, identity, name=("cum" if last else "arg") + ("max" if largest else "min"))
 
 
 def arg_reduce(cx: Converter, t: Tensor, axis: int, keepdim: bool, largest: bool) -> tuple[Tensor, Tensor]:
     """(values, int64 indices) of the largest (smallest) element along `axis`."""
-    reducer = _arg_reducer(largest)
+    reducer = arg_reducer(largest)
     k = te.reduce_axis((0, t.shape[axis]), "k")
     shape = tuple(1 if d == axis else n for d, n in enumerate(t.shape) if keepdim or d != axis)
 
@@ -448,7 +455,6 @@ OPS["aten.max.default"] = _all_reduce("max")
 OPS["aten.min.default"] = _all_reduce("min")
 
 
-__all__ = ["arg_reduce"]
 
 
 # ---------------------------------------------------------------------------
@@ -493,8 +499,8 @@ def var_mean(cx: Converter, x: Any, dim: Any = None, *, correction: float | None
     return variance, ops.mean(t, dims, keepdim, name=f"{cx.name}_mean")
 
 
-def _scan(cx: Converter, x: Any, dim: int, combine: str) -> Tensor:
-    """A running product (`prod`) along `dim`: each element reduces its own prefix."""
+def _cumulative_product(cx: Converter, x: Any, dim: int) -> Tensor:
+    """The running product along `dim`: each element reduces its own prefix."""
     t = as_dtype(cx, cx.tensor(x, "input"), result_dtype(cx), "input")
     assert isinstance(t, Tensor)
     if t.ndim == 0:
@@ -511,7 +517,7 @@ def _scan(cx: Converter, x: Any, dim: int, combine: str) -> Tensor:
 
 @aten("cumprod.default")
 def cumprod(cx: Converter, x: Any, dim: int, dtype: torch.dtype | None = None) -> Tensor:
-    return _scan(cx, x, dim, "prod")
+    return _cumulative_product(cx, x, dim)
 
 
 def _cumulative_arg(largest: bool) -> Callable[..., tuple[Tensor, Tensor]]:
@@ -523,19 +529,7 @@ def _cumulative_arg(largest: bool) -> Callable[..., tuple[Tensor, Tensor]]:
             return t, ops.full((), 0, "int64", name=f"{cx.name}_index")
         axis = normalize_axis(int(dim), t.ndim, cx.name)
 
-        def combine(acc: tuple[Expr, Expr], new: tuple[Expr, Expr]) -> tuple[Expr, Expr]:
-            (i, v), (j, w) = acc, new
-            take = ((w >= v) if largest else (w <= v)) | (w != w)
-            take = take & ~((v != v) & (w == w))  # a NaN stays the extreme
-            return te.if_then_else(take, j, i), te.if_then_else(take, w, v)
-
-        def identity(index_dtype: str, value_dtype: str) -> tuple[Expr, Expr]:
-            inf = float("-inf") if largest else float("inf")
-            start = te.const(inf, value_dtype) if _is_float(value_dtype) else (
-                te.min_value(value_dtype) if largest else te.max_value(value_dtype))
-            return te.const(0, index_dtype), start
-
-        reducer = te.comm_reducer(combine, identity, name="cummax" if largest else "cummin")
+        reducer = arg_reducer(largest, last=True)
 
         def element(*i: Expr) -> Any:
             k = te.reduce_axis((0, t.shape[axis]), "k")
@@ -602,3 +596,6 @@ def linalg_vector_norm(cx: Converter, x: Any, ord: float = 2, dim: Any = None, k
     if p == 2:
         return ops.sqrt(total, name=cx.name)
     return ops.power(total, 1.0 / p, name=cx.name)
+
+
+__all__ = ["arg_reduce", "arg_reducer", "extreme_start"]

@@ -28,6 +28,7 @@ from compiler.torch.aten import (
     unsupported,
     used_results,
 )
+from compiler.torch.aten_math import arg_reducer, extreme_start
 from compiler.torch.graph import Converter
 
 # ---------------------------------------------------------------------------
@@ -213,21 +214,12 @@ class _Windows:
 
 
 def _max_with_indices(cx: Converter, w: _Windows) -> tuple[Tensor, Tensor]:
-    def combine(acc: tuple[Expr, Expr], new: tuple[Expr, Expr]) -> tuple[Expr, Expr]:
-        (i, v), (j, u) = acc, new
-        take = (u > v) | ((u != u) & (v == v))
-        return te.if_then_else(take, j, i), te.if_then_else(take, u, v)
-
-    def identity(index_dtype: str, value_dtype: str) -> tuple[Expr, Expr]:
-        low = te.const(float("-inf"), value_dtype) if value_dtype.startswith("float") else te.min_value(value_dtype)
-        return te.const(-1, index_dtype), low
-
-    argmax = te.comm_reducer(combine, identity, name="pool_argmax")
+    argmax = arg_reducer(largest=True)
+    low = extreme_start(w.x.dtype, largest=True)
 
     def element(*i: Expr) -> Any:
         axes = w.axes()
         pos, inside = w.positions(i, axes)
-        low = identity("int64", w.x.dtype)[1]
         return argmax((w.flat(pos), te.if_then_else(inside, w.read(i, pos), low)), axis=tuple(axes))
 
     index, value = te.compute(w.shape, element, name=cx.name)
@@ -280,38 +272,54 @@ def avg_pool3d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), paddin
     return te.compute(w.shape, lambda *i: (sums[i] / divisor(i)).astype(t.dtype), name=cx.name)
 
 
+class _AdaptiveWindows:
+    """The windows of an adaptive pool over x's last n dimensions: output k of a size-s
+    dimension covers [k * s // o, ceil((k + 1) * s / o)), at most `widest` long."""
+
+    def __init__(self, cx: Converter, x: Tensor, n: int, output_size: Any):
+        self.x, self.n = x, n
+        self.sizes = _static_sizes(cx, x.shape[-n:], "an adaptive pool")
+        self.outs = [int(o) if o is not None else s for o, s in zip(_ints(output_size, n), self.sizes, strict=True)]
+        self.widest = [max(math.ceil((k + 1) * s / o) - (k * s) // o for k in range(o))
+                       for s, o in zip(self.sizes, self.outs, strict=True)]
+        self.shape = (*x.shape[:-n], *self.outs)
+
+    def bounds(self, i: Sequence[Expr], d: int) -> tuple[Expr, Expr]:
+        s, o, v = self.sizes[d], self.outs[d], i[len(i) - self.n + d]
+        return (v * s) // o, (v * s + s + o - 1) // o
+
+    def window(self, i: Sequence[Expr]) -> tuple[list[IterVar], list[Expr], Expr]:
+        """The reduce axes, the (clamped) positions they read and whether they are inside."""
+        axes = [te.reduce_axis((0, k), f"r{d}") for d, k in enumerate(self.widest)]
+        pos: list[Expr] = []
+        inside: Expr = te.const(True)
+        for d in range(self.n):
+            lo, hi = self.bounds(i, d)
+            p = lo + axes[d].var
+            pos.append(clamp_index(p, self.sizes[d]))
+            inside = inside & (p < hi)
+        return axes, pos, inside
+
+
 @aten("_adaptive_avg_pool3d.default")
 def adaptive_avg_pool3d(cx: Converter, x: Any, output_size: Any) -> Tensor:
     t = cx.tensor(x, "input")
-    sizes = _static_sizes(cx, t.shape[-3:], "an adaptive pool")
-    outs = [int(o) if o is not None else s for o, s in zip(_ints(output_size, 3), sizes, strict=True)]
-    widest = [max(math.ceil((k + 1) * s / o) - (k * s) // o for k in range(o)) for s, o in zip(sizes, outs, strict=True)]
+    w = _AdaptiveWindows(cx, t, 3, output_size)
     acc = "float32" if t.dtype == "float16" else t.dtype
 
-    def bounds(v: Expr, d: int) -> tuple[Expr, Expr]:
-        s, o = sizes[d], outs[d]
-        return (v * s) // o, (v * s + s + o - 1) // o
-
     def element(*i: Expr) -> Expr:
-        axes = [te.reduce_axis((0, k), f"r{d}") for d, k in enumerate(widest)]
-        lead, pos = list(i[:-3]), []
-        inside: Expr = te.const(True)
-        for d in range(3):
-            lo, hi = bounds(i[len(i) - 3 + d], d)
-            p = lo + axes[d].var
-            pos.append(clamp_index(p, sizes[d]))
-            inside = inside & (p < hi)
-        value = te.if_then_else(inside, t[(*lead, *pos)].astype(acc), te.const(0.0, acc))
+        axes, pos, inside = w.window(i)
+        value = te.if_then_else(inside, t[(*i[:-3], *pos)].astype(acc), te.const(0.0, acc))
         return te.sum(value, axis=tuple(axes))
 
     def mean(*i: Expr) -> Expr:
         count: Expr = te.const(1, "int64")
         for d in range(3):
-            lo, hi = bounds(i[len(i) - 3 + d], d)
+            lo, hi = w.bounds(i, d)
             count = count * (hi - lo).astype("int64")
         return (sums[i] / count.astype(acc)).astype(t.dtype)
 
-    sums = te.compute((*t.shape[:-3], *outs), element, name=f"{cx.name}_sum")
+    sums = te.compute(w.shape, element, name=f"{cx.name}_sum")
     return te.compute(sums.shape, mean, name=cx.name)
 
 
@@ -388,31 +396,13 @@ __all__ = ["conv_transpose2d"]
 def adaptive_max_pool2d(cx: Converter, x: Any, output_size: Any) -> tuple[Tensor, Tensor]:
     """The largest element of each adaptive window, and its index in the flattened plane."""
     t = cx.tensor(x, "input")
-    h, w = _static_sizes(cx, t.shape[-2:], "an adaptive pool")
-    outs = [int(o) if o is not None else s for o, s in zip(_ints(output_size), (h, w), strict=True)]
-    sizes = (h, w)
-    widest = [max(math.ceil((k + 1) * s / o) - (k * s) // o for k in range(o)) for s, o in zip(sizes, outs, strict=True)]
-
-    def combine(acc: tuple[Expr, Expr], new: tuple[Expr, Expr]) -> tuple[Expr, Expr]:
-        (i, v), (j, u) = acc, new
-        take = (u > v) | ((u != u) & (v == v))
-        return te.if_then_else(take, j, i), te.if_then_else(take, u, v)
-
-    low = te.const(float("-inf"), t.dtype) if t.dtype.startswith("float") else te.min_value(t.dtype)
-    argmax = te.comm_reducer(combine, lambda a, b: (te.const(-1, a), low), name="adaptive_argmax")
+    w = _AdaptiveWindows(cx, t, 2, output_size)
+    argmax, low = arg_reducer(largest=True), extreme_start(t.dtype, largest=True)
 
     def element(*i: Expr) -> Any:
-        axes = [te.reduce_axis((0, k), f"r{d}") for d, k in enumerate(widest)]
-        pos: list[Expr] = []
-        inside: Expr = te.const(True)
-        for d in range(2):
-            s, o, v = sizes[d], outs[d], i[len(i) - 2 + d]
-            lo, hi = (v * s) // o, (v * s + s + o - 1) // o
-            p = lo + axes[d].var
-            pos.append(clamp_index(p, s))
-            inside = inside & (p < hi)
-        flat = pos[0].astype("int64") * w + pos[1].astype("int64")
+        axes, pos, inside = w.window(i)
+        flat = pos[0].astype("int64") * w.sizes[1] + pos[1].astype("int64")
         return argmax((flat, te.if_then_else(inside, t[(*i[:-2], *pos)], low)), axis=tuple(axes))
 
-    index, value = te.compute((*t.shape[:-2], *outs), element, name=cx.name)
+    index, value = te.compute(w.shape, element, name=cx.name)
     return value, index
