@@ -2,9 +2,11 @@
 
     .venv/bin/python bench/core_aten_coverage.py [--limit N] [--ops sin,add] [--json out.json]
 
-Runs every OpInfo op (`op_db`) whose float32 samples export, counts per Core ATen
-overload the samples that reached it and whether all passed, and prints the
-coverage table: overloads passing all their samples, failing (with the first
+Runs every OpInfo op (`op_db`) whose float32 samples export (int64 or bool samples for
+an op without float32 ones), then, for the Core ATen overloads no public op reaches,
+OpInfo samples through a direct call of the overload (`torch_opinfo.DIRECT`, all their
+samples), counts per Core ATen overload the samples that reached it and whether all
+passed, and prints the coverage table: overloads passing all their samples, failing (with the first
 failure), and not reached by any sample. Needs `expecttest` (the test extra has it).
 """
 
@@ -19,7 +21,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "python"))
 
 import torch
-from torch_opinfo import Coverage, core_aten_overloads, is_random, opinfo_id, opinfos, run_op
+from torch_opinfo import (
+    DIRECT,
+    Coverage,
+    core_aten_overloads,
+    is_random,
+    opinfo_id,
+    opinfos,
+    run_direct,
+    run_op,
+)
 
 
 def main() -> None:
@@ -34,11 +45,14 @@ def main() -> None:
     coverage = Coverage()
     per_op: dict[str, list[dict[str, object]]] = {}
     start = time.perf_counter()
-    for info in opinfos():
-        name = opinfo_id(info)
-        if (wanted is not None and name not in wanted) or is_random(info):
+    infos = {opinfo_id(info): info for info in opinfos()}
+    runs = [(name, lambda info=info: run_op(info, None, args.limit)) for name, info in infos.items()
+            if not is_random(info)]
+    runs += [(f"{label} (direct)", lambda label=label: run_direct(label, infos)) for label in DIRECT]
+    for name, run in runs:
+        if wanted is not None and name not in wanted:
             continue
-        outcomes = run_op(info, torch.float32, args.limit)
+        outcomes = run()
         for o in outcomes:
             coverage.add(o, core)
         per_op[name] = [{"sample": o.sample, "passed": o.passed, "aten": sorted(o.aten), "reason": o.reason}

@@ -72,9 +72,11 @@ def _pad_from_edges(
 ) -> Tensor:
     for d, b, a in zip(x.shape, before, after, strict=True):
         n = static(d)
-        limit = None if n is None else n - 1 if mode == "reflect" else n
-        if limit is not None and mode != "replicate" and max(b, a) > limit:
-            raise ExprValueError(f"pad: {mode} padding of {max(b, a)} needs a dimension larger than {limit}, got {n}")
+        if n is None or mode == "replicate" or max(b, a) == 0:
+            continue
+        if max(b, a) > (n - 1 if mode == "reflect" else n):  # a reflection does not repeat the edge
+            least = max(b, a) + 1 if mode == "reflect" else max(b, a)
+            raise ExprValueError(f"pad: {mode} padding of {max(b, a)} needs a dimension of at least {least}, got {n}")
 
     def source(i: Expr, d: Dim, b: int, a: int) -> Expr | int:
         if b == 0 and a == 0:

@@ -186,17 +186,11 @@ def fold_batch_norm(
     return scale, shift
 
 
-def _batch_norm(cx: Converter, x: Any, mean: Any, var: Any, gamma: Any, beta: Any, eps: float) -> Value:
+def running_batch_norm(cx: Converter, x: Any, mean: Any, var: Any, gamma: Any, beta: Any, eps: float) -> Value:
     """A batch norm over dimension 1, in the layout x is stored in."""
     if isinstance(x, Permuted):
         return Permuted(scale_shift_constants(cx, x.tensor, mean, var, gamma, beta, eps, axis=x.perm[1]), x.perm)
     return scale_shift_constants(cx, cx.tensor(x, "input"), mean, var, gamma, beta, eps)
-
-
-@aten("_native_batch_norm_legit_no_training.default")
-def native_batch_norm(cx: Converter, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, momentum: float,
-                      eps: float) -> tuple[Value, None, None]:
-    return _batch_norm(cx, x, mean, var, gamma, beta, eps), None, None
 
 
 @aten("batch_norm.default")
@@ -204,7 +198,7 @@ def batch_norm(cx: Converter, x: Any, gamma: Any, beta: Any, mean: Any, var: Any
                momentum: float, eps: float, cudnn_enabled: bool = False) -> Value:
     if training:
         raise unsupported(cx, "batch norm in training mode (call module.eval() before from_torch)")
-    return _batch_norm(cx, x, mean, var, gamma, beta, eps)
+    return running_batch_norm(cx, x, mean, var, gamma, beta, eps)
 
 
 @aten("layer_norm.default")

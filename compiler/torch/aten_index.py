@@ -1,6 +1,6 @@
 """ATen converters of the Core ATen opset's data movement: copies and fills, flips and
 diagonals, scatters (into a slice, an index, positions along a dimension), sorting,
-resizing, 1-D and transposed convolutions, group norm and batch statistics.
+masked scatter, sorting, distances and sizes.
 
 Scatters are gathers in tensor expressions: each element of the result looks for
 the source positions that write it (a reduction over the index tensor), which is
@@ -16,6 +16,7 @@ numbers, data-dependent shapes, FFTs, and the backward ops of training graphs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,23 +26,19 @@ import torch
 from compiler import ops, te
 from compiler.ops.index import clamp_index
 from compiler.ops.util import broadcast_read, index_max, index_min, normalize_axis, product, static
-from compiler.te import Dim, Expr, Tensor
+from compiler.te import Dim, Expr, IterVar, Tensor
 from compiler.torch.aten import (
-    Value,
     aten,
-    moments,
     result_dtype,
     unsupported,
-    used_results,
 )
 from compiler.torch.aten_transformer import _tensor_in
-from compiler.torch.graph import Converter, Permuted
+from compiler.torch.graph import Converter
 
 _TRAINING = "is a backward op of a training graph: from_torch compiles inference"
 REFUSED: dict[str, str] = {
     **{f"aten.{n}.default": "random numbers are not supported" for n in ("rand", "randn", "randperm")},
     "aten.nonzero.default": "its result's shape depends on the data (not supported)",
-    "aten.masked_scatter.default": "its result depends on a data-dependent count (not supported)",
     "aten._local_scalar_dense.default": "reading a tensor's value as a Python number (.item()) is not supported",
     "aten._fft_r2c.default": "FFTs are not supported",
     "aten._fft_c2r.default": "FFTs are not supported",
@@ -283,58 +280,111 @@ def scatter_reduce(cx: Converter, x: Any, dim: int, index: Any, src: Any, reduce
 
 
 def index_put(cx: Converter, x: Any, indices: Sequence[Any], values: Any, accumulate: bool = False) -> Tensor:
-    """x[indices] = values (or += with accumulate) for integer index tensors that broadcast
-    to one dimension; None indexes a whole dimension (`x[:, idx] = v`). As torch's
-    advanced indexing, the index dimension stands where the indexed dimensions were when
-    they are adjacent, else first."""
+    """x[indices] = values (or += with accumulate) for integer index tensors, broadcast
+    together to any shape; None indexes a whole dimension (`x[:, idx] = v`). As torch's
+    advanced indexing, the index dimensions stand where the indexed dimensions were when
+    they are adjacent, else first. Where several index positions name one element, the
+    last (in row-major order) writes it, as torch's CPU kernel does."""
     t = cx.tensor(x, "input")
     items = [None if i is None else cx.tensor(i, f"indices[{k}]") for k, i in enumerate(indices)]
     indexed = [d for d, i in enumerate(items) if i is not None]
     tensors = [i for i in items if i is not None]
     if any(i.dtype == ops.MASK for i in tensors):
-        raise unsupported(cx, "index_put with a boolean mask is not supported")
+        if len(tensors) > 1:
+            raise unsupported(cx, "index_put with a boolean mask beside other index tensors is not supported")
+        return _index_put_mask(cx, t, indexed[0], tensors[0], values, accumulate)
     shape: tuple[Dim, ...] = tensors[0].shape
     for i in tensors[1:]:
         shape = ops.util.broadcast_shape(shape, i.shape, cx.name)
-    if len(shape) != 1:
-        raise unsupported(cx, f"index_put with {len(shape)}-D index tensors is not supported (1-D only)")
     v = _tensor_in(cx, values, t.dtype, "values")
     rest = [d for d in range(t.ndim) if d not in indexed]
     adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
     before = [d for d in rest if d < indexed[0]] if adjacent else []
     after = [d for d in rest if d not in before]
-    vshape = (*(t.shape[d] for d in before), shape[0], *(t.shape[d] for d in after))
+    vshape = (*(t.shape[d] for d in before), *shape, *(t.shape[d] for d in after))
 
-    def matched(i: Sequence[Expr], k: Expr) -> Expr:
+    def matched(i: Sequence[Expr], ks: Sequence[Expr]) -> Expr:
         hit: Expr = te.const(True)
         for d in indexed:
             item = items[d]
             assert item is not None
-            at = clamp_index(broadcast_read(item, shape, (k,)).astype("int64"), t.shape[d], wrap=True)
+            at = clamp_index(broadcast_read(item, shape, tuple(ks)).astype("int64"), t.shape[d], wrap=True)
             hit = hit & (at == i[d])
         return hit
 
-    def value(k: Expr, i: Sequence[Expr]) -> Expr:
-        return broadcast_read(v, vshape, (*(i[d] for d in before), k, *(i[d] for d in after)))
+    def value(ks: Sequence[Expr], i: Sequence[Expr]) -> Expr:
+        return broadcast_read(v, vshape, (*(i[d] for d in before), *ks, *(i[d] for d in after)))
+
+    def index_axes() -> list[IterVar]:
+        return [te.reduce_axis((0, size), f"k{j}") for j, size in enumerate(shape)]
 
     if accumulate:
         def total(*i: Expr) -> Expr:
-            k = te.reduce_axis((0, shape[0]), "k")
-            return te.sum(te.if_then_else(matched(i, k.var), value(k.var, i), te.const(0, t.dtype)), axis=k)
+            ks = index_axes()
+            hit = matched(i, [k.var for k in ks])
+            return te.sum(te.if_then_else(hit, value([k.var for k in ks], i), te.const(0, t.dtype)), axis=tuple(ks))
 
         added = te.compute(t.shape, total, name=f"{cx.name}_added")
         return te.compute(t.shape, lambda *i: t[i] + added[i], name=cx.name)
 
+    strides = [product(shape[j + 1:]) for j in range(len(shape))]
+
     def last(*i: Expr) -> Expr:
-        k = te.reduce_axis((0, shape[0]), "k")
-        return te.max(te.if_then_else(matched(i, k.var), k.var.astype("int64"), te.const(-1, "int64")), axis=k)
+        axes = index_axes()
+        ks = [k.var for k in axes]
+        flat = functools.reduce(lambda a, b: a + b, (k.astype("int64") * s for k, s in zip(ks, strides, strict=True)))
+        return te.max(te.if_then_else(matched(i, ks), flat, te.const(-1, "int64")), axis=tuple(axes))
 
     writer = te.compute(t.shape, last, name=f"{cx.name}_writer")
-    return te.compute(
-        t.shape,
-        lambda *i: te.if_then_else(writer[i] >= 0, value(clamp_index(writer[i], shape[0]), i), t[i]),
-        name=cx.name,
-    )
+
+    def written(*i: Expr) -> Expr:
+        w = te.maximum(writer[i], te.const(0, "int64"))
+        ks = [(w // s) % size for s, size in zip(strides, shape, strict=True)]
+        return te.if_then_else(writer[i] >= 0, value(ks, i), t[i])
+
+    return te.compute(t.shape, written, name=cx.name)
+
+
+def _running_count(cx: Converter, mask: Tensor) -> Tensor:
+    """For each element of `mask`, how many are true up to it (row-major, inclusive)."""
+    flat = ops.cumsum(ops.reshape(mask, (product(mask.shape),), name=f"{cx.name}_flat_mask"), 0, "int64",
+                      name=f"{cx.name}_flat_count")
+    return ops.reshape(flat, mask.shape, name=f"{cx.name}_count")
+
+
+def _index_put_mask(cx: Converter, t: Tensor, first: int, mask: Tensor, values: Any, accumulate: bool) -> Tensor:
+    """x[..., mask, ...] = values: the mask covers dimensions first.. of x, and the element
+    at the n-th true position takes values' n-th row along the mask's one index dimension."""
+    dims = range(first, first + mask.ndim)
+    count = _running_count(cx, mask)
+    v = _tensor_in(cx, values, t.dtype, "values")
+    vshape = (*t.shape[:first], product(mask.shape), *t.shape[first + mask.ndim:])
+
+    def element(*i: Expr) -> Expr:
+        at = tuple(i[d] for d in dims)
+        k = count[at] - 1
+        value = broadcast_read(v, vshape, (*i[:first], k, *i[first + mask.ndim:]))
+        own = t[i]
+        return te.if_then_else(mask[at] != 0, own + value if accumulate else value, own)
+
+    return te.compute(t.shape, element, name=cx.name)
+
+
+@aten("masked_scatter.default")
+def masked_scatter(cx: Converter, x: Any, mask: Any, source: Any) -> Tensor:
+    """x where mask is false; where it is true, source's elements in order (row-major):
+    the element at flat position p takes source's element numbered by the trues before p
+    (a running count, `ops.cumsum`)."""
+    t = cx.tensor(x, "input")
+    m = ops.broadcast_to(cx.tensor(mask, "mask"), t.shape, name=f"{cx.name}_mask")
+    count = _running_count(cx, m)
+    given = _tensor_in(cx, source, t.dtype, "source")
+    src = ops.reshape(given, (product(given.shape),), name=f"{cx.name}_flat_source")
+
+    def element(*i: Expr) -> Expr:
+        return te.if_then_else(m[i] != 0, src[clamp_index(count[i] - 1, src.shape[0])], t[i])
+
+    return te.compute(t.shape, element, name=cx.name)
 
 
 # ---------------------------------------------------------------------------
@@ -403,111 +453,6 @@ def topk(cx: Converter, x: Any, k: int, dim: int = -1, largest: bool = True, sor
     values, indices = sort_along(cx, t, axis, bool(largest))
     return (ops.strided_slice(values, axis, 0, int(k), name=f"{cx.name}_values"),
             ops.strided_slice(indices, axis, 0, int(k), name=f"{cx.name}_top"))
-
-
-# ---------------------------------------------------------------------------
-# Normalization with batch statistics, dropout in inference
-# ---------------------------------------------------------------------------
-
-
-def _normalize_groups(cx: Converter, t: Tensor, groups: int, eps: float) -> Tensor:
-    """x normalized over each group of channels (and every position) of each sample."""
-    n, c = t.shape[0], t.shape[1]
-    cs = static(c)
-    if cs is None or cs % groups:
-        raise unsupported(cx, f"group norm of {c} channels in {groups} groups is not supported")
-    grouped = ops.reshape(t, (n, groups, product(t.shape[1:]) // groups), name=f"{cx.name}_groups")
-    normed = ops.layer_norm(grouped, None, None, (2,), float(eps), name=f"{cx.name}_norm")
-    return ops.reshape(normed, t.shape, name=f"{cx.name}_ungrouped")
-
-
-def _affine(cx: Converter, t: Tensor, weight: Any, bias: Any) -> Tensor:
-    shape = (1, t.shape[1], *([1] * (t.ndim - 2)))
-    if weight is not None:
-        t = ops.multiply(t, ops.reshape(cx.tensor(weight, "weight"), shape, name=f"{cx.name}_w"), name=f"{cx.name}_scaled")
-    if bias is not None:
-        t = ops.add(t, ops.reshape(cx.tensor(bias, "bias"), shape, name=f"{cx.name}_b"), name=f"{cx.name}_shifted")
-    return t
-
-
-@aten("native_group_norm.default")
-def native_group_norm(cx: Converter, x: Any, weight: Any, bias: Any, n: Any, c: Any, hxw: Any, group: int,
-                      eps: float) -> tuple[Tensor, Tensor | None, Tensor | None]:
-    """The norm, and each group's mean and 1 / std ([N, groups]) when the graph reads them."""
-    t = cx.tensor(x, "input")
-    out = _affine(cx, _normalize_groups(cx, t, int(group), eps), weight, bias)
-    if not used_results(cx) & {1, 2}:
-        return out, None, None
-    grouped = ops.reshape(t, (t.shape[0], int(group), product(t.shape[1:]) // int(group)), name=f"{cx.name}_g")
-    mean, rstd = moments(cx, grouped, (2,), eps)
-    return out, ops.squeeze(mean, 2, name=f"{cx.name}_mean2"), ops.squeeze(rstd, 2, name=f"{cx.name}_rstd2")
-
-
-@aten("group_norm.default")
-def group_norm(cx: Converter, x: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5,
-               cudnn_enabled: bool = True) -> Tensor:
-    return native_group_norm(cx, x, weight, bias, None, None, None, num_groups, eps)[0]
-
-
-def _batch_statistics(cx: Converter, x: Any, weight: Any, bias: Any, eps: float) -> tuple[Tensor, Tensor, Tensor]:
-    """Batch norm with the batch's own statistics (training mode's forward), and those
-    statistics: the mean and the (biased) variance per channel, as [1, C, 1...]."""
-    t = cx.tensor(x, "input")
-    axes = (0, *range(2, t.ndim))
-    mean = ops.mean(t, axes, True, name=f"{cx.name}_mean")
-    centered = ops.subtract(t, mean, name=f"{cx.name}_centered")
-    variance = ops.mean(ops.multiply(centered, centered, name=f"{cx.name}_sq"), axes, True, name=f"{cx.name}_var")
-    normed = ops.multiply(centered, ops.rsqrt(ops.add(variance, float(eps), name=f"{cx.name}_eps"),
-                                              name=f"{cx.name}_rstd"), name=f"{cx.name}_normed")
-    return _affine(cx, normed, weight, bias), mean, variance
-
-
-@aten("_native_batch_norm_legit.default")
-def batch_norm_legit(cx: Converter, x: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
-                     training: bool, momentum: float, eps: float) -> tuple[Value, None, None]:
-    if not training:
-        from compiler.torch.aten import _batch_norm
-
-        return _batch_norm(cx, x, running_mean, running_var, weight, bias, eps), None, None
-    return _batch_statistics(cx, x, weight, bias, eps)[0], None, None
-
-
-@aten("_native_batch_norm_legit_functional.default")
-def batch_norm_functional(cx: Converter, x: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any,
-                          training: bool, momentum: float, eps: float) -> tuple[Value | None, ...]:
-    """Training mode's batch norm (instance norm's too): the batch's statistics, and the
-    running statistics torch would store (momentum-weighted, the variance unbiased)."""
-    if not training:
-        from compiler.torch.aten import _batch_norm
-
-        return _batch_norm(cx, x, running_mean, running_var, weight, bias, eps), None, None, running_mean, running_var
-    out, mean, var = _batch_statistics(cx, x, weight, bias, eps)
-    if running_mean is None or running_var is None:
-        return out, None, None, running_mean, running_var
-    t = cx.tensor(x, "input")
-    count = static(product([t.shape[d] for d in (0, *range(2, t.ndim))])) or 1
-    m, unbias = float(momentum), count / max(count - 1, 1)
-    rest = (0,) * (t.ndim - 2)
-    rm, rv = cx.tensor(running_mean, "running_mean"), cx.tensor(running_var, "running_var")
-    new_mean = te.compute(rm.shape, lambda c: rm[c] * (1.0 - m) + mean[(0, c, *rest)] * m,
-                          name=f"{cx.name}_running_mean")
-    new_var = te.compute(rv.shape, lambda c: rv[c] * (1.0 - m) + var[(0, c, *rest)] * (m * unbias),
-                         name=f"{cx.name}_running_var")
-    return out, None, None, new_mean, new_var
-
-
-@aten("_native_batch_norm_legit.no_stats")
-def batch_norm_no_stats(cx: Converter, x: Any, weight: Any, bias: Any, training: bool, momentum: float,
-                        eps: float) -> tuple[Tensor, None, None]:
-    return _batch_statistics(cx, x, weight, bias, eps)[0], None, None
-
-
-@aten("native_dropout.default")
-def native_dropout(cx: Converter, x: Any, p: float, train: bool | None) -> tuple[Value, Tensor]:
-    if train and p > 0:
-        raise unsupported(cx, "dropout in training mode (random numbers) is not supported: call module.eval()")
-    t = x if isinstance(x, Permuted) else cx.tensor(x, "input")
-    return t, ops.full(tuple(t.shape), 1, ops.MASK, name=f"{cx.name}_mask")
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""ATen converters of spatial ops beyond aten.py's 2-D convolutions and pools: 1-D and
+"""ATen converters of spatial ops beyond aten.py's 2-D convolutions and pools: 1-D, 3-D and
 transposed convolutions, 3-D pools, max pools' indices, resizing (nearest, bilinear),
 grid sampling and col2im (`F.fold`).
 
@@ -9,6 +9,7 @@ fold's patches that overlap the pixel), guarded where the position is outside.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -32,7 +33,7 @@ from compiler.torch.aten_math import arg_reducer, extreme_start
 from compiler.torch.graph import Converter
 
 # ---------------------------------------------------------------------------
-# Convolutions: 1-D through 2-D, transposed
+# Convolutions: 1-D through 2-D, 3-D, transposed
 # ---------------------------------------------------------------------------
 
 
@@ -46,8 +47,8 @@ def _as_2d(cx: Converter, v: Any, what: str) -> Any:
 def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
                 transposed: bool, output_padding: Any, groups: int) -> Value:
     ndim = len(x.shape)
-    if ndim not in (3, 4):
-        raise unsupported(cx, f"{ndim - 2}-D convolutions are not supported (1-D and 2-D are)")
+    if ndim not in (3, 4, 5):
+        raise unsupported(cx, f"{ndim - 2}-D convolutions are not supported (1-D, 2-D and 3-D are)")
     if ndim == 3:  # a 1-D convolution is a 2-D one over a height of 1
         stride, dilation = (1, *_ints(stride, 1)), (1, *_ints(dilation, 1))
         padding, output_padding = (0, *_ints(padding, 1)), (0, *_ints(output_padding, 1))
@@ -55,40 +56,81 @@ def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padd
         y = convolution(cx, x4, w4, bias, stride, padding, dilation, transposed, output_padding, groups)
         t = cx.tensor(y, "output")
         return ops.squeeze(t, 2, name=f"{cx.name}_1d")
+    n = ndim - 2
+    window = _ConvWindow(_ints(stride, n), _ints(padding, n), _ints(dilation, n), int(groups))
     if transposed:
-        return conv_transpose2d(cx, cx.tensor(x, "input"), cx.tensor(weight, "weight"), bias, _ints(stride),
-                                _ints(padding), _ints(dilation), _ints(output_padding), int(groups))
-    return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
+        y = conv_transpose(cx, cx.tensor(x, "input"), cx.tensor(weight, "weight"), window, _ints(output_padding, n))
+    elif n == 3:
+        y = conv_direct(cx, cx.tensor(x, "input"), cx.tensor(weight, "weight"), window)
+    else:
+        return conv2d_stage(cx, x, weight, bias, stride, padding, dilation, groups)
+    return y if bias is None else ops.bias_add(y, cx.tensor(bias, "bias"), axis=1, name=f"{cx.name}_bias")
 
 
-def conv_transpose2d(cx: Converter, x: Tensor, w: Tensor, bias: Any, stride: tuple[int, ...], padding: tuple[int, ...],
-                     dilation: tuple[int, ...], output_padding: tuple[int, ...], groups: int) -> Tensor:
-    """The gradient of a 2-D convolution as a gather: each output element sums the input
-    elements whose window covers it (`(y + pad - ky * dil)` divisible by the stride)."""
-    n, _, h, wd = x.shape
-    sizes = [static(d) for d in w.shape]
-    if any(d is None for d in sizes):
-        raise unsupported(cx, "a transposed convolution needs a static weight shape")
-    cin, cout_g, kh, kw = (int(d or 0) for d in sizes)
-    cin_g = cin // groups
-    out_h = (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + output_padding[0] + 1
-    out_w = (wd - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + output_padding[1] + 1
+class _ConvWindow:
+    """A convolution's stride, padding, dilation (one per spatial dimension) and groups."""
+
+    def __init__(self, stride: tuple[int, ...], padding: tuple[int, ...], dilation: tuple[int, ...], groups: int):
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+
+    def kernel(self, cx: Converter, w: Tensor) -> tuple[int, int, list[int]]:
+        """The weight's two channel sizes and its kernel, which must be static."""
+        sizes = [static(d) for d in w.shape]
+        if any(d is None for d in sizes):
+            raise unsupported(cx, "a convolution needs a static weight shape")
+        first, second, *kernel = (int(d or 0) for d in sizes)
+        return first, second, kernel
+
+
+def _all(conditions: Sequence[Expr]) -> Expr:
+    return functools.reduce(lambda a, b: a & b, conditions)
+
+
+def _in_range(positions: Sequence[Expr], sizes: Sequence[Any]) -> list[Expr]:
+    return [c for p, size in zip(positions, sizes, strict=True) for c in (p >= 0, p < size)]
+
+
+def conv_direct(cx: Converter, x: Tensor, w: Tensor, window: _ConvWindow) -> Tensor:
+    """A convolution (3-D) as one reduction over the input channels of the group and the
+    kernel, the padding a guard (2-D ones have aten.py's tuned `conv2d_stage`)."""
+    cout, cin_g, kernel = window.kernel(cx, w)
+    cout_g, spatial = cout // window.groups, list(x.shape[2:])
+    st, pad, dil = window.stride, window.padding, window.dilation
+    outs = [(size + 2 * pad[d] - dil[d] * (kernel[d] - 1) - 1) // st[d] + 1 for d, size in enumerate(spatial)]
     rc = te.reduce_axis((0, cin_g), "rc")
-    ry, rx = te.reduce_axis((0, kh), "ry"), te.reduce_axis((0, kw), "rx")
+    rk = [te.reduce_axis((0, k), f"rk{d}") for d, k in enumerate(kernel)]
 
-    def element(b: Expr, o: Expr, y: Expr, xx: Expr) -> Expr:
-        g = o // cout_g
-        ci = g * cin_g + rc.var
-        ty, tx = y + padding[0] - ry.var * dilation[0], xx + padding[1] - rx.var * dilation[1]
-        iy, ix = ty // stride[0], tx // stride[1]
-        ok = (ty >= 0) & (tx >= 0) & (ty % stride[0] == 0) & (tx % stride[1] == 0) & (iy < h) & (ix < wd)
-        value = x[b, ci, clamp_index(iy, h), clamp_index(ix, wd)] * w[ci, o % cout_g, ry.var, rx.var]
-        return te.sum(te.if_then_else(ok, value, te.const(0.0, x.dtype)), axis=(rc, ry, rx))
+    def element(b: Expr, o: Expr, *out: Expr) -> Expr:
+        ci = (o // cout_g) * cin_g + rc.var
+        src = [out[d] * st[d] - pad[d] + rk[d].var * dil[d] for d in range(len(kernel))]
+        clamped = [clamp_index(p, size) for p, size in zip(src, spatial, strict=True)]
+        value = x[(b, ci, *clamped)] * w[(o, rc.var, *(r.var for r in rk))]
+        return te.sum(te.if_then_else(_all(_in_range(src, spatial)), value, te.const(0.0, x.dtype)), axis=(rc, *rk))
 
-    y = te.compute((n, cout_g * groups, out_h, out_w), element, name=cx.name)
-    if bias is None:
-        return y
-    return ops.bias_add(y, cx.tensor(bias, "bias"), axis=1, name=f"{cx.name}_bias")
+    return te.compute((x.shape[0], cout, *outs), element, name=cx.name)
+
+
+def conv_transpose(cx: Converter, x: Tensor, w: Tensor, window: _ConvWindow, output_padding: tuple[int, ...]) -> Tensor:
+    """The gradient of a convolution as a gather: each output element sums the input
+    elements whose window covers it (`(y + pad - k * dil)` divisible by the stride)."""
+    cin, cout_g, kernel = window.kernel(cx, w)
+    cin_g, spatial = cin // window.groups, list(x.shape[2:])
+    st, pad, dil = window.stride, window.padding, window.dilation
+    outs = [(size - 1) * st[d] - 2 * pad[d] + dil[d] * (kernel[d] - 1) + output_padding[d] + 1
+            for d, size in enumerate(spatial)]
+    rc = te.reduce_axis((0, cin_g), "rc")
+    rk = [te.reduce_axis((0, k), f"rk{d}") for d, k in enumerate(kernel)]
+
+    def element(b: Expr, o: Expr, *out: Expr) -> Expr:
+        ci = (o // cout_g) * cin_g + rc.var
+        taps = [out[d] + pad[d] - rk[d].var * dil[d] for d in range(len(kernel))]
+        src = [t // st[d] for d, t in enumerate(taps)]
+        ok = _all(_in_range(src, spatial) + [c for d, t in enumerate(taps) for c in (t >= 0, t % st[d] == 0)])
+        clamped = [clamp_index(p, size) for p, size in zip(src, spatial, strict=True)]
+        value = x[(b, ci, *clamped)] * w[(ci, o % cout_g, *(r.var for r in rk))]
+        return te.sum(te.if_then_else(ok, value, te.const(0.0, x.dtype)), axis=(rc, *rk))
+
+    return te.compute((x.shape[0], cout_g * window.groups, *outs), element, name=cx.name)
 
 
 # ---------------------------------------------------------------------------
@@ -389,7 +431,7 @@ def col2im(cx: Converter, x: Any, output_size: Any, kernel_size: Any, dilation: 
     return out if batched else ops.squeeze(out, 0, name=f"{cx.name}_unbatched")
 
 
-__all__ = ["conv_transpose2d"]
+__all__ = ["conv_direct", "conv_transpose"]
 
 
 @aten("adaptive_max_pool2d.default")

@@ -2,7 +2,8 @@
 
 `make test` runs a fixed sample: ops whose decompositions reach different Core ATen
 ops (math, rounding, remainders, reductions, scatters, sorting, norms, resizing,
-convolutions), a few samples each. The long run (`make test-long`) runs every OpInfo
+convolutions), a few samples each, and the direct calls of the overloads no public op
+reaches (`torch_opinfo.DIRECT`). The long run (`make test-long`) runs every OpInfo
 op's float32 samples and checks the share of Core ATen overloads that pass all
 theirs; `bench/core_aten_coverage.py` prints the same table.
 """
@@ -13,8 +14,18 @@ import pytest
 
 pytest.importorskip("expecttest")  # torch's OpInfo database imports it
 
-import torch
-from torch_opinfo import Coverage, core_aten_overloads, is_random, opinfo_id, opinfos, run_op
+
+from torch_opinfo import (
+    DIRECT,
+    Coverage,
+    Outcome,
+    core_aten_overloads,
+    is_random,
+    opinfo_id,
+    opinfos,
+    run_direct,
+    run_op,
+)
 
 import compiler.torch  # noqa: F401  (registers every converter)
 from compiler.torch.aten import IDENTITY_OPS, OPS
@@ -25,6 +36,7 @@ SAMPLED = [
     "var", "std", "argmax", "max.reduction_with_dim", "prod", "any", "flip", "diagonal", "slice_scatter",
     "scatter_add", "sort", "topk", "nn.functional.group_norm", "nn.functional.conv1d",
     "nn.functional.conv_transpose2d", "cdist", "atan2", "nn.functional.elu", "clamp", "cumsum",
+    "nn.functional.conv3d", "masked_scatter", "bitwise_xor", "index_put",
 ]
 """OpInfo ops of the fixed sample (`make test`)."""
 
@@ -55,7 +67,15 @@ def test_the_decomposition_table_keeps_conv_and_linear_whole() -> None:
 
 @pytest.mark.parametrize("name", SAMPLED)
 def test_opinfo_samples_match_eager(infos: dict[str, object], name: str) -> None:
-    outcomes = run_op(infos[name], torch.float32, limit=2)
+    _all_pass(name, run_op(infos[name], limit=2))
+
+
+@pytest.mark.parametrize("label", sorted(DIRECT))
+def test_direct_calls_of_unreached_overloads_match_eager(infos: dict[str, object], label: str) -> None:
+    _all_pass(label, run_direct(label, infos, limit=None if label == "upsample_nearest2d.vec" else 3))
+
+
+def _all_pass(name: str, outcomes: list[Outcome]) -> None:
     assert outcomes, f"{name}: no sample ran"
     failed = [f"[{o.sample}] {o.reason}" for o in outcomes if not o.passed]
     assert not failed, f"{name}: " + "; ".join(failed)
@@ -66,10 +86,10 @@ def test_core_aten_coverage(infos: dict[str, object]) -> None:
     """Every OpInfo op's float32 samples; most Core ATen overloads pass all of theirs."""
     core = set(core_aten_overloads())
     coverage = Coverage()
-    for info in infos.values():
-        if not is_random(info):
-            for outcome in run_op(info, torch.float32, limit=None):
-                coverage.add(outcome, core)
+    outcomes = [o for info in infos.values() if not is_random(info) for o in run_op(info, limit=None)]
+    outcomes += [o for label in DIRECT for o in run_direct(label, infos)]
+    for outcome in outcomes:
+        coverage.add(outcome, core)
     passing = coverage.passing()
     print(f"\n{len(passing)} of {len(core)} Core ATen overloads pass all their samples")
     for op in sorted(coverage.failed):

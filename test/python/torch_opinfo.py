@@ -131,11 +131,10 @@ def compare(ours: Any, ref: Any, values: bool = True) -> str:
     return ""
 
 
-def run_sample(info: Any, k: int, sample: Any) -> Outcome | None:
-    """One sample through from_torch; None when eager itself cannot run it."""
-    name = opinfo_id(info)
+def run_sample(name: str, op: Callable[..., Any], k: int, sample: Any) -> Outcome | None:
+    """One sample of `op` through from_torch; None when eager itself cannot run it."""
     spec, constants, tensors = _split(sample)
-    module = OneOp(info.op, spec, constants).eval()
+    module = OneOp(op, spec, constants).eval()
     try:
         with torch.no_grad():
             ref = module(*tensors)
@@ -175,14 +174,96 @@ def is_random(info: Any) -> bool:
     return any(r in info.name for r in RANDOM_OPS)
 
 
-def run_op(info: Any, dtype: torch.dtype = torch.float32, limit: int | None = None) -> list[Outcome]:
+def sample_dtype(info: Any) -> torch.dtype:
+    """float32, or for an op without float32 samples (bitwise ops), int64, else bool."""
+    supported = info.supported_dtypes("cpu")
+    return next((d for d in (torch.float32, torch.int64, torch.bool) if d in supported), torch.float32)
+
+
+def run_op(info: Any, dtype: torch.dtype | None = None, limit: int | None = None) -> list[Outcome]:
+    """The op's samples (in `dtype`, default `sample_dtype`) through from_torch."""
+    return _run(opinfo_id(info), info.op, info, dtype or sample_dtype(info), limit)
+
+
+def _run(name: str, op: Callable[..., Any], info: Any, dtype: torch.dtype, limit: int | None) -> list[Outcome]:
     torch.manual_seed(0)
     out = []
     for k, sample in samples(info, dtype, limit):
-        outcome = run_sample(info, k, sample)
+        outcome = run_sample(name, op, k, sample)
         if outcome is not None:
             out.append(outcome)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Core ATen overloads no OpInfo op reaches
+# ---------------------------------------------------------------------------
+
+A = torch.ops.aten
+
+
+def _pad(kind: str) -> Callable[..., Any]:
+    def call(x: torch.Tensor, pad: Any, mode: str, *rest: Any) -> Any:
+        return getattr(A, f"{kind}_pad{len(pad) // 2}d")(x, list(pad))
+    return call
+
+
+def _im2col_col2im(x: torch.Tensor, kernel: Any, dilation: Any, padding: Any, stride: Any) -> Any:
+    ints = [list(v) if isinstance(v, tuple) else [v, v] for v in (kernel, dilation, padding, stride)]
+    return A.col2im(A.im2col(x, *ints), list(x.shape[-2:]), *ints)
+
+
+def _embedding_bag(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor, mode: str = "sum",
+                   per_sample_weights: Any = None, include_last_offset: bool = False, **kw: Any) -> Any:
+    modes = {"sum": 0, "mean": 1, "max": 2}
+    return A._embedding_bag(weight, indices, offsets, False, modes[mode], False, per_sample_weights,
+                            include_last_offset)[0]
+
+
+def _upsample_nearest2d(x: torch.Tensor, size: Any = None, scale_factor: Any = None, **kw: Any) -> Any:
+    scales = None if scale_factor is None else [float(scale_factor)] * 2
+    return A.upsample_nearest2d.vec(x, None if size is None else list(size), scales)
+
+
+def _no_kwargs(f: Callable[..., Any]) -> Callable[..., Any]:
+    """`f` for the samples without keyword arguments (a dtype, a reduce mode): the
+    others raise, and a sample eager cannot run is skipped."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError("a sample with keyword arguments")
+        return f(*args)
+    return call
+
+
+DIRECT: dict[str, tuple[str, Callable[..., Any]]] = {
+    "_softmax": ("softmax", _no_kwargs(lambda x, dim: A._softmax(x, dim, False))),
+    "_log_softmax": ("log_softmax", _no_kwargs(lambda x, dim: A._log_softmax(x, dim, False))),
+    "_adaptive_avg_pool2d": ("nn.functional.adaptive_avg_pool2d", lambda x, size: A._adaptive_avg_pool2d(x, size)),
+    "atan2.out": ("atan2", lambda x, y: A.atan2.out(x, y, out=torch.empty(torch.broadcast_shapes(x.shape, y.shape)))),
+    "bitwise_and.Scalar": ("bitwise_and", lambda a, b: A.bitwise_and.Scalar(a, 0b1011)),
+    "bitwise_or.Scalar": ("bitwise_or", lambda a, b: A.bitwise_or.Scalar(a, 0b1011)),
+    "bitwise_xor.Scalar": ("bitwise_xor", lambda a, b: A.bitwise_xor.Scalar(a, 0b1011)),
+    "div.Scalar_mode": ("div.floor_rounding", lambda x, y, rounding_mode: A.div.Scalar_mode(x, 2.5,
+                                                                                             rounding_mode=rounding_mode)),
+    "reflection_pad": ("nn.functional.pad.reflect", _pad("reflection")),
+    "replication_pad": ("nn.functional.pad.replicate", _pad("replication")),
+    "scatter.value": ("scatter", _no_kwargs(lambda x, dim, index, src: A.scatter.value(x, dim, index, 2.5))),
+    "upsample_nearest2d.vec": ("nn.functional.interpolate.nearest", _upsample_nearest2d),
+    "col2im": ("nn.functional.unfold", _im2col_col2im),
+    "_embedding_bag": ("nn.functional.embedding_bag", _embedding_bag),
+    "_native_batch_norm_legit.no_stats": ("nn.functional.batch_norm", lambda x, mean, var, weight=None, bias=None,
+                                          training=False, momentum=0.1, eps=1e-5:
+                                          A._native_batch_norm_legit.no_stats(x, weight, bias, True, momentum, eps)),
+}
+"""For Core ATen overloads that no OpInfo op's samples reach (their public op decomposes
+to others, or calls another overload): the samples of the OpInfo op named, through a
+call of the overload (the constant second operand of a `.Scalar` form is ours)."""
+
+
+def run_direct(label: str, infos: dict[str, Any], limit: int | None = None) -> list[Outcome]:
+    opinfo, call = DIRECT[label]
+    info = infos[opinfo]
+    return _run(f"{label} (direct)", call, info, sample_dtype(info), limit)
 
 
 def blamed(outcome: Outcome) -> set[str]:
@@ -219,5 +300,5 @@ class Coverage:
         return sorted(op for op in self.reached if op not in self.failed)
 
 
-__all__ = ["Coverage", "OneOp", "Outcome", "blamed", "compare", "core_aten_overloads", "opinfo_id", "opinfos", "run_op",
-           "run_sample"]
+__all__ = ["DIRECT", "Coverage", "OneOp", "Outcome", "blamed", "compare", "core_aten_overloads", "opinfo_id", "opinfos",
+           "run_direct", "run_op", "run_sample", "sample_dtype"]
