@@ -71,6 +71,7 @@ class TorchFunction:
         self._params = graph.param_values
         self._state = graph.state.arrays if graph.state is not None else []
         self._bool_outputs = _bool_outputs(exported)
+        self._allocation: tuple[tuple[Any, ...], list[tuple[tuple[int, ...], Any]]] | None = None
 
     def __repr__(self) -> str:
         outputs = ", ".join(f"{_shape_text(t.shape)} {t.dtype}" for t in self.graph.outputs)
@@ -179,12 +180,24 @@ class TorchFunction:
         if len(inputs) != len(self.graph.inputs):
             inputs = [a for a in inputs if a is not None]
         arrays = [_as_array(a) for a in inputs]
+        outputs = [np.empty(shape, dtype=dtype) for shape, dtype in self._outputs_for(arrays)]
+        return arrays, outputs
+
+    def _outputs_for(self, arrays: Sequence[Any]) -> list[tuple[tuple[int, ...], Any]]:
+        """The shape and dtype of each output (the state's written rows last). The inputs'
+        shapes of the last call are remembered: a call with the same shapes (every call of a
+        static network) skips binding them, whose checks they passed then."""
+        key = tuple(getattr(a, "shape", None) for a in arrays)
+        if self._allocation is not None and self._allocation[0] == key:
+            return self._allocation[1]
         env = self.bind(arrays)
-        outputs = [np.empty(s, dtype=t.dtype) for s, t in zip(self.output_shapes(env), self.graph.outputs, strict=True)]
+        allocation = [(s, t.dtype) for s, t in zip(self.output_shapes(env), self.graph.outputs, strict=True)]
         if self.graph.state is not None:
             shapes = self.graph.state.output_shapes(env)
-            outputs += [np.empty(s, dtype=t.dtype) for s, t in zip(shapes, self.graph.state.outputs, strict=True)]
-        return arrays, outputs
+            allocation += [(s, t.dtype) for s, t in zip(shapes, self.graph.state.outputs, strict=True)]
+        if None not in key:
+            self._allocation = (key, allocation)
+        return allocation
 
     def profile(self, *inputs: Any, repeat: int = 10, warmup: int = 1) -> Profile:
         """Time each top-level stage of the network on `inputs` (`Function.profile`), each
