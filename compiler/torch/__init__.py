@@ -11,6 +11,7 @@ buffers a program writes (a KV cache) as state of the network, and
 """
 
 from compiler.torch import (  # noqa: F401  (register their converters)
+    aten_backward,
     aten_index,
     aten_math,
     aten_norm,

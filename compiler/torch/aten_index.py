@@ -11,7 +11,7 @@ ones before it (stable, NaN last as torch), then places each at its rank: O(n^2)
 per sorted row, meant for the short rows models sort (a router's experts, top-k).
 
 Ops that cannot be expressed are refused with their reason (`REFUSED`): random
-numbers, data-dependent shapes, FFTs, and the backward ops of training graphs.
+numbers, data-dependent shapes, FFTs.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import torch
 from compiler import ops, te
 from compiler.ops.index import clamp_index
 from compiler.ops.util import broadcast_read, index_max, index_min, normalize_axis, product, static
-from compiler.te import Dim, Expr, IterVar, Tensor
+from compiler.te import Dim, Expr, Tensor
 from compiler.torch.aten import (
     aten,
     result_dtype,
@@ -35,18 +35,12 @@ from compiler.torch.aten import (
 from compiler.torch.aten_transformer import _tensor_in
 from compiler.torch.graph import Converter
 
-_TRAINING = "is a backward op of a training graph: from_torch compiles inference"
 REFUSED: dict[str, str] = {
     **{f"aten.{n}.default": "random numbers are not supported" for n in ("rand", "randn", "randperm")},
     "aten.nonzero.default": "its result's shape depends on the data (not supported)",
     "aten._local_scalar_dense.default": "reading a tensor's value as a Python number (.item()) is not supported",
     "aten._fft_r2c.default": "FFTs are not supported",
     "aten._fft_c2r.default": "FFTs are not supported",
-    **{f"aten.{n}.default": _TRAINING for n in (
-        "convolution_backward", "avg_pool2d_backward", "max_pool2d_with_indices_backward",
-        "embedding_dense_backward", "native_group_norm_backward", "native_layer_norm_backward",
-        "_adaptive_avg_pool2d_backward",
-    )},
 }
 """Core ATen ops the importer refuses, with the reason its error gives."""
 
@@ -315,25 +309,28 @@ def index_put(cx: Converter, x: Any, indices: Sequence[Any], values: Any, accumu
     def value(ks: Sequence[Expr], i: Sequence[Expr]) -> Expr:
         return broadcast_read(v, vshape, (*(i[d] for d in before), *ks, *(i[d] for d in after)))
 
-    def index_axes() -> list[IterVar]:
-        return [te.reduce_axis((0, size), f"k{j}") for j, size in enumerate(shape)]
+    def over_positions(term: Callable[[list[Expr]], Expr], reducer: Callable[..., Expr]) -> Expr:
+        """`term` reduced over every index position (a 0-d index has one, no axes)."""
+        axes = [te.reduce_axis((0, size), f"k{j}") for j, size in enumerate(shape)]
+        return reducer(term([k.var for k in axes]), axis=tuple(axes)) if axes else term([])
 
     if accumulate:
         def total(*i: Expr) -> Expr:
-            ks = index_axes()
-            hit = matched(i, [k.var for k in ks])
-            return te.sum(te.if_then_else(hit, value([k.var for k in ks], i), te.const(0, t.dtype)), axis=tuple(ks))
+            return over_positions(lambda ks: te.if_then_else(matched(i, ks), value(ks, i), te.const(0, t.dtype)),
+                                  te.sum)
 
         added = te.compute(t.shape, total, name=f"{cx.name}_added")
         return te.compute(t.shape, lambda *i: t[i] + added[i], name=cx.name)
 
     strides = [product(shape[j + 1:]) for j in range(len(shape))]
 
+    def flat(ks: Sequence[Expr]) -> Expr:
+        zero: Expr = te.const(0, "int64")
+        return functools.reduce(lambda a, b: a + b, (k.astype("int64") * s for k, s in zip(ks, strides, strict=True)),
+                                zero)
+
     def last(*i: Expr) -> Expr:
-        axes = index_axes()
-        ks = [k.var for k in axes]
-        flat = functools.reduce(lambda a, b: a + b, (k.astype("int64") * s for k, s in zip(ks, strides, strict=True)))
-        return te.max(te.if_then_else(matched(i, ks), flat, te.const(-1, "int64")), axis=tuple(axes))
+        return over_positions(lambda ks: te.if_then_else(matched(i, ks), flat(ks), te.const(-1, "int64")), te.max)
 
     writer = te.compute(t.shape, last, name=f"{cx.name}_writer")
 

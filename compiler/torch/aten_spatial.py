@@ -57,7 +57,7 @@ def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padd
         t = cx.tensor(y, "output")
         return ops.squeeze(t, 2, name=f"{cx.name}_1d")
     n = ndim - 2
-    window = _ConvWindow(_ints(stride, n), _ints(padding, n), _ints(dilation, n), int(groups))
+    window = ConvWindow(_ints(stride, n), _ints(padding, n), _ints(dilation, n), int(groups))
     if transposed:
         y = conv_transpose(cx, cx.tensor(x, "input"), cx.tensor(weight, "weight"), window, _ints(output_padding, n))
     elif n == 3:
@@ -67,7 +67,7 @@ def convolution(cx: Converter, x: Any, weight: Any, bias: Any, stride: Any, padd
     return y if bias is None else ops.bias_add(y, cx.tensor(bias, "bias"), axis=1, name=f"{cx.name}_bias")
 
 
-class _ConvWindow:
+class ConvWindow:
     """A convolution's stride, padding, dilation (one per spatial dimension) and groups."""
 
     def __init__(self, stride: tuple[int, ...], padding: tuple[int, ...], dilation: tuple[int, ...], groups: int):
@@ -90,7 +90,7 @@ def _in_range(positions: Sequence[Expr], sizes: Sequence[Any]) -> list[Expr]:
     return [c for p, size in zip(positions, sizes, strict=True) for c in (p >= 0, p < size)]
 
 
-def conv_direct(cx: Converter, x: Tensor, w: Tensor, window: _ConvWindow) -> Tensor:
+def conv_direct(cx: Converter, x: Tensor, w: Tensor, window: ConvWindow) -> Tensor:
     """A convolution (3-D) as one reduction over the input channels of the group and the
     kernel, the padding a guard (2-D ones have aten.py's tuned `conv2d_stage`)."""
     cout, cin_g, kernel = window.kernel(cx, w)
@@ -110,7 +110,7 @@ def conv_direct(cx: Converter, x: Tensor, w: Tensor, window: _ConvWindow) -> Ten
     return te.compute((x.shape[0], cout, *outs), element, name=cx.name)
 
 
-def conv_transpose(cx: Converter, x: Tensor, w: Tensor, window: _ConvWindow, output_padding: tuple[int, ...]) -> Tensor:
+def conv_transpose(cx: Converter, x: Tensor, w: Tensor, window: ConvWindow, output_padding: Sequence[Dim]) -> Tensor:
     """The gradient of a convolution as a gather: each output element sums the input
     elements whose window covers it (`(y + pad - k * dil)` divisible by the stride)."""
     cin, cout_g, kernel = window.kernel(cx, w)
@@ -209,14 +209,14 @@ def _pool_out(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil
     return out
 
 
-def _static_sizes(cx: Converter, dims: Sequence[Dim], what: str) -> list[int]:
+def static_sizes(cx: Converter, dims: Sequence[Dim], what: str) -> list[int]:
     sizes = [static(d) for d in dims]
     if any(s is None for s in sizes):
         raise unsupported(cx, f"{what} of symbolic spatial sizes is not supported")
     return [int(s or 0) for s in sizes]
 
 
-class _Windows:
+class Windows:
     """The windows of an n-D pool over x's last n dimensions."""
 
     def __init__(self, cx: Converter, x: Tensor, n: int, kernel: Any, stride: Any, padding: Any, dilation: Any,
@@ -225,7 +225,7 @@ class _Windows:
         self.kernel = _ints(kernel, n)
         self.stride = _ints(stride, n) if stride else self.kernel
         self.pad, self.dilation = _ints(padding, n), _ints(dilation, n)
-        self.sizes = _static_sizes(cx, x.shape[-n:], "a pool")
+        self.sizes = static_sizes(cx, x.shape[-n:], "a pool")
         self.out = [_pool_out(s, k, st, p, d, ceil_mode) for s, k, st, p, d in
                     zip(self.sizes, self.kernel, self.stride, self.pad, self.dilation, strict=True)]
         self.shape = (*x.shape[:-n], *self.out)
@@ -247,6 +247,29 @@ class _Windows:
         lead = list(i[: len(i) - self.n])
         return self.x[(*lead, *(clamp_index(p, s) for p, s in zip(pos, self.sizes, strict=True)))]
 
+    def count(self, i: Sequence[Expr], include_pad: bool) -> Expr:
+        """How many elements window i averages: the padding counts where `include_pad`
+        (not beyond it, when ceil_mode lets a window reach past)."""
+        count: Expr = te.const(1, "int64")
+        for d in range(self.n):
+            start = i[len(i) - self.n + d] * self.stride[d] - self.pad[d]
+            limit = self.sizes[d] + (self.pad[d] if include_pad else 0)
+            lo = start if include_pad else te.maximum(start, 0)
+            count = count * (te.minimum(start + self.kernel[d], limit) - lo).astype("int64")
+        return count
+
+    def covering(self, p: Sequence[Expr], axes: Sequence[IterVar]) -> tuple[list[Expr], Expr]:
+        """The windows whose tap at the reduce axes reads input position p (its last n
+        indices), and whether such a window exists (the tap lands on a stride)."""
+        outs: list[Expr] = []
+        exists: Expr = te.const(True)
+        for d in range(self.n):
+            tap = p[len(p) - self.n + d] + self.pad[d] - axes[d].var * self.dilation[d]
+            o = tap // self.stride[d]
+            outs.append(clamp_index(o, self.out[d]))
+            exists = exists & (tap >= 0) & (tap % self.stride[d] == 0) & (o < self.out[d])
+        return outs, exists
+
     def flat(self, pos: Sequence[Expr]) -> Expr:
         """torch's index of a max: the position in the flattened spatial input."""
         index: Expr = te.const(0, "int64")
@@ -255,7 +278,7 @@ class _Windows:
         return index
 
 
-def _max_with_indices(cx: Converter, w: _Windows) -> tuple[Tensor, Tensor]:
+def _max_with_indices(cx: Converter, w: Windows) -> tuple[Tensor, Tensor]:
     argmax = arg_reducer(largest=True)
     low = extreme_start(w.x.dtype, largest=True)
 
@@ -275,21 +298,21 @@ def max_pool2d_with_indices(cx: Converter, x: Any, kernel_size: Any, stride: Any
     if 1 not in used_results(cx):
         return max_pool2d(cx, x, kernel_size, stride, padding, dilation, ceil_mode), None
     t = cx.tensor(x, "input")
-    return _max_with_indices(cx, _Windows(cx, t, 2, kernel_size, stride, padding, dilation, ceil_mode))
+    return _max_with_indices(cx, Windows(cx, t, 2, kernel_size, stride, padding, dilation, ceil_mode))
 
 
 @aten("max_pool3d_with_indices.default")
 def max_pool3d_with_indices(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
     t = cx.tensor(x, "input")
-    return _max_with_indices(cx, _Windows(cx, t, 3, kernel_size, stride, padding, dilation, ceil_mode))
+    return _max_with_indices(cx, Windows(cx, t, 3, kernel_size, stride, padding, dilation, ceil_mode))
 
 
 @aten("avg_pool3d.default")
 def avg_pool3d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     t = cx.tensor(x, "input")
-    w = _Windows(cx, t, 3, kernel_size, stride, padding, 1, ceil_mode)
+    w = Windows(cx, t, 3, kernel_size, stride, padding, 1, ceil_mode)
     acc = "float32" if t.dtype == "float16" else t.dtype
 
     def total(*i: Expr) -> Expr:
@@ -302,25 +325,18 @@ def avg_pool3d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), paddin
     def divisor(i: Sequence[Expr]) -> Expr:
         if divisor_override:
             return te.const(float(divisor_override), acc)
-        count: Expr = te.const(1, "int64")
-        for d in range(3):
-            start = i[len(i) - 3 + d] * w.stride[d] - w.pad[d]
-            limit = w.sizes[d] + (w.pad[d] if count_include_pad else 0)
-            lo = start if count_include_pad else te.maximum(start, 0)
-            hi = te.minimum(start + w.kernel[d], limit)
-            count = count * (hi - lo).astype("int64")
-        return count.astype(acc)
+        return w.count(i, count_include_pad).astype(acc)
 
     return te.compute(w.shape, lambda *i: (sums[i] / divisor(i)).astype(t.dtype), name=cx.name)
 
 
-class _AdaptiveWindows:
+class AdaptiveWindows:
     """The windows of an adaptive pool over x's last n dimensions: output k of a size-s
     dimension covers [k * s // o, ceil((k + 1) * s / o)), at most `widest` long."""
 
     def __init__(self, cx: Converter, x: Tensor, n: int, output_size: Any):
         self.x, self.n = x, n
-        self.sizes = _static_sizes(cx, x.shape[-n:], "an adaptive pool")
+        self.sizes = static_sizes(cx, x.shape[-n:], "an adaptive pool")
         self.outs = [int(o) if o is not None else s for o, s in zip(_ints(output_size, n), self.sizes, strict=True)]
         self.widest = [max(math.ceil((k + 1) * s / o) - (k * s) // o for k in range(o))
                        for s, o in zip(self.sizes, self.outs, strict=True)]
@@ -346,7 +362,7 @@ class _AdaptiveWindows:
 @aten("_adaptive_avg_pool3d.default")
 def adaptive_avg_pool3d(cx: Converter, x: Any, output_size: Any) -> Tensor:
     t = cx.tensor(x, "input")
-    w = _AdaptiveWindows(cx, t, 3, output_size)
+    w = AdaptiveWindows(cx, t, 3, output_size)
     acc = "float32" if t.dtype == "float16" else t.dtype
 
     def element(*i: Expr) -> Expr:
@@ -377,7 +393,7 @@ def grid_sampler_2d(cx: Converter, x: Any, grid: Any, interpolation_mode: int, p
     if interpolation_mode not in (0, 1) or padding_mode not in (0, 1):
         raise unsupported(cx, "grid sampling is supported bilinear or nearest, with zeros or border padding")
     t, g = cx.tensor(x, "input"), cx.tensor(grid, "grid")
-    h, w = _static_sizes(cx, t.shape[2:], "grid sampling")
+    h, w = static_sizes(cx, t.shape[2:], "grid sampling")
     acc = "float32" if t.dtype == "float16" else t.dtype
 
     def unnormalize(c: Expr, size: int) -> Expr:
@@ -438,7 +454,7 @@ __all__ = ["conv_direct", "conv_transpose"]
 def adaptive_max_pool2d(cx: Converter, x: Any, output_size: Any) -> tuple[Tensor, Tensor]:
     """The largest element of each adaptive window, and its index in the flattened plane."""
     t = cx.tensor(x, "input")
-    w = _AdaptiveWindows(cx, t, 2, output_size)
+    w = AdaptiveWindows(cx, t, 2, output_size)
     argmax, low = arg_reducer(largest=True), extreme_start(t.dtype, largest=True)
 
     def element(*i: Expr) -> Any:

@@ -155,7 +155,23 @@ def run_sample(name: str, op: Callable[..., Any], k: int, sample: Any) -> Outcom
             AssertionError, AttributeError, ZeroDivisionError, OverflowError) as err:
         return Outcome(name, k, False, aten, _reason(err))
     diff = compare(ours, ref, values="empty" not in name)  # an empty tensor's values are whatever was there
+    if diff and "max error" in diff and _matches_in_float64(module, tensors, ours):
+        diff = ""
     return Outcome(name, k, not diff, aten, diff)
+
+
+def _matches_in_float64(module: torch.nn.Module, tensors: list[torch.Tensor], ours: Any) -> bool:
+    """Whether our outputs match the op's float64 result rounded to float32, where they
+    differ from eager's float32 one: eager's rounding can be the larger error (a layer
+    norm's weight gradient over one element: eager 4e-5, exactly 0 in float64)."""
+    wide = [t.double() if t.dtype == torch.float32 else t for t in tensors]
+    try:
+        with torch.no_grad():
+            ref = _pytree.tree_map(lambda r: r.float() if isinstance(r, torch.Tensor) and r.dtype == torch.float64
+                                   else r, module(*wide))
+    except Exception:
+        return False
+    return not compare(ours, ref)
 
 
 def samples(info: Any, dtype: torch.dtype, limit: int | None) -> Iterator[tuple[int, Any]]:
@@ -225,6 +241,45 @@ def _upsample_nearest2d(x: torch.Tensor, size: Any = None, scale_factor: Any = N
     return A.upsample_nearest2d.vec(x, None if size is None else list(size), scales)
 
 
+def _listed(v: Any, n: int) -> list[int]:
+    return list(v) if isinstance(v, tuple | list) else [int(v)] * n
+
+
+def _convolution_backward(x: torch.Tensor, w: torch.Tensor, b: Any = None, stride: Any = 1, padding: Any = 0,
+                          dilation: Any = 1, groups: int = 1) -> Any:
+    """A convolution's gradients, its own output standing for the output's gradient."""
+    n = w.ndim - 2
+    conv = (_listed(stride, n), _listed(padding, n), _listed(dilation, n), False, [0] * n, groups)
+    y = A.convolution(x, w, b, *conv)
+    bias_sizes = None if b is None else [w.shape[0]]
+    return A.convolution_backward(y, x, w, bias_sizes, *conv, [True, True, b is not None])
+
+
+def _avg_pool2d_backward(x: torch.Tensor, kernel: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                         count_include_pad: bool = True, divisor_override: Any = None) -> Any:
+    pool = (_listed(kernel, 2), _listed(stride, 2) if stride else [], _listed(padding, 2), ceil_mode,
+            count_include_pad, divisor_override)
+    return A.avg_pool2d_backward(A.avg_pool2d(x, *pool), x, *pool)
+
+
+def _embedding_backward(w: torch.Tensor, idx: torch.Tensor, padding_idx: Any = None, **kw: Any) -> Any:
+    y = torch.nn.functional.embedding(idx, w, padding_idx)
+    return A.embedding_dense_backward(y, idx, w.shape[0], -1 if padding_idx is None else padding_idx, False)
+
+
+def _layer_norm_backward(x: torch.Tensor, shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Any:
+    out, mean, rstd = A.native_layer_norm(x, list(shape), weight, bias, eps)
+    return A.native_layer_norm_backward(out, x, list(shape), mean, rstd, weight, bias,
+                                        [True, weight is not None, bias is not None])
+
+
+def _group_norm_backward(x: torch.Tensor, groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5) -> Any:
+    n, c, hxw = x.shape[0], x.shape[1], x[0, 0].numel()
+    out, mean, rstd = A.native_group_norm(x, weight, bias, n, c, hxw, groups, eps)
+    return A.native_group_norm_backward(out, x, mean, rstd, weight, n, c, hxw, groups,
+                                        [True, weight is not None, weight is not None])
+
+
 def _no_kwargs(f: Callable[..., Any]) -> Callable[..., Any]:
     """`f` for the samples without keyword arguments (a dtype, a reduce mode): the
     others raise, and a sample eager cannot run is skipped."""
@@ -251,13 +306,22 @@ DIRECT: dict[str, tuple[str, Callable[..., Any]]] = {
     "upsample_nearest2d.vec": ("nn.functional.interpolate.nearest", _upsample_nearest2d),
     "col2im": ("nn.functional.unfold", _im2col_col2im),
     "_embedding_bag": ("nn.functional.embedding_bag", _embedding_bag),
+    "convolution_backward": ("nn.functional.conv2d", _convolution_backward),
+    "convolution_backward_1d": ("nn.functional.conv1d", _convolution_backward),
+    "avg_pool2d_backward": ("nn.functional.avg_pool2d", _avg_pool2d_backward),
+    "_adaptive_avg_pool2d_backward": ("nn.functional.adaptive_avg_pool2d",
+                                      lambda x, size: A._adaptive_avg_pool2d_backward(A._adaptive_avg_pool2d(x, size), x)),
+    "embedding_dense_backward": ("nn.functional.embedding", _embedding_backward),
+    "native_layer_norm_backward": ("nn.functional.layer_norm", _layer_norm_backward),
+    "native_group_norm_backward": ("nn.functional.group_norm", _group_norm_backward),
     "_native_batch_norm_legit.no_stats": ("nn.functional.batch_norm", lambda x, mean, var, weight=None, bias=None,
                                           training=False, momentum=0.1, eps=1e-5:
                                           A._native_batch_norm_legit.no_stats(x, weight, bias, True, momentum, eps)),
 }
 """For Core ATen overloads that no OpInfo op's samples reach (their public op decomposes
 to others, or calls another overload): the samples of the OpInfo op named, through a
-call of the overload (the constant second operand of a `.Scalar` form is ours)."""
+call of the overload (the constant second operand of a `.Scalar` form is ours; a
+backward op's output gradient is its forward op's output)."""
 
 
 def run_direct(label: str, infos: dict[str, Any], limit: int | None = None) -> list[Outcome]:
