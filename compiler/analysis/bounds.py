@@ -79,9 +79,6 @@ from compiler.analysis.guards import (
     tighten_domain,
     where_conditions,
 )
-from compiler.analysis.inline import inline_function
-from compiler.analysis.loop_relations import Fuse, Singleton, pass_up_index
-from compiler.analysis.schedule_model import IterVar, ScheduleModel, Split, Stage, schedule_of
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     LE,
@@ -103,6 +100,9 @@ from compiler.diagnostics import PassError
 from compiler.dialects import te
 from compiler.dialects.shape import dim_expr, shape_var_names
 from compiler.errors import IRError
+from compiler.schedule.inline import inline_function
+from compiler.schedule.loop_relations import Fuse, Singleton, pass_up_index
+from compiler.schedule.model import IterVar, ScheduleModel, Split, Stage, schedule_of
 
 SplitMode = Literal["tight", "guard"]
 ATTRS = ("te.realize", "te.alloc_shape", "te.loops", "te.axis_values", "te.guards", "te.attach")

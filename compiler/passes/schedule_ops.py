@@ -57,7 +57,7 @@ from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, dim_expr, expr_dim, shape_var_names
-from compiler.transforms.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
+from compiler.schedule.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives

@@ -387,7 +387,7 @@ def _rules(messages: list[str]) -> str:
 
 
 def dialects_markdown() -> str:
-    import compiler.analysis.schedule_model as schedule_model
+    import compiler.schedule.model as schedule_model
     from compiler.registry import get_all_dialects
 
     out = [
@@ -416,7 +416,7 @@ def dialects_markdown() -> str:
             if op.name == "sched.schedule":
                 out.append(
                     "Besides its own checks, it replays the schedule "
-                    "(`compiler/analysis/schedule_model.py`) and rejects:\n"
+                    "(`compiler/schedule/model.py`) and rejects:\n"
                 )
                 out.append(_rules(raised_messages(schedule_model)))
             if messages:

@@ -14,7 +14,7 @@ ones it makes. The passes here walk those relations:
 * `pass_down_index`: each made axis as an expression of the axes it came
   from, from the roots (PassDownIndex).
 
-Both the schedule model (`compiler.analysis.schedule_model`, over its
+Both the schedule model (`compiler.schedule.model`, over its
 `IterVar`s and `compiler.arith` expressions) and the Python schedule API
 (`compiler.te.schedule`, over te axes and te expressions) use them, so the
 passes are generic: an axis is any object hashed by identity, a value
