@@ -83,13 +83,11 @@ class _Factoring:
     def __init__(self, stage: Stage, axis: IterVar) -> None:
         reduction = stage.op.reduction()
         assert reduction is not None
-        self.touched = loop_relations.touched(stage.relations, axis)
-        relations = [rel for rel in stage.relations if set(rel.inputs) & self.touched]
-        extent: dict[IterVar, Expr] = {
-            iv: dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True) if iv in self.touched
-        }
-        loop_relations.pass_down_extent(relations, extent, _split_extents, lambda a, b: simplify(a * b), Const(1))
-        self.leaves = [iv for iv in stage.leaves if iv in self.touched]
+        extents = {iv: dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True)}
+        f = loop_relations.factoring(
+            stage.relations, axis, extents, stage.leaves, _split_extents, lambda a, b: simplify(a * b), Const(1)
+        )
+        self.touched, relations, extent, self.leaves = f.touched, f.relations, f.extent, f.leaves
         value: dict[IterVar, Expr] = {
             iv: Const(0) if const_value(extent[iv]) == 1 else Var(iv.name) for iv in self.leaves
         }
@@ -101,7 +99,7 @@ class _Factoring:
             bounds.update({name: (0, None) for name in free_vars(e)})
         bounds.update({iv.name: (0, simplify(self.extent[iv.name] - 1)) for iv in self.leaves})
         az = Analyzer(bounds)
-        self.roots = [iv for iv in stage.reduce_axes if iv in self.touched]
+        self.roots = f.roots
         self.checks: list[Cond] = []
         for iv in self.roots:
             root = az.simplify(self.value[iv.name])

@@ -48,6 +48,7 @@ from compiler.te.primitives import (
     Vectorize,
     index_of,
 )
+from compiler.te.stage_graph import reads, relations_of, subgraph, tensor_list
 from compiler.te.stage_rewrites import cache_write_stage, names_an_axis, rfactor_stage
 
 
@@ -200,17 +201,9 @@ class Stage:
         inner = T.IterVar(f"{parent.name}.inner", is_reduce=parent.is_reduce)
         position = index_of(self.leaves, parent)
         self.leaves[position : position + 1] = [outer, inner]
-        self._record(
-            Split(
-                stage=self.tensor,
-                parent=parent,
-                outer=outer,
-                inner=inner,
-                factor=factor,
-                nparts=nparts,
-                disable_predication=disable_predication,
-            )
-        )
+        split = Split(stage=self.tensor, parent=parent, outer=outer, inner=inner, factor=factor, nparts=nparts,
+                      disable_predication=disable_predication)
+        self._record(split)
         return outer, inner
 
     def fuse(self, *axes: T.IterVar) -> T.IterVar:
@@ -399,7 +392,7 @@ class Schedule:
                 f"rfactor: the extent of reduce axis {dependent[0]} of {tensor.name} depends on a data axis "
                 "(te.reduce_axis((0, i))); rfactor of such a reduction is not supported"
             )
-        relations = _relations(self, stage.tensor)
+        relations = relations_of(self.primitives, stage.tensor)
         named = [] if reduce is None else T.reducer_axes(reduce)
         facts = rules.RfactorFacts(
             tensor.name,
@@ -439,7 +432,7 @@ class Schedule:
         stages = [self[r] for r in items]
         for stage in stages:
             key = (stage.tensor.uid, tensor.uid)
-            if key in self._redirected or not _reads(stage.op, tensor):
+            if key in self._redirected or not reads(stage.op, tensor):
                 raise ScheduleError(f"cache_read: {stage.tensor.name} does not read {tensor.name}")
             self._redirected.add(key)
         axes = tuple(T.IterVar(f"ax{k}", d) for k, d in enumerate(tensor.shape))
@@ -488,7 +481,7 @@ class Schedule:
             split_reduce=[iv.name for iv in stage.leaves if iv.is_reduce and index_of(stage.op.reduce_axis, iv) < 0],
         )
         rules.check_cache_write("cache_write", facts)
-        caches, copy = cache_write_stage(_relations(self, first), stage.op, stage.leaves, tensors, f"{first.name}.{scope}")
+        caches, copy = cache_write_stage(relations_of(self.primitives, first), stage.op, stage.leaves, tensors, f"{first.name}.{scope}")
         stage.cached += [*stage.leaves, *stage.op.reduce_axis]
         stage._op = copy
         stage.leaves = list(copy.axis)
@@ -518,11 +511,11 @@ class Schedule:
         >>> s[B].group is g
         True
         """
-        outs, ins = _tensor_list(outputs, "outputs"), _tensor_list(inputs, "inputs")
+        outs, ins = tensor_list(outputs, "outputs"), tensor_list(inputs, "inputs")
         for t in outs:
             if t.is_placeholder:
                 raise ScheduleError(f"create_group: output {t.name} is a placeholder, not a stage")
-        members = _subgraph(self, outs, ins, include_inputs)
+        members = subgraph(lambda t: self[t].op, outs, ins, include_inputs)
         stages = [self[t] for t in members]
         parent = common_group([s.group for s in stages])
         touched = {g for s in stages for g in group_chain(s.group) if g not in group_chain(parent)}
@@ -588,72 +581,9 @@ class Group:
         self.schedule.primitives.append(GroupComputeRoot(group=self))
 
 
-def _tensor_list(items: T.Tensor | Sequence[T.Tensor], what: str) -> list[T.Tensor]:
-    found = [items] if isinstance(items, T.Tensor) else list(items)
-    if not found:
-        raise ScheduleError(f"create_group: no {what} given")
-    for t in found:
-        if not isinstance(t, T.Tensor):
-            raise ScheduleTypeError(f"create_group: the {what} are tensors, got {t!r}")
-    return [t.op.output(0) if t.op.outputs else t for t in found]
-
-
-def _subgraph(schedule: Schedule, outputs: list[T.Tensor], inputs: list[T.Tensor], include: bool) -> list[T.Tensor]:
-    """The computed tensors on a path from an output down to an input (TVM's GetSubGraph)."""
-    boundary = {t.uid for t in inputs}
-    reaches: dict[int, bool] = {}
-    order: list[T.Tensor] = []
-
-    def visit(t: T.Tensor) -> bool:
-        if t.uid in reaches:
-            return reaches[t.uid]
-        if t.uid in boundary:
-            reaches[t.uid] = True
-            if include and not t.is_placeholder:
-                order.append(t)
-            return True
-        reaches[t.uid] = False
-        if t.is_placeholder:
-            return False
-        found = [visit(r.op.output(0) if r.op.outputs else r) for r in _read_tensors(schedule[t].op)]
-        reaches[t.uid] = any(found)
-        if reaches[t.uid]:
-            order.append(t)
-        return reaches[t.uid]
-
-    unreaching = [t.name for t in outputs if not visit(t)]
-    unread = [t.name for t in inputs if not reaches.get(t.uid)]
-    rules.check_group_reach("create_group", [t.name for t in inputs], unreaching, unread)
-    return order
-
-
-def _read_tensors(op: T.Operation) -> list[T.Tensor]:
-    found: list[T.Tensor] = []
-    for body in op.all_bodies():
-        for node in T.walk(body):
-            if isinstance(node, T.Read) and all(node.tensor is not t for t in found):
-                found.append(node.tensor)
-    return found
-
-
 def _check_scope(what: str, scope: object) -> None:
     if scope not in CACHE_SCOPES:
         raise ScheduleError(f"{what}: unknown storage scope {scope!r} (expected one of {', '.join(CACHE_SCOPES)})")
-
-
-def _reads(op: T.Operation, tensor: T.Tensor) -> bool:
-    return any(isinstance(n, T.Read) and n.tensor is tensor for body in op.all_bodies() for n in T.walk(body))
-
-
-def _relations(schedule: Schedule, tensor: T.Tensor) -> list[Split | Fuse | Singleton]:
-    """The loop-axis relations of a stage since its op last changed (cache_write, rfactor)."""
-    found: list[Split | Fuse | Singleton] = []
-    for p in schedule.primitives:
-        if isinstance(p, CacheWrite | Rfactor) and p.stage is tensor:
-            found = []
-        elif isinstance(p, Split | Fuse | Singleton) and p.stage is tensor:
-            found.append(p)
-    return found
 
 
 def _is_scheduled(schedule: Schedule, tensor: T.Tensor) -> bool:

@@ -38,36 +38,25 @@ def _ceil_div(a: T.Dim, b: T.Dim) -> T.Dim:
     return (a + b - 1) // b
 
 
-class _Factoring:
-    """The axes rfactor touches: their extents (PassDownDomain) and the touched root axes
-    as expressions of the new leaf axes (PassUpIndex)."""
+Factoring = loop_relations.Factoring[T.IterVar, T.Dim]
 
-    def __init__(self, relations: Relations, op: T.Operation, leaves: Sequence[T.IterVar], axis: T.IterVar):
-        reduce = op.body
-        assert isinstance(reduce, T.Reduce)
-        self.touched = loop_relations.touched(relations, axis)
-        self.relations = [rel for rel in relations if set(rel.inputs) & self.touched]
-        self.extent: dict[T.IterVar, T.Dim] = {iv: iv.known_extent for iv in reduce.axes if iv in self.touched}
-        loop_relations.pass_down_extent(self.relations, self.extent, _rfactor_split, operator.mul, 1)
-        self.leaves = [iv for iv in leaves if iv in self.touched]
-        self.roots = [iv for iv in reduce.axes if iv in self.touched]
 
-    def values(self, leaf_value: dict[T.IterVar, T.Expr]) -> dict[T.IterVar, T.Expr]:
-        value: dict[T.IterVar, T.Expr | int] = {
-            iv: 0 if _is_one(self.extent[iv]) else leaf_value[iv] for iv in self.leaves
-        }
-        loop_relations.pass_up_index(self.relations, value, self.extent)
-        return {iv: T.as_expr(value[iv], T.INDEX) for iv in self.roots}
+def _root_values(f: Factoring, leaf_value: dict[T.IterVar, T.Expr]) -> dict[T.IterVar, T.Expr]:
+    """The touched root axes as expressions of the new leaf axes (PassUpIndex)."""
+    value: dict[T.IterVar, T.Expr | int] = {iv: 0 if _is_one(f.extent[iv]) else leaf_value[iv] for iv in f.leaves}
+    loop_relations.pass_up_index(f.relations, value, f.extent)
+    return {iv: T.as_expr(value[iv], T.INDEX) for iv in f.roots}
 
-    def covers_exactly(self, root: T.IterVar) -> bool:
-        """Whether the leaves of a static root axis cover exactly its extent (no bound check)."""
-        product = 1
-        for iv in self.leaves:
-            e = self.extent[iv]
-            if not isinstance(e, int):
-                return False
-            product *= e
-        return len(self.roots) == 1 and product == root.extent
+
+def _covers_exactly(f: Factoring, root: T.IterVar) -> bool:
+    """Whether the leaves of a static root axis cover exactly its extent (no bound check)."""
+    product = 1
+    for iv in f.leaves:
+        e = f.extent[iv]
+        if not isinstance(e, int):
+            return False
+        product *= e
+    return len(f.roots) == 1 and product == root.extent
 
 
 def _rfactor_split(p: Split, e: T.Dim) -> tuple[T.Dim, T.Dim]:
@@ -99,7 +88,8 @@ def rfactor_stage(
     relations: Relations, op: T.Operation, leaves: Sequence[T.IterVar], axis: T.IterVar, position: int, name: str
 ) -> Factored:
     """TVM's rfactor of reduction `op` over loop `axis`, its data axis at `position`."""
-    f = _Factoring(relations, op, leaves, axis)
+    extents = {iv: iv.known_extent for iv in op.reduce_axis}
+    f = loop_relations.factoring(relations, axis, extents, leaves, _rfactor_split, operator.mul, 1)
     reduce = op.body
     assert isinstance(reduce, T.Reduce)
     data = [T.IterVar(iv.name, iv.extent) for iv in op.axis]
@@ -109,11 +99,11 @@ def rfactor_stage(
     factored = T.IterVar(axis.name, f.extent[axis])
     mapping: dict[int, T.Expr] = {old.uid: new for old, new in zip(op.axis, data, strict=True)}
     mapping |= {old.uid: new for old, new in zip(untouched, kept, strict=True)}
-    roots = f.values({**new_leaves, axis: factored})
+    roots = _root_values(f, {**new_leaves, axis: factored})
     mapping |= {iv.uid: roots[iv] for iv in f.roots}
     where = None if reduce.where is None else T.substitute(reduce.where, mapping)
     for iv in f.roots:
-        if not (isinstance(iv.extent, int) and isinstance(f.extent[axis], int) and f.covers_exactly(iv)):
+        if not (isinstance(iv.extent, int) and isinstance(f.extent[axis], int) and _covers_exactly(f, iv)):
             check = roots[iv] < iv.known_extent
             where = check if where is None else where & check
     data.insert(position, factored)
