@@ -49,7 +49,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.hints import isa
 
-from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
+from compiler.analysis.bound_attrs import LoopSpec, has_bounds, parse_loop, parse_range
+from compiler.analysis.bounds import infer_function
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
