@@ -15,7 +15,7 @@ import compiler.dialects.syntax  # noqa: F401  (xDSL's string-literal lexing in 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     def sched() -> Dialect:
-        import compiler.analysis.schedule_model  # noqa: F401  (installs the schedule verifier)
+        import compiler.schedule.model  # noqa: F401  (installs the schedule verifier)
         from compiler.dialects.sched import SCHED
 
         return SCHED

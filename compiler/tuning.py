@@ -40,11 +40,11 @@ from compiler.analysis.auto_schedule import (
     plan_injective,
     stage_info,
 )
-from compiler.analysis.schedule_model import ScheduleModel, schedule_of
 from compiler.analysis.target import Target, host_target
 from compiler.dialects import sched
 from compiler.driver import Function, _split_args, compile_built
 from compiler.errors import OptionError
+from compiler.schedule.model import ScheduleModel, schedule_of
 from compiler.te.schedule import Schedule
 from compiler.te.to_ir import build_module
 from compiler.tuning_log import append_record, function_of, workload_key

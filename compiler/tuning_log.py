@@ -146,7 +146,7 @@ def install_schedule(module: ModuleOp, name: str, text: str) -> None:
 def apply_logged_schedule(module: ModuleOp, name: str, tuning_log: str | os.PathLike[str] | None) -> Record | None:
     """Installs the best logged schedule of the function `name` (which must have no
     schedule yet); None when there is no log or no usable record for it."""
-    from compiler.analysis.schedule_model import schedule_of
+    from compiler.schedule.model import schedule_of
 
     path = log_path(tuning_log)
     if path is None:

@@ -1,5 +1,6 @@
-"""What several passes share: the schedule model and attach paths, bound inference,
-inlining, guards of lazy reads, buffer liveness and the argument binder's plan.
+"""What several passes share: bound inference, guards of lazy reads, buffer liveness,
+dominance, the argument binder's plan and size proofs (the schedule model they read is
+`compiler.schedule`).
 
-Above the dialects, below the passes (test/python/test_architecture.py).
+Above the schedule model, below the passes (test/python/test_architecture.py).
 """

@@ -53,7 +53,6 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
-from compiler.analysis.schedule_model import ScheduleModel, Stage, scan_bodies, scan_states
 from compiler.analysis.target import Target
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Const, Expr, FloorMod, Var, free_vars
@@ -61,6 +60,7 @@ from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim
+from compiler.schedule.model import ScheduleModel, Stage, scan_bodies, scan_states
 
 # ---------------------------------------------------------------------------
 # Plans: the choices for one stage

@@ -33,7 +33,8 @@ a fuse, a range of fused values gives its rows, and one row's columns when it
 never crosses a row end (TVM's PassUpDomain: `split(fuse(i, j), 3)` over rows
 of 6 reads 1 x 3 per outer iteration).
 
-Results are recorded on each `te.compute` as discardable attributes, so
+Results are recorded on each `te.compute` as discardable attributes
+(`compiler.analysis.bound_attrs`: their text and its parser), so
 `compiler-opt -p infer-bound` shows them (every expression is text over
 iteration-variable names `<stage>_<axis>` and shape variables):
 
@@ -69,9 +70,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.rewriter import Rewriter
 
+from compiler.analysis.bound_attrs import Range_, StageBounds, format_range, record
 from compiler.analysis.guards import (
     GUARD_ATTR,
     UNUSED_ATTR,
@@ -79,9 +81,6 @@ from compiler.analysis.guards import (
     tighten_domain,
     where_conditions,
 )
-from compiler.analysis.inline import inline_function
-from compiler.analysis.loop_relations import Fuse, Singleton, pass_up_index
-from compiler.analysis.schedule_model import IterVar, ScheduleModel, Split, Stage, schedule_of
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     LE,
@@ -93,7 +92,6 @@ from compiler.arith.expr import (
     emin,
     free_vars,
     parse_cond,
-    parse_expr,
     substitute,
 )
 from compiler.arith.int_set import IntSet, eval_set, union_all
@@ -102,10 +100,11 @@ from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import te
 from compiler.dialects.shape import dim_expr, shape_var_names
-from compiler.errors import IRError
+from compiler.schedule.inline import inline_function
+from compiler.schedule.loop_relations import Fuse, Singleton, pass_up_index
+from compiler.schedule.model import IterVar, ScheduleModel, Split, Stage, schedule_of
 
 SplitMode = Literal["tight", "guard"]
-ATTRS = ("te.realize", "te.alloc_shape", "te.loops", "te.axis_values", "te.guards", "te.attach")
 
 
 # ---------------------------------------------------------------------------
@@ -151,21 +150,6 @@ class Request:
     where: str
     guard: GuardUse
     clipped: bool = False  # cut to the stage's shape (the read reaches past it)
-
-
-@dataclass
-class Range_:
-    min: Expr
-    extent: Expr
-
-
-@dataclass
-class StageBounds:
-    realize: list[Range_]
-    alloc_shape: list[Expr]
-    loops: list[tuple[IterVar, Range_]]
-    axis_values: list[Expr]
-    guards: list[str]
 
 
 @dataclass
@@ -656,84 +640,6 @@ class InferBound:
         return StageBounds(realize, alloc_shape, loops, [values[iv.name] for iv in stage.root_vars], guards)
 
 
-# ---------------------------------------------------------------------------
-# Recording the results in the IR
-# ---------------------------------------------------------------------------
-
-
-def _strings(items: Sequence[object]) -> ArrayAttr[StringAttr]:
-    return ArrayAttr([StringAttr(str(x)) for x in items])
-
-
-def format_range(lo: Expr, extent: Expr) -> str:
-    """`[min, extent]`, as TVM prints a realize region."""
-    return f"[{lo}, {extent}]"
-
-
-def _split_top_level(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for k, ch in enumerate(text):
-        depth += ch in "(["
-        depth -= ch in ")]"
-        if ch == "," and depth == 0:
-            parts.append(text[start:k].strip())
-            start = k + 1
-    parts.append(text[start:].strip())
-    return parts
-
-
-def parse_range(text: str) -> tuple[Expr, Expr]:
-    """The inverse of `format_range`."""
-    inner = text.strip()
-    if not (inner.startswith("[") and inner.endswith("]")):
-        raise IRError(f"expected '[min, extent]', got '{text}'")
-    lo, extent = _split_top_level(inner[1:-1])
-    return parse_expr(lo), parse_expr(extent)
-
-
-def format_loop(iv: IterVar, r: Range_) -> str:
-    """`D_j_i = [0, 8] vectorized`, with ` reduce` for a reduction loop (` reduce mixed`
-    for one that fuses data-parallel axes too) and ` pragma=name` for each pragma."""
-    words = [iv.kind, *(["reduce"] if iv.is_reduce else []), *(["mixed"] if iv.mixed else [])]
-    words += [f"pragma={p}" for p in iv.pragmas]
-    return f"{iv.name} = {format_range(r.min, r.extent)} " + " ".join(words)
-
-
-@dataclass
-class LoopSpec:
-    """One leaf loop of a stage, as `te.loops` records it."""
-
-    name: str
-    min: Expr
-    extent: Expr
-    kind: str
-    is_reduce: bool
-    pragmas: list[str]
-    mixed: bool = False  # a reduce loop over data axes too (a fuse of both): initialised per iteration
-
-
-def parse_loop(text: str) -> LoopSpec:
-    """The inverse of `format_loop`."""
-    name, _, rest = text.partition(" = ")
-    close = rest.rindex("]")
-    lo, extent = parse_range(rest[: close + 1])
-    words = rest[close + 1 :].split()
-    pragmas = [w.removeprefix("pragma=") for w in words[1:] if w.startswith("pragma=")]
-    return LoopSpec(name, lo, extent, words[0], "reduce" in words[1:], pragmas, "mixed" in words[1:])
-
-
-def record(op: te.ComputeOp, bounds: StageBounds, stage: Stage) -> None:
-    op.attributes["te.realize"] = _strings([format_range(r.min, r.extent) for r in bounds.realize])
-    op.attributes["te.alloc_shape"] = _strings(bounds.alloc_shape)
-    op.attributes["te.loops"] = _strings([format_loop(iv, r) for iv, r in bounds.loops])
-    op.attributes["te.axis_values"] = _strings(bounds.axis_values)
-    op.attributes["te.guards"] = _strings(bounds.guards)
-    if stage.attach_ivar is not None:
-        op.attributes["te.attach"] = StringAttr(stage.attach_ivar.name)
-    else:
-        op.attributes.pop("te.attach", None)
-
-
 def infer_function(
     module: ModuleOp,
     func: te.FuncOp,
@@ -755,7 +661,3 @@ def infer_function(
             print("\n".join(f"//   {line}" for line in inference.explain(stage)))
     if schedule is not None:
         Rewriter.erase_op(schedule)
-
-
-def has_bounds(op: te.ComputeOp) -> bool:
-    return "te.loops" in op.attributes

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from xdsl.dialects import scf
 from xdsl.ir import Operation
 
-from compiler.analysis.schedule_model import Stage
 from compiler.arith.expr import (
     EQ,
     LE,
@@ -36,6 +35,7 @@ from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg, const_value
 from compiler.dialects import te
+from compiler.schedule.model import Stage
 
 GUARD_ATTR = "te.guard"
 UNUSED_ATTR = "te.guard_unused"

@@ -753,7 +753,7 @@ def install_schedule_checker(check: ScheduleChecker) -> None:
     """Adds a check of the schedule's meaning to the `sched.schedule` verifier.
 
     Replaying a schedule (which axes are leaves, attach scopes and cycles) is
-    analysis, `compiler.analysis.schedule_model`; the dialect only defines the
+    analysis, `compiler.schedule.model`; the dialect only defines the
     ops, so the model installs itself here when imported. The registry loads
     it with the dialect, so every context that can parse `sched` verifies it.
     """

@@ -3,7 +3,7 @@
 TVM rewrites its operation graph when `Schedule.cache_read`/`cache_write` are
 called (src/te/schedule/schedule_dataflow_rewrite.cc); here the schedule
 records them as `sched.cache_read`/`sched.cache_write`, and this pass, first
-in the pipeline, performs the rewrite (`compiler.transforms.cache_stages`) so
+in the pipeline, performs the rewrite (`compiler.schedule.cache_stages`) so
 that every later pass sees ordinary stages:
 
   sched.cache_write "C", "local"   ->  te.compute "C.local" (C's axes, reduce axes, body)
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
-from compiler.analysis.schedule_model import apply_dataflow_rewrites
 from compiler.dialects import te
 from compiler.passes import TeFunctionPass
+from compiler.schedule.model import apply_dataflow_rewrites
 
 
 @dataclass(frozen=True)

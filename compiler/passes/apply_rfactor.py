@@ -1,7 +1,7 @@
 """apply-rfactor: factor reductions as their `sched.rfactor` ops say (TVM's `Schedule::rfactor`).
 
 For each `sched.rfactor %ki as "B.rf" factor_axis f` of a schedule, in order,
-the reduction B is replaced by two stages (`compiler.transforms.rfactor`):
+the reduction B is replaced by two stages (`compiler.schedule.rfactor`):
 "B.rf", which keeps the factored axis %ki as a data axis (before data axis f)
 and reduces over the other reduce axes, and B, which reduces "B.rf" over
 that axis. The `sched.rfactor` op and the primitives of B before it are
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
-from compiler.analysis.schedule_model import apply_rfactors
 from compiler.dialects import te
 from compiler.passes import TeFunctionPass
+from compiler.schedule.model import apply_rfactors
 
 
 @dataclass(frozen=True)

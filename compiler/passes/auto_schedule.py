@@ -24,10 +24,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from compiler.analysis.auto_schedule import emit_plans, plan_function
-from compiler.analysis.schedule_model import schedule_of
 from compiler.analysis.target import Target, host_target
 from compiler.diagnostics import PassError
 from compiler.dialects import sched, te
+from compiler.schedule.model import schedule_of
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 
-from compiler.analysis.inline import inline_function
 from compiler.dialects import te
 from compiler.passes import TeFunctionPass
+from compiler.schedule.inline import inline_function
 
 
 @dataclass(frozen=True)

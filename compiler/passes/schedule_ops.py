@@ -49,7 +49,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.hints import isa
 
-from compiler.analysis.bounds import LoopSpec, has_bounds, infer_function, parse_loop, parse_range
+from compiler.analysis.bound_attrs import LoopSpec, has_bounds, parse_loop, parse_range
+from compiler.analysis.bounds import infer_function
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
 from compiler.arith.ir import emit_cond, emit_expr
@@ -57,7 +58,7 @@ from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, dim_expr, expr_dim, shape_var_names
-from compiler.transforms.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
+from compiler.schedule.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from compiler.analysis.guards import GUARD_ATTR, UNUSED_ATTR, path_conditions, split_usable
-from compiler.analysis.schedule_model import ScheduleModel, apply_rfactors, schedule_of
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import te
 from compiler.passes import TeFunctionPass
+from compiler.schedule.model import ScheduleModel, apply_rfactors, schedule_of
 
 # ---------------------------------------------------------------------------
 # The pass: annotate guarded reads

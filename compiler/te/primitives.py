@@ -4,7 +4,7 @@
 append its record to `Schedule.primitives`; `compiler.te.to_ir.emit_schedule`
 then asks each record for its `sched` op (`emit`). `Split`, `Fuse` and
 `Singleton` are also the stage's loop-axis relations
-(`compiler.analysis.loop_relations`), which the schedule API walks for the
+(`compiler.schedule.loop_relations`), which the schedule API walks for the
 shapes of rfactor and cache_write.
 
 `str()` of a record is the call it stands for, as `Schedule`'s repr shows it:
@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
-from compiler.analysis import loop_relations
 from compiler.errors import ScheduleError
 from compiler.names import fresh_name
+from compiler.schedule import loop_relations
 from compiler.te import expr as T
 from compiler.te.dims import canonical_dim
 

@@ -15,14 +15,13 @@ invalid schedule as a `ValueError` from `build`/`lower`).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from compiler.analysis import loop_relations
-from compiler.analysis.stage_groups import common_group, group_chain
 from compiler.dialects.storage_scopes import CACHE_SCOPES
 from compiler.errors import ScheduleError, ScheduleTypeError
+from compiler.schedule import loop_relations, rules
+from compiler.schedule.groups import common_group, group_chain
 from compiler.te import expr as T
 from compiler.te.extern import ExternOp
 from compiler.te.primitives import (
@@ -49,6 +48,8 @@ from compiler.te.primitives import (
     Vectorize,
     index_of,
 )
+from compiler.te.stage_graph import reads, relations_of, subgraph, tensor_list
+from compiler.te.stage_rewrites import cache_write_stage, names_an_axis, rfactor_stage
 
 
 class Stage:
@@ -90,16 +91,48 @@ class Stage:
 
     def _placement(self) -> str:
         """Where the stage is computed, if a primitive said so."""
-        for p in reversed(self.schedule.primitives):
-            if not isinstance(p, StagePrimitive) or p.stage is not self.tensor:
-                continue
-            if isinstance(p, ComputeInline):
-                return ", inline"
-            if isinstance(p, ComputeRoot):
-                return ", root"
-            if isinstance(p, ComputeAt):
-                return f", attached at {p.target.name}.{p.axis.name}"
+        p = self._placed_by()
+        if isinstance(p, ComputeInline):
+            return ", inline"
+        if isinstance(p, ComputeRoot):
+            return ", root"
+        if isinstance(p, ComputeAt):
+            return f", attached at {p.target.name}.{p.axis.name}"
         return ""
+
+    def _placed_by(self) -> ComputeAt | ComputeRoot | ComputeInline | None:
+        """The last primitive that said where the stage is computed."""
+        for p in reversed(self.schedule.primitives):
+            if isinstance(p, ComputeAt | ComputeRoot | ComputeInline) and p.stage is self.tensor:
+                return p
+        return None
+
+    def _attached_here(self) -> list[str]:
+        """The stages and groups computed at a loop of this stage now."""
+        found = [
+            s.tensor.name for s in self.schedule.stages.values()
+            if isinstance(placed := s._placed_by(), ComputeAt) and placed.target is self.tensor
+        ]
+        for group in self.schedule.groups:
+            placed_group = next(
+                (p for p in reversed(self.schedule.primitives)
+                 if isinstance(p, GroupComputeAt | GroupComputeRoot) and p.group is group),
+                None,
+            )
+            if isinstance(placed_group, GroupComputeAt) and placed_group.target is self.tensor:
+                found.append(group.name)
+        return found
+
+    def _annotations(self) -> list[tuple[str, str]]:
+        """The loop annotations of the stage's loops since its op last changed."""
+        kinds = {**rules.ANNOTATION_KINDS, "pragma": ""}
+        found: list[tuple[str, str]] = []
+        for p in self.schedule.primitives:
+            if isinstance(p, CacheWrite | Rfactor) and p.stage is self.tensor:
+                found = []
+            elif isinstance(p, LoopAnnotation) and p.stage is self.tensor:
+                found.append((p.axis.name, p.text if isinstance(p, Pragma) else kinds[p.name]))
+        return found
 
     @property
     def group(self) -> Group | None:
@@ -107,13 +140,7 @@ class Stage:
         return self.schedule._group_of.get(self.tensor.uid)
 
     def _not_extern(self, what: str) -> None:
-        """A te.extern stage has no loops, and is computed at the root, whole."""
-        if isinstance(self.op, ExternOp):
-            raise ScheduleError(
-                f"{what}: stage {self.tensor.name} is a te.extern stage: an external function computes it "
-                "over whole buffers, so it has no loops to split or reorder and can't be attached (compute_at) "
-                "or inlined"
-            )
+        rules.check_not_extern(what, self.tensor.name, isinstance(self.op, ExternOp))
 
     def _leaf(self, iv: T.IterVar, what: str) -> T.IterVar:
         self._not_extern(what)
@@ -133,7 +160,7 @@ class Stage:
             owner = self.schedule.owner_of(iv)
             if owner is not None and owner is not self:
                 raise ScheduleError(f"{what}: axis {iv.name} belongs to stage {owner.tensor.name}, not {self.tensor.name}")
-            raise ScheduleError(f"{what}: axis {iv.name} of {self.tensor.name} was already split or fused")
+        rules.check_leaf(what, self.tensor.name, iv.name, index_of(self.leaves, iv) >= 0)
         return iv
 
     def _record(self, p: Primitive) -> None:
@@ -174,17 +201,9 @@ class Stage:
         inner = T.IterVar(f"{parent.name}.inner", is_reduce=parent.is_reduce)
         position = index_of(self.leaves, parent)
         self.leaves[position : position + 1] = [outer, inner]
-        self._record(
-            Split(
-                stage=self.tensor,
-                parent=parent,
-                outer=outer,
-                inner=inner,
-                factor=factor,
-                nparts=nparts,
-                disable_predication=disable_predication,
-            )
-        )
+        split = Split(stage=self.tensor, parent=parent, outer=outer, inner=inner, factor=factor, nparts=nparts,
+                      disable_predication=disable_predication)
+        self._record(split)
         return outer, inner
 
     def fuse(self, *axes: T.IterVar) -> T.IterVar:
@@ -204,9 +223,7 @@ class Stage:
     def _fuse_pair(self, outer: T.IterVar, inner: T.IterVar) -> T.IterVar:
         self._leaf(outer, "fuse")
         self._leaf(inner, "fuse")
-        position = index_of(self.leaves, outer)
-        if position + 1 >= len(self.leaves) or self.leaves[position + 1] is not inner:
-            raise ScheduleError(f"fuse: {inner.name} must be the loop right inside {outer.name}")
+        position = rules.fuse_position("fuse", self.tensor.name, self.leaves, outer, inner)
         # a data axis fused with a reduce axis is a reduce axis (TVM's larger iteration type)
         fused = T.IterVar(f"{outer.name}.{inner.name}.fused", is_reduce=outer.is_reduce or inner.is_reduce)
         self.leaves[position : position + 2] = [fused]
@@ -218,8 +235,7 @@ class Stage:
         (the other leaves stay where they are)."""
         for iv in axes:
             self._leaf(iv, "reorder")
-        if len(set(map(id, axes))) != len(axes):
-            raise ScheduleError("reorder: an axis appears twice")
+        rules.check_distinct("reorder", axes)
         positions = sorted(index_of(self.leaves, iv) for iv in axes)
         for position, iv in zip(positions, axes, strict=True):
             self.leaves[position] = iv
@@ -266,19 +282,19 @@ class Stage:
         """Substitute the stage's expression into its readers: no buffer, no loops of its own
         (not for reductions or the function's outputs)."""
         self._not_extern("compute_inline")
+        rules.check_compute_inline("compute_inline", self.tensor.name, bool(self.op.reduce_axis), self._is_output())
         self._record(ComputeInline(stage=self.tensor))
+
+    def _is_output(self) -> bool:
+        return any(t.op is self.tensor.op for t in self.schedule.outputs)
 
     def parallel(self, axis: T.IterVar) -> None:
         """Run the iterations of loop `axis` on several threads (OpenMP); not a reduce axis."""
-        if axis.is_reduce:
-            raise ScheduleError(f"parallel: {axis.name} is a reduce axis and can't run in parallel")
         self._annotate(Parallel, axis)
 
     def vectorize(self, axis: T.IterVar) -> None:
         """Turn loop `axis` (innermost, ideally of a constant extent) into vector operations;
         not a reduce axis."""
-        if axis.is_reduce:
-            raise ScheduleError(f"vectorize: {axis.name} is a reduce axis; its lanes would update the same element")
         self._annotate(Vectorize, axis)
 
     def unroll(self, axis: T.IterVar) -> None:
@@ -287,19 +303,19 @@ class Stage:
 
     def _annotate(self, kind: type[Parallel | Vectorize | Unroll], axis: T.IterVar) -> None:
         self._leaf(axis, kind.name)
+        rules.check_annotation(kind.name, kind.name, axis.name, axis.is_reduce)
         self._record(kind(stage=self.tensor, axis=axis))
 
     def storage_align(self, axis: T.IterVar, factor: int, offset: int) -> None:
         """Pad the stride of dimension `axis` (a root axis) of the stage's buffer so that
         `stride % factor == offset` (TVM's `storage_align`)."""
         self._not_extern("storage_align")
-        if index_of(self.op.axis, axis) < 0:
-            raise ScheduleError(f"storage_align: {getattr(axis, 'name', axis)} is not a data-parallel axis of {self.tensor.name}.op.axis")
+        name = getattr(axis, "name", str(axis))
+        rules.check_storage_align("storage_align", self.tensor.name, name, index_of(self.op.axis, axis) >= 0, self._is_output())
         for what, value in (("factor", factor), ("offset", offset)):
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ScheduleTypeError(f"storage_align: the {what} is an int, got {value!r}")
-        if factor < 1 or not 0 <= offset < factor:
-            raise ScheduleError(f"storage_align: needs factor >= 1 and 0 <= offset < factor, got factor {factor}, offset {offset}")
+        rules.check_align_values("storage_align", factor, offset)
         self._record(StorageAlign(stage=self.tensor, axis=axis, factor=factor, offset=offset))
 
 
@@ -369,84 +385,37 @@ class Schedule:
         stage = self[tensor]
         stage._leaf(axis, "rfactor")
         op = stage.op
-        if not axis.is_reduce or not isinstance(op.body, T.Reduce):
-            raise ScheduleError(f"rfactor: {axis.name} is a data-parallel axis of {tensor.name}; only a reduce axis can be factored")
-        dependent = [iv.name for iv in op.body.axes if _names_an_axis(iv.known_extent)]
+        reduce = op.body if isinstance(op.body, T.Reduce) else None
+        dependent = [] if reduce is None else [iv.name for iv in reduce.axes if names_an_axis(iv.known_extent)]
         if dependent:
             raise ScheduleError(
                 f"rfactor: the extent of reduce axis {dependent[0]} of {tensor.name} depends on a data axis "
                 "(te.reduce_axis((0, i))); rfactor of such a reduction is not supported"
             )
-        named = T.reducer_axes(op.body)
-        if named:
-            # each partial reduction would start from the identity at B.rf's axes, and the combiner
-            # merging the parts would see B's: neither is the value the reduction means
-            raise ScheduleError(
-                f"rfactor: the reducer {op.body.kind} of {tensor.name} names its data axis {named[0].name} "
-                "(in its identity or combiner); rfactor of such a reduction is not supported"
-            )
-        ndata = len(op.axis)
-        position = factor_axis if factor_axis >= 0 else ndata + 1 + factor_axis
-        if not 0 <= position <= ndata:
-            raise ScheduleError(f"rfactor: factor_axis {factor_axis} is out of range for the {ndata} axes of {tensor.name}")
-        f = _Rfactor(self, stage, axis)
-        reduce = op.body
-        data = [T.IterVar(iv.name, iv.extent) for iv in op.axis]
-        kept = [T.IterVar(iv.name, iv.extent, is_reduce=True) for iv in reduce.axes if iv not in f.touched]
-        leaves = {iv: T.IterVar(iv.name, f.extent[iv], is_reduce=True) for iv in f.leaves if iv is not axis}
-        factored = T.IterVar(axis.name, f.extent[axis])
-        mapping: dict[int, T.Expr] = {old.uid: new for old, new in zip(op.axis, data, strict=True)}
-        mapping |= {old.uid: new for old, new in zip((iv for iv in reduce.axes if iv not in f.touched), kept, strict=True)}
-        roots = f.values({**leaves, axis: factored})
-        mapping |= {iv.uid: roots[iv] for iv in f.roots}
-        where = None if reduce.where is None else T.substitute(reduce.where, mapping)
-        for iv in f.roots:
-            if not (isinstance(iv.extent, int) and isinstance(f.extent[axis], int) and _covers_exactly(f, iv)):
-                check = roots[iv] < iv.known_extent
-                where = check if where is None else where & check
-        data.insert(position, factored)
-        axes_rf = (*kept, *leaves.values())
-        bodies = [b for b in op.all_bodies() if isinstance(b, T.Reduce)]
-        sources = tuple(T.substitute(e, mapping) for e in reduce.sources)
-        factor_bodies = tuple(
-            T.Reduce(
-                b.kind,
-                sources[k] if sources else T.substitute(b.body, mapping),
-                axes_rf,
-                b.init if b.combiner is not None else None,  # a user reducer's start is its identity
-                where,
-                b.combiner,
-                sources,
-                k,
-            )
-            for k, b in enumerate(bodies)
+        relations = relations_of(self.primitives, stage.tensor)
+        named = [] if reduce is None else T.reducer_axes(reduce)
+        facts = rules.RfactorFacts(
+            tensor.name,
+            axis.name,
+            axis.is_reduce and reduce is not None,
+            fuses_data=any(iv in loop_relations.touched(relations, axis) for iv in op.axis),
+            factor_axis=factor_axis,
+            ndata=len(op.axis),
+            attached_here=stage._attached_here(),
+            reducer="" if reduce is None else reduce.kind,
+            axis_named_by_reducer=named[0].name if named else None,
         )
-        factor_op = T.Operation(f"{tensor.name}.rf", tuple(data), factor_bodies[0], bodies=factor_bodies if sources else ())
-        shape = tuple(iv.known_extent for iv in data)
-        factors = tuple(T.Tensor(shape, b.dtype, factor_op, value_index=k) for k, b in enumerate(factor_bodies))
-        factor_op.output_tensor = factors[0]
-        if sources:
-            factor_op.outputs = factors
-        axes = [T.IterVar(iv.name, iv.extent) for iv in op.axis]
-        v = T.IterVar(f"{axis.name}.v", f.extent[axis], is_reduce=True)
-        index: list[T.Expr] = list(axes)
-        index.insert(position, v)
-        reads = tuple(T.Read(t, tuple(index)) for t in factors)
-        new_bodies = tuple(
-            T.Reduce(b.kind, reads[k], (v,), b.init, None, b.combiner, reads if sources else (), k)
-            for k, b in enumerate(bodies)
-        )
-        new_op = T.Operation(op.name, tuple(axes), new_bodies[0], bodies=new_bodies if sources else ())
-        new_op.output_tensor, new_op.outputs = op.output_tensor, op.outputs
+        position = rules.check_rfactor("rfactor", facts)
+        made = rfactor_stage(relations, op, stage.leaves, axis, position, f"{tensor.name}.rf")
         self.primitives.append(
-            Rfactor(stage=stage.tensor, axis=axis, factor_tensor=factors[0], factor_axis=position, new_op=new_op)
+            Rfactor(stage=stage.tensor, axis=axis, factor_tensor=made.factors[0], factor_axis=position, new_op=made.new_op)
         )
-        stage.retired += [*op.axis, *reduce.axes, *stage.leaves]
-        stage._op = new_op
-        stage.leaves = [*axes, v]
-        self.stages[factors[0].uid] = Stage(self, factors[0])
+        stage.retired += [*op.axis, *op.reduce_axis, *stage.leaves]
+        stage._op = made.new_op
+        stage.leaves = made.leaves
+        self.stages[made.factors[0].uid] = Stage(self, made.factors[0])
         # A tuple reducer gives one factor tensor per element, as a list (TVM's API).
-        return factors[0] if len(factors) == 1 else list(factors)  # type: ignore[return-value]  # see above
+        return made.factors[0] if len(made.factors) == 1 else list(made.factors)  # type: ignore[return-value]  # see above
 
     def cache_read(
         self, tensor: T.Tensor, scope: str, readers: T.Tensor | T.Operation | Sequence[T.Tensor | T.Operation]
@@ -463,7 +432,7 @@ class Schedule:
         stages = [self[r] for r in items]
         for stage in stages:
             key = (stage.tensor.uid, tensor.uid)
-            if key in self._redirected or not _reads(stage.op, tensor):
+            if key in self._redirected or not reads(stage.op, tensor):
                 raise ScheduleError(f"cache_read: {stage.tensor.name} does not read {tensor.name}")
             self._redirected.add(key)
         axes = tuple(T.IterVar(f"ax{k}", d) for k, d in enumerate(tensor.shape))
@@ -502,20 +471,17 @@ class Schedule:
                 f"cache_write: the tensors ({names}) must be all the outputs of one computed stage, in order"
             )
         stage = self[first]
-        self._check_cache_write(stage)
-        layout = _CacheLayout(self, stage)
-        name = f"{first.name}.{scope}"
-        bodies = tuple(T.substitute(b, layout.roots) for b in stage.op.all_bodies())
-        op = T.Operation(name, tuple(layout.axes), bodies[0], bodies=bodies if len(bodies) > 1 else ())
-        caches = tuple(
-            T.Tensor(tuple(layout.extents), t.dtype, op, value_index=k) for k, t in enumerate(tensors)
+        stage._not_extern("cache_write")
+        facts = rules.CacheWriteFacts(
+            first.name,
+            inline=isinstance(stage._placed_by(), ComputeInline),
+            attached=isinstance(stage._placed_by(), ComputeAt),
+            attached_here=stage._attached_here(),
+            annotated=stage._annotations(),
+            split_reduce=[iv.name for iv in stage.leaves if iv.is_reduce and index_of(stage.op.reduce_axis, iv) < 0],
         )
-        op.output_tensor = caches[0]
-        reads = tuple(T.Read(c, tuple(layout.indices)) for c in caches)
-        copy = T.Operation(stage.op.name, stage.op.axis, reads[0], bodies=reads if len(reads) > 1 else ())
-        copy.output_tensor = first
-        if len(caches) > 1:
-            op.outputs, copy.outputs = caches, tuple(tensors)
+        rules.check_cache_write("cache_write", facts)
+        caches, copy = cache_write_stage(relations_of(self.primitives, first), stage.op, stage.leaves, tensors, f"{first.name}.{scope}")
         stage.cached += [*stage.leaves, *stage.op.reduce_axis]
         stage._op = copy
         stage.leaves = list(copy.axis)
@@ -523,28 +489,6 @@ class Schedule:
         self.primitives.append(CacheWrite(stage=first, cache=caches[0], scope=scope, new_op=copy))
         # one output gives the cache tensor, a multi-output stage the list of them (TVM's API)
         return caches[0] if len(caches) == 1 else list(caches)  # type: ignore[return-value]  # a list: see above
-
-    def _check_cache_write(self, stage: Stage) -> None:
-        stage._not_extern("cache_write")
-        name = stage.tensor.name
-        for p in self.primitives:
-            if isinstance(p, ComputeAt | ComputeInline | LoopAnnotation) and p.stage is stage.tensor:
-                raise ScheduleError(
-                    f"cache_write: {name} already has a {p.name}; cache_write replaces {name}'s stage, so it must "
-                    "come before compute_at, compute_inline and loop annotations"
-                )
-            if isinstance(p, ComputeAt | GroupComputeAt) and p.target is stage.tensor:
-                what = p.group.name if isinstance(p, GroupComputeAt) else p.stage.name
-                raise ScheduleError(
-                    f"cache_write: {what} is computed at a loop of {name}, which cache_write replaces; "
-                    "attach it after the cache_write"
-                )
-        for iv in stage.leaves:
-            if iv.is_reduce and index_of(stage.op.reduce_axis, iv) < 0:
-                raise ScheduleError(
-                    f"cache_write: the reduce axis {iv.name} of {name} was split or fused; split the cache "
-                    "stage's reduce axes after the cache_write"
-                )
 
     def create_group(
         self,
@@ -567,22 +511,18 @@ class Schedule:
         >>> s[B].group is g
         True
         """
-        outs, ins = _tensor_list(outputs, "outputs"), _tensor_list(inputs, "inputs")
+        outs, ins = tensor_list(outputs, "outputs"), tensor_list(inputs, "inputs")
         for t in outs:
             if t.is_placeholder:
                 raise ScheduleError(f"create_group: output {t.name} is a placeholder, not a stage")
-        members = _subgraph(self, outs, ins, include_inputs)
+        members = subgraph(lambda t: self[t].op, outs, ins, include_inputs)
         stages = [self[t] for t in members]
         parent = common_group([s.group for s in stages])
         touched = {g for s in stages for g in group_chain(s.group) if g not in group_chain(parent)}
+        member_uids = {t.uid for t in members}
         for inner in touched:
-            outside = [uid for uid, g in self._group_of.items() if inner in group_chain(g) and uid not in {t.uid for t in members}]
-            if outside:
-                names = ", ".join(self.stages[uid].tensor.name for uid in outside)
-                raise ScheduleError(
-                    f"create_group: the new group cuts through {inner.name}: its stage(s) {names} are not between "
-                    "the inputs and the outputs (a group nests whole groups only)"
-                )
+            outside = [uid for uid, g in self._group_of.items() if inner in group_chain(g) and uid not in member_uids]
+            rules.check_group_cut("create_group", inner.name, [self.stages[uid].tensor.name for uid in outside])
         group = Group(self, f"group{len(self.groups)}", parent)
         for inner in touched:
             if inner.group is parent:
@@ -633,8 +573,7 @@ class Group:
         if not isinstance(parent, Stage):
             raise ScheduleTypeError("compute_at: the first argument is a stage, s[T]")
         parent._leaf(axis, "compute_at")
-        if self in group_chain(parent.group):
-            raise ScheduleError(f"compute_at: {parent.tensor.name} is in {self.name}, which can't be computed inside itself")
+        rules.check_group_target("compute_at", self.name, parent.tensor.name, self in group_chain(parent.group))
         self.schedule.primitives.append(GroupComputeAt(group=self, target=parent.tensor, axis=axis))
 
     def compute_root(self) -> None:
@@ -642,186 +581,9 @@ class Group:
         self.schedule.primitives.append(GroupComputeRoot(group=self))
 
 
-def _tensor_list(items: T.Tensor | Sequence[T.Tensor], what: str) -> list[T.Tensor]:
-    found = [items] if isinstance(items, T.Tensor) else list(items)
-    if not found:
-        raise ScheduleError(f"create_group: no {what} given")
-    for t in found:
-        if not isinstance(t, T.Tensor):
-            raise ScheduleTypeError(f"create_group: the {what} are tensors, got {t!r}")
-    return [t.op.output(0) if t.op.outputs else t for t in found]
-
-
-def _subgraph(schedule: Schedule, outputs: list[T.Tensor], inputs: list[T.Tensor], include: bool) -> list[T.Tensor]:
-    """The computed tensors on a path from an output down to an input (TVM's GetSubGraph)."""
-    boundary = {t.uid for t in inputs}
-    reaches: dict[int, bool] = {}
-    order: list[T.Tensor] = []
-
-    def visit(t: T.Tensor) -> bool:
-        if t.uid in reaches:
-            return reaches[t.uid]
-        if t.uid in boundary:
-            reaches[t.uid] = True
-            if include and not t.is_placeholder:
-                order.append(t)
-            return True
-        reaches[t.uid] = False
-        if t.is_placeholder:
-            return False
-        found = [visit(r.op.output(0) if r.op.outputs else r) for r in _read_tensors(schedule[t].op)]
-        reaches[t.uid] = any(found)
-        if reaches[t.uid]:
-            order.append(t)
-        return reaches[t.uid]
-
-    for t in outputs:
-        if not visit(t):
-            raise ScheduleError(f"create_group: output {t.name} reads none of the inputs, directly or through other stages")
-    unread = [t.name for t in inputs if not reaches.get(t.uid)]
-    if unread:
-        raise ScheduleError(
-            f"create_group: input(s) {', '.join(unread)} are not read by the outputs (directly or through other "
-            "stages): a group holds the stages between its inputs and outputs"
-        )
-    return order
-
-
-def _read_tensors(op: T.Operation) -> list[T.Tensor]:
-    found: list[T.Tensor] = []
-    for body in op.all_bodies():
-        for node in T.walk(body):
-            if isinstance(node, T.Read) and all(node.tensor is not t for t in found):
-                found.append(node.tensor)
-    return found
-
-
-def _static_split(p: Split, what: str) -> None:
-    if p.factor is not None and not isinstance(p.factor, int):
-        raise ScheduleError(
-            f"{what}: {p.stage.name}'s axis {p.parent.name} is split by the symbolic factor "
-            f"{T.dim_repr(p.factor)}; {what} of such a stage is not supported"
-        )
-
-
-def _names_an_axis(extent: T.Dim) -> bool:
-    return not isinstance(extent, int) and any(isinstance(node, T.IterVar) for node in T.walk(extent))
-
-
-def _ceil_div(a: T.Dim, b: T.Dim) -> T.Dim:
-    if isinstance(a, int) and isinstance(b, int):
-        return -(-a // b)
-    return (a + b - 1) // b
-
-
-class _Rfactor:
-    """TVM's rfactor on the Python side: the shapes and axes users see (`BF.shape`,
-    `BF.op.reduce_axis`, `s[B].op.axis`). The IR rewrite is compiler.transforms.rfactor."""
-
-    def __init__(self, schedule: Schedule, stage: Stage, axis: T.IterVar):
-        relations = _relations(schedule, stage.tensor)
-        self.touched = loop_relations.touched(relations, axis)
-        fused_data = [iv.name for iv in stage.op.axis if iv in self.touched]
-        if fused_data:
-            raise ScheduleError(
-                f"rfactor: {axis.name} of {stage.tensor.name} is fused with the data axis {fused_data[0]}; only "
-                "loops of reduce axes alone can be factored"
-            )
-        reduce = stage.op.body
-        assert isinstance(reduce, T.Reduce)
-        self.relations = [rel for rel in relations if set(rel.inputs) & self.touched]
-        self.extent: dict[T.IterVar, T.Dim] = {iv: iv.known_extent for iv in reduce.axes if iv in self.touched}
-        loop_relations.pass_down_extent(self.relations, self.extent, _rfactor_split, operator.mul, 1)
-        self.leaves = [iv for iv in stage.leaves if iv in self.touched]
-        self.roots = [iv for iv in reduce.axes if iv in self.touched]
-
-    def values(self, leaf_value: dict[T.IterVar, T.Expr]) -> dict[T.IterVar, T.Expr]:
-        """The touched root axes as expressions of the new leaf axes (PassUpIndex)."""
-        value: dict[T.IterVar, T.Expr | int] = {
-            iv: 0 if _is_one(self.extent[iv]) else leaf_value[iv] for iv in self.leaves
-        }
-        loop_relations.pass_up_index(self.relations, value, self.extent)
-        return {iv: T.as_expr(value[iv], T.INDEX) for iv in self.roots}
-
-
-def _rfactor_split(p: Split, e: T.Dim) -> tuple[T.Dim, T.Dim]:
-    """A split's outer and inner extents for rfactor: nparts gives the outer axis exactly
-    nparts iterations (TVM's PassDownDomain)."""
-    _static_split(p, "rfactor")
-    if p.factor is not None:
-        assert isinstance(p.factor, int)
-        return _ceil_div(e, p.factor), p.factor
-    assert p.nparts is not None
-    return p.nparts, _ceil_div(e, p.nparts)
-
-
-def _is_one(d: T.Dim) -> bool:
-    return isinstance(d, int) and d == 1
-
-
-def _covers_exactly(f: _Rfactor, root: T.IterVar) -> bool:
-    """Whether the leaves of a static root axis cover exactly its extent (no bound check)."""
-    extents = [f.extent[iv] for iv in f.leaves]
-    if not all(isinstance(e, int) for e in extents):
-        return False
-    product = 1
-    for e in extents:
-        assert isinstance(e, int)
-        product *= e
-    return len(f.roots) == 1 and product == root.extent
-
-
 def _check_scope(what: str, scope: object) -> None:
     if scope not in CACHE_SCOPES:
         raise ScheduleError(f"{what}: unknown storage scope {scope!r} (expected one of {', '.join(CACHE_SCOPES)})")
-
-
-def _reads(op: T.Operation, tensor: T.Tensor) -> bool:
-    return any(isinstance(n, T.Read) and n.tensor is tensor for body in op.all_bodies() for n in T.walk(body))
-
-
-class _CacheLayout:
-    """The cache of `cache_write` as users see it (`CL.op.axis`, `CL.shape`): one axis per
-    data-parallel leaf of the stage, and each leaf as a function of the stage's axes
-    (TVM's relayout; the IR rewrite is compiler.transforms.cache_stages)."""
-
-    def __init__(self, schedule: Schedule, stage: Stage):
-        relations = _relations(schedule, stage.tensor)
-        extent: dict[T.IterVar, T.Dim] = {iv: iv.known_extent for iv in stage.op.axis}
-        loop_relations.pass_down_extent(relations, extent, _cache_split, operator.mul, 1)
-        index: dict[T.IterVar, T.Expr] = {iv: iv for iv in stage.op.axis}
-        loop_relations.pass_down_index(relations, index, extent, T.const(0))
-        leaves = [iv for iv in stage.leaves if not iv.is_reduce]
-        self.axes = [T.IterVar(f"{iv.name}.c", extent[iv]) for iv in leaves]
-        self.extents = [extent[iv] for iv in leaves]
-        self.indices = [index[iv] for iv in leaves]
-        # the stage's axes as functions of the cache's (PassUpIndex), for the cache's body
-        value: dict[T.IterVar, T.Expr] = dict(zip(leaves, self.axes, strict=True))
-        loop_relations.pass_up_index(relations, value, extent)
-        self.roots: dict[int, T.Expr] = {iv.uid: value[iv] for iv in stage.op.axis}
-
-
-def _cache_split(p: Split, e: T.Dim) -> tuple[T.Dim, T.Dim]:
-    """A split's outer and inner extents for the cache: ceil(extent / inner) outer iterations."""
-    _static_split(p, "cache_write")
-    if p.factor is not None:
-        assert isinstance(p.factor, int)
-        f: T.Dim = p.factor
-    else:
-        assert p.nparts is not None  # a split has a factor or nparts
-        f = _ceil_div(e, p.nparts)
-    return _ceil_div(e, f), f
-
-
-def _relations(schedule: Schedule, tensor: T.Tensor) -> list[Split | Fuse | Singleton]:
-    """The loop-axis relations of a stage since its op last changed (cache_write, rfactor)."""
-    found: list[Split | Fuse | Singleton] = []
-    for p in schedule.primitives:
-        if isinstance(p, CacheWrite | Rfactor) and p.stage is tensor:
-            found = []
-        elif isinstance(p, Split | Fuse | Singleton) and p.stage is tensor:
-            found.append(p)
-    return found
 
 
 def _is_scheduled(schedule: Schedule, tensor: T.Tensor) -> bool:

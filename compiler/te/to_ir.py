@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-import compiler.analysis.schedule_model  # noqa: F401  (installs the sched.schedule verifier)
+import compiler.schedule.model  # noqa: F401  (installs the sched.schedule verifier)
 from compiler.dialects import sched, te
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.names import fresh_name

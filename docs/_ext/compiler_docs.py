@@ -387,8 +387,9 @@ def _rules(messages: list[str]) -> str:
 
 
 def dialects_markdown() -> str:
-    import compiler.analysis.schedule_model as schedule_model
+    import compiler.schedule.model as schedule_model
     from compiler.registry import get_all_dialects
+    from compiler.schedule import replay, rules
 
     out = [
         "# Dialect reference\n",
@@ -416,9 +417,11 @@ def dialects_markdown() -> str:
             if op.name == "sched.schedule":
                 out.append(
                     "Besides its own checks, it replays the schedule "
-                    "(`compiler/analysis/schedule_model.py`) and rejects:\n"
+                    "(`compiler/schedule/`) and rejects, with the rules the Python schedule "
+                    "API shares (`compiler/schedule/rules.py`, `{prim}` the primitive's name):\n"
                 )
-                out.append(_rules(raised_messages(schedule_model)))
+                found = [*raised_messages(schedule_model), *raised_messages(replay), *raised_messages(rules)]
+                out.append(_rules(list(dict.fromkeys(found))))
             if messages:
                 out.append("Verifier rules:\n")
                 out.append(_rules(messages))

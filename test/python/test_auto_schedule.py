@@ -24,10 +24,10 @@ from test_schedule_properties import PROGRAM_KINDS, SETTINGS, Case, check, draw_
 import compiler
 from compiler import ops, te
 from compiler.analysis.auto_schedule import plan_function
-from compiler.analysis.schedule_model import schedule_of
 from compiler.analysis.target import Target, host_target
 from compiler.context import make_context
 from compiler.passes.auto_schedule import AutoSchedulePass
+from compiler.schedule.model import schedule_of
 from compiler.te.to_ir import build_module
 
 AVX2 = Target(vector_bits=256, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024, cores=2, cpu="test")

@@ -217,9 +217,9 @@ def test_cache_write_after_compute_at_is_rejected() -> None:
     _, B, C = _elementwise()
     s = te.create_schedule(C.op)
     s[B].compute_at(s[C], C.op.axis[0])
-    with pytest.raises(ValueError, match="cache_write: B already has a compute_at"):
+    with pytest.raises(ValueError, match=re.escape('cache_write: stage "B" is attached (compute_at); apply cache_write first')):
         s.cache_write(B, "local")
-    with pytest.raises(ValueError, match="cache_write: B is computed at a loop of C"):
+    with pytest.raises(ValueError, match=re.escape('cache_write: stage "C" has stage(s) B computed at its loops')):
         s.cache_write(C, "local")
 
 
@@ -228,9 +228,9 @@ def test_cache_write_after_vectorize_or_inline_is_rejected() -> None:
     s = te.create_schedule(C.op)
     s[C].vectorize(C.op.axis[1])
     s[B].compute_inline()
-    with pytest.raises(ValueError, match="C already has a vectorize"):
+    with pytest.raises(ValueError, match=re.escape('stage "C" has its loop j annotated (vectorized)')):
         s.cache_write(C, "local")
-    with pytest.raises(ValueError, match="B already has a compute_inline"):
+    with pytest.raises(ValueError, match=re.escape('stage "B" is inlined')):
         s.cache_write(B, "local")
 
 
@@ -238,7 +238,7 @@ def test_cache_write_split_reduce_axis_is_rejected() -> None:
     _, _, C = _matmul(4, 4, 8)
     s = te.create_schedule(C.op)
     s[C].split(C.op.reduce_axis[0], factor=2)
-    with pytest.raises(ValueError, match=r"the reduce axis k\.outer of C was split or fused"):
+    with pytest.raises(ValueError, match=re.escape('stage "C" has its reduce axis split or fused (k.outer)')):
         s.cache_write(C, "local")
 
 
@@ -269,16 +269,15 @@ def test_cache_read_misuse() -> None:
 
 
 def test_storage_align_misuse() -> None:
-    A, B, C = _elementwise()
+    _, B, C = _elementwise()
     s = te.create_schedule(C.op)
     xo, _ = s[B].split(B.op.axis[0], factor=2)
-    with pytest.raises(ValueError, match=r"not a data-parallel axis of B\.op\.axis"):
+    with pytest.raises(ValueError, match=re.escape('storage_align: i.outer is not a data-parallel root axis of "B"')):
         s[B].storage_align(xo, 16, 1)
     with pytest.raises(ValueError, match="0 <= offset < factor"):
         s[B].storage_align(B.op.axis[0], 4, 4)
-    s[C].storage_align(C.op.axis[0], 4, 1)
     with pytest.raises(ValueError, match="is a result of the function; its buffer's layout is the caller's"):
-        compiler.lower(s, [A, C], until="loop")
+        s[C].storage_align(C.op.axis[0], 4, 1)
 
 
 def test_cache_write_then_rfactor_of_the_cache() -> None:

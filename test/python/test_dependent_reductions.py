@@ -417,7 +417,7 @@ def test_rfactor_of_a_reducer_naming_the_data_axis_is_rejected() -> None:
     Y = te.compute((8,), body, name="Y")
     s = te.create_schedule(Y.op)
     _, ki = s[Y].split(k, factor=4)
-    with pytest.raises(compiler.ScheduleError, match="rfactor: the reducer from_row of Y names its data axis i"):
+    with pytest.raises(compiler.ScheduleError, match="rfactor: the reducer from_row of Y names its axis i"):
         s.rfactor(Y, ki)
 
 

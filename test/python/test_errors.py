@@ -154,10 +154,15 @@ def test_schedule_errors_from_the_stage_api_and_the_verifier() -> None:
     err = raised(lambda: s[C].split(C.op.axis[0], factor=2, nparts=2), compiler.ScheduleError, ValueError)
     assert str(err) == "split takes exactly one of factor= or nparts="
     raised(lambda: s[B].compute_at(C, C.op.axis[0]), errors.ScheduleTypeError, TypeError)  # type: ignore[arg-type]
-    # found by the sched dialect's verifier when the program is built
-    s[C].compute_inline()
-    err = raised(lambda: compiler.lower(s, [A, C], until="loop"), compiler.ScheduleError, ValueError)
+    # the stage API checks what it knows when the primitive is called (compiler.schedule.rules) ...
+    err = raised(lambda: s[C].compute_inline(), compiler.ScheduleError, ValueError)
     assert "stage \"C\" is a result of the function" in str(err)
+    # ... the sched dialect's verifier the rest, when the program is built
+    D = te.compute((8,), lambda i: B[i] - 1.0, name="D")
+    s = te.create_schedule([C.op, D.op])
+    s[B].compute_at(s[C], C.op.axis[0])
+    err = raised(lambda: compiler.lower(s, [A, C, D], until="loop"), compiler.ScheduleError, ValueError)
+    assert "\"D\" also reads it outside that loop" in str(err)
 
 
 def test_ir_errors_are_xdsl_diagnostics_too() -> None:

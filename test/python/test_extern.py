@@ -189,18 +189,18 @@ def _extern_program() -> tuple[te.Tensor, te.Tensor, te.Tensor, te.Tensor]:
 def test_split_of_the_extern_stage_is_rejected() -> None:
     _, _, E, C = _extern_program()
     s = te.create_schedule(C.op)
-    with pytest.raises(ValueError, match=re.escape("split: stage E is a te.extern stage")):
+    with pytest.raises(ValueError, match=re.escape('split: stage "E" is a te.extern stage')):
         s[E].split(C.op.axis[0], factor=4)
 
 
 def test_compute_at_inline_and_caches_of_the_extern_stage_are_rejected() -> None:
     A, _, E, C = _extern_program()
     s = te.create_schedule(C.op)
-    with pytest.raises(ValueError, match=re.escape("compute_at: stage E is a te.extern stage")):
+    with pytest.raises(ValueError, match=re.escape('compute_at: stage "E" is a te.extern stage')):
         s[E].compute_at(s[C], C.op.axis[0])
-    with pytest.raises(ValueError, match=re.escape("compute_inline: stage E is a te.extern stage")):
+    with pytest.raises(ValueError, match=re.escape('compute_inline: stage "E" is a te.extern stage')):
         s[E].compute_inline()
-    with pytest.raises(ValueError, match=re.escape("cache_write: stage E is a te.extern stage")):
+    with pytest.raises(ValueError, match=re.escape('cache_write: stage "E" is a te.extern stage')):
         s.cache_write(E, "local")
     s.cache_read(E, "local", [C])  # checked by the sched verifier, at build
     with pytest.raises(ValueError, match=re.escape('sched.cache_read: "E" is a te.extern stage')):
@@ -215,7 +215,7 @@ def test_producer_of_an_extern_can_not_be_attached_or_inlined() -> None:
     with pytest.raises(ValueError, match=re.escape('stage "P" is read whole by the te.extern stage "E"')):
         compiler.build(s, [A, C])
     s = te.create_schedule(C.op)
-    with pytest.raises(ValueError, match=re.escape("compute_at: stage E is a te.extern stage")):
+    with pytest.raises(ValueError, match=re.escape('compute_at: stage "E" is a te.extern stage')):
         s[P].compute_at(s[E], C.op.axis[0])
 
 

@@ -107,7 +107,7 @@ def test_a_group_cutting_through_another_is_an_error() -> None:
     A, B, C, D = stencil(9)
     s = te.create_schedule(D.op)
     s.create_group(outputs=C, inputs=A)  # {B, C}
-    with pytest.raises(ScheduleError, match="cuts through group0: its stage\\(s\\) B"):
+    with pytest.raises(ScheduleError, match=re.escape('create_group cuts through group "group0": its stage(s) B')):
         s.create_group(outputs=D, inputs=B)  # {C, D}: part of group0
 
 
@@ -115,7 +115,7 @@ def test_a_group_inside_its_own_stage_is_an_error() -> None:
     A, _, C, D = stencil(9)
     s = te.create_schedule(D.op)
     g = s.create_group(outputs=C, inputs=A)
-    with pytest.raises(ScheduleError, match="C is in group0, which can't be computed inside itself"):
+    with pytest.raises(ScheduleError, match=re.escape('compute_at: stage "C" is in group "group0", which can\'t be computed inside one of its own stages')):
         g.compute_at(s[C], C.op.axis[0])
 
 

@@ -1,4 +1,4 @@
-"""The loop-axis relation passes (compiler.analysis.loop_relations) on plain ints:
+"""The loop-axis relation passes (compiler.schedule.loop_relations) on plain ints:
 random splits and fuses of a few root axes; the points of the leaves' iteration
 space whose every axis stays inside its extent (the others are guarded) reach each
 root point once, and PassDownIndex inverts PassUpIndex there."""
@@ -10,7 +10,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.analysis import loop_relations as lr
+from compiler.schedule import loop_relations as lr
 
 
 class Axis:

@@ -225,9 +225,8 @@ def test_rfactor_with_an_attached_stage_is_rejected() -> None:
     B = te.compute((4,), lambda i: te.sum(C[i, k], axis=k), name="B")
     s = te.create_schedule(B.op)
     s[C].compute_at(s[B], B.op.axis[0])
-    s.rfactor(B, k)
     with pytest.raises(ValueError, match="computed at loops of \"B\", which rfactor replaces"):
-        compiler.build(s, [A, B])
+        s.rfactor(B, k)
 
 
 def test_axes_from_before_rfactor_are_retired() -> None:
@@ -241,7 +240,7 @@ def test_axes_from_before_rfactor_are_retired() -> None:
 def test_factor_axis_out_of_range() -> None:
     _, B, k = _row_sum(4, 8)
     s = te.create_schedule(B.op)
-    with pytest.raises(ValueError, match="factor_axis 3 is out of range"):
+    with pytest.raises(ValueError, match='factor_axis 3 is past the 1 data axes of "B"'):
         s.rfactor(B, k, factor_axis=3)
 
 

@@ -738,7 +738,7 @@ sched.schedule @f {
   %o, %i = sched.split %bi by 2 : !sched.iter<"B">
   sched.storage_align %o factor 16 offset 1 : !sched.iter<"B">
 }
-// CHECK: invalid.mlir:739:3: error: sched.storage_align: B_bi_o is not a data-parallel root axis of "B" (it names a dimension of the stage's buffer: use its sched.axis)
+// CHECK: invalid.mlir:739:3: error: sched.storage_align: B_bi_o is not a data-parallel root axis of "B" (it names a dimension of the stage's buffer: use a root axis, its sched.axis or .op.axis)
 
 // -----
 

@@ -1,14 +1,14 @@
 """The axes of a stage in the schedule model: its iteration variables and the
 relations that splits, fuses and singletons make between them (the relation
-types and their passes are in `compiler.analysis.loop_relations`; a split here
+types and their passes are in `compiler.schedule.loop_relations`; a split here
 also carries what sizes its inner loop)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.analysis import loop_relations
 from compiler.arith.expr import Const, Expr, emax
+from compiler.schedule import loop_relations
 
 
 @dataclass(eq=False)

@@ -21,9 +21,9 @@ axis k was split into (ko, ki) builds two stages, as TVM does
   dropped (TVM resets the stage).
 
 `rfactor_ops` builds the two `te.compute` ops detached; the schedule model
-(`schedule_replay.Replay.rfactor`) calls it while replaying, so later
+(`replay.Replay.rfactor`) calls it while replaying, so later
 primitives can name "B.rf" and the new axes of B.
-`schedule_model.apply_rfactors` (the `apply-rfactor` pass, and every analysis
+`model.apply_rfactors` (the `apply-rfactor` pass, and every analysis
 that rewrites the function) puts them into the function and removes the `sched.rfactor` ops with the
 primitives of B that preceded them.
 """
@@ -36,18 +36,17 @@ from typing import Protocol
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from compiler.analysis import loop_relations
-from compiler.analysis.stage_axes import IterVar, Relation, Split
 from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
-from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
 from compiler.dialects.shape import Dim, dim_expr, dims_to_attr, expr_dim
+from compiler.schedule import loop_relations
+from compiler.schedule.axes import IterVar, Relation, Split
 
 
 class Stage(Protocol):
-    """What rfactor reads of a stage of the schedule model (`schedule_model.Stage`)."""
+    """What rfactor reads of a stage of the schedule model (`model.Stage`)."""
 
     @property
     def name(self) -> str: ...
@@ -84,13 +83,11 @@ class _Factoring:
     def __init__(self, stage: Stage, axis: IterVar) -> None:
         reduction = stage.op.reduction()
         assert reduction is not None
-        self.touched = loop_relations.touched(stage.relations, axis)
-        relations = [rel for rel in stage.relations if set(rel.inputs) & self.touched]
-        extent: dict[IterVar, Expr] = {
-            iv: dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True) if iv in self.touched
-        }
-        loop_relations.pass_down_extent(relations, extent, _split_extents, lambda a, b: simplify(a * b), Const(1))
-        self.leaves = [iv for iv in stage.leaves if iv in self.touched]
+        extents = {iv: dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True)}
+        f = loop_relations.factoring(
+            stage.relations, axis, extents, stage.leaves, _split_extents, lambda a, b: simplify(a * b), Const(1)
+        )
+        self.touched, relations, extent, self.leaves = f.touched, f.relations, f.extent, f.leaves
         value: dict[IterVar, Expr] = {
             iv: Const(0) if const_value(extent[iv]) == 1 else Var(iv.name) for iv in self.leaves
         }
@@ -102,7 +99,7 @@ class _Factoring:
             bounds.update({name: (0, None) for name in free_vars(e)})
         bounds.update({iv.name: (0, simplify(self.extent[iv.name] - 1)) for iv in self.leaves})
         az = Analyzer(bounds)
-        self.roots = [iv for iv in stage.reduce_axes if iv in self.touched]
+        self.roots = f.roots
         self.checks: list[Cond] = []
         for iv in self.roots:
             root = az.simplify(self.value[iv.name])
@@ -127,15 +124,7 @@ def rfactor_ops(stage: Stage, axis: IterVar, factor_axis: int, name: str) -> tup
     old = stage.op
     reduction = old.reduction()
     assert reduction is not None
-    for iv in stage.axes:
-        if iv in f.touched:
-            raise ScheduleVerifyError(f"sched.rfactor: the factored axis {axis.name} is connected to the data axis {iv.name}")
-    named = reduction.axes_named()
-    if named:
-        raise ScheduleVerifyError(
-            f"sched.rfactor: the reducer {reduction.kind.data} of {stage.name} names its axis "
-            f"%{named[0].name_hint or 'arg'} (in its identity or combiner); rfactor of such a reduction is not supported"
-        )
+    # the schedule's rules (compiler.schedule.rules.check_rfactor) have checked the axis and the reducer
     shape = list(old.tensor_type.get_shape())
     shape.insert(factor_axis, expr_dim(f.extent[axis.name]))
     factor_types = [te.TensorType(shape, t.element_type) for t in old.tensor_types]

@@ -10,14 +10,14 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.analysis.schedule_model import (
+from compiler.diagnostics import PassError
+from compiler.dialects import sched, te
+from compiler.schedule.model import (
     ScheduleModel,
     apply_dataflow_rewrites,
     apply_rfactors,
     schedule_of,
 )
-from compiler.diagnostics import PassError
-from compiler.dialects import sched, te
 
 
 def inline_stage(producer: te.ComputeOp) -> None:

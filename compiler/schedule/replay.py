@@ -9,9 +9,28 @@ import re
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.analysis import loop_relations
-from compiler.analysis.scan_stages import place_scan_bodies
-from compiler.analysis.schedule_stages import (
+from compiler.arith.expr import Const, Expr, Var, free_vars, lt, parse_expr
+from compiler.arith.simplify import Analyzer
+from compiler.diagnostics import ScheduleVerifyError
+from compiler.dialects import sched, te
+from compiler.dialects.sched import ScheduleOp
+from compiler.dialects.shape import dim_expr
+from compiler.errors import ScheduleError
+from compiler.schedule import loop_relations, rules
+from compiler.schedule.axes import Fuse, IterVar, Singleton, Split
+from compiler.schedule.cache_stages import (
+    STORAGE_ALIGN_ATTR,
+    Layout,
+    format_align,
+    insert_cache_read,
+    insert_cache_write,
+    parse_align,
+    reads_of,
+)
+from compiler.schedule.groups import common_group, group_chain
+from compiler.schedule.rfactor import RfactorRecord, rfactor_ops
+from compiler.schedule.scans import place_scan_bodies
+from compiler.schedule.stages import (
     PRAGMA_PRIMITIVES,
     Group,
     Names,
@@ -22,24 +41,6 @@ from compiler.analysis.schedule_stages import (
     make_stage,
     stage_inputs,
 )
-from compiler.analysis.stage_axes import Fuse, IterVar, Singleton, Split
-from compiler.analysis.stage_groups import common_group, group_chain
-from compiler.arith.expr import Const, Expr, Var, free_vars, lt, parse_expr
-from compiler.arith.simplify import Analyzer
-from compiler.diagnostics import ScheduleVerifyError
-from compiler.dialects import sched, te
-from compiler.dialects.sched import ScheduleOp
-from compiler.dialects.shape import dim_expr
-from compiler.transforms.cache_stages import (
-    STORAGE_ALIGN_ATTR,
-    Layout,
-    format_align,
-    insert_cache_read,
-    insert_cache_write,
-    parse_align,
-    reads_of,
-)
-from compiler.transforms.rfactor import RfactorRecord, rfactor_ops
 
 
 class Replay:
@@ -56,11 +57,7 @@ class Replay:
         self.via_group: dict[str, Group] = {}  # stages attached by their group's compute_at
 
     def stage(self, name: str, what: str) -> Stage:
-        if name in self.model.externs:
-            raise ScheduleVerifyError(
-                f"{what}: stage \"{name}\" is a te.extern stage: an external function computes it over whole "
-                "buffers, so it has no loops to split or reorder and can't be attached (compute_at) or inlined"
-            )
+        rules.check_not_extern(what, name, name in self.model.externs)
         if name not in self.model.stages:
             known = ", ".join(self.model.stages)
             raise ScheduleVerifyError(f"{what}: @{self.model.func.sym_name.data} has no stage \"{name}\" (stages: {known})")
@@ -76,11 +73,7 @@ class Replay:
                 f"use sched.axis \"{iv.stage}\" for the axes of the new stage"
             )
         stage = self.model.stages[iv.stage]
-        if iv not in stage.leaves:
-            raise ScheduleVerifyError(
-                f"{what}: axis {iv.name} of stage \"{iv.stage}\" was already split or fused; "
-                "use the axes that replaced it"
-            )
+        rules.check_leaf(what, iv.stage, iv.name, iv in stage.leaves)
         return stage, iv
 
     def run(self, schedule: ScheduleOp) -> None:
@@ -88,7 +81,7 @@ class Replay:
             try:
                 self.apply(op)
                 self.note_structure(op)
-            except VerifyException as err:  # located at this primitive unless it names one
+            except (VerifyException, ScheduleError) as err:  # located at this primitive unless it names one
                 if isinstance(err, ScheduleVerifyError) and err.op is not None:
                     raise
                 raise ScheduleVerifyError(str(err), op) from None
@@ -150,14 +143,10 @@ class Replay:
 
     def annotate(self, axis: SSAValue, name: str) -> None:
         """parallel / vectorize / unroll, as an op or as a pragma of that name."""
-        kind = {"sched.parallel": "parallel", "sched.vectorize": "vectorized", "sched.unroll": "unrolled"}
         _, iv = self.leaf(axis, name)
-        if name != "sched.unroll" and iv.is_reduce:
-            how = "in parallel" if name == "sched.parallel" else "as vector lanes"
-            raise ScheduleVerifyError(
-                f"{name}: {iv.name} is a reduce axis; its iterations update the same elements and can't run {how}"
-            )
-        iv.kind = kind[name]
+        primitive = name.removeprefix("sched.")
+        rules.check_annotation(name, primitive, iv.name, iv.is_reduce)
+        iv.kind = rules.ANNOTATION_KINDS[primitive]
 
     def axis(self, op: sched.AxisOp) -> None:
         stage = self.stage(op.stage.data, "sched.axis")
@@ -192,11 +181,7 @@ class Replay:
     def fuse(self, op: sched.FuseOp) -> None:
         stage, outer = self.leaf(op.outer, "sched.fuse")
         _, inner = self.leaf(op.inner, "sched.fuse")
-        position = stage.leaves.index(outer)
-        if position + 1 >= len(stage.leaves) or stage.leaves[position + 1] is not inner:
-            raise ScheduleVerifyError(
-                f"sched.fuse: {inner.name} must be the loop right inside {outer.name} in stage \"{stage.name}\""
-            )
+        position = rules.fuse_position("sched.fuse", stage.name, stage.leaves, outer, inner)
         # A data axis fused with a reduce axis is a reduce axis (TVM's fuse takes the larger
         # iteration type) that also runs over data: its reduction is initialised in a nest
         # of its own before the loops, over every loop not purely of reduce axes.
@@ -231,9 +216,7 @@ class Replay:
             raise ScheduleVerifyError(f"sched.reorder mixes axes of stages {', '.join(stages)}")
         stage = pairs[0][0]
         order = [iv for _, iv in pairs]
-        if len({id(iv) for iv in order}) != len(order):  # two values of one axis
-            twice = next(iv for k, iv in enumerate(order) if any(iv is other for other in order[:k]))
-            raise ScheduleVerifyError(f"sched.reorder names the axis {twice.name} twice", op)
+        rules.check_distinct("sched.reorder", order)  # two values of one axis
         positions = sorted(stage.leaves.index(iv) for iv in order)
         for position, iv in zip(positions, order, strict=True):
             stage.leaves[position] = iv
@@ -270,11 +253,7 @@ class Replay:
 
     def group_compute_at(self, op: sched.ComputeAtOp, group: Group) -> None:
         target, iv = self.leaf(op.axis, "sched.compute_at")
-        if group in group_chain(target.group):
-            raise ScheduleVerifyError(
-                f"sched.compute_at: stage \"{target.name}\" is in group \"{group.name}\", which can't be "
-                "computed inside one of its own stages"
-            )
+        rules.check_group_target("sched.compute_at", group.name, target.name, group in group_chain(target.group))
         self.check_within_group(f"group \"{group.name}\"", group.parent, target)
         group.attach_stage, group.attach_ivar = target, iv
         self.attach_ops[group.name] = op
@@ -294,12 +273,7 @@ class Replay:
         parent = common_group([s.group for s in members])
         touched = {g for s in members for g in group_chain(s.group) if g not in group_chain(parent)}
         for inner in touched:
-            outside = [s.name for s in self.group_stages(inner) if s not in members]
-            if outside:
-                raise ScheduleVerifyError(
-                    f"{where} cuts through group \"{inner.name}\": its stage(s) {', '.join(outside)} are not "
-                    "between the new group's inputs and outputs (a group nests whole groups only)"
-                )
+            rules.check_group_cut(where, inner.name, [s.name for s in self.group_stages(inner) if s not in members])
         group = Group(name, parent)
         for inner in touched:
             if inner.parent is parent:
@@ -345,18 +319,8 @@ class Replay:
             reaches[name] = any(found)
             return reaches[name]
 
-        for stage in outputs:
-            if not visit(stage.name):
-                raise ScheduleVerifyError(
-                    f"{where}: output \"{stage.name}\" reads none of the inputs ({', '.join(sorted(boundary))}), "
-                    "directly or through other stages"
-                )
-        unread = sorted(boundary - reached)
-        if unread:
-            raise ScheduleVerifyError(
-                f"{where}: input(s) {', '.join(unread)} are not read by the outputs (directly or through other "
-                "stages): a group holds the stages between its inputs and outputs"
-            )
+        unreaching = [stage.name for stage in outputs if not visit(stage.name)]
+        rules.check_group_reach(where, sorted(boundary), unreaching, sorted(boundary - reached))
         return [
             s for s in self.model.stages.values()
             if reaches.get(s.name) and (include or s.name not in boundary)
@@ -374,31 +338,27 @@ class Replay:
                 self.via_group[stage.name] = group
 
     def rfactor(self, op: sched.RfactorOp) -> None:
-        """TVM's rfactor (compiler.transforms.rfactor): a factor stage before the stage, and
+        """TVM's rfactor (compiler.schedule.rfactor): a factor stage before the stage, and
         the stage rebuilt as the reduction of the factor stage over the factored axis."""
         stage, iv = self.leaf(op.axis, "sched.rfactor")
         name, factor_axis = op.factor_stage.data, op.factor_axis.data
-        if not iv.is_reduce:
-            raise ScheduleVerifyError(
-                f"sched.rfactor: {iv.name} is a data-parallel axis of \"{stage.name}\"; only a reduce axis can be factored"
-            )
-        if iv.mixed:
-            raise ScheduleVerifyError(
-                f"sched.rfactor: {iv.name} of \"{stage.name}\" fuses data-parallel and reduce axes; "
-                "only a loop of reduce axes alone can be factored"
-            )
         if name in self.model.stages:
             raise ScheduleVerifyError(f"sched.rfactor: @{self.model.func.sym_name.data} already has a stage \"{name}\"")
-        if factor_axis > len(stage.axes):
-            raise ScheduleVerifyError(
-                f"sched.rfactor: factor_axis {factor_axis} is past the {len(stage.axes)} data axes of \"{stage.name}\""
-            )
-        attached = [s.name for s in self.model.attachables() if s.attach_stage is stage]
-        if attached:
-            raise ScheduleVerifyError(
-                f"sched.rfactor: stage(s) {', '.join(attached)} are computed at loops of \"{stage.name}\", "
-                "which rfactor replaces; attach them after the rfactor"
-            )
+        reduction = stage.op.reduction()
+        named = [] if reduction is None else reduction.axes_named()
+        touched = loop_relations.touched(stage.relations, iv)
+        facts = rules.RfactorFacts(
+            stage.name,
+            iv.name,
+            iv.is_reduce,
+            fuses_data=iv.mixed or any(a in touched for a in stage.axes),
+            factor_axis=factor_axis,
+            ndata=len(stage.axes),
+            attached_here=[s.name for s in self.model.attachables() if s.attach_stage is stage],
+            reducer="" if reduction is None else reduction.kind.data,
+            axis_named_by_reducer=f"%{named[0].name_hint or 'arg'}" if named else None,
+        )
+        rules.check_rfactor(op.name, facts)
         factor, repl = rfactor_ops(stage, iv, factor_axis, name)
         self.model.rfactors.append(RfactorRecord(op, stage.op, factor, repl))
         for old in [*stage.root_vars, *stage.leaves]:
@@ -416,7 +376,7 @@ class Replay:
         self.model.stages.clear()
         self.model.stages.update(stages)
 
-    # -- cache_read, cache_write, storage_align (compiler.transforms.cache_stages) --------
+    # -- cache_read, cache_write, storage_align (compiler.schedule.cache_stages) --------
 
     def note_structure(self, op: Operation) -> None:
         """Remembers the split/fuse/reorder/singleton ops of each stage: a cache_write of
@@ -503,42 +463,24 @@ class Replay:
         return stage
 
     def check_cache_write(self, stage: Stage) -> None:
-        """TVM's cache_write rebuilds the stage: only its loop structure may come before."""
-        where = f"sched.cache_write: stage \"{stage.name}\""
-        if stage.inline:
-            raise ScheduleVerifyError(f"{where} is inlined; cache its writes before compute_inline, or not at all")
-        if stage.attach_stage is not None:
-            raise ScheduleVerifyError(f"{where} is attached (compute_at); apply cache_write first, then attach it")
-        attached = [s.name for s in self.model.attachables() if s.attach_stage is stage]
-        if attached:
-            raise ScheduleVerifyError(
-                f"{where} has stage(s) {', '.join(attached)} computed at its loops, which cache_write replaces; "
-                "attach them after the cache_write"
-            )
-        for iv in [*stage.root_vars, *loop_relations.made_axes(stage.relations)]:
-            if iv.kind != "serial" or iv.pragmas:
-                raise ScheduleVerifyError(
-                    f"{where} has its loop {iv.name} annotated ({iv.kind}{''.join(' ' + p for p in iv.pragmas)}); "
-                    "cache_write replaces the stage's loops: annotate after it"
-                )
-            if iv.is_reduce and iv not in stage.reduce_axes and iv in stage.leaves:
-                raise ScheduleVerifyError(
-                    f"{where} has its reduce axis split or fused ({iv.name}); the cache takes the reduce axes "
-                    "as declared: split them on the cache stage after the cache_write"
-                )
+        loops = [*stage.root_vars, *loop_relations.made_axes(stage.relations)]
+        facts = rules.CacheWriteFacts(
+            stage.name,
+            inline=stage.inline,
+            attached=stage.attach_stage is not None,
+            attached_here=[s.name for s in self.model.attachables() if s.attach_stage is stage],
+            annotated=[
+                (iv.name, " ".join([iv.kind, *iv.pragmas] if iv.kind != "serial" else iv.pragmas))
+                for iv in loops if iv.kind != "serial" or iv.pragmas
+            ],
+            split_reduce=[iv.name for iv in stage.leaves if iv.is_reduce and iv not in stage.reduce_axes],
+        )
+        rules.check_cache_write("sched.cache_write", facts)
 
     def storage_align(self, op: sched.StorageAlignOp) -> None:
         iv = self.values[op.axis]
         stage = self.model.stages[iv.stage]
-        if iv not in stage.axes:
-            raise ScheduleVerifyError(
-                f"sched.storage_align: {iv.name} is not a data-parallel root axis of \"{stage.name}\" "
-                "(it names a dimension of the stage's buffer: use its sched.axis)"
-            )
-        if stage.is_output:
-            raise ScheduleVerifyError(
-                f"sched.storage_align: stage \"{stage.name}\" is a result of the function; its buffer's layout is the caller's"
-            )
+        rules.check_storage_align(op.name, stage.name, iv.name, iv in stage.axes, stage.is_output)
         dim = stage.axes.index(iv)
         attr = stage.op.attributes.get(STORAGE_ALIGN_ATTR)
         aligns = {} if attr is None else dict(parse_align(attr))
@@ -567,10 +509,7 @@ class Replay:
 
     def compute_inline(self, name: str) -> None:
         stage = self.stage(name, "sched.compute_inline")
-        if stage.reduce_axes:
-            raise ScheduleVerifyError(f"sched.compute_inline: stage \"{name}\" is a reduction and can't be inlined")
-        if stage.is_output:
-            raise ScheduleVerifyError(f"sched.compute_inline: stage \"{name}\" is a result of the function")
+        rules.check_compute_inline("sched.compute_inline", name, bool(stage.reduce_axes), stage.is_output)
         self.check_not_read_whole(stage, "sched.compute_inline", "inlined")
         stage.inline, stage.attach_stage, stage.attach_ivar = True, None, None
 
@@ -613,7 +552,7 @@ class Replay:
                         self.check_scope(stage, stage.attach_stage, stage.attach_ivar)
                     else:
                         self.check_group_scope(stage, group)
-                except VerifyException as err:
+                except (VerifyException, ScheduleError) as err:
                     op = self.attach_ops[stage.name if group is None else group.name]
                     raise ScheduleVerifyError(str(err), op) from None
         for stage in self.model.stages.values():

@@ -8,7 +8,7 @@ installs, `sched.install_schedule_checker`) and every pass that reads a
 schedule use it.
 
 `sched.cache_read`/`sched.cache_write` rewrite the function
-(`compiler.transforms.cache_stages`) as they are replayed: a copy of it when the
+(`compiler.schedule.cache_stages`) as they are replayed: a copy of it when the
 replay only verifies, the function itself for apply-cache-stages
 (`apply_dataflow_rewrites`), so the primitives after them see the new stages.
 
@@ -17,8 +17,8 @@ attached itself is computed where its innermost attached group is
 (`resolve_group_attachments`, TVM's GetAttachSpec), so the passes see plain
 attachments.
 
-The model's data is `compiler.analysis.schedule_stages`, the replay
-`compiler.analysis.schedule_replay`, scans `compiler.analysis.scan_stages`; this
+The model's data is `compiler.schedule.stages`, the replay
+`compiler.schedule.replay`, scans `compiler.schedule.scans`; this
 module builds the model and applies what the replay records (and re-exports the
 model's names).
 
@@ -34,9 +34,15 @@ from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.analysis.scan_stages import mark_scans, place_scan_bodies, scan_bodies, scan_states
-from compiler.analysis.schedule_replay import Replay, cache_layout
-from compiler.analysis.schedule_stages import (
+from compiler.diagnostics import ScheduleVerifyError
+from compiler.dialects import sched, te
+from compiler.dialects.sched import ScheduleOp
+from compiler.schedule.axes import Fuse, IterVar, Relation, Singleton, Split
+from compiler.schedule.groups import group_chain
+from compiler.schedule.replay import Replay, cache_layout
+from compiler.schedule.rfactor import discard
+from compiler.schedule.scans import mark_scans, place_scan_bodies, scan_bodies, scan_states
+from compiler.schedule.stages import (
     LOOP_KINDS,
     PRAGMA_PRIMITIVES,
     Group,
@@ -45,12 +51,6 @@ from compiler.analysis.schedule_stages import (
     Stage,
     make_stage,
 )
-from compiler.analysis.stage_axes import Fuse, IterVar, Relation, Singleton, Split
-from compiler.analysis.stage_groups import group_chain
-from compiler.diagnostics import ScheduleVerifyError
-from compiler.dialects import sched, te
-from compiler.dialects.sched import ScheduleOp
-from compiler.transforms.rfactor import discard
 
 __all__ = [
     "LOOP_KINDS",

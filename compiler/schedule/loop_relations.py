@@ -14,7 +14,7 @@ ones it makes. The passes here walk those relations:
 * `pass_down_index`: each made axis as an expression of the axes it came
   from, from the roots (PassDownIndex).
 
-Both the schedule model (`compiler.analysis.schedule_model`, over its
+Both the schedule model (`compiler.schedule.model`, over its
 `IterVar`s and `compiler.arith` expressions) and the Python schedule API
 (`compiler.te.schedule`, over te axes and te expressions) use them, so the
 passes are generic: an axis is any object hashed by identity, a value
@@ -193,3 +193,33 @@ def pass_down_index(
                     index[rel.fused] = index[rel.outer] * step[rel.inner] + index[rel.inner]
             case Singleton():
                 index[rel.iv] = zero
+
+
+@dataclass
+class Factoring(Generic[A, D]):
+    """The axes an rfactor of one loop touches (TVM's Schedule::rfactor): the loop's
+    connected axes, the relations among them and their extents (PassDownDomain)."""
+
+    touched: set[A]
+    relations: list[Any]  # the relations of touched axes, in order
+    extent: dict[A, D]  # every touched axis
+    leaves: list[A]  # the touched leaves, in loop order
+    roots: list[A]  # the touched root reduce axes, in order
+
+
+def factoring(
+    relations: Sequence[S | Fuse[A] | Singleton[A]],
+    axis: A,
+    reduce_extents: Mapping[A, D],
+    leaves: Sequence[A],
+    split: Callable[[S, D], tuple[D, D]],
+    product: Callable[[D, D], D],
+    one: D,
+) -> Factoring[A, D]:
+    """What rfactor of loop `axis` touches, from the root reduce axes' extents (in order)
+    and the stage's leaves; both the Python schedule and the IR rewrite start here."""
+    found = touched(relations, axis)
+    mine = [rel for rel in relations if set(rel.inputs) & found]
+    extent = {iv: e for iv, e in reduce_extents.items() if iv in found}
+    pass_down_extent(mine, extent, split, product, one)
+    return Factoring(found, mine, extent, [iv for iv in leaves if iv in found], [iv for iv in reduce_extents if iv in found])

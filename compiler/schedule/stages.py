@@ -1,5 +1,5 @@
 """The schedule model's data: stages, groups and the model that holds them
-(`compiler.analysis.schedule_model` builds it by replaying a schedule)."""
+(`compiler.schedule.model` builds it by replaying a schedule)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from compiler.analysis.stage_axes import IterVar, Relation
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import Expr, Var, free_vars
 from compiler.arith.ir import expr_from_value
@@ -18,7 +17,8 @@ from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import te
 from compiler.dialects.shape import dim_expr
 from compiler.names import fresh_name
-from compiler.transforms.rfactor import RfactorRecord
+from compiler.schedule.axes import IterVar, Relation
+from compiler.schedule.rfactor import RfactorRecord
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled")
 PRAGMA_PRIMITIVES = ("parallel", "vectorize", "unroll")  # pragmas that are schedule primitives

@@ -3,12 +3,12 @@ and where they are computed (inside the scan's time loop)."""
 
 from __future__ import annotations
 
-from compiler.analysis.schedule_stages import ScheduleData, Stage
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import parse_expr
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import te
+from compiler.schedule.stages import ScheduleData, Stage
 
 
 def scan_states(func: te.FuncOp) -> dict[str, list[te.StateOp]]:

@@ -1,6 +1,6 @@
 """Cache stages: TVM's `cache_read` and `cache_write` as rewrites of a `te.func`.
 
-The schedule model (`compiler.analysis.schedule_model`) replays `sched.cache_read`
+The schedule model (`compiler.schedule.model`) replays `sched.cache_read`
 and `sched.cache_write` with these functions, on a copy of the function when it
 only verifies a schedule, on the function itself in the `apply-cache-stages`
 pass. TVM does the same rewrite of its operation graph in
