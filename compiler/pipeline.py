@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -43,13 +43,19 @@ def as_stage(text: str) -> Stage:
 
 
 def default_pipeline(
-    until: Stage = "llvm", *, options: PipelineOptions | None = None, **changes: bool
+    until: Stage = "llvm",
+    *,
+    options: PipelineOptions | None = None,
+    order: tuple[str, ...] = (),
+    strided: tuple[str, ...] = (),
+    **changes: bool,
 ) -> list[ModulePass]:
     """The passes from te to llvm (until the stage `until`), for `options` (the defaults)
     with `changes`: see `PipelineOptions` (`fast_math=True`: results may differ from
     the default in the last bits; `tighten_pad_regions=False`: TVM's regions, for
     comparison; `auto_schedule=True`: `build()` does this when it is given no schedule;
-    `profile=True`: `Function.profile` builds this variant)."""
+    `profile=True`: `Function.profile` builds this variant). `order` and `strided` are
+    make-packed-api's options (the arguments in call order, those with any strides)."""
     o = PipelineOptions.of("default_pipeline", changes, options)
     from compiler.lowering.to_llvm import LowerToLLVMPass
     from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
@@ -89,7 +95,7 @@ def default_pipeline(
             "flat",
             [
                 *([LoopPartitionPass()] if o.loop_partition else []),
-                MakePackedAPIPass(),
+                MakePackedAPIPass(strided=strided, order=order),
                 StorageFlattenPass(),
                 StorageRewritePass(),
                 UnrollLoopsPass(),
@@ -105,12 +111,12 @@ def default_pipeline(
     return passes
 
 
-def stage_passes(stage: Stage, *, options: PipelineOptions | None = None, **changes: bool) -> list[ModulePass]:
+def stage_passes(stage: Stage, **options: Any) -> list[ModulePass]:
     """The passes that lead from the stage before `stage` to `stage`; the options are
     `default_pipeline`'s."""
     previous = STAGES[STAGES.index(stage) - 1]
-    everything = default_pipeline(stage, options=options, **changes)
-    before = default_pipeline(previous, options=options, **changes) if stage != "te" else []
+    everything = default_pipeline(stage, **options)
+    before = default_pipeline(previous, **options) if stage != "te" else []
     return everything[len(before) :]
 
 
@@ -125,16 +131,34 @@ class _Until:
 
 
 @dataclass(frozen=True)
-class DefaultPipelinePass(PipelineOptions, _Until, ModulePass):
+class _Signature:
+    order: tuple[str, ...] = ()
+    """The arguments in call order, by name (`make-packed-api{order=...}`; `build` sets it)."""
+
+    strided: tuple[str, ...] = ()
+    """Arguments that take any strides (`make-packed-api{strided=...}`)."""
+
+
+@dataclass(frozen=True)
+class DefaultPipelinePass(PipelineOptions, _Signature, _Until, ModulePass):
     """The whole default pipeline as one pass: `default-pipeline{until=loop}`. Its
-    options are `until`, then `PipelineOptions`' (in this order: `_Until` comes later
-    in the method resolution order, so its field first)."""
+    options are `until`, `order`, `strided`, then `PipelineOptions`' (in this order:
+    the bases later in the method resolution order give their fields first).
+    `compiler.build` compiles with one (`Function.pipeline` is its text)."""
 
     name = "default-pipeline"
 
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
-        return default_pipeline(as_stage(self.until), options=PipelineOptions(**self.pipeline_fields()))
+        return default_pipeline(as_stage(self.until), **self._options())
+
+    def stage(self, stage: Stage) -> list[ModulePass]:
+        """The passes of this pipeline that lead to `stage` from the stage before it."""
+        return stage_passes(stage, **self._options())
+
+    def _options(self) -> dict[str, Any]:
+        fields = PipelineOptions(**self.pipeline_fields())
+        return {"options": fields, "order": self.order, "strided": self.strided}
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for p in self.passes():
