@@ -98,21 +98,31 @@ def load_build(
     from compiler.lowering.object_cache import CacheWarning, build_cache
 
     store = build_cache()
-    payload = store.load(key)
-    if payload is None:
-        return None
-    try:
-        entry = BuildEntry.from_json(payload)
-    except (ValueError, KeyError, TypeError) as err:
-        warnings.warn(
+
+    def unreadable(err: Exception) -> None:
+        warnings.warn(  # stacklevel: the caller of compile_module
             f"compiler cache: {store.path(key)} is unreadable ({type(err).__name__}: {err}); compiling again",
             CacheWarning,
-            stacklevel=4,
+            stacklevel=6,
         )
+
+    entry = _read_entry(store.load(key), unreadable)
+    if entry is None:
         return None
     # the passes, on a copy of the module as given, only when an IR text is read
     lowered = functools.cache(lambda: lower_to_flat(module.clone(), name, options))
     return _function_of_entry(entry, key, name, lowered, options, stats, cache, start)
+
+
+def _read_entry(payload: bytes | None, unreadable: Callable[[Exception], None]) -> BuildEntry | None:
+    """The entry `payload` holds; None without one, or (after `unreadable`) for a damaged one."""
+    if payload is None:
+        return None
+    try:
+        return BuildEntry.from_json(payload)
+    except (ValueError, KeyError, TypeError) as err:
+        unreadable(err)
+        return None
 
 
 def _function_of_entry(
@@ -148,14 +158,10 @@ def load_graph(
     or None; `made` emits the program (once) when an IR text is asked for."""
     from compiler import graph_cache
 
-    payload = graph_cache.read(graph)
-    if payload is None:
+    entry = _read_entry(graph_cache.read(graph), lambda err: graph_cache.unreadable(graph, err))
+    if entry is None:
         return None
-    try:
-        entry = BuildEntry.from_json(payload)
-    except (ValueError, KeyError, TypeError) as err:
-        graph_cache.unreadable(graph, err)
-        return None
+
     def lowered() -> Lowered:
         module, built = made()
         return lower_to_flat(module.clone(), name, built)
