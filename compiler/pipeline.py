@@ -57,51 +57,12 @@ def default_pipeline(
     `profile=True`: `Function.profile` builds this variant). `order` and `strided` are
     make-packed-api's options (the arguments in call order, those with any strides)."""
     o = PipelineOptions.of("default_pipeline", changes, options)
-    from compiler.lowering.to_llvm import LowerToLLVMPass
-    from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
-    from compiler.passes.apply_rfactor import ApplyRfactorPass
-    from compiler.passes.auto_schedule import AutoSchedulePass
-    from compiler.passes.compute_inline import ComputeInlinePass
-    from compiler.passes.infer_bound import InferBoundPass
-    from compiler.passes.insert_bound_checks import InsertBoundChecksPass
-    from compiler.passes.instrument_stages import InstrumentStagesPass
-    from compiler.passes.loop_partition import LoopPartitionPass
-    from compiler.passes.make_packed_api import MakePackedAPIPass
-    from compiler.passes.schedule_ops import ScheduleOpsPass
-    from compiler.passes.storage_flatten import StorageFlattenPass
-    from compiler.passes.storage_rewrite import StorageRewritePass
-    from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
-    from compiler.passes.unroll_loops import UnrollLoopsPass
-
     if until not in STAGES:
         raise OptionError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
     stages: list[tuple[Stage, list[ModulePass]]] = [
-        (
-            "loop",
-            [
-                ApplyCacheStagesPass(),
-                ApplyRfactorPass(),
-                *([AutoSchedulePass()] if o.auto_schedule else []),
-                ComputeInlinePass(),
-                *([TightenPadRegionsPass()] if o.tighten_pad_regions else []),
-                InferBoundPass(clip_to_shape=o.tighten_pad_regions),  # both off: old TVM's regions
-                ScheduleOpsPass(),
-                *([InsertBoundChecksPass()] if o.check_bounds else []),
-                *([InstrumentStagesPass()] if o.profile else []),
-            ],
-        ),
-        # make-packed-api needs the N-D argument types, which storage-flatten drops
-        (
-            "flat",
-            [
-                *([LoopPartitionPass()] if o.loop_partition else []),
-                MakePackedAPIPass(strided=strided, order=order),
-                StorageFlattenPass(),
-                StorageRewritePass(),
-                UnrollLoopsPass(),
-            ],
-        ),
-        ("llvm", [LowerToLLVMPass(fast_math=o.fast_math, fp_contract=o.fp_contract)]),
+        ("loop", _loop_stage(o)),
+        ("flat", _flat_stage(o, order, strided)),
+        ("llvm", _llvm_stage(o)),
     ]
     passes: list[ModulePass] = []
     for stage, stage_passes in stages:
@@ -109,6 +70,55 @@ def default_pipeline(
             break
         passes.extend(stage_passes)
     return passes
+
+
+def _loop_stage(o: PipelineOptions) -> list[ModulePass]:
+    """te + sched -> loop.func, N-D."""
+    from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
+    from compiler.passes.apply_rfactor import ApplyRfactorPass
+    from compiler.passes.auto_schedule import AutoSchedulePass
+    from compiler.passes.compute_inline import ComputeInlinePass
+    from compiler.passes.infer_bound import InferBoundPass
+    from compiler.passes.insert_bound_checks import InsertBoundChecksPass
+    from compiler.passes.instrument_stages import InstrumentStagesPass
+    from compiler.passes.schedule_ops import ScheduleOpsPass
+    from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
+
+    return [
+        ApplyCacheStagesPass(),
+        ApplyRfactorPass(),
+        *([AutoSchedulePass()] if o.auto_schedule else []),
+        ComputeInlinePass(),
+        *([TightenPadRegionsPass()] if o.tighten_pad_regions else []),
+        InferBoundPass(clip_to_shape=o.tighten_pad_regions),  # both off: old TVM's regions
+        ScheduleOpsPass(),
+        *([InsertBoundChecksPass()] if o.check_bounds else []),
+        *([InstrumentStagesPass()] if o.profile else []),
+    ]
+
+
+def _flat_stage(o: PipelineOptions, order: tuple[str, ...], strided: tuple[str, ...]) -> list[ModulePass]:
+    """loop.func, N-D -> the packed function and 1-D buffers in one arena."""
+    from compiler.passes.loop_partition import LoopPartitionPass
+    from compiler.passes.make_packed_api import MakePackedAPIPass
+    from compiler.passes.storage_flatten import StorageFlattenPass
+    from compiler.passes.storage_rewrite import StorageRewritePass
+    from compiler.passes.unroll_loops import UnrollLoopsPass
+
+    # make-packed-api needs the N-D argument types, which storage-flatten drops
+    return [
+        *([LoopPartitionPass()] if o.loop_partition else []),
+        MakePackedAPIPass(strided=strided, order=order),
+        StorageFlattenPass(),
+        StorageRewritePass(),
+        UnrollLoopsPass(),
+    ]
+
+
+def _llvm_stage(o: PipelineOptions) -> list[ModulePass]:
+    from compiler.lowering.to_llvm import LowerToLLVMPass
+
+    return [LowerToLLVMPass(fast_math=o.fast_math, fp_contract=o.fp_contract)]
 
 
 def stage_passes(stage: Stage, **options: Any) -> list[ModulePass]:

@@ -381,17 +381,27 @@ def define_workspace(module: ir.Module) -> None:
     data 64 bytes in. Acquire takes the block out of the slot with an atomic exchange
     (another thread calling at the same time finds the slot empty and allocates its own)
     and reallocates it when it is too small (NULL when that fails); release puts it back,
-    freeing what the slot held meanwhile (nothing for NULL). Written with llvmlite's builder: xDSL's llvm dialect has no atomics."""
+    freeing what the slot held meanwhile (nothing for NULL). Written with llvmlite's
+    builder: xDSL's llvm dialect has no atomics."""
     globals_ = module.globals
     acquire, release = globals_.get(WORKSPACE_ACQUIRE), globals_.get(WORKSPACE_RELEASE)
     if not isinstance(acquire, ir.Function) or not isinstance(release, ir.Function):
         return
-    i8, i64 = ir.IntType(8), ir.IntType(64)
-    ptr = acquire.args[0].type
+    ptr, i64 = acquire.args[0].type, ir.IntType(64)
     aligned_alloc = _declared(module, "aligned_alloc", ir.FunctionType(ptr, [i64, i64]))
     free = _declared(module, "free", ir.FunctionType(ir.VoidType(), [ptr]))
-    header = ir.Constant(i64, 64)
+    _define_acquire(acquire, aligned_alloc, free)
+    _define_release(release, free)
 
+
+_HEADER_BYTES = 64
+"""Where a workspace block's data starts (its capacity is in the first 8 bytes)."""
+
+
+def _define_acquire(acquire: ir.Function, aligned_alloc: ir.Function, free: ir.Function) -> None:
+    i8, i64 = ir.IntType(8), ir.IntType(64)
+    ptr = acquire.args[0].type
+    header = ir.Constant(i64, _HEADER_BYTES)
     acquire.linkage = "internal"
     slot, size = acquire.args
     b = ir.IRBuilder(acquire.append_basic_block("entry"))
@@ -423,6 +433,10 @@ def define_workspace(module: ir.Module) -> None:
     b.store(size, new)
     b.ret(b.gep(new, [header], source_etype=i8))
 
+
+def _define_release(release: ir.Function, free: ir.Function) -> None:
+    i8, i64 = ir.IntType(8), ir.IntType(64)
+    ptr = release.args[1].type
     release.linkage = "internal"
     slot, data = release.args
     b = ir.IRBuilder(release.append_basic_block("entry"))
@@ -432,7 +446,7 @@ def define_workspace(module: ir.Module) -> None:
     b.position_at_end(nothing)
     b.ret_void()
     b.position_at_end(put)
-    block = b.gep(data, [ir.Constant(i64, -header.constant)], source_etype=i8)
+    block = b.gep(data, [ir.Constant(i64, -_HEADER_BYTES)], source_etype=i8)
     old = b.atomic_rmw("xchg", slot, b.ptrtoint(block, i64), "acq_rel")
     drop, done = release.append_basic_block("drop"), release.append_basic_block("done")
     b.cbranch(b.icmp_unsigned("!=", old, ir.Constant(i64, 0)), drop, done)
