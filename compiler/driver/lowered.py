@@ -109,9 +109,10 @@ def _nest_records(func: loop.FuncOp, outputs: dict[int, str]) -> list[NestRecord
 
 def _in_call_order(specs: list[ArgSpec], order: Sequence[str], strided: Sequence[str]) -> list[ArgSpec]:
     """The specs of the loop function's arguments as make-packed-api will see them:
-    in `order` (if given), those named in `strided` strided."""
+    in `order` (if it names them all: else the pass reports it), those named in
+    `strided` strided."""
     by_name = {s.name: s for s in specs}
-    ordered = [by_name[n] for n in order] if order else specs
+    ordered = [by_name[n] for n in order] if order and sorted(order) == sorted(by_name) else specs
     return [replace(s, strided=True) if s.name in strided else s for s in ordered]
 
 

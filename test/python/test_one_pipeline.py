@@ -90,3 +90,28 @@ def test_the_pipeline_names_the_call_order_and_the_options() -> None:
     b = np.empty_like(a)
     f(b, a)
     np.testing.assert_array_equal(b, a[:, ::-1] + 1.0)
+
+
+def test_compile_module_takes_a_loop_function_through_the_same_pipeline() -> None:
+    """A loop module goes through the same passes (those of the te stages find no te op);
+    an order that does not name its arguments is make-packed-api's error."""
+    from compiler.diagnostics import PassError
+    from compiler.driver import compile_module
+
+    text = """
+    loop.func @copy(%A: !loop.buffer<[8], f32>, %B: !loop.buffer<[8], f32> {loop.output}) {
+      %c0 = arith.constant 0 : index
+      %c8 = arith.constant 8 : index
+      loop.for %i = %c0 extent %c8 {
+        %v = loop.load %A[%i] : !loop.buffer<[8], f32>
+        loop.store %v, %B[%i] : !loop.buffer<[8], f32>
+      }
+    }
+    """
+    f = compile_module(Parser(make_context(), text).parse_module(), "copy", order=["B", "A"], cache=False)
+    assert [s.name for s in f.specs] == ["B", "A"]
+    a, b = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    f(b, a)
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(PassError, match="make-packed-api: no function has exactly the arguments B, X"):
+        compile_module(Parser(make_context(), text).parse_module(), "copy", order=["B", "X"], cache=False)
