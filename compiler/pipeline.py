@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -43,59 +43,26 @@ def as_stage(text: str) -> Stage:
 
 
 def default_pipeline(
-    until: Stage = "llvm", *, options: PipelineOptions | None = None, **changes: bool
+    until: Stage = "llvm",
+    *,
+    options: PipelineOptions | None = None,
+    order: tuple[str, ...] = (),
+    strided: tuple[str, ...] = (),
+    **changes: bool,
 ) -> list[ModulePass]:
     """The passes from te to llvm (until the stage `until`), for `options` (the defaults)
     with `changes`: see `PipelineOptions` (`fast_math=True`: results may differ from
     the default in the last bits; `tighten_pad_regions=False`: TVM's regions, for
     comparison; `auto_schedule=True`: `build()` does this when it is given no schedule;
-    `profile=True`: `Function.profile` builds this variant)."""
+    `profile=True`: `Function.profile` builds this variant). `order` and `strided` are
+    make-packed-api's options (the arguments in call order, those with any strides)."""
     o = PipelineOptions.of("default_pipeline", changes, options)
-    from compiler.lowering.to_llvm import LowerToLLVMPass
-    from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
-    from compiler.passes.apply_rfactor import ApplyRfactorPass
-    from compiler.passes.auto_schedule import AutoSchedulePass
-    from compiler.passes.compute_inline import ComputeInlinePass
-    from compiler.passes.infer_bound import InferBoundPass
-    from compiler.passes.insert_bound_checks import InsertBoundChecksPass
-    from compiler.passes.instrument_stages import InstrumentStagesPass
-    from compiler.passes.loop_partition import LoopPartitionPass
-    from compiler.passes.make_packed_api import MakePackedAPIPass
-    from compiler.passes.schedule_ops import ScheduleOpsPass
-    from compiler.passes.storage_flatten import StorageFlattenPass
-    from compiler.passes.storage_rewrite import StorageRewritePass
-    from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
-    from compiler.passes.unroll_loops import UnrollLoopsPass
-
     if until not in STAGES:
         raise OptionError(f"unknown pipeline stage '{until}': expected one of {', '.join(STAGES)}")
     stages: list[tuple[Stage, list[ModulePass]]] = [
-        (
-            "loop",
-            [
-                ApplyCacheStagesPass(),
-                ApplyRfactorPass(),
-                *([AutoSchedulePass()] if o.auto_schedule else []),
-                ComputeInlinePass(),
-                *([TightenPadRegionsPass()] if o.tighten_pad_regions else []),
-                InferBoundPass(clip_to_shape=o.tighten_pad_regions),  # both off: old TVM's regions
-                ScheduleOpsPass(),
-                *([InsertBoundChecksPass()] if o.check_bounds else []),
-                *([InstrumentStagesPass()] if o.profile else []),
-            ],
-        ),
-        # make-packed-api needs the N-D argument types, which storage-flatten drops
-        (
-            "flat",
-            [
-                *([LoopPartitionPass()] if o.loop_partition else []),
-                MakePackedAPIPass(),
-                StorageFlattenPass(),
-                StorageRewritePass(),
-                UnrollLoopsPass(),
-            ],
-        ),
-        ("llvm", [LowerToLLVMPass(fast_math=o.fast_math, fp_contract=o.fp_contract)]),
+        ("loop", _loop_stage(o)),
+        ("flat", _flat_stage(o, order, strided)),
+        ("llvm", _llvm_stage(o)),
     ]
     passes: list[ModulePass] = []
     for stage, stage_passes in stages:
@@ -105,12 +72,61 @@ def default_pipeline(
     return passes
 
 
-def stage_passes(stage: Stage, *, options: PipelineOptions | None = None, **changes: bool) -> list[ModulePass]:
+def _loop_stage(o: PipelineOptions) -> list[ModulePass]:
+    """te + sched -> loop.func, N-D."""
+    from compiler.passes.apply_cache_stages import ApplyCacheStagesPass
+    from compiler.passes.apply_rfactor import ApplyRfactorPass
+    from compiler.passes.auto_schedule import AutoSchedulePass
+    from compiler.passes.compute_inline import ComputeInlinePass
+    from compiler.passes.infer_bound import InferBoundPass
+    from compiler.passes.insert_bound_checks import InsertBoundChecksPass
+    from compiler.passes.instrument_stages import InstrumentStagesPass
+    from compiler.passes.schedule_ops import ScheduleOpsPass
+    from compiler.passes.tighten_pad_regions import TightenPadRegionsPass
+
+    return [
+        ApplyCacheStagesPass(),
+        ApplyRfactorPass(),
+        *([AutoSchedulePass()] if o.auto_schedule else []),
+        ComputeInlinePass(),
+        *([TightenPadRegionsPass()] if o.tighten_pad_regions else []),
+        InferBoundPass(clip_to_shape=o.tighten_pad_regions),  # both off: old TVM's regions
+        ScheduleOpsPass(),
+        *([InsertBoundChecksPass()] if o.check_bounds else []),
+        *([InstrumentStagesPass()] if o.profile else []),
+    ]
+
+
+def _flat_stage(o: PipelineOptions, order: tuple[str, ...], strided: tuple[str, ...]) -> list[ModulePass]:
+    """loop.func, N-D -> the packed function and 1-D buffers in one arena."""
+    from compiler.passes.loop_partition import LoopPartitionPass
+    from compiler.passes.make_packed_api import MakePackedAPIPass
+    from compiler.passes.storage_flatten import StorageFlattenPass
+    from compiler.passes.storage_rewrite import StorageRewritePass
+    from compiler.passes.unroll_loops import UnrollLoopsPass
+
+    # make-packed-api needs the N-D argument types, which storage-flatten drops
+    return [
+        *([LoopPartitionPass()] if o.loop_partition else []),
+        MakePackedAPIPass(strided=strided, order=order),
+        StorageFlattenPass(),
+        StorageRewritePass(),
+        UnrollLoopsPass(),
+    ]
+
+
+def _llvm_stage(o: PipelineOptions) -> list[ModulePass]:
+    from compiler.lowering.to_llvm import LowerToLLVMPass
+
+    return [LowerToLLVMPass(fast_math=o.fast_math, fp_contract=o.fp_contract)]
+
+
+def stage_passes(stage: Stage, **options: Any) -> list[ModulePass]:
     """The passes that lead from the stage before `stage` to `stage`; the options are
     `default_pipeline`'s."""
     previous = STAGES[STAGES.index(stage) - 1]
-    everything = default_pipeline(stage, options=options, **changes)
-    before = default_pipeline(previous, options=options, **changes) if stage != "te" else []
+    everything = default_pipeline(stage, **options)
+    before = default_pipeline(previous, **options) if stage != "te" else []
     return everything[len(before) :]
 
 
@@ -125,16 +141,34 @@ class _Until:
 
 
 @dataclass(frozen=True)
-class DefaultPipelinePass(PipelineOptions, _Until, ModulePass):
+class _Signature:
+    order: tuple[str, ...] = ()
+    """The arguments in call order, by name (`make-packed-api{order=...}`; `build` sets it)."""
+
+    strided: tuple[str, ...] = ()
+    """Arguments that take any strides (`make-packed-api{strided=...}`)."""
+
+
+@dataclass(frozen=True)
+class DefaultPipelinePass(PipelineOptions, _Signature, _Until, ModulePass):
     """The whole default pipeline as one pass: `default-pipeline{until=loop}`. Its
-    options are `until`, then `PipelineOptions`' (in this order: `_Until` comes later
-    in the method resolution order, so its field first)."""
+    options are `until`, `order`, `strided`, then `PipelineOptions`' (in this order:
+    the bases later in the method resolution order give their fields first).
+    `compiler.build` compiles with one (`Function.pipeline` is its text)."""
 
     name = "default-pipeline"
 
     def passes(self) -> list[ModulePass]:
         """The passes this one stands for (what compiler-opt runs in its place)."""
-        return default_pipeline(as_stage(self.until), options=PipelineOptions(**self.pipeline_fields()))
+        return default_pipeline(as_stage(self.until), **self._options())
+
+    def stage(self, stage: Stage) -> list[ModulePass]:
+        """The passes of this pipeline that lead to `stage` from the stage before it."""
+        return stage_passes(stage, **self._options())
+
+    def _options(self) -> dict[str, Any]:
+        fields = PipelineOptions(**self.pipeline_fields())
+        return {"options": fields, "order": self.order, "strided": self.strided}
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for p in self.passes():

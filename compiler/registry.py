@@ -10,8 +10,6 @@ from collections.abc import Callable
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
-import compiler.dialects.syntax  # noqa: F401  (xDSL's string-literal lexing in linear time)
-
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     def sched() -> Dialect:

@@ -42,7 +42,7 @@ from compiler.analysis.auto_schedule import (
 )
 from compiler.analysis.target import Target, host_target
 from compiler.dialects import sched
-from compiler.driver import Function, _split_args, compile_built
+from compiler.driver import Function, compile_built, split_args
 from compiler.errors import OptionError
 from compiler.schedule.model import ScheduleModel, schedule_of
 from compiler.te.schedule import Schedule
@@ -257,7 +257,7 @@ def tune(
     `trials` and `timeout` (seconds) bound the search; `sizes` binds symbolic sizes
     for the measurements (the log's key does not depend on them).
     """
-    schedule, tensors = _split_args(tensors_or_schedule, args)
+    schedule, tensors = split_args(tensors_or_schedule, args)
     start = time.perf_counter()
     target = host_target()
     module, _ = build_module(tensors, name, schedule)

@@ -113,12 +113,12 @@ def read_log(path: Path) -> dict[str, Record]:
 def parse_schedule(text: str, name: str) -> sched.ScheduleOp:
     """A `sched.schedule` op from its text, naming the function `name`."""
     from xdsl.dialects.builtin import SymbolRefAttr
-    from xdsl.parser import Parser
 
     from compiler.context import make_context
     from compiler.dialects import sched
+    from compiler.dialects.syntax import IRParser
 
-    op = Parser(make_context(), text).parse_op()
+    op = IRParser(make_context(), text).parse_op()
     if not isinstance(op, sched.ScheduleOp):
         raise IRError(f"expected a sched.schedule op, got {op.name}")
     op.func = SymbolRefAttr(name)

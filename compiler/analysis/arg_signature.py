@@ -1,9 +1,9 @@
 """Edits of a `loop.func`'s buffer arguments that decide what the ArgBinder sees.
 
 `declare_strided` gives arguments symbolic strides (the `strided` option of
-`make-packed-api`, `compile_module(strided_args=...)`); `reorder_arguments`
-puts them in the caller's order (`compile_module(call_order=...)`). Both
-run before `make-packed-api` and keep the body's uses.
+`make-packed-api`, `compile_module(strided_args=...)`); `order_arguments`
+puts them in the caller's order (its `order` option, `compile_module(call_order=...)`).
+Both run in `make-packed-api` and keep the body's uses.
 """
 
 from __future__ import annotations
@@ -61,3 +61,13 @@ def reorder_arguments(func: loop.FuncOp, order: Sequence[int]) -> None:
     func.function_type = FunctionType.from_lists(list(block.arg_types), [])
     if attrs is not None:
         func.arg_attrs = ArrayAttr([attrs[i] for i in order])
+
+
+def order_arguments(func: loop.FuncOp, names: Sequence[str]) -> bool:
+    """Put the arguments in the order of `names` if those are exactly their names (each
+    once); whether they were."""
+    position = {a.name_hint: k for k, a in enumerate(func.args)}
+    if len(position) != len(func.args) or sorted(position, key=str) != sorted(names):
+        return False
+    reorder_arguments(func, [position[n] for n in names])
+    return True

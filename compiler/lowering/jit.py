@@ -1,78 +1,21 @@
-"""llvm-dialect module -> llvmlite -> O3 with both vectorizers -> object code -> MCJIT engine.
+"""The JIT: an llvm-dialect module (or the function lowering a program to one) to
+object code, loaded into an MCJIT engine (`jit_compile` -> `JitModule`).
 
-Each function is optimized in an LLVM module of its own (`function_text`: the
-function and declarations of what it uses) as soon as the lowering reports it
-(`to_llvm.lowered_functions`), while Python lowers the next function. Where that
-LLVM work runs depends on the program's size, which the lowering tells first:
+Each function is converted to LLVM IR in a module of its own (`function_text`:
+the function and declarations of what it uses, `llvm_ir.to_llvm_ir`) as soon as
+the lowering reports it (`to_llvm.lowered_functions`), and optimized (O3, both
+vectorizers) while Python lowers the next one:
 
 * a single operator (fewer than `POOL_MIN_OPS` flat loop ops): on a thread of this
-  process (`FunctionPipeline`; llvmlite's calls release the GIL and hold only its
-  own lock, so LLVM's middle end runs on a second core behind the lowering), then
-  the optimized modules are linked into one and compiled to one object here;
-* a network: in worker processes (`llvm_pool`, one per core, started by the first
-  such build), each function's module optimized and compiled to an object there;
-  the objects are packed into one cache entry (`engine.pack_objects`) and loaded
-  into one MCJIT engine, where their calls to each other resolve.
+  process (`FunctionPipeline`), then linked into one module compiled here;
+* a network: in worker processes (`llvm_pool`), each function compiled to an
+  object there, the objects packed into one cache entry (`engine.pack_objects`).
 
-What per-function modules give up is inlining across functions, which never
-mattered here: the packed function calls its compute function once, and outlined
-parallel bodies are called through pointers by libgomp.
-
-This file and `engine.py` (target machines, optimizing and compiling one module,
-loading objects: llvmlite's bindings only, what a cached build and a worker need)
-are the only ones that import llvmlite (with `export.py`, which links shared
-libraries). The object goes through the on-disk cache (`object_cache.py`: a second
-process that compiles the same program loads the object and skips LLVM) and is
-loaded into an MCJIT engine of its own (`load_object`), kept alive by the returned
-`JitModule`.
-
-Design notes (issue 27: compile time; measured on a 2-core AVX-512 machine shared
-with other jobs, so seconds are rough and ratios are from interleaved runs).
-
-Where a build's time went (in-process, cold, medians): the seed 000 chain 0.29 s =
-passes 0.08 + lower-to-llvm's Python 0.09 (xDSL llvm-dialect ops, and 0.02 to print
-them through llvmlite) + waiting for O3 0.03 (0.10 of O3 ran beside the lowering)
-+ code generation 0.045 + loading 0.002; a first build in a new process adds 0.3 s
-of imports (xDSL's dialects 0.15, islpy, llvmlite). ResNet-50 (`from_torch`, 11.7 s):
-the Python lowering 4.0 s (of it `function_text` 1.0), O3 3.1 s beside it, then 0.6 s
-of waiting and 1.1 s of code generation; its packed function (108 arguments' checks,
-a 562 KB module) took O3 0.66 s and code generation 0.55 s, and was lowered last.
-
-Chosen: (1) worker processes for networks (llvmlite's lock is per process): code
-generation moves beside the lowering, and the tail after it runs on every core;
-`subprocess` workers (`python -c`), not multiprocessing (its spawn and forkserver
-re-import the user's main script, and a fork after torch's or OpenMP's threads
-started is unsafe), started by the first large build, not at import (a cached build
-must start nothing), at niceness 5 (the lowering is the longest path; against
-niceness 0, interleaved, no clear difference). (2) The function with the most LLVM
-work (an estimate: `to_llvm._llvm_work`) lowers first, so ResNet-50's packed function's
-second of LLVM starts at the beginning instead of the end (by plain op counts, a single
-operator's packed function went first and its loop nests' LLVM started later: 5%
-slower). (3) lower_asserts split the packed function's blocks in time quadratic in its
-checks (xDSL's split_before searches the block's index); split from the last assert
-back, with a split of its own. (4) Scope metadata made once per name per module, and
-aliasing's byte ranges read once per view. ResNet-50 cold, new process, load about 2:
-7.5 s with the workers, 8.7 s without (11.7 s before); single operators unchanged
-(interleaved: seed 000 in-process 0.29-0.31 s either way). The llvm-dialect IR of 29
-builds (9 bench workloads x 3 schedules, two small networks) is byte-identical, and
-their optimized IR has the same functions (their order, and the numbering of
-metadata and attribute groups, differ).
-
-Rejected or left: the pool for a single operator (the workers' start-up cost a
-first build more than code generation beside the lowering gained); workers started
-at `import compiler` (every process, cache hits included, would pay them); emitting
-LLVM IR text from the flat loop IR instead of xDSL llvm-dialect ops (the lowering's
-Python, 2-4 s of ResNet-50 and a third of a seed 000 build, is the largest cost
-left, but it means a second lowering beside memory, control_flow, packed_abi,
-scalar and vectorize, with the llvm dialect still printable for compiler-opt);
-code generation at O0 for the packed function (0.55 -> 0.02 s on ResNet-50, its
-object 44 -> 122 KB; the run-time cost per call is unmeasured) and O1 for it
-(O3 0.66 -> 0.19 s): `llvm_ir` would no longer be the code that runs; what costs there
-is the report block's five phis of 1,400 entries each (register coalescing 0.31 s,
-jump threading 0.26 s, correlated value propagation 0.13 s of its 1.2 s), a shape
-for lower_asserts to change. Compiling each function to an object on the in-process
-thread as well (code generation beside the lowering): no gain measured (seed 000
-0.318 s linked, 0.323 s per function), since that thread is the longer path already.
+The object goes through the on-disk cache (`object_cache.py`) and is loaded into
+an MCJIT engine of its own (`engine.load_object`), kept alive by the `JitModule`.
+With `engine.py` (target machines, loading objects) and `export.py` this is where
+llvmlite's bindings are used. Why it is built this way, and what was measured and
+rejected: the JIT section of docs/guide/internals.md.
 """
 
 from __future__ import annotations
@@ -82,21 +25,15 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, cast
 
 import llvmlite.binding as llvm
-import xdsl.backend.llvm.convert_op as _convert_op
-from llvmlite import ir
-from xdsl.backend.llvm.convert import convert_module
-from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import func
 from xdsl.dialects import llvm as L
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
-from compiler.dialects import loop
 from compiler.errors import IRError
 from compiler.lowering.engine import (  # re-exported: the JIT's API lives in one place
     JitModule,
@@ -113,8 +50,8 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
     unpack_objects,
     uses_openmp,
 )
+from compiler.lowering.llvm_ir import to_llvm_ir
 from compiler.lowering.llvm_pool import LLVMPool, WorkerDied, WorkerUnavailable, shared_pool
-from compiler.lowering.memory import WORKSPACE_ACQUIRE, WORKSPACE_RELEASE
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
 from compiler.lowering.scalar import llvm_function_type
 from compiler.lowering.to_llvm import lowered_functions
@@ -140,187 +77,6 @@ __all__ = [
     "unpack_objects",
     "uses_openmp",
 ]
-
-
-def _convert_gep(op: L.GEPOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
-    """xDSL 0.74 gives struct/multi-index GEPs a typed-pointer result; use opaque `ptr`."""
-    ssa = iter(op.ssa_indices)
-    idx = [
-        val_map[next(ssa)] if i == L.GEP_USE_SSA_VAL else ir.Constant(ir.IntType(32), i)
-        for i in op.rawConstantIndices.iter_values()
-    ]
-    gep = builder.gep(
-        val_map[op.ptr], idx, inbounds=op.inbounds is not None, source_etype=convert_type(op.elem_type)
-    )
-    gep.type = ir.PointerType()
-    val_map[op.result] = gep
-
-
-_convert_op._convert_getelementptr = _convert_gep  # looked up at call time
-
-
-def _scope_list(module: ir.Module, names: ArrayAttr[StringAttr]) -> Any:
-    """`!{!scope...}` for an ArrayAttr of scope names "function/group": a scope is
-    `!{!"function/group", !domain}`, the domain `!{!"function"}` (uniqued by their
-    strings, so every access of a group shares one node)."""
-    # every access of a group carries the same list (aliasing.py): made once per module,
-    # not once per access (a network's lists name a hundred groups)
-    cache: dict[ArrayAttr[StringAttr], Any] = module.__dict__.setdefault("_compiler_scope_lists", {})
-    if names in cache:
-        return cache[names]
-    # and each scope once per module: a network's lists share their names, and asking
-    # llvmlite for a node it has costs as much as making it (its key is the operands)
-    made: dict[str, Any] = module.__dict__.setdefault("_compiler_scopes", {})
-    scopes = []
-    for name in names.data:
-        text = name.data
-        if text not in made:
-            domain = module.add_metadata([ir.MetaDataString(module, text.split("/")[0])])
-            made[text] = module.add_metadata([ir.MetaDataString(module, text), domain])
-        scopes.append(made[text])
-    cache[names] = module.add_metadata(scopes)
-    return cache[names]
-
-
-def _add_alias_metadata(op: L.LoadOp | L.StoreOp, instr: Any, module: ir.Module) -> None:
-    """aliasing.py's groups as scoped-noalias metadata."""
-    for attr, kind in (("alias_scopes", "alias.scope"), ("noalias_scopes", "noalias")):
-        names = op.attributes.get(attr)  # isinstance, not xDSL's isa: that builds a constraint per call
-        if isinstance(names, ArrayAttr) and names.data and all(isinstance(n, StringAttr) for n in names.data):
-            instr.set_metadata(kind, _scope_list(module, cast(ArrayAttr[StringAttr], names)))
-
-
-def _convert_load(op: L.LoadOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
-    instr = builder.load(val_map[op.ptr], typ=convert_type(op.dereferenced_value.type))
-    if op.alignment:
-        instr.align = op.alignment.value.data
-    _add_alias_metadata(op, instr, builder.module)
-    val_map[op.dereferenced_value] = instr
-
-
-def _convert_store(op: L.StoreOp, builder: ir.IRBuilder, val_map: dict[Any, Any]) -> None:
-    instr = builder.store(val_map[op.value], val_map[op.ptr])
-    if op.alignment:
-        instr.align = op.alignment.value.data
-    _add_alias_metadata(op, instr, builder.module)
-
-
-class _LoopID(ir.values.MDValue):
-    """A loop's `distinct !{!self, !{!"llvm.loop.unroll.full"}}`: LLVM finds loop
-    properties on a distinct node that names itself first, which Module.add_metadata
-    (uniqued nodes only) can not make."""
-
-    def __init__(self, module: ir.Module, properties: list[Any]):
-        super().__init__(module, [], name=str(len(module.metadata)))
-        self.operands = (self, *properties)
-
-    def descr(self, buf: list[str]) -> None:
-        refs = ", ".join(op.get_reference() for op in self.operands)
-        buf += (f"distinct !{{ {refs} }}", "\n")
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __hash__(self) -> int:
-        return id(self)
-
-
-def _convert_br(op: L.BrOp, builder: ir.IRBuilder, val_map: dict[Any, Any], block_map: dict[Any, Any]) -> None:
-    """A branch; a loop's back edge marked `unroll_full` carries `llvm.loop.unroll.full`."""
-    _convert_plain_br(op, builder, val_map, block_map)
-    if loop.UNROLL_FULL in op.attributes:
-        module = builder.module
-        full = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.full")])
-        builder.block.terminator.set_metadata("llvm.loop", _LoopID(module, [full]))
-
-
-_convert_plain_br = _convert_op._convert_br
-_convert_op._convert_load = _convert_load
-_convert_op._convert_store = _convert_store
-_convert_op._convert_br = _convert_br
-
-
-def to_llvm_ir(module: ModuleOp) -> str:
-    """The textual LLVM IR of an llvm-dialect module, before optimization."""
-    # the cached triple: a call into llvmlite here would wait for the optimizing thread
-    converted = convert_module(module, fallback_target_triple=target_description()["triple"])
-    define_workspace(converted)
-    return str(converted)
-
-
-def define_workspace(module: ir.Module) -> None:
-    """Define the workspace functions the module declares (`lowering/memory.py`): a slot
-    holds a cached block's address, its capacity in the block's first 8 bytes and the
-    data 64 bytes in. Acquire takes the block out of the slot with an atomic exchange
-    (another thread calling at the same time finds the slot empty and allocates its own)
-    and reallocates it when it is too small (NULL when that fails); release puts it back,
-    freeing what the slot held meanwhile (nothing for NULL). Written with llvmlite's builder: xDSL's llvm dialect has no atomics."""
-    globals_ = module.globals
-    acquire, release = globals_.get(WORKSPACE_ACQUIRE), globals_.get(WORKSPACE_RELEASE)
-    if not isinstance(acquire, ir.Function) or not isinstance(release, ir.Function):
-        return
-    i8, i64 = ir.IntType(8), ir.IntType(64)
-    ptr = acquire.args[0].type
-    aligned_alloc = _declared(module, "aligned_alloc", ir.FunctionType(ptr, [i64, i64]))
-    free = _declared(module, "free", ir.FunctionType(ir.VoidType(), [ptr]))
-    header = ir.Constant(i64, 64)
-
-    acquire.linkage = "internal"
-    slot, size = acquire.args
-    b = ir.IRBuilder(acquire.append_basic_block("entry"))
-    cached = b.atomic_rmw("xchg", slot, ir.Constant(i64, 0), "acq_rel")
-    check, drop, fresh = (acquire.append_basic_block(n) for n in ("check", "drop", "fresh"))
-    b.cbranch(b.icmp_unsigned("!=", cached, ir.Constant(i64, 0)), check, fresh)
-    b.position_at_end(check)
-    block = b.inttoptr(cached, ptr)
-    reuse = acquire.append_basic_block("reuse")
-    b.cbranch(b.icmp_unsigned(">=", b.load(block, typ=i64), size), reuse, drop)
-    b.position_at_end(reuse)
-    b.ret(b.gep(block, [header], source_etype=i8))
-    b.position_at_end(drop)
-    b.call(free, [block])
-    b.branch(fresh)
-    b.position_at_end(fresh)
-    # a size of 2^63 bytes or more (a symbolic size that wrapped) or a failed allocation:
-    # NULL, which the caller's allocation check reports (memory.add_allocation_checks)
-    null = ir.Constant(ptr, None)
-    allocate, failed = acquire.append_basic_block("allocate"), acquire.append_basic_block("failed")
-    b.cbranch(b.icmp_signed("<", size, ir.Constant(i64, 0)), failed, allocate)
-    b.position_at_end(failed)
-    b.ret(null)
-    b.position_at_end(allocate)
-    new = b.call(aligned_alloc, [header, b.add(size, header)])
-    got = acquire.append_basic_block("got")
-    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(new, i64), ir.Constant(i64, 0)), failed, got)
-    b.position_at_end(got)
-    b.store(size, new)
-    b.ret(b.gep(new, [header], source_etype=i8))
-
-    release.linkage = "internal"
-    slot, data = release.args
-    b = ir.IRBuilder(release.append_basic_block("entry"))
-    put = release.append_basic_block("put")
-    nothing = release.append_basic_block("nothing")  # a failed acquire's NULL
-    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(data, i64), ir.Constant(i64, 0)), nothing, put)
-    b.position_at_end(nothing)
-    b.ret_void()
-    b.position_at_end(put)
-    block = b.gep(data, [ir.Constant(i64, -header.constant)], source_etype=i8)
-    old = b.atomic_rmw("xchg", slot, b.ptrtoint(block, i64), "acq_rel")
-    drop, done = release.append_basic_block("drop"), release.append_basic_block("done")
-    b.cbranch(b.icmp_unsigned("!=", old, ir.Constant(i64, 0)), drop, done)
-    b.position_at_end(drop)
-    b.call(free, [b.inttoptr(old, ptr)])
-    b.branch(done)
-    b.position_at_end(done)
-    b.ret_void()
-
-
-def _declared(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
-    found = module.globals.get(name)
-    if isinstance(found, ir.Function):
-        return found
-    return ir.Function(module, ftype, name)
 
 
 def function_text(module: ModuleOp, function: L.FuncOp) -> str:

@@ -22,8 +22,9 @@ Each allocation site has a slot (an internal global) that keeps its block betwee
 calls (TVM's workspace pool, PyTorch's caching allocator): a block from
 `aligned_alloc` per call is a fresh `mmap` once glibc's threshold puts it there, and
 the page faults of a 1.6 MB arena made the seed 000 chain 1.6x slower in such
-processes. `jit.define_workspace` defines the two functions (atomic exchanges: two
-threads calling one function at once each get a block of their own).
+processes. `define_workspace` defines the two functions in the LLVM IR (llvmlite's
+builder, `llvm_ir.to_llvm_ir` calls it; atomic exchanges: two threads calling one
+function at once each get a block of their own).
 
 `declare_runtime` declares the functions these call and the slots.
 """
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from llvmlite import ir
 from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -371,3 +373,92 @@ def declare_runtime(module: ModuleOp, within: Operation | None = None) -> None:
             module.body.block.add_op(
                 llvm.FuncOp(name, ftype, linkage=llvm.LinkageAttr("external"))
             )
+
+
+def define_workspace(module: ir.Module) -> None:
+    """Define the workspace functions the module declares (`declare_runtime`): a slot
+    holds a cached block's address, its capacity in the block's first 8 bytes and the
+    data 64 bytes in. Acquire takes the block out of the slot with an atomic exchange
+    (another thread calling at the same time finds the slot empty and allocates its own)
+    and reallocates it when it is too small (NULL when that fails); release puts it back,
+    freeing what the slot held meanwhile (nothing for NULL). Written with llvmlite's
+    builder: xDSL's llvm dialect has no atomics."""
+    globals_ = module.globals
+    acquire, release = globals_.get(WORKSPACE_ACQUIRE), globals_.get(WORKSPACE_RELEASE)
+    if not isinstance(acquire, ir.Function) or not isinstance(release, ir.Function):
+        return
+    ptr, i64 = acquire.args[0].type, ir.IntType(64)
+    aligned_alloc = _declared(module, "aligned_alloc", ir.FunctionType(ptr, [i64, i64]))
+    free = _declared(module, "free", ir.FunctionType(ir.VoidType(), [ptr]))
+    _define_acquire(acquire, aligned_alloc, free)
+    _define_release(release, free)
+
+
+_HEADER_BYTES = 64
+"""Where a workspace block's data starts (its capacity is in the first 8 bytes)."""
+
+
+def _define_acquire(acquire: ir.Function, aligned_alloc: ir.Function, free: ir.Function) -> None:
+    i8, i64 = ir.IntType(8), ir.IntType(64)
+    ptr = acquire.args[0].type
+    header = ir.Constant(i64, _HEADER_BYTES)
+    acquire.linkage = "internal"
+    slot, size = acquire.args
+    b = ir.IRBuilder(acquire.append_basic_block("entry"))
+    cached = b.atomic_rmw("xchg", slot, ir.Constant(i64, 0), "acq_rel")
+    check, drop, fresh = (acquire.append_basic_block(n) for n in ("check", "drop", "fresh"))
+    b.cbranch(b.icmp_unsigned("!=", cached, ir.Constant(i64, 0)), check, fresh)
+    b.position_at_end(check)
+    block = b.inttoptr(cached, ptr)
+    reuse = acquire.append_basic_block("reuse")
+    b.cbranch(b.icmp_unsigned(">=", b.load(block, typ=i64), size), reuse, drop)
+    b.position_at_end(reuse)
+    b.ret(b.gep(block, [header], source_etype=i8))
+    b.position_at_end(drop)
+    b.call(free, [block])
+    b.branch(fresh)
+    b.position_at_end(fresh)
+    # a size of 2^63 bytes or more (a symbolic size that wrapped) or a failed allocation:
+    # NULL, which the caller's allocation check reports (memory.add_allocation_checks)
+    null = ir.Constant(ptr, None)
+    allocate, failed = acquire.append_basic_block("allocate"), acquire.append_basic_block("failed")
+    b.cbranch(b.icmp_signed("<", size, ir.Constant(i64, 0)), failed, allocate)
+    b.position_at_end(failed)
+    b.ret(null)
+    b.position_at_end(allocate)
+    new = b.call(aligned_alloc, [header, b.add(size, header)])
+    got = acquire.append_basic_block("got")
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(new, i64), ir.Constant(i64, 0)), failed, got)
+    b.position_at_end(got)
+    b.store(size, new)
+    b.ret(b.gep(new, [header], source_etype=i8))
+
+
+def _define_release(release: ir.Function, free: ir.Function) -> None:
+    i8, i64 = ir.IntType(8), ir.IntType(64)
+    ptr = release.args[1].type
+    release.linkage = "internal"
+    slot, data = release.args
+    b = ir.IRBuilder(release.append_basic_block("entry"))
+    put = release.append_basic_block("put")
+    nothing = release.append_basic_block("nothing")  # a failed acquire's NULL
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(data, i64), ir.Constant(i64, 0)), nothing, put)
+    b.position_at_end(nothing)
+    b.ret_void()
+    b.position_at_end(put)
+    block = b.gep(data, [ir.Constant(i64, -_HEADER_BYTES)], source_etype=i8)
+    old = b.atomic_rmw("xchg", slot, b.ptrtoint(block, i64), "acq_rel")
+    drop, done = release.append_basic_block("drop"), release.append_basic_block("done")
+    b.cbranch(b.icmp_unsigned("!=", old, ir.Constant(i64, 0)), drop, done)
+    b.position_at_end(drop)
+    b.call(free, [b.inttoptr(old, ptr)])
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+
+
+def _declared(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
+    found = module.globals.get(name)
+    if isinstance(found, ir.Function):
+        return found
+    return ir.Function(module, ftype, name)

@@ -43,7 +43,9 @@ Design choices:
     DLPack capsule's).
   * `make-packed-api{strided=A,B}` (and `compile_module(strided_args=...)`)
     declare buffer arguments strided, with stride variables `A_stride<k>`
-    (`compiler.analysis.arg_signature.declare_strided`).
+    (`compiler.analysis.arg_signature.declare_strided`); `order=B,A` puts
+    the arguments of the function with exactly these names in this order
+    first (`build` passes them in the order of its list: `reorder_arguments`).
 
 Where do a symbolic function's shape and stride variables come from (seed
 003)? From the `packed.dltensor_get` that binds each of them, visible by name
@@ -137,7 +139,7 @@ from compiler.analysis.arg_binder import (
     row_major_strides,
     symbolic_variables,
 )
-from compiler.analysis.arg_signature import declare_strided
+from compiler.analysis.arg_signature import declare_strided, order_arguments
 from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import cmpi, int_constant
 from compiler.arith.expr import (
@@ -535,13 +537,20 @@ class MakePackedAPIPass(ModulePass):
     strided: tuple[str, ...] = ()
     """Buffer arguments to declare strided (symbolic strides `<arg>_stride<k>`), e.g. `strided=A,B`."""
 
+    order: tuple[str, ...] = ()
+    """The arguments in call order, by name (all of a function's), e.g. `order=B,A`."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         callees = {c.callee.root_reference.data for c in walk_ops(op) if isinstance(c, packed.CallOp)}
         found: set[str] = set()
+        ordered = not self.order
         for func in [f for f in op.ops if isinstance(f, loop.FuncOp) and is_packable(f, callees)]:
+            ordered |= bool(self.order) and order_arguments(func, self.order)
             found |= declare_strided(func, self.strided, strict=False)
             make_packed_api(op, func)
         if missing := [n for n in self.strided if n not in found]:
             raise PassError(
                 f"make-packed-api: no function has a buffer argument '{missing[0]}'"
             )
+        if not ordered:
+            raise PassError(f"make-packed-api: no function has exactly the arguments {', '.join(self.order)}")

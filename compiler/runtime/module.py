@@ -38,13 +38,27 @@ ABI = "int32_t(DLTensor **args, int32_t num_args, int64_t *error_values)"
 
 
 @dataclass(frozen=True)
-class ArgInfo:
-    """An argument of an exported function, as `compiler.driver.ArgSpec`."""
+class ArgSpec:
+    """An argument of a compiled or exported function: its name, shape (symbolic
+    dimensions as their text), dtype name, whether the function writes it, and whether
+    it takes any strides."""
 
     name: str
     dims: tuple[int | str, ...]
     dtype: str
     is_output: bool
+    strided: bool = False
+
+    def __str__(self) -> str:
+        role = "out " if self.is_output else ""
+        layout = " strided" if self.strided else ""
+        return f"{role}{self.name}: {self.dtype}[{', '.join(map(str, self.dims))}]{layout}"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArgSpec:
+        """The spec `asdict` wrote (JSON: the dims as a list)."""
+        fields = (data["name"], tuple(data["dims"]), data["dtype"], bool(data["is_output"]))
+        return cls(*fields, bool(data.get("strided", False)))
 
 
 @dataclass
@@ -52,7 +66,7 @@ class ModuleMetadata:
     """What `load_module` needs to call an exported function (stored as JSON in the library)."""
 
     name: str
-    args: list[ArgInfo]
+    args: list[ArgSpec]
     errors: list[ErrorEntry]
     compiler_version: str = "unknown"
     target: dict[str, str] = field(default_factory=dict)
@@ -70,10 +84,7 @@ class ModuleMetadata:
             raise ModuleLoadError(f"unknown metadata format {found!r} (this loader reads {FORMAT!r})")
         return cls(
             name=data["name"],
-            args=[
-                ArgInfo(a["name"], tuple(a["dims"]), a["dtype"], bool(a["is_output"]))
-                for a in data["args"]
-            ],
+            args=[ArgSpec.from_dict(a) for a in data["args"]],
             errors=[ErrorEntry(e["message"], e["error"], int(e["n_values"])) for e in data["errors"]],
             compiler_version=data.get("compiler_version", "unknown"),
             target=dict(data.get("target", {})),
@@ -112,10 +123,7 @@ class LoadedFunction:
         self._packed(*arrays)
 
     def __repr__(self) -> str:
-        args = ", ".join(
-            f"{'out ' if a.is_output else ''}{a.name}: {a.dtype}[{', '.join(map(str, a.dims))}]"
-            for a in self.specs
-        )
+        args = ", ".join(map(str, self.specs))
         return f"<LoadedFunction {self.name}({args}) from {self.path}>"
 
 

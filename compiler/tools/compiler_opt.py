@@ -42,7 +42,6 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Operation, SSAValue
-from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -56,12 +55,13 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from compiler.analysis.dominance import DominanceChecker
 from compiler.arith.builders import wrap_index
 from compiler.diagnostics import PassError, VerifyError, location_prefix
+from compiler.dialects.syntax import IRParser
 from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
 from compiler.tools.version import add_version_argument
 
 
-class LocatedParser(Parser):
+class LocatedParser(IRParser):
     """Stamps each op with loc("file":line:col) of its first token."""
 
     line_offset = 0  # first line of a --split-input-file chunk
@@ -172,13 +172,11 @@ class ListPassesAction(argparse.Action):
 
 
 def _llvm_target() -> type[Target]:
-    """`-t llvm`: xDSL's LLVM IR printer with the converters `build()` uses (alias scopes,
-    alignment, loop metadata: compiler/lowering/jit.py installs them when imported)."""
-    from xdsl.backend.llvm.convert import LLVMTarget
+    """`-t llvm`: the LLVM IR `build()` hands to LLVM (the project's conversions of alias
+    scopes, GEPs and loop metadata, and the workspace functions: `lowering/llvm_ir.py`)."""
+    from compiler.lowering.llvm_ir import LLVMIRTarget
 
-    import compiler.lowering.jit  # noqa: F401
-
-    return LLVMTarget
+    return LLVMIRTarget
 
 
 class CompilerOptMain(xDSLOptMain):

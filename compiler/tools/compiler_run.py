@@ -38,7 +38,7 @@ from compiler.tools.version import add_version_argument
 if TYPE_CHECKING:
     import numpy as np
 
-    from compiler.driver import ArgSpec
+    from compiler.runtime.module import ArgSpec
 
 
 class RunError(ArgumentValueError):

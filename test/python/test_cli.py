@@ -134,7 +134,8 @@ def test_a_reader_that_stops_early_ends_compiler_opt_quietly(tmp_path: Path) -> 
 
 def test_pipeline_options_are_declared_once() -> None:
     """The default-pipeline pass, build, lower, compile_module and from_torch take the
-    options of `PipelineOptions` (the pass as its options, after `until`); a misspelt
+    options of `PipelineOptions` (the pass as its options, after `until` and the
+    arguments' `order` and `strided`, which `build` sets from its list); a misspelt
     or non-bool option is an OptionError naming the function."""
     import dataclasses
 
@@ -144,7 +145,7 @@ def test_pipeline_options_are_declared_once() -> None:
     from compiler.pipeline import DefaultPipelinePass, PipelineOptions
 
     names = [f.name for f in dataclasses.fields(PipelineOptions)]
-    assert [f.name for f in dataclasses.fields(DefaultPipelinePass)] == ["until", *names]
+    assert [f.name for f in dataclasses.fields(DefaultPipelinePass)] == ["until", "order", "strided", *names]
     A = te.placeholder((4,), name="A")
     B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
     with pytest.raises(compiler.OptionError, match="build: unknown option 'check_bound'"):

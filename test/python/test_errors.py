@@ -302,12 +302,12 @@ def test_memory_plan_errors() -> None:
     from xdsl.parser import Parser
 
     from compiler.context import make_context
-    from compiler.driver import _memory_plan
+    from compiler.driver.lowered import memory_plan
     from compiler.passes.verify_memory_plan import VerifyMemoryPlanPass
 
     ctx = make_context()
     module = Parser(ctx, OVERLAPPING_PLAN).parse_module()
-    err = raised(lambda: _memory_plan(module), errors.MemoryPlanError, AssertionError)
+    err = raised(lambda: memory_plan(module), errors.MemoryPlanError, AssertionError)
     assert "internal error: unsound memory plan: a (statements" in str(err)
     err = raised(lambda: VerifyMemoryPlanPass().apply(ctx, module), errors.MemoryPlanError, AssertionError)
     assert isinstance(err, PassFailedException)  # compiler-opt prints it as a diagnostic

@@ -21,7 +21,7 @@
 // NODIM: compiler-run: error: a has the symbolic dimension 'n': give --dim n=N
 
 // HELP: --list-passes
-// LIST:      default-pipeline{until=... tighten-pad-regions=... check-bounds=... auto-schedule=... loop-partition=... fast-math=... fp-contract=... profile=...}
+// LIST:      default-pipeline{until=... order=... strided=... tighten-pad-regions=... check-bounds=... auto-schedule=... loop-partition=... fast-math=... fp-contract=... profile=...}
 // LIST-NEXT:   The whole default pipeline as one pass
 // LIST:      insert-bound-checks
 // LIST-NEXT:   Check every load and store against its buffer's region (off by default).
