@@ -5,7 +5,7 @@ uses them when it emits one)."""
 from __future__ import annotations
 
 from compiler.errors import ExprTypeError
-from compiler.te import expr as T
+from compiler.te import language as T
 
 
 def dim_text(d: T.Dim) -> int | str:

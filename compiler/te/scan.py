@@ -6,7 +6,10 @@ import builtins
 from collections.abc import Sequence
 
 from compiler.errors import ExprTypeError, ExprValueError
-from compiler.te.expr import Dim, Operation, Reduce, ScanParts, Tensor, dim_repr, substitute
+from compiler.te.nodes import Dim, dim_repr
+from compiler.te.reducers import Reduce
+from compiler.te.tensors import Operation, ScanParts, Tensor
+from compiler.te.traversal import substitute
 
 
 def _scan_list(items: Tensor | Sequence[Tensor], what: str, name: str) -> list[Tensor]:

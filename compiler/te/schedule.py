@@ -23,7 +23,7 @@ from compiler.analysis import loop_relations
 from compiler.analysis.stage_groups import common_group, group_chain
 from compiler.dialects.storage_scopes import CACHE_SCOPES
 from compiler.errors import ScheduleError, ScheduleTypeError
-from compiler.te import expr as T
+from compiler.te import language as T
 from compiler.te.extern import ExternOp
 from compiler.te.primitives import (
     CacheRead,

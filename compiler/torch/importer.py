@@ -39,7 +39,9 @@ from torch.utils import _pytree
 from compiler import ops, te
 from compiler.errors import ExprValueError, InternalError
 from compiler.names import fresh_name
-from compiler.te.expr import Read, Reduce, collect_stages, walk
+from compiler.te.reducers import Reduce
+from compiler.te.tensors import Read, collect_stages
+from compiler.te.traversal import walk
 from compiler.torch import state
 from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
 from compiler.torch.aten_index import REFUSED
