@@ -19,6 +19,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("compiler.arith", "compiler.runtime", "compiler.errors", "compiler.diagnostics", "compiler.names")),
     ("dialects", ("compiler.dialects",)),
     ("analysis", ("compiler.analysis", "compiler.transforms")),  # the schedule model replays the rewrites
+    ("planning", ("compiler.auto_schedule",)),  # reads the schedule model, writes sched ops
     ("passes", ("compiler.passes",)),
     ("lowering", ("compiler.lowering",)),
     ("pipeline", ("compiler.pipeline", "compiler.pipeline_options", "compiler.registry", "compiler.context")),
