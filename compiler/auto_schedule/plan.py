@@ -12,6 +12,7 @@ from compiler.analysis.schedule_model import ScheduleModel, scan_bodies, scan_st
 from compiler.analysis.target import Target
 from compiler.auto_schedule.cost import StagePlan, plan_injective, plan_reduction
 from compiler.auto_schedule.features import StageInfo, stage_info
+from compiler.auto_schedule.inlining import Producer, inlined_stages
 from compiler.dialects import sched, te
 
 
@@ -55,50 +56,40 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
     for name, s in model.stages.items():
         for src in s.inputs:
             infos[src].consumers.append(name)
-    attach_targets = {s.attach_stage.name for s in model.stages.values() if s.attach_stage is not None}
     whole = {name for name in model.stages if model.extern_readers(name)}  # a te.extern reads them whole
-    plans: list[StagePlan] = []
     in_scans = scan_stage_names(model)
     inlined = user_inlined(schedule)
+    kept = (user | in_scans) - inlined
+    inline = set(inlined_stages(_producers(model, infos, whole), recompute=True, decided={
+        **{name: False for name in kept}, **{name: True for name in inlined}}))
+    plans: list[StagePlan] = []
     for name, info in infos.items():
         if name in user or name in in_scans:
             plans.append(StagePlan(name, action="keep"))
-            continue
-        if info.reduce_extents:
+        elif info.reduce_extents:
             plans.append(plan_reduction(info, target))
-            continue
-        read_by_reduction = _lands_in_reduction(name, infos)
-        inlinable = not info.is_output and name not in attach_targets and name not in whole
-        # computed inside a reduction, an element is computed again for every read of
-        # it (a conv reads each input element R * S * K times; ResNet-50's residual
-        # chain, inlined into the next stage's convs, ran many times its cost): only stages
-        # that move elements go there
-        recomputed = read_by_reduction and not info.moves_only
-        if inlinable and not recomputed and not (info.guarded and read_by_reduction):
+        elif name in inline:
             plans.append(StagePlan(name, action="inline"))
-            continue
-        plans.append(plan_injective(info, target))
+        else:
+            plans.append(plan_injective(info, target))
     return _row_blocks(_fuse_epilogues(plans, infos, whole), infos, whole | (user - inlined) | in_scans, target)
 
 
-def _lands_in_reduction(name: str, infos: dict[str, StageInfo]) -> bool:
-    """Whether a consumer of stage `name` is a reduction, or a stage that only moves
-    elements on the way to one (a view or transpose: inlined wherever it goes, it takes
-    `name`'s code into the reduction with it: GPT-2's GELU, read through a view by the
-    next matmul, was computed again for every column panel of it)."""
-    seen: set[str] = set()
-    pending = list(infos[name].consumers)
-    while pending:
-        consumer = pending.pop()
-        if consumer in seen:
-            continue
-        seen.add(consumer)
-        info = infos[consumer]
-        if info.reduce_extents:
-            return True
-        if info.moves_only and not info.is_output:
-            pending.extend(info.consumers)
-    return False
+def _producers(model: ScheduleModel, infos: dict[str, StageInfo], whole: set[str]) -> list[Producer]:
+    """The stages as the inlining policy reads them, producers first; pinned: results,
+    stages another is computed at, and those a te.extern reads whole."""
+    attach_targets = {s.attach_stage.name for s in model.stages.values() if s.attach_stage is not None}
+    return [
+        Producer(
+            name,
+            {c: infos[c].read_tensors.count(name) for c in info.consumers},
+            reduction=bool(info.reduce_extents),
+            moves_only=info.moves_only,
+            guarded=info.guarded,
+            pinned=info.is_output or name in attach_targets or name in whole,
+        )
+        for name, info in infos.items()
+    ]
 
 
 def _epilogue(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan]) -> str | None:
