@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 
 from compiler import te as T
+from compiler.analysis.schedule_model import ScheduleModel, schedule_of
+from compiler.analysis.target import Target, host_target
 from compiler.auto_schedule import (
     StagePlan,
     emit_plans,
@@ -40,8 +42,6 @@ from compiler.auto_schedule import (
     plan_injective,
     stage_info,
 )
-from compiler.analysis.schedule_model import ScheduleModel, schedule_of
-from compiler.analysis.target import Target, host_target
 from compiler.dialects import sched
 from compiler.driver import Function, _split_args, compile_built
 from compiler.errors import OptionError

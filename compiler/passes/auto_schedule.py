@@ -23,9 +23,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from compiler.auto_schedule import emit_plans, plan_function
 from compiler.analysis.schedule_model import schedule_of
 from compiler.analysis.target import Target, host_target
+from compiler.auto_schedule import emit_plans, plan_function
 from compiler.diagnostics import PassError
 from compiler.dialects import sched, te
 

@@ -23,9 +23,9 @@ from test_schedule_properties import PROGRAM_KINDS, SETTINGS, Case, check, draw_
 
 import compiler
 from compiler import ops, te
-from compiler.auto_schedule import plan_function
 from compiler.analysis.schedule_model import schedule_of
 from compiler.analysis.target import Target, host_target
+from compiler.auto_schedule import plan_function
 from compiler.context import make_context
 from compiler.passes.auto_schedule import AutoSchedulePass
 from compiler.te.to_ir import build_module
