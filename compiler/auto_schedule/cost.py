@@ -212,9 +212,13 @@ def _panel_input(info: StageInfo, v: int) -> str | None:
     return name
 
 
+def _root_plan(info: StageInfo, target: Target) -> tuple[StagePlan, int | None]:
+    """A root plan, parallel when there are cores to share, and the stage's vector axis."""
+    return StagePlan(info.name, parallel=target.cores > 1), vector_axis(info)
+
+
 def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
-    plan = StagePlan(info.name, parallel=target.cores > 1)
-    v = vector_axis(info)
+    plan, v = _root_plan(info, target)
     if v is None:
         return plan
     u = unroll_axis(info, v)
@@ -259,8 +263,7 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
 
 
 def plan_injective(info: StageInfo, target: Target) -> StagePlan:
-    plan = StagePlan(info.name, parallel=target.cores > 1)
-    v = vector_axis(info)
+    plan, v = _root_plan(info, target)
     if v is None:
         return plan
     lanes = target.lanes(info.element_bits)

@@ -14,7 +14,7 @@ import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import count
-from typing import Union
+from typing import TypeVar, Union
 
 from compiler.errors import ExprTypeError, ExprValueError
 
@@ -141,6 +141,19 @@ def unchanged(old: Sequence[object], new: Sequence[object]) -> bool:
     return builtins.all(a is b for a, b in zip(old, new, strict=True))
 
 
+_Node = TypeVar("_Node")
+
+
+def with_items(node: _Node, name: str, items: tuple[Expr, ...]) -> _Node:
+    """`node` itself when `items` holds the objects of its tuple field `name`, else a copy
+    of it with `items` there."""
+    if unchanged(getattr(node, name), items):
+        return node
+    new = copy.copy(node)
+    setattr(new, name, items)
+    return new
+
+
 class _TwoOperands(Expr):
     """A node of two operands `a` and `b` (a dataclass below)."""
 
@@ -168,12 +181,7 @@ class _Arguments(Expr):
         return list(self.args)
 
     def map_children(self, f: Callable[[Expr], Expr]) -> Expr:
-        args = tuple(f(a) for a in self.args)
-        if unchanged(self.args, args):
-            return self
-        new = copy.copy(self)
-        new.args = args
-        return new
+        return with_items(self, "args", tuple(f(a) for a in self.args))
 
 
 @dataclass(eq=False)

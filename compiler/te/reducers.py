@@ -9,7 +9,6 @@ builtins here and in `compiler.te` (this module spells those `builtins.max`).
 from __future__ import annotations
 
 import builtins
-import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -24,6 +23,7 @@ from compiler.te.nodes import (
     maximum,
     minimum,
     unchanged,
+    with_items,
 )
 from compiler.te.traversal import walk
 
@@ -129,12 +129,7 @@ class Combiner:
     def map_results(self, f: Callable[[Expr], Expr]) -> Combiner:
         """The same reducer combining into its results mapped by `f` (its axes substituted);
         itself when none changes."""
-        results = tuple(f(r) for r in self.results)
-        if unchanged(self.results, results):
-            return self
-        new = copy.copy(self)
-        new.results = results
-        return new
+        return with_items(self, "results", tuple(f(r) for r in self.results))
 
     def named_axes(self) -> list[IterVar]:
         """The axes (not its own arguments) its combined values name: the compute's data axes."""
@@ -235,12 +230,7 @@ def max(
 ) -> Expr:
     """`te.max(x, axis=k)` reduces over reduce axes; `te.max(a, b)` is the larger of two
     values (as in TVM), index expressions included."""
-    if isinstance(axis, Expr | int | float):
-        if not _is_reduce_axes(axis) and init is None and where is None:
-            return maximum(expr, axis)
-        if not isinstance(axis, IterVar):
-            raise ExprTypeError(f"te.max: axis must be one or more te.reduce_axis, got {axis!r}")
-    return _reducer("max")(expr, axis, init, where)
+    return _reduce_or_pair("max", maximum, expr, axis, init, where)
 
 
 def min(
@@ -250,9 +240,21 @@ def min(
     where: ExprLike | None = None,
 ) -> Expr:
     """`te.min(x, axis=k)` reduces over reduce axes; `te.min(a, b)` is the smaller of two values."""
+    return _reduce_or_pair("min", minimum, expr, axis, init, where)
+
+
+def _reduce_or_pair(
+    kind: str,
+    pair: Callable[[ExprLike, ExprLike], Expr],
+    expr: ExprLike,
+    axis: IterVar | Sequence[IterVar] | ExprLike,
+    init: ExprLike | None,
+    where: ExprLike | None,
+) -> Expr:
+    """`te.max`/`te.min`: over reduce axes, else of two values (`pair`)."""
     if isinstance(axis, Expr | int | float):
         if not _is_reduce_axes(axis) and init is None and where is None:
-            return minimum(expr, axis)
+            return pair(expr, axis)
         if not isinstance(axis, IterVar):
-            raise ExprTypeError(f"te.min: axis must be one or more te.reduce_axis, got {axis!r}")
-    return _reducer("min")(expr, axis, init, where)
+            raise ExprTypeError(f"te.{kind}: axis must be one or more te.reduce_axis, got {axis!r}")
+    return _reducer(kind)(expr, axis, init, where)

@@ -11,7 +11,7 @@ import builtins
 import inspect
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import overload
 
 from compiler.errors import ExprIndexError, ExprTypeError, ExprValueError
@@ -27,7 +27,7 @@ from compiler.te.nodes import (
     dim_repr,
     is_float,
     new_uid,
-    unchanged,
+    with_items,
 )
 from compiler.te.reducers import Reduce
 from compiler.te.traversal import walk
@@ -44,8 +44,7 @@ class Read(Expr):
         return list(self.indices)
 
     def map_children(self, f: Callable[[Expr], Expr]) -> Expr:
-        indices = tuple(f(i) for i in self.indices)
-        return self if unchanged(self.indices, indices) else replace(self, indices=indices)
+        return with_items(self, "indices", tuple(f(i) for i in self.indices))
 
     @property
     def dtype(self) -> str:  # type: ignore[override]  # derived here, a field elsewhere
