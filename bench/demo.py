@@ -70,7 +70,7 @@ def memory_table(args: list[te.Tensor]) -> None:
 
 def vectorizing_schedule(output: te.Tensor) -> Schedule:
     """Reduction loops outside the output row (xx), which becomes a contiguous vector loop."""
-    from compiler.te.expr import collect_stages
+    from compiler.te.tensors import collect_stages
 
     s = te.create_schedule(output.op)
     for t in collect_stages([output]):

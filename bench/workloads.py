@@ -19,8 +19,8 @@ from gemm_tutorial import packed_kernel_schedule
 from seed_chain import seed000_chain
 
 from compiler import ops, te
-from compiler.te.expr import collect_stages
 from compiler.te.schedule import Schedule
+from compiler.te.tensors import collect_stages
 
 RNG_SEED = 0
 

@@ -5,7 +5,7 @@ result = compiler.tune([A, B, C], trials=40, timeout=300, log="tune.jsonl")
 f = compiler.build([A, B, C], tuning_log="tune.jsonl")   # or COMPILER_TUNING_LOG=tune.jsonl
 ```
 
-The candidates vary the auto-scheduler's plan (`compiler.analysis.auto_schedule`)
+The candidates vary the auto-scheduler's plan (`compiler.auto_schedule`)
 stage by stage: the vector tile (one to four vectors, or the whole axis), the
 unrolled rows, the blocking of the reduction, the order of the outer tiles,
 how many outer loops are fused for the cores, parallel or serial, unrolled
@@ -33,14 +33,14 @@ from typing import Any
 import numpy as np
 
 from compiler import te as T
-from compiler.analysis.auto_schedule import (
+from compiler.analysis.target import Target, host_target
+from compiler.auto_schedule import (
     StagePlan,
     emit_plans,
     plan_function,
     plan_injective,
     stage_info,
 )
-from compiler.analysis.target import Target, host_target
 from compiler.dialects import sched
 from compiler.driver import Function, compile_built, split_args
 from compiler.errors import OptionError

@@ -14,7 +14,7 @@ from compiler import te
 from compiler.errors import ExprTypeError, ExprValueError
 from compiler.ops.util import broadcast_read, broadcast_shape, promote
 from compiler.te import Dim, Expr, Tensor
-from compiler.te.expr import compare as te_compare
+from compiler.te.nodes import compare as te_compare
 
 Scalar = int | float
 

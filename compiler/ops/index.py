@@ -30,7 +30,7 @@ from compiler.ops.util import (
     static,
 )
 from compiler.te import Dim, Expr, Tensor
-from compiler.te.expr import INDEX
+from compiler.te.nodes import INDEX
 
 INDEX_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
 

@@ -27,7 +27,7 @@ from compiler.ops.util import (
     static,
 )
 from compiler.te import Dim, Expr, IterVar, Tensor
-from compiler.te.expr import INDEX, as_expr
+from compiler.te.nodes import INDEX, as_expr
 
 
 def _spatial(layout: str, name: str) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """auto-schedule: a schedule for every stage of a `te.func` that has none.
 
-The choices come from `compiler.analysis.auto_schedule` (its docstring lists
+The choices come from `compiler.auto_schedule` (its docstring lists
 them): inline injective producers, a register tile with the reduce loops
 outside it, the innermost data axis vectorized at the target's width, the
 outer loops fused and parallel over the cores. A function without a
@@ -23,8 +23,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from compiler.analysis.auto_schedule import emit_plans, plan_function
 from compiler.analysis.target import Target, host_target
+from compiler.auto_schedule import emit_plans, plan_function
 from compiler.diagnostics import PassError
 from compiler.dialects import sched, te
 from compiler.schedule.model import schedule_of

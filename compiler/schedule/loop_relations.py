@@ -33,7 +33,7 @@ D = TypeVar("D")  # an extent
 
 
 class IndexExpr(Protocol):
-    """An index expression: `compiler.arith.expr.Expr` or `compiler.te.expr.Expr`."""
+    """An index expression: `compiler.arith.expr.Expr` or `compiler.te.nodes.Expr`."""
 
     def __add__(self, other: Self | int, /) -> Self: ...
     def __radd__(self, other: int, /) -> Self: ...

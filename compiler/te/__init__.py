@@ -9,47 +9,11 @@ B = te.compute((n,), lambda i: te.sum(A[i, k] * 2.0, axis=k), name="B")
 s = te.create_schedule(B.op)
 ```
 
-`expr` builds the expression trees, `schedule` records schedules on them,
-`to_ir` emits both as the `te` and `sched` dialects.
+`nodes` are the expression trees, `tensors` the stages that compute them,
+`reducers` the reductions and `traversal` walks and rewrites them; `schedule`
+records schedules on them, `to_ir` emits both as the `te` and `sched` dialects.
 """
 
-from compiler.te.expr import (
-    Call,
-    Cast,
-    Compare,
-    Const,
-    Dim,
-    Expr,
-    ExprLike,
-    IterVar,
-    Logical,
-    Operation,
-    Read,
-    Reduce,
-    Select,
-    Tensor,
-    Var,
-    all,
-    any,
-    comm_reducer,
-    compute,
-    const,
-    if_then_else,
-    likely,
-    logical_not,
-    max,
-    max_value,
-    maximum,
-    min,
-    min_value,
-    minimum,
-    placeholder,
-    prod,
-    reduce_axis,
-    sum,
-    var,
-    walk,
-)
 from compiler.te.extern import Buffer, ExternOp, call_extern, extern
 from compiler.te.intrinsics import (
     abs,
@@ -79,8 +43,34 @@ from compiler.te.intrinsics import (
     tanh,
     trunc,
 )
+from compiler.te.nodes import (
+    Call,
+    Cast,
+    Compare,
+    Const,
+    Dim,
+    Expr,
+    ExprLike,
+    IterVar,
+    Logical,
+    Select,
+    Var,
+    all,
+    any,
+    const,
+    if_then_else,
+    likely,
+    logical_not,
+    max_value,
+    maximum,
+    min_value,
+    minimum,
+)
+from compiler.te.reducers import Reduce, comm_reducer, max, min, prod, sum
 from compiler.te.scan import scan
 from compiler.te.schedule import Schedule, Stage, create_schedule
+from compiler.te.tensors import Operation, Read, Tensor, compute, placeholder, reduce_axis, var
+from compiler.te.traversal import walk
 
 __all__ = [
     "Buffer",

@@ -24,20 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from compiler.errors import ExprTypeError, ExprValueError
-from compiler.te.expr import (
-    INDEX,
-    Dim,
-    Expr,
-    ExprLike,
-    IterVar,
-    Operation,
-    Read,
-    Tensor,
-    _check_dtype,
-    _check_shape,
-    as_expr,
-    walk,
-)
+from compiler.te.nodes import INDEX, Dim, Expr, ExprLike, IterVar, as_expr, check_dtype
+from compiler.te.tensors import Operation, Read, Tensor, check_shape
+from compiler.te.traversal import walk
 
 
 @dataclass(eq=False)
@@ -152,7 +141,7 @@ def extern(
         raise ExprValueError(f"extern {name}: {len(dtypes)} dtypes for {len(shapes)} outputs")
     op = ExternOp(name, inputs=tuple(inputs))
     outputs = tuple(
-        Tensor(s, _check_dtype(d), op, value_index=k) for k, (s, d) in enumerate(zip(shapes, dtypes, strict=True))
+        Tensor(s, check_dtype(d), op, value_index=k) for k, (s, d) in enumerate(zip(shapes, dtypes, strict=True))
     )
     op.output_tensor = outputs[0]
     if len(outputs) > 1:
@@ -176,5 +165,5 @@ def _shapes(shape: Sequence[Dim] | Sequence[Sequence[Dim]], name: str) -> list[t
     items = list(shape) if isinstance(shape, list | tuple) else [shape]
     several = bool(items) and builtins.all(isinstance(s, list | tuple) for s in items)
     raw = items if several else [items]
-    return [_check_shape(s, f"extern {name}") for s in raw]  # type: ignore[arg-type]  # checked there
+    return [check_shape(s, f"extern {name}") for s in raw]  # type: ignore[arg-type]  # checked there
 

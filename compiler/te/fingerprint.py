@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _TE_MODULES = (
-    "compiler.te.expr",
     "compiler.te.extern",
+    "compiler.te.nodes",
     "compiler.te.primitives",
+    "compiler.te.reducers",
     "compiler.te.scan",
     "compiler.te.schedule",
+    "compiler.te.tensors",
 )
 """The modules whose objects are written field by field."""
 

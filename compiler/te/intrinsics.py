@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compiler.errors import ExprTypeError
-from compiler.te.expr import Call, Expr, ExprLike, _is_float, _unify, as_expr
+from compiler.te.nodes import Call, Expr, ExprLike, as_expr, is_float, unify
 
 
 def _unary(name: str) -> Callable[[ExprLike], Expr]:
     def f(x: ExprLike) -> Expr:
         e = as_expr(x, "float32")
-        if not _is_float(e.dtype) and name != "abs":
+        if not is_float(e.dtype) and name != "abs":
             raise ExprTypeError(f"te.{name} needs a float expression, got {e.dtype}")
         return Call(name, (e,), e.dtype)
 
@@ -52,15 +52,15 @@ def sigmoid(x: ExprLike) -> Expr:
 
 
 def _float_binary(name: str, a: ExprLike, b: ExprLike) -> Expr:
-    ea, eb = _unify(a, b)
-    if not _is_float(ea.dtype):
+    ea, eb = unify(a, b)
+    if not is_float(ea.dtype):
         raise ExprTypeError(f"te.{name} needs float expressions, got {ea.dtype}")
     return Call(name, (ea, eb), ea.dtype)
 
 
 def power(a: ExprLike, b: ExprLike) -> Expr:
     """`a ** b` of float expressions."""
-    ea, eb = _unify(a, b)
+    ea, eb = unify(a, b)
     return Call("pow", (ea, eb), ea.dtype)
 
 
@@ -72,15 +72,15 @@ def atan2(a: ExprLike, b: ExprLike) -> Expr:
 def fmod(a: ExprLike, b: ExprLike) -> Expr:
     """C's fmod of float expressions, as a - trunc(a / b) * b (xDSL's arith has no remf):
     exact while the quotient a / b is exact, else within the rounding of that quotient."""
-    ea, eb = _unify(a, b)
-    if not _is_float(ea.dtype):
+    ea, eb = unify(a, b)
+    if not is_float(ea.dtype):
         raise ExprTypeError(f"te.fmod needs float expressions, got {ea.dtype}")
     return ea - trunc(ea / eb) * eb
 
 
 def _int_binary(name: str, a: ExprLike, b: ExprLike) -> Expr:
-    ea, eb = _unify(a, b)
-    if _is_float(ea.dtype) or ea.dtype == "bool":
+    ea, eb = unify(a, b)
+    if is_float(ea.dtype) or ea.dtype == "bool":
         raise ExprTypeError(f"te.{name} needs integer expressions, got {ea.dtype}")
     return Call(name, (ea, eb), ea.dtype)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 from compiler.errors import ScheduleError
 from compiler.names import fresh_name
 from compiler.schedule import loop_relations
-from compiler.te import expr as T
+from compiler.te import language as T
 from compiler.te.dims import canonical_dim
 
 if TYPE_CHECKING:  # the IR is imported when a schedule is emitted, not when it is written

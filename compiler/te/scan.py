@@ -6,7 +6,10 @@ import builtins
 from collections.abc import Sequence
 
 from compiler.errors import ExprTypeError, ExprValueError
-from compiler.te.expr import Dim, Operation, Reduce, ScanParts, Tensor, dim_repr, substitute
+from compiler.te.nodes import Dim, dim_repr
+from compiler.te.reducers import Reduce
+from compiler.te.tensors import Operation, ScanParts, Tensor
+from compiler.te.traversal import substitute
 
 
 def _scan_list(items: Tensor | Sequence[Tensor], what: str, name: str) -> list[Tensor]:
@@ -44,6 +47,22 @@ def _check_scan_part(name: str, init: Tensor, update: Tensor, state: Tensor) -> 
         )
 
 
+def _check_scan_parts(name: str, inits: list[Tensor], updates: list[Tensor], states: list[Tensor]) -> None:
+    """One init, update and state per output, each agreeing, the states stepping together."""
+    if not len(inits) == len(updates) == len(states):
+        raise ExprValueError(
+            f"scan {name}: {len(inits)} init(s), {len(updates)} update(s) and {len(states)} state(s): one of each per output"
+        )
+    for i, u, st in zip(inits, updates, states, strict=True):
+        _check_scan_part(name, i, u, st)
+    for i, u in zip(inits[1:], updates[1:], strict=True):
+        if not _same_dims(i.shape[:1], inits[0].shape[:1]) or not _same_dims(u.shape, updates[0].shape):
+            raise ExprValueError(
+                f"scan {name}: the states step together: every init has {inits[0].name}'s first extent and every "
+                f"update {updates[0].name}'s shape"
+            )
+
+
 def scan(
     init: Tensor | Sequence[Tensor],
     update: Tensor | Sequence[Tensor],
@@ -72,18 +91,7 @@ def scan(
     inits = _scan_list(init, "init", name)
     updates = _scan_list(update, "update", name)
     states = _scan_list(state_placeholder, "state_placeholder", name)
-    if not len(inits) == len(updates) == len(states):
-        raise ExprValueError(
-            f"scan {name}: {len(inits)} init(s), {len(updates)} update(s) and {len(states)} state(s): one of each per output"
-        )
-    for i, u, st in zip(inits, updates, states, strict=True):
-        _check_scan_part(name, i, u, st)
-    for i, u in zip(inits[1:], updates[1:], strict=True):
-        if not _same_dims(i.shape[:1], inits[0].shape[:1]) or not _same_dims(u.shape, updates[0].shape):
-            raise ExprValueError(
-                f"scan {name}: the states step together: every init has {inits[0].name}'s first extent and every "
-                f"update {updates[0].name}'s shape"
-            )
+    _check_scan_parts(name, inits, updates, states)
     if inputs is not None:
         _scan_list(inputs, "inputs", name)
     axes = updates[0].op.axis

@@ -22,7 +22,7 @@ from compiler.dialects.storage_scopes import CACHE_SCOPES
 from compiler.errors import ScheduleError, ScheduleTypeError
 from compiler.schedule import loop_relations, rules
 from compiler.schedule.groups import common_group, group_chain
-from compiler.te import expr as T
+from compiler.te import language as T
 from compiler.te.extern import ExternOp
 from compiler.te.primitives import (
     CacheRead,

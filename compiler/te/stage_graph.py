@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from compiler.errors import ScheduleError, ScheduleTypeError
 from compiler.schedule import rules
-from compiler.te import expr as T
+from compiler.te import language as T
 from compiler.te.primitives import CacheWrite, Fuse, Primitive, Rfactor, Singleton, Split
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from compiler.errors import ScheduleError
 from compiler.schedule import loop_relations
-from compiler.te import expr as T
+from compiler.te import language as T
 from compiler.te.primitives import Fuse, Singleton, Split
 
 Relations = list[Split | Fuse | Singleton]

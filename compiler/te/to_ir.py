@@ -39,12 +39,12 @@ import compiler.schedule.model  # noqa: F401  (installs the sched.schedule verif
 from compiler.dialects import sched, te
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.names import fresh_name
-from compiler.te import expr as T
+from compiler.te import language as T
 from compiler.te.dims import canonical_dim
-from compiler.te.expr import collect_stages
 from compiler.te.extern import BufferData, ExternOp
 from compiler.te.primitives import Rfactor, ScheduleEmitter
 from compiler.te.schedule import Schedule, create_schedule
+from compiler.te.tensors import collect_stages
 
 _TYPES: dict[str, Attribute] = {
     "float16": f16,
@@ -199,7 +199,7 @@ class _BodyEmitter:
 
     def _binary(self, e: T.Binary) -> SSAValue:
         a, b = self.emit(e.a), self.emit(e.b)
-        is_float = T._is_float(e.dtype)
+        is_float = T.is_float(e.dtype)
         ops: dict[str, Callable[[SSAValue, SSAValue], Operation]] = (
             {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
             if is_float
@@ -221,7 +221,7 @@ class _BodyEmitter:
 
     def _compare(self, e: T.Compare) -> SSAValue:
         a, b = self.emit(e.a), self.emit(e.b)
-        if T._is_float(e.a.dtype):
+        if T.is_float(e.a.dtype):
             pred = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
             return self.add(arith.CmpfOp(a, b, pred[e.op]))
         pred = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
@@ -242,7 +242,7 @@ class _BodyEmitter:
         args = [self.emit(a) for a in e.args]
         if e.func == "likely":
             return args[0]
-        is_float = T._is_float(e.dtype)
+        is_float = T.is_float(e.dtype)
         table: dict[str, type[Operation]] = {
             "exp": math.ExpOp,
             "log": math.LogOp,
@@ -281,8 +281,8 @@ class _BodyEmitter:
             value = self.add(arith.ExtUIOp(value, IntegerType(64 if dst == T.INDEX else 32)))
             src = "int"
         elif dst == "bool" and src != "bool":  # a number as a condition: nonzero
-            return self.emit(T.Compare("ne", e.value, T.const(0.0 if T._is_float(src) else 0, src)))
-        if T._is_float(src) and T._is_float(dst):
+            return self.emit(T.Compare("ne", e.value, T.const(0.0 if T.is_float(src) else 0, src)))
+        if T.is_float(src) and T.is_float(dst):
             bits = {"float16": 16, "float32": 32, "float64": 64}
             cls = arith.ExtFOp if bits[dst] > bits[src] else arith.TruncFOp
             return self.add(cls(value, to))
@@ -290,7 +290,7 @@ class _BodyEmitter:
             if isinstance(value.type, IndexType):  # sitofp takes a sized integer
                 value = self.add(arith.IndexCastOp(value, IntegerType(64)))
             return self.add(arith.SIToFPOp(value, to))
-        if T._is_float(src):
+        if T.is_float(src):
             if isinstance(to, IndexType):  # fptosi gives a sized integer
                 return self.add(arith.IndexCastOp(self.add(arith.FPToSIOp(value, IntegerType(64))), to))
             if not isinstance(to, IntegerType):
@@ -460,7 +460,7 @@ def _init_attr(e: T.Expr | None, element: Attribute) -> IntegerAttr | FloatAttr:
     return IntegerAttr(int(value.value), element)
 
 
-def _emit_combiner(spec: T._Combiner, elements: list[Attribute], data_axes: dict[int, SSAValue]) -> Region:
+def _emit_combiner(spec: T.Combiner, elements: list[Attribute], data_axes: dict[int, SSAValue]) -> Region:
     """The combiner region: its arguments, then the compute's axes, in scope."""
     block = Block(arg_types=[*elements, *elements])
     args: dict[int, SSAValue] = dict(data_axes)

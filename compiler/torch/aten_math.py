@@ -20,7 +20,7 @@ from compiler import ops, te
 from compiler.ops.elementwise import _wide
 from compiler.ops.util import normalize_axis, product, static
 from compiler.te import Expr, Tensor
-from compiler.te.expr import CommReducer
+from compiler.te.reducers import CommReducer
 from compiler.torch.aten import (
     OPS,
     Value,

@@ -37,9 +37,12 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils import _pytree
 
 from compiler import ops, te
+from compiler.auto_schedule.inlining import Producer, inlined_stages
 from compiler.errors import ExprValueError, InternalError
 from compiler.names import fresh_name
-from compiler.te.expr import Read, Reduce, collect_stages, walk
+from compiler.te.reducers import Reduce
+from compiler.te.tensors import Read, collect_stages
+from compiler.te.traversal import walk
 from compiler.torch import state
 from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
 from compiler.torch.aten_index import REFUSED
@@ -444,12 +447,14 @@ def _finite(v: Any) -> int | None:
 
 
 def fusion_schedule(outputs: Sequence[te.Tensor]) -> tuple[te.Schedule, list[str]]:
-    """TVM's injective fusion, without recomputation.
+    """TVM's injective fusion, without recomputation: the inlining policy of the
+    auto-scheduler (`compiler.auto_schedule.inlining`) with `recompute=False`.
 
-    Stages are visited consumers first; a stage with one consumer is inlined into it
-    when the code lands (through the consumer's own inlining) in:
+    A stage with one consumer is inlined into it when the code lands (through the
+    consumer's own inlining) in:
     * any stage, if the stage only moves elements (its element is one read: a permute,
-      view, slice...), which costs index arithmetic only;
+      view, slice...), which costs index arithmetic only (unless it holds a guard and
+      lands in a reduction);
     * a stage that is not a reduction, evaluated once per element there, otherwise
       (elementwise chains, bias adds, activations: they land in the next stage that
       needs a buffer, e.g. a conv's pad or a residual add).
@@ -457,34 +462,36 @@ def fusion_schedule(outputs: Sequence[te.Tensor]) -> tuple[te.Schedule, list[str
     accumulator attached in its loops (`Operation.attach_to`, which create_schedule
     honours: float16 convolutions, products and sums accumulate in float32 registers)."""
     stages = collect_stages(outputs)
-    consumers: dict[int, set[int]] = {}
-    sites: dict[tuple[int, int], int] = {}
+    schedule = te.create_schedule([o.op for o in outputs])
+    by_key = {str(t.uid): t for t in stages}  # names may repeat: the policy reads uids
+    inlined = [by_key[key] for key in inlined_stages(_producers(stages, {o.uid for o in outputs}), recompute=False)]
+    for t in reversed(inlined):  # consumers first, as the policy visits them
+        schedule[t].compute_inline()
+    return schedule, [t.name for t in inlined]
+
+
+def _producers(stages: list[te.Tensor], output_ids: set[int]) -> list[Producer]:
+    """The stages as the inlining policy reads them, named by uid (consumers: the stages
+    that read each, with their reads of it)."""
+    consumers: dict[int, dict[str, int]] = {}
     for s in stages:
         assert s.op.body is not None
         reads = {id(n): n for n in walk(s.op.body) if isinstance(n, Read) and not n.tensor.is_placeholder}
         for r in reads.values():
-            consumers.setdefault(r.tensor.uid, set()).add(s.uid)
-            sites[(s.uid, r.tensor.uid)] = sites.get((s.uid, r.tensor.uid), 0) + 1
-    schedule = te.create_schedule([o.op for o in outputs])
-    output_ids = {o.uid for o in outputs}
-    home: dict[int, te.Tensor] = {}  # the stage whose loop nest computes t's elements
-    evaluations: dict[int, int] = {}  # how often t's element is computed per element of its home
-    inlined: list[str] = []
+            sites = consumers.setdefault(r.tensor.uid, {})
+            sites[str(s.uid)] = sites.get(str(s.uid), 0) + 1
     rounding = {s.op.attach_to.uid for s in stages if s.op.attach_to is not None}
-    for t in reversed(stages):
-        home[t.uid], evaluations[t.uid] = t, 1
-        users = consumers.get(t.uid, set())
-        if t.uid in output_ids or t.uid in rounding or isinstance(t.op.body, Reduce) or len(users) != 1:
-            continue
-        (user,) = users
-        target, count = home[user], sites[(user, t.uid)] * evaluations[user]
-        moves_only = isinstance(t.op.body, Read)
-        if not moves_only and (isinstance(target.op.body, Reduce) or count != 1):
-            continue
-        schedule[t].compute_inline()
-        home[t.uid], evaluations[t.uid] = target, count
-        inlined.append(t.name)
-    return schedule, list(reversed(inlined))
+    return [
+        Producer(
+            str(t.uid),
+            consumers.get(t.uid, {}),
+            reduction=isinstance(t.op.body, Reduce),
+            moves_only=isinstance(t.op.body, Read),
+            guarded=any(isinstance(n, te.Select) for b in t.op.all_bodies() for n in walk(b)),
+            pinned=t.uid in output_ids or t.uid in rounding,
+        )
+        for t in stages
+    ]
 
 
 def import_program(

@@ -29,7 +29,7 @@ from compiler.driver import Function, build, lower
 from compiler.errors import ArgumentTypeError, ArgumentValueError
 from compiler.pipeline_options import PipelineOptions
 from compiler.te import Dim
-from compiler.te.expr import Var
+from compiler.te.nodes import Var
 from compiler.torch.importer import ImportedGraph, Origin, dim_names, export, import_program
 from compiler.torch.symbolic import eval_dim
 

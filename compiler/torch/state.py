@@ -68,7 +68,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 
 from compiler import te
 from compiler.errors import ArgumentValueError, UnsupportedOpError
-from compiler.te.expr import collect_stages
+from compiler.te.tensors import collect_stages
 from compiler.torch.aten_state import UPDATES
 from compiler.torch.graph import Converter, Permuted, te_dtype
 from compiler.torch.symbolic import eval_dim

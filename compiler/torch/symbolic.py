@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from compiler import te
 from compiler.errors import ExprTypeError, UnsupportedOpError
 from compiler.te import Dim
-from compiler.te.expr import Binary
+from compiler.te.nodes import Binary
 
 
 def eval_dim(d: Dim, env: Mapping[str, int]) -> int:

@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("dialects", ("compiler.dialects",)),
     ("schedule", ("compiler.schedule",)),  # the schedule model: read by the analyses, passes and te
     ("analysis", ("compiler.analysis", "compiler.transforms")),
+    ("planning", ("compiler.auto_schedule",)),  # reads the schedule model, writes sched ops
     ("passes", ("compiler.passes",)),
     ("lowering", ("compiler.lowering",)),
     ("pipeline", ("compiler.pipeline", "compiler.pipeline_options", "compiler.registry", "compiler.context")),

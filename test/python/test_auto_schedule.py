@@ -23,8 +23,8 @@ from test_schedule_properties import PROGRAM_KINDS, SETTINGS, Case, check, draw_
 
 import compiler
 from compiler import ops, te
-from compiler.analysis.auto_schedule import plan_function
 from compiler.analysis.target import Target, host_target
+from compiler.auto_schedule import plan_function
 from compiler.context import make_context
 from compiler.passes.auto_schedule import AutoSchedulePass
 from compiler.schedule.model import schedule_of

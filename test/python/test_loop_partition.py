@@ -18,7 +18,7 @@ from test_schedule_properties import PROGRAM_KINDS, draw_case, execute
 
 import compiler
 from compiler import ops, te
-from compiler.te.expr import collect_stages
+from compiler.te.tensors import collect_stages
 
 EXAMPLES = examples(1, 3)  # per program kind: each example compiles two functions
 

@@ -14,8 +14,8 @@ pytest.importorskip("transformers")
 
 import compiler  # noqa: E402
 from compiler import ops, te  # noqa: E402
-from compiler.analysis.auto_schedule import plan_function  # noqa: E402
 from compiler.analysis.target import Target, channel_block  # noqa: E402
+from compiler.auto_schedule import plan_function  # noqa: E402
 from compiler.dialects import te as te_dialect  # noqa: E402
 from compiler.te.to_ir import build_module  # noqa: E402
 from compiler.torch.networks import HF_NETWORKS, hf_network  # noqa: E402

@@ -597,7 +597,8 @@ def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, 
 
 def _stage_tensors(out: te.Tensor) -> list[te.Tensor]:
     """Every tensor `out` is computed from, `out` first."""
-    from compiler.te.expr import Read, walk
+    from compiler.te.tensors import Read
+    from compiler.te.traversal import walk
 
     found: dict[str, te.Tensor] = {}
     pending = [out]

@@ -54,7 +54,7 @@ from references import assert_guard_unchanged, guarded_array
 
 import compiler
 from compiler import te
-from compiler.te.expr import collect_stages
+from compiler.te.tensors import collect_stages
 
 EXAMPLES = examples(3, 20)  # per program kind
 SUBPROCESS = os.environ.get("COMPILER_PROPERTY_SUBPROCESS", "") not in ("", "0")

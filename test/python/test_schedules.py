@@ -181,7 +181,7 @@ PROGRAMS = {"chain": elementwise_chain, "matmul": matmul, "pad_conv": pad_conv, 
 
 
 def random_schedule(data: st.DataObject, args: list[te.Tensor]) -> Schedule:
-    from compiler.te.expr import collect_stages
+    from compiler.te.tensors import collect_stages
 
     outputs = [t for t in args if not t.is_placeholder]
     s = te.create_schedule([t.op for t in outputs])

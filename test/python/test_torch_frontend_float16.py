@@ -121,7 +121,7 @@ def test_ops_conv_float16_plan_and_numerics() -> None:
     conv = ops.conv2d_nhwc(x, k, padding=1, name="conv")
     assert conv.dtype == "float16"
     assert conv.op.attach_to is None  # the rounding stage; its input is the float32 sum
-    (acc_read,) = {n.tensor for n in te.expr.walk(conv.op.body) if isinstance(n, te.expr.Read)}  # type: ignore[arg-type]
+    (acc_read,) = {n.tensor for n in te.walk(conv.op.body) if isinstance(n, te.Read)}  # type: ignore[arg-type]
     assert acc_read.name == "conv_acc"
     assert acc_read.dtype == "float32"
     assert acc_read.op.attach_to is conv
