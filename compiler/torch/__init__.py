@@ -13,6 +13,7 @@ buffers a program writes (a KV cache) as state of the network, and
 from compiler.torch import (  # noqa: F401  (register their converters)
     aten_index,
     aten_math,
+    aten_quant,
     aten_spatial,
     aten_state,
     aten_transformer,

@@ -1,0 +1,114 @@
+"""Converters of the quantized linears (`compiler.torch.quantize`'s custom ops): one te
+reduction each, reading the packed weight and dequantizing it in the reduction's loop.
+
+```
+xdsl_tc.linear_int8(x, w int8 [N, K], scale [N], bias)
+   acc[..., j] = sum_k x[..., k] * float(wb[j / nb, k, j % nb])      wb: int8 [N / nb, K, nb]
+   y[..., j]   = acc[..., j] * scale[j] (+ bias[j])                  (the epilogue)
+xdsl_tc.linear_int4(x, w uint8 [N, K / 2], scales [N, K / 32], bias)
+   byte = wb[j / nb, k / 2, j % nb]                                   wb: int8 [N / nb, K / 2, nb]
+   q    = ((byte >> 4 * (k % 2)) & 15) - 8
+   y[..., j] = sum_k x[..., k] * (float(q) * sb[j / nb, k / 32, j % nb]) (+ bias[j])
+```
+
+The weights are blocked by output as `linear`'s float ones are (`ops.block_dense_weight`:
+the register tile's nb output lanes are contiguous for every k), and so are int4's group
+scales; nothing else is copied. No stage holds a float weight: the dequantization is part
+of the product's body, so the weight is read packed (1 or 1/2 byte an element) where the
+auto-scheduler's register tile loads it. int8's scale is per output, so it multiplies the
+sum once; int4's varies along k, so it multiplies each term.
+
+The packed int4 bytes are bound as int8 (the same bits): the nibbles come out of an
+arithmetic shift and a mask of 15 whatever the sign.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from compiler import ops, te
+from compiler.analysis.target import channel_block, host_target
+from compiler.te import Expr, Tensor
+from compiler.torch.aten import OPS
+from compiler.torch.graph import Converter, UnsupportedOperatorError
+from compiler.torch.quantize import GROUP, INT4_OFFSET
+
+
+def _packed(cx: Converter, value: Any, what: str) -> torch.Tensor:
+    """A quantized linear's weight or scales: constants of the module, or the op is refused."""
+    if not isinstance(value, torch.Tensor) or value.ndim != 2:
+        raise UnsupportedOperatorError(f"the {what} must be a 2-D constant of the module (a buffer)", cx.node)
+    return value  # (the importer's constant itself: its id names it after the buffer)
+
+
+def _blocked(cx: Converter, value: torch.Tensor, nb: int, suffix: str, *, as_int8: bool = False) -> Tensor:
+    """`value` [N, C] (its bits as int8 if `as_int8`) as [N / nb, C, nb], a constant of the
+    network named after the module's buffer."""
+    source = cx.const_names.get(id(value), f"{cx.name}_{suffix}")
+    array = (value.view(torch.int8) if as_int8 else value).contiguous().numpy()
+    return cx.param(torch.from_numpy(ops.block_dense_weight(array, nb)), f"{source}_blocked")
+
+
+def _float_input(cx: Converter, x: Any) -> Tensor:
+    t = cx.tensor(x, "input")
+    if t.dtype != "float32":
+        raise UnsupportedOperatorError(f"a quantized linear's input must be float32, got {t.dtype}", cx.node)
+    return t
+
+
+def _with_bias(cx: Converter, y: Tensor, bias: Any) -> Tensor:
+    return y if bias is None else ops.add(y, cx.tensor(bias, "bias"), name=f"{cx.name}_bias")
+
+
+def linear_int8(cx: Converter, x: Any, weight: Any, scale: Any, bias: Any = None) -> Tensor:
+    t = _float_input(cx, x)
+    w = _packed(cx, weight, "int8 weight")
+    n, k_extent = (int(d) for d in w.shape)
+    nb = channel_block(n, host_target(), 32)
+    wb = _blocked(cx, w, nb, "weight")
+    scales = cx.tensor(scale, "scale")
+    k = te.reduce_axis((0, k_extent), "k")
+
+    def term(*i: Expr) -> Expr:
+        j = i[-1]
+        return te.sum(t[(*i[:-1], k)] * wb[j // nb, k, j % nb].astype("float32"), axis=k)
+
+    acc = te.compute((*t.shape[:-1], n), term, name=f"{cx.name}_acc")
+    y = te.compute(acc.shape, lambda *i: acc[i] * scales[i[-1]], name=cx.name)
+    return _with_bias(cx, y, bias)
+
+
+def int4_value(byte: Expr, k: Expr) -> Expr:
+    """The int4 value (in [-8, 7], as float32) of element k of a row from its byte k / 2."""
+    shift = ((k % 2) * 4).astype("int8")
+    nibble = te.bitwise_and(te.shift_right(byte, shift), te.const(15, "int8"))
+    return nibble.astype("float32") - float(INT4_OFFSET)
+
+
+def linear_int4(cx: Converter, x: Any, weight: Any, scales: Any, bias: Any = None) -> Tensor:
+    t = _float_input(cx, x)
+    w = _packed(cx, weight, "packed int4 weight")
+    s = _packed(cx, scales, "int4 scales")
+    n, k_extent = int(w.shape[0]), 2 * int(w.shape[1])
+    if s.shape[1] * GROUP != k_extent:
+        raise UnsupportedOperatorError(f"{s.shape[1]} int4 groups of {GROUP} do not cover {k_extent} inputs", cx.node)
+    nb = channel_block(n, host_target(), 32)
+    wb = _blocked(cx, w, nb, "weight", as_int8=True)
+    sb = _blocked(cx, s, nb, "scales")
+    k = te.reduce_axis((0, k_extent), "k")
+
+    def term(*i: Expr) -> Expr:
+        j = i[-1]
+        scale = sb[j // nb, k // GROUP, j % nb]
+        return te.sum(t[(*i[:-1], k)] * (int4_value(wb[j // nb, k // 2, j % nb], k) * scale), axis=k)
+
+    y = te.compute((*t.shape[:-1], n), term, name=cx.name)
+    return _with_bias(cx, y, bias)
+
+
+OPS["xdsl_tc.linear_int8.default"] = linear_int8
+OPS["xdsl_tc.linear_int4.default"] = linear_int4
+
+__all__ = ["int4_value", "linear_int4", "linear_int8"]
