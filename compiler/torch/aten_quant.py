@@ -82,8 +82,8 @@ def linear_int8(cx: Converter, x: Any, weight: Any, scale: Any, bias: Any = None
 
 def int4_value(byte: Expr, k: Expr) -> Expr:
     """The int4 value (in [-8, 7], as float32) of element k of a row from its byte k / 2."""
-    shift = ((k % 2) * 4).astype("int8")
-    nibble = te.bitwise_and(te.shift_right(byte, shift), te.const(15, "int8"))
+    shift = ((k % 2) * 4).astype("int32")  # in int32 lanes: x86 has no 8-bit vector shifts
+    nibble = te.bitwise_and(te.shift_right(byte.astype("int32"), shift), te.const(15, "int32"))
     return nibble.astype("float32") - float(INT4_OFFSET)
 
 
