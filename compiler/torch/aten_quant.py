@@ -6,9 +6,9 @@ xdsl_tc.linear_int8(x, w int8 [N, K], scale [N], bias)
    acc[..., j] = sum_k x[..., k] * float(wb[j / nb, k, j % nb])      wb: int8 [N / nb, K, nb]
    y[..., j]   = acc[..., j] * scale[j] (+ bias[j])                  (the epilogue)
 xdsl_tc.linear_int4(x, w uint8 [N, K / 2], scales [N, K / 32], bias)
-   byte = wb[j / nb, k / 2, j % nb]                                   wb: int8 [N / nb, K / 2, nb]
-   q    = ((byte >> 4 * (k % 2)) & 15) - 8
-   y[..., j] = sum_k x[..., k] * (float(q) * sb[j / nb, k / 32, j % nb]) (+ bias[j])
+   byte = wb[j / nb, k2, j % nb]                                      wb: int8 [N / nb, K / 2, nb]
+   q    = ((int32(byte) >> 4 * h) & 15) - 8                           k = 2 * k2 + h
+   y[..., j] = sum_{k2, h} x[..., k] * (float(q) * sb[j / nb, k / 32, j % nb]) (+ bias[j])
 ```
 
 The weights are blocked by output as `linear`'s float ones are (`ops.block_dense_weight`:
@@ -80,9 +80,10 @@ def linear_int8(cx: Converter, x: Any, weight: Any, scale: Any, bias: Any = None
     return _with_bias(cx, y, bias)
 
 
-def int4_value(byte: Expr, k: Expr) -> Expr:
-    """The int4 value (in [-8, 7], as float32) of element k of a row from its byte k / 2."""
-    shift = ((k % 2) * 4).astype("int32")  # in int32 lanes: x86 has no 8-bit vector shifts
+def int4_value(byte: Expr, half: Expr) -> Expr:
+    """The int4 value (in [-8, 7], as float32) in the low (half 0) or high (half 1) nibble
+    of a byte."""
+    shift = (half * 4).astype("int32")  # in int32 lanes: x86 has no 8-bit vector shifts
     nibble = te.bitwise_and(te.shift_right(byte.astype("int32"), shift), te.const(15, "int32"))
     return nibble.astype("float32") - float(INT4_OFFSET)
 
@@ -97,12 +98,15 @@ def linear_int4(cx: Converter, x: Any, weight: Any, scales: Any, bias: Any = Non
     nb = channel_block(n, host_target(), 32)
     wb = _blocked(cx, w, nb, "weight", as_int8=True)
     sb = _blocked(cx, s, nb, "scales")
-    k = te.reduce_axis((0, k_extent), "k")
+    # k = 2 * k2 + h: the two values of a byte are consecutive terms, h the inner (unrolled)
+    # reduce loop, so one load of a byte vector serves both and each shift is a constant
+    k2, h = te.reduce_axis((0, k_extent // 2), "k2"), te.reduce_axis((0, 2), "h")
 
     def term(*i: Expr) -> Expr:
         j = i[-1]
-        scale = sb[j // nb, k // GROUP, j % nb]
-        return te.sum(t[(*i[:-1], k)] * (int4_value(wb[j // nb, k // 2, j % nb], k) * scale), axis=k)
+        scale = sb[j // nb, k2 // (GROUP // 2), j % nb]
+        value = int4_value(wb[j // nb, k2, j % nb], h)
+        return te.sum(t[(*i[:-1], 2 * k2 + h)] * (value * scale), axis=[k2, h])
 
     y = te.compute((*t.shape[:-1], n), term, name=cx.name)
     return _with_bias(cx, y, bias)
