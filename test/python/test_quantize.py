@@ -71,7 +71,9 @@ def _mlp() -> torch.nn.Module:
 def test_int8_is_per_channel_within_half_a_step() -> None:
     linear = torch.nn.Linear(64, 16)
     q = Int8Linear(linear)
-    assert q.weight.dtype == torch.int8 and q.weight.shape == (16, 64) and q.scale.shape == (16,)
+    assert q.weight.dtype == torch.int8
+    assert q.weight.shape == (16, 64)
+    assert q.scale.shape == (16,)
     w = linear.weight.detach()
     np.testing.assert_allclose(q.scale.numpy(), w.abs().amax(1).numpy() / 127, rtol=1e-6)
     error = (dequantize_int8(q.weight, q.scale) - w).abs()
@@ -81,9 +83,12 @@ def test_int8_is_per_channel_within_half_a_step() -> None:
 def test_int4_packs_two_values_a_byte_in_groups_of_32() -> None:
     linear = torch.nn.Linear(96, 8, bias=False)
     q = Int4Linear(linear)
-    assert q.weight.dtype == torch.uint8 and q.weight.shape == (8, 48) and q.scales.shape == (8, 96 // GROUP)
+    assert q.weight.dtype == torch.uint8
+    assert q.weight.shape == (8, 48)
+    assert q.scales.shape == (8, 96 // GROUP)
     values = unpack_int4(q.weight)
-    assert values.min() >= -8 and values.max() <= 7
+    assert values.min() >= -8
+    assert values.max() <= 7
     # element 2i in the low nibble of byte i, 2i + 1 in the high one, stored as q + 8
     np.testing.assert_array_equal((q.weight & 15).numpy(), (values[:, 0::2] + 8).numpy())
     np.testing.assert_array_equal((q.weight >> 4).numpy(), (values[:, 1::2] + 8).numpy())
@@ -124,12 +129,14 @@ def test_compiled_matches_eager_with_packed_weights(scheme: str) -> None:
         expected = q(x).numpy()
     np.testing.assert_allclose(np.asarray(net(x.numpy())), expected, rtol=1e-5, atol=1e-5)
     weights = {k: v for k, v in net.parameters.items() if k.endswith("weight_blocked")}
-    assert len(weights) == 3 and all(v.dtype == np.int8 for v in weights.values())
+    assert len(weights) == 3
+    assert all(v.dtype == np.int8 for v in weights.values())
     elements = [96 * 64, 48 * 96, 20 * 48]
     per_element = [0.5, 0.5, 1] if scheme == "int4" else [1, 1, 1]  # the last: 48 inputs, int8
     assert sorted(v.nbytes for v in weights.values()) == sorted(int(e * b) for e, b in zip(elements, per_element, strict=True))
     memory = net.memory
-    assert memory is not None and memory.constants is not None
+    assert memory is not None
+    assert memory.constants is not None
     assert memory.constants == sum(v.nbytes for v in net.parameters.values())
     assert memory.constants < _float_bytes(model) * (0.45 if scheme == "int4" else 0.3)
 
@@ -151,7 +158,8 @@ def test_no_float_weight_is_ever_allocated(scheme: str) -> None:
     ir = str(net.lower("loop"))
     allocated = re.findall(r"loop\.alloc .*: !loop\.buffer<\[([\d, ]*)\], (\w+)>", ir)
     assert all(math.prod(int(d) for d in shape.split(", ")) < 256 * 128 // 16 for shape, _ in allocated), allocated
-    assert "[128, 256], f32" not in ir and "[256, 128], f32" not in ir
+    assert "[128, 256], f32" not in ir
+    assert "[256, 128], f32" not in ir
     assert ("[2, 256, 64], i8" if scheme == "int8" else "[2, 128, 64], i8") in ir  # the packed weight, read
 
 
