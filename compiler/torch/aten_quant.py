@@ -106,14 +106,16 @@ def group_term(x_of: Callable[[Expr], Expr], byte_of: Callable[[Expr], Expr], g:
     first = g * TERMS
     products = [x_of(first + i) * nibble(byte_of(g * (TERMS // 2) + i // 2), i % 2) for i in range(TERMS)]
     inputs = [x_of(first + i) for i in range(TERMS)]
-    return _tree_sum(products) - float(INT4_OFFSET) * _tree_sum(inputs)
+    return _chain_sum(products) - float(INT4_OFFSET) * _chain_sum(inputs)
 
 
-def _tree_sum(terms: list[Expr]) -> Expr:
-    """A balanced sum: short dependency chains."""
-    while len(terms) > 1:
-        terms = [terms[i] + terms[i + 1] if i + 1 < len(terms) else terms[i] for i in range(0, len(terms), 2)]
-    return terms[0]
+def _chain_sum(terms: list[Expr]) -> Expr:
+    """((t0 + t1) + t2) + ...: a sum of products is then a chain of multiply-adds (one
+    instruction a term; a balanced tree takes a multiply and an add for half of them)."""
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
 
 
 def linear_int4(cx: Converter, x: Any, weight: Any, scales: Any, bias: Any = None) -> Tensor:
