@@ -4,6 +4,8 @@ and decode against the memory-bandwidth limit.
     .venv/bin/python bench/llm.py                       # a small LLaMA shape (seconds)
     .venv/bin/python bench/llm.py --tinyllama           # TinyLlama-1.1B's shape (4.4 GB f32)
     .venv/bin/python bench/llm.py --prompt 64 --tokens 16 --rounds 3
+    .venv/bin/python bench/llm.py --quant int4          # int4 weights (compiler.quantize)
+    .venv/bin/python bench/llm.py --mid --quant int8    # TinyLlama's layer shapes, 4 layers
 
 The model has random weights from a config (nothing is downloaded), float32,
 batch 1. Both sides run transformers' ExecuTorch recipe
@@ -19,7 +21,12 @@ sequence length, the cache as the network's state).
   decode step must read (every weight but the embedding table, of which it reads
   one row; plus the cache up to the position) over that bandwidth.
 
-Rounds alternate ours and eager (a noisy, shared machine slows both alike);
+With `--quant int8|int4` the linears are quantized (`compiler.quantize`): ours and
+eager run the same quantized module (eager dequantizes every weight at every call, in
+torch), and a third side, "ours f32", is our build of the float model: the decode
+speed-up quantization buys.
+
+Rounds alternate the sides (a noisy, shared machine slows all alike);
 medians over `--rounds` rounds. `torch.set_num_threads(--threads)` and
 `compiler.set_num_threads(--threads)`.
 """
@@ -58,6 +65,7 @@ class Shape:
 
 
 SMALL = Shape(hidden=512, layers=4, heads=8, kv_heads=2, intermediate=1408, vocab=8192)
+MID = Shape(hidden=2048, layers=4, heads=32, kv_heads=4, intermediate=5632, vocab=32000)
 TINYLLAMA = Shape(hidden=2048, layers=22, heads=32, kv_heads=4, intermediate=5632, vocab=32000)
 
 
@@ -125,9 +133,59 @@ def run(side: CausalLM | Eager, prompt: list[int], tokens: int) -> tuple[float, 
     return prefill, steps, out
 
 
+@dataclass
+class Timings:
+    """One side's prefill seconds and median decode seconds a round, every decode step's
+    seconds, and whether its greedy tokens matched the first side's in every round (sides
+    that run another model, "ours f32" against quantized weights, need not)."""
+
+    prefill: list[float]
+    decode: list[float]
+    steps: list[float]
+    same_tokens: bool = True
+
+
+def measure(sides: dict[str, CausalLM | Eager], prompt: list[int], tokens: int, rounds: int) -> dict[str, Timings]:
+    """Rounds that run every side in turn (a noisy, shared machine slows all alike)."""
+    for side in sides.values():
+        run(side, prompt, 2)  # warm-up
+    timings = {name: Timings([], [], []) for name in sides}
+    for _ in range(rounds):
+        first: list[int] | None = None
+        for name, side in sides.items():
+            prefill, steps, out = run(side, prompt, tokens)
+            t = timings[name]
+            t.prefill.append(prefill)
+            t.decode.append(statistics.median(steps))
+            t.steps += steps
+            first = out if first is None else first
+            t.same_tokens = t.same_tokens and out == first
+    return timings
+
+
+def print_table(timings: dict[str, Timings], prompt: int) -> None:
+    """ms per side, and each side's time over the first's (the first: ours)."""
+    ms, names = 1e3, list(timings)
+    ours = timings[names[0]]
+    header = "".join(f"{n:>12}" for n in names) + "".join(f"{n + '/' + names[0]:>16}" for n in names[1:])
+    print(f"{'':<32}{header}")
+    rows = [
+        (f"prefill {prompt} tokens (ms, median)", lambda t: statistics.median(t.prefill)),
+        ("prefill (ms, best)", lambda t: min(t.prefill)),
+        ("decode (ms/token, median)", lambda t: statistics.median(t.decode)),
+        ("decode (ms/token, best)", lambda t: min(t.steps)),
+    ]
+    for label, of in rows:
+        values = "".join(f"{of(timings[n]) * ms:>12.2f}" for n in names)
+        ratios = "".join(f"{of(timings[n]) / of(ours):>15.2f}x" for n in names[1:])
+        print(f"{label:<32}{values}{ratios}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tinyllama", action="store_true", help="TinyLlama-1.1B's shape (else a small LLaMA)")
+    parser.add_argument("--mid", action="store_true", help="a mid-size LLaMA shape (TinyLlama's layers, 4 of them)")
+    parser.add_argument("--quant", choices=("int8", "int4"), help="weight-only quantized linears (compiler.quantize)")
     parser.add_argument("--prompt", type=int, default=128, help="prefill length")
     parser.add_argument("--tokens", type=int, default=32, help="decode steps per round")
     parser.add_argument("--max-cache-len", type=int, default=256)
@@ -137,19 +195,21 @@ def main() -> None:
     if args.prompt + args.tokens + 1 > args.max_cache_len:
         parser.error("--prompt + --tokens must stay below --max-cache-len")
 
-    shape = TINYLLAMA if args.tinyllama else SMALL
+    shape = TINYLLAMA if args.tinyllama else MID if args.mid else SMALL
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores (a shared machine: medians move)")
     torch.set_num_threads(args.threads)
     compiler.set_num_threads(args.threads)
     bandwidth = read_bandwidth(args.threads)
     model = model_of(shape, args.max_cache_len)
+    module = compiler.quantize(model, args.quant) if args.quant else model
     start = time.perf_counter()
-    lm = CausalLM(model, max_cache_len=args.max_cache_len)
+    lm = CausalLM(module, max_cache_len=args.max_cache_len)
     compile_s = time.perf_counter() - start
-    eager = Eager(model, args.max_cache_len)
+    sides: dict[str, CausalLM | Eager] = {"ours": lm, "eager": Eager(module, args.max_cache_len)}
+    if args.quant:  # our float32 build of the same model, for the speed-up quantization buys
+        sides["ours f32"] = CausalLM(model, max_cache_len=args.max_cache_len)
 
-    params = lm.net.parameters
-    weights = sum(int(v.nbytes) for v in params.values())
+    weights = sum(int(v.nbytes) for v in lm.net.parameters.values())
     embedding = shape.vocab * shape.hidden * 4
     head_dim = shape.hidden // shape.heads
     position = args.prompt + args.tokens // 2
@@ -158,46 +218,24 @@ def main() -> None:
     limit = per_token / bandwidth
 
     prompt = np.random.default_rng(0).integers(0, shape.vocab, args.prompt).tolist()
-    run(lm, prompt, 2)  # warm-up
-    run(eager, prompt, 2)
-    ours_prefill, eager_prefill, ours_decode, eager_decode = [], [], [], []
-    ours_steps: list[float] = []
-    eager_steps: list[float] = []
-    same = True
-    for _ in range(args.rounds):
-        p, steps, a = run(lm, prompt, args.tokens)
-        ours_prefill.append(p)
-        ours_decode.append(statistics.median(steps))
-        ours_steps += steps
-        p, steps, b = run(eager, prompt, args.tokens)
-        eager_prefill.append(p)
-        eager_decode.append(statistics.median(steps))
-        eager_steps += steps
-        same = same and a == b
+    timings = measure(sides, prompt, args.tokens, args.rounds)
 
-    ms = 1e3
-    op, ep = statistics.median(ours_prefill) * ms, statistics.median(eager_prefill) * ms
-    od, ed = statistics.median(ours_decode) * ms, statistics.median(eager_decode) * ms
-    name = "TinyLlama-1.1B shape" if args.tinyllama else "small LLaMA shape"
+    name = "TinyLlama-1.1B shape" if args.tinyllama else "mid-size LLaMA shape" if args.mid else "small LLaMA shape"
     print(
         f"{name}: hidden {shape.hidden}, {shape.layers} layers, {shape.heads} heads ({shape.kv_heads} KV), "
-        f"intermediate {shape.intermediate}, vocab {shape.vocab}; f32, batch 1, {args.threads} threads; "
-        f"cache {args.max_cache_len} positions"
+        f"intermediate {shape.intermediate}, vocab {shape.vocab}; {args.quant or 'f32'} weights, batch 1, "
+        f"{args.threads} threads; cache {args.max_cache_len} positions"
     )
     print(f"compile (export, import, passes, LLVM): {compile_s:.1f} s {lm.net.stats}")
     print(f"weights {weights / 1e6:.1f} MB; state (KV cache) {lm.net.memory.state if lm.net.memory else 0} bytes")
     print(f"read bandwidth {bandwidth / 1e9:.2f} GB/s; a decode step reads {per_token / 1e6:.1f} MB "
-          f"(weights but the embedding, cache to position {position}): limit {limit * ms:.2f} ms/token")
-    print(f"{'':<32}{'ours':>10}{'eager':>10}{'eager/ours':>12}")
-    print(f"{'prefill ' + str(args.prompt) + ' tokens (ms, median)':<32}{op:>10.2f}{ep:>10.2f}{ep / op:>11.2f}x")
-    bo, be = min(ours_prefill) * ms, min(eager_prefill) * ms
-    print(f"{'prefill (ms, best)':<32}{bo:>10.2f}{be:>10.2f}{be / bo:>11.2f}x")
-    print(f"{'decode (ms/token, median)':<32}{od:>10.2f}{ed:>10.2f}{ed / od:>11.2f}x")
-    bo, be = min(ours_steps) * ms, min(eager_steps) * ms
-    print(f"{'decode (ms/token, best)':<32}{bo:>10.2f}{be:>10.2f}{be / bo:>11.2f}x")
-    print(f"decode against the bandwidth limit: ours {od / (limit * ms):.2f}x, eager {ed / (limit * ms):.2f}x "
-          "the limit (1.00x: at the limit)")
-    print(f"greedy tokens identical to eager's: {'yes' if same else 'no'}")
+          f"(weights but the embedding, cache to position {position}): limit {limit * 1e3:.2f} ms/token")
+    print_table(timings, args.prompt)
+    for side, t in timings.items():
+        print(f"decode against the bandwidth limit: {side} {statistics.median(t.decode) / limit:.2f}x the limit "
+              "(1.00x: at the limit)")
+    same = timings["eager"].same_tokens
+    print(f"greedy tokens identical to eager's on the same weights: {'yes' if same else 'no'}")
 
 
 if __name__ == "__main__":

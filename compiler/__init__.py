@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # what the lazy attributes are, for type checkers and IDEs
     from compiler.runtime.module import load_module
     from compiler.runtime.threads import get_num_threads, set_num_threads
     from compiler.torch import from_torch
+    from compiler.torch.quantize import quantize
 
     __version__: str
 
@@ -70,6 +71,7 @@ __all__ = [
     "load_module",
     "lower",
     "ops",
+    "quantize",
     "register_extern",
     "set_num_threads",
     "te",
@@ -133,6 +135,8 @@ def __getattr__(name: str) -> Any:
         value = getattr(threads, name)
     elif name == "from_torch":  # the PyTorch frontend (needs torch)
         from compiler.torch import from_torch as value
+    elif name == "quantize":  # weight-only int8/int4 linears of a torch module (needs torch)
+        from compiler.torch.quantize import quantize as value
     elif name == "__version__":
         value = _version()
     else:

@@ -239,6 +239,8 @@ _INT_BINARY: dict[type[Operation], type[Operation]] = {
     arith.AndIOp: llvm.AndOp,
     arith.OrIOp: llvm.OrOp,
     arith.XOrIOp: llvm.XOrOp,
+    arith.ShRSIOp: llvm.AShrOp,
+    arith.ShRUIOp: llvm.LShrOp,
 }
 _FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
     arith.AddfOp: llvm.FAddOp,

@@ -90,6 +90,8 @@ _ELEMENTWISE: tuple[type[Operation], ...] = (
     arith.AndIOp,
     arith.OrIOp,
     arith.XOrIOp,
+    arith.ShRSIOp,
+    arith.ShRUIOp,
     arith.MaxSIOp,
     arith.MinSIOp,
     math.ExpOp,

@@ -98,3 +98,9 @@ def bitwise_or(a: ExprLike, b: ExprLike) -> Expr:
 def bitwise_xor(a: ExprLike, b: ExprLike) -> Expr:
     """`a ^ b` of integer expressions, bit by bit."""
     return _int_binary("bitwise_xor", a, b)
+
+
+def shift_right(a: ExprLike, b: ExprLike) -> Expr:
+    """`a >> b` of integer expressions: arithmetic (copies of the sign bit shifted in) for
+    the signed types, logical (zeros) for uint8; `b` must lie in [0, bits of a's type)."""
+    return _int_binary("shift_right", a, b)

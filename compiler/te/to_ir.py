@@ -266,6 +266,7 @@ class _BodyEmitter:
             "bitwise_and": arith.AndIOp,
             "bitwise_or": arith.OrIOp,
             "bitwise_xor": arith.XOrIOp,
+            "shift_right": arith.ShRUIOp if e.dtype == "uint8" else arith.ShRSIOp,
             "pow": math.PowFOp,
             "abs": math.AbsFOp if is_float else math.AbsIOp,
             "maximum": arith.MaximumfOp if is_float else arith.MaxSIOp,

@@ -15,6 +15,7 @@ from compiler.torch import (  # noqa: F401  (register their converters)
     aten_index,
     aten_math,
     aten_norm,
+    aten_quant,
     aten_spatial,
     aten_state,
     aten_transformer,
