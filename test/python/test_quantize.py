@@ -164,7 +164,7 @@ def test_no_float_weight_is_ever_allocated(scheme: str) -> None:
 
 
 def _stages(net: Any) -> list[Any]:
-    from compiler.te.expr import collect_stages
+    from compiler.te.tensors import collect_stages
 
     return collect_stages(net.graph.outputs)
 
