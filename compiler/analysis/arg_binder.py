@@ -38,7 +38,7 @@ from xdsl.ir import Attribute
 
 from compiler.analysis import arg_messages
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, free_vars, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr, free_vars, parse_expr
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
@@ -153,18 +153,18 @@ def symbolic_variables(func: loop.FuncOp) -> list[str]:
 
 
 def row_major_strides(
-    shape: Sequence[Expr], normalize: Callable[[Expr], Expr] = lambda e: e
-) -> list[Expr]:
+    shape: Sequence[IndexExpr], normalize: Callable[[IndexExpr], IndexExpr] = lambda e: e
+) -> list[IndexExpr]:
     """Strides in elements: stride[k] = shape[k+1] * ... * shape[-1], each partial product normalized."""
-    strides: list[Expr] = []
-    acc: Expr = Const(1)
+    strides: list[IndexExpr] = []
+    acc: IndexExpr = IndexConst(1)
     for d in reversed(shape):
         strides.append(acc)
         acc = normalize(acc * d)
     return strides[::-1]
 
 
-def compact_strides(shape: Sequence[Dim]) -> list[Expr]:
+def compact_strides(shape: Sequence[Dim]) -> list[IndexExpr]:
     """The row-major strides of a declared shape, simplified."""
     return row_major_strides([dim_expr(d) for d in shape], simplify)
 
@@ -204,7 +204,7 @@ class Check:
     """
 
     field: FieldRef
-    expected: Expr
+    expected: IndexExpr
     declared: Dim | None
     unit_exempt: bool = False
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 
-from compiler.arith.expr import Expr, parse_expr
+from compiler.arith.expr import IndexExpr, parse_expr
 from compiler.dialects import te
 from compiler.errors import IRError
 from compiler.schedule.model import IterVar, Stage
@@ -19,16 +19,16 @@ ATTRS = ("te.realize", "te.alloc_shape", "te.loops", "te.axis_values", "te.guard
 
 @dataclass
 class Range_:
-    min: Expr
-    extent: Expr
+    min: IndexExpr
+    extent: IndexExpr
 
 
 @dataclass
 class StageBounds:
     realize: list[Range_]
-    alloc_shape: list[Expr]
+    alloc_shape: list[IndexExpr]
     loops: list[tuple[IterVar, Range_]]
-    axis_values: list[Expr]
+    axis_values: list[IndexExpr]
     guards: list[str]
 
 
@@ -36,7 +36,7 @@ def _strings(items: Sequence[object]) -> ArrayAttr[StringAttr]:
     return ArrayAttr([StringAttr(str(x)) for x in items])
 
 
-def format_range(lo: Expr, extent: Expr) -> str:
+def format_range(lo: IndexExpr, extent: IndexExpr) -> str:
     """`[min, extent]`, as TVM prints a realize region."""
     return f"[{lo}, {extent}]"
 
@@ -53,7 +53,7 @@ def _split_top_level(text: str) -> list[str]:
     return parts
 
 
-def parse_range(text: str) -> tuple[Expr, Expr]:
+def parse_range(text: str) -> tuple[IndexExpr, IndexExpr]:
     """The inverse of `format_range`."""
     inner = text.strip()
     if not (inner.startswith("[") and inner.endswith("]")):
@@ -75,8 +75,8 @@ class LoopSpec:
     """One leaf loop of a stage, as `te.loops` records it."""
 
     name: str
-    min: Expr
-    extent: Expr
+    min: IndexExpr
+    extent: IndexExpr
     kind: str
     is_reduce: bool
     pragmas: list[str]

@@ -85,14 +85,14 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     LE,
     LT,
-    Const,
-    Expr,
-    Var,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     emax,
     emin,
     free_vars,
     parse_cond,
-    substitute,
+    substitute_index,
 )
 from compiler.arith.int_set import IntSet, eval_set, union_all
 from compiler.arith.ir import expr_from_value
@@ -115,7 +115,7 @@ SplitMode = Literal["tight", "guard"]
 @dataclass
 class Access:
     source: str  # the stage name read
-    indices: list[Expr | None]  # None: not an affine function of the loop variables
+    indices: list[IndexExpr | None]  # None: not an affine function of the loop variables
     read: te.ReadOp
 
 
@@ -166,7 +166,7 @@ class InferBound:
 
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
-        self.bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {n: (0, None) for n in names}
+        self.bounds: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {n: (0, None) for n in names}
         self._analyzer: Analyzer | None = None  # over `bounds` as they are: set_range drops it
         for stage in self.model.stages.values():
             self.accesses[stage.name] = stage_accesses(stage)
@@ -209,7 +209,7 @@ class InferBound:
         # a te.extern reads its inputs whole, as the function's caller reads its results
         if stage.is_output or not consumers or self.model.extern_readers(stage.name) or stage.scan_from is not None:
             for iv, extent in zip(stage.axes, shape, strict=True):
-                self.set_range(iv, Range_(Const(0), extent))
+                self.set_range(iv, Range_(IndexConst(0), extent))
             if stage.scan_from is not None:  # a scan steps over its time axis after the init's rows
                 time = self.analyzer().simplify(shape[0] - stage.scan_from)
                 self.set_range(stage.axes[0], Range_(stage.scan_from, time))  # m < init: no step
@@ -222,12 +222,12 @@ class InferBound:
         az_bounds = self.bounds
         for dim, (iv, extent) in enumerate(zip(stage.axes, shape, strict=True)):
             union = union_all([r.set for r in requests[dim]], az_bounds)
-            lo, ext = union.cover_range(Const(0), extent, az_bounds)
+            lo, ext = union.cover_range(IndexConst(0), extent, az_bounds)
             self.set_range(iv, Range_(lo, ext), Range_(lo, self.upper_extent(ext, stage)))
         self.requests[stage.name] = requests
         self.set_reduce_ranges(stage)
 
-    def clip(self, s: IntSet, extent: Expr) -> IntSet:
+    def clip(self, s: IntSet, extent: IndexExpr) -> IntSet:
         """A read's set without the part provably outside [0, extent) (TVM's PropBoundToInputs
         takes the shape when a read provably covers it): the stage computes nothing outside
         its shape, and a read there (`A[i]`, i beyond A's extent) is undefined. An end not
@@ -237,7 +237,7 @@ class InferBound:
             return s
         lo, hi = s.lo, s.hi
         if lo is not None and az.prove_lt(lo, 0):
-            lo = Const(0)
+            lo = IndexConst(0)
         top = az.simplify(extent - 1)
         if hi is not None and az.prove_gt(hi, top):
             hi = top
@@ -256,8 +256,8 @@ class InferBound:
                 hi = self.relax(IntSet.point(extent), [*stage.axes, *self.model.attach_path(stage)]).hi
                 if hi is None or free_vars(hi) & set(self.relaxed):
                     raise PassError(f"infer-bound: can't bound the extent {extent} of reduce axis {iv.name}", stage.op)
-                relaxed = Range_(Const(0), self.analyzer().simplify(emax(hi, 0)))
-            self.set_range(iv, Range_(Const(0), extent), relaxed)
+                relaxed = Range_(IndexConst(0), self.analyzer().simplify(emax(hi, 0)))
+            self.set_range(iv, Range_(IndexConst(0), extent), relaxed)
 
     def requests_of(self, consumer: Stage, stage: Stage) -> list[list[Request]]:
         """Phases 1-3: the regions of `stage` that `consumer` reads, per dimension."""
@@ -273,7 +273,7 @@ class InferBound:
             outside = attach | ({split_outer[leaf.name]} if leaf.name in split_outer else set())
             r = self._request_range(leaf, outside)
             if leaf.name in enclosing:
-                up[leaf.name], full[leaf.name] = IntSet.point(Var(leaf.name)), False
+                up[leaf.name], full[leaf.name] = IntSet.point(IndexVar(leaf.name)), False
             elif const_value(r.extent) == 1:
                 up[leaf.name], full[leaf.name] = IntSet.point(r.min), True
             else:
@@ -340,7 +340,7 @@ class InferBound:
             s = IntSet(lo, hi, s.empty_set)
         return s
 
-    def upper_extent(self, extent: Expr, stage: Stage) -> Expr:
+    def upper_extent(self, extent: IndexExpr, stage: Stage) -> IndexExpr:
         """An extent free of loop variables, at least `extent` wherever the stage runs."""
         if not free_vars(extent) & set(self.relaxed):
             return extent
@@ -351,7 +351,7 @@ class InferBound:
         s = self.relax(IntSet.point(extent), self.model.attach_path(stage))
         if s.hi is None or free_vars(s.hi) & set(self.relaxed):
             if const_hi is not None:
-                return Const(const_hi)
+                return IndexConst(const_hi)
             raise PassError(
                 f"infer-bound: can't bound the extent {extent} of stage \"{stage.name}\" "
                 "independently of its loops",
@@ -360,7 +360,7 @@ class InferBound:
         hi = az.simplify(s.hi)
         if const_hi is None or az.prove_le(hi, const_hi):
             return hi
-        return Const(const_hi) if az.prove_le(const_hi, hi) else az.simplify(emin(hi, const_hi))
+        return IndexConst(const_hi) if az.prove_le(const_hi, hi) else az.simplify(emin(hi, const_hi))
 
     def pass_up_domain(self, stage: Stage, up: dict[str, IntSet], full: dict[str, bool]) -> None:
         loose: dict[str, IntSet] = {}  # a split parent's set before it is cut to the parent's range
@@ -382,7 +382,7 @@ class InferBound:
             up[rel.parent.name], full[rel.parent.name] = parent_set, True
             return
         factor = self.relaxed[rel.inner.name].extent
-        value = Var(rel.outer.name) * factor + Var(rel.inner.name) + parent.min
+        value = IndexVar(rel.outer.name) * factor + IndexVar(rel.inner.name) + parent.min
         inner_set = up[rel.inner.name]
         inner_vars = set().union(*(free_vars(e) for e in (inner_set.lo, inner_set.hi) if e is not None))
         if rel.outer.name in inner_vars:
@@ -455,10 +455,10 @@ class InferBound:
                 case Split():
                     self.pass_down_split(rel, guards, tight_ok=self.outer_encloses(stage, rel))
                 case Singleton():
-                    self.set_range(rel.iv, Range_(Const(0), Const(1)))
+                    self.set_range(rel.iv, Range_(IndexConst(0), IndexConst(1)))
                 case Fuse():
                     outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
-                    self.set_range(rel.fused, Range_(Const(0), outer.extent * inner.extent))
+                    self.set_range(rel.fused, Range_(IndexConst(0), outer.extent * inner.extent))
                     # The fused loop runs over the relaxed extents; where a component's exact
                     # range at this attach point is smaller, its body is guarded (as a split's).
                     guards.extend(iv for iv in (rel.outer, rel.inner) if not self.exact_is_relaxed(iv))
@@ -492,14 +492,14 @@ class InferBound:
         # causal attention needs the columns up to its last row), the outer loop stops
         # there: its relaxed extent stays for the requests made past the attach point
         exact_outer = outer_extent if parent.extent == extent else az.simplify((parent.extent + factor - 1) // factor)
-        self.set_range(rel.outer, Range_(Const(0), exact_outer), Range_(Const(0), outer_extent))
+        self.set_range(rel.outer, Range_(IndexConst(0), exact_outer), Range_(IndexConst(0), outer_extent))
         self.note_split(rel, factor, outer_extent)
         # No guard is needed only when the loops cover exactly the parent's range: the
         # factor divides the extent, and the extent is the same at every iteration of the
         # loops around the stage (an attached stage's exact extent can be smaller).
         divides = const_value(factor) is not None and az.prove_eq(az.simplify(extent % factor), 0)
         if divides and az.prove_eq(parent.extent, extent):
-            self.set_range(rel.inner, Range_(Const(0), factor))
+            self.set_range(rel.inner, Range_(IndexConst(0), factor))
             return
         if rel.disable_predication:
             raise PassError(
@@ -509,25 +509,25 @@ class InferBound:
                 self.model.func,
             )
         if self.split_mode == "tight" and tight_ok:
-            remaining = az.simplify(parent.extent - Var(rel.outer.name) * factor)
-            self.set_range(rel.inner, Range_(Const(0), emin(factor, remaining)), Range_(Const(0), factor))
+            remaining = az.simplify(parent.extent - IndexVar(rel.outer.name) * factor)
+            self.set_range(rel.inner, Range_(IndexConst(0), emin(factor, remaining)), Range_(IndexConst(0), factor))
         else:
-            self.set_range(rel.inner, Range_(Const(0), factor))
+            self.set_range(rel.inner, Range_(IndexConst(0), factor))
             guards.append(rel.parent)  # parent < min + extent, in leaf variables at the end
 
-    def split_factor(self, rel: Split, extent: Expr) -> Expr:
+    def split_factor(self, rel: Split, extent: IndexExpr) -> IndexExpr:
         """The inner extent: the factor, or ceil(extent / nparts) but at least 1 (so that
         an empty symbolic extent still divides by it)."""
         if rel.factor is not None:
-            return Const(rel.factor)
+            return IndexConst(rel.factor)
         az = self.analyzer()
         if rel.factor_expr is not None:
             return az.simplify(rel.inner_extent(extent))
         assert rel.nparts is not None
         factor = az.simplify((extent + rel.nparts - 1) // rel.nparts)
-        return factor if az.prove_ge(factor, 1) else az.simplify(emax(factor, Const(1)))
+        return factor if az.prove_ge(factor, 1) else az.simplify(emax(factor, IndexConst(1)))
 
-    def note_split(self, rel: Split, factor: Expr, outer_extent: Expr) -> None:
+    def note_split(self, rel: Split, factor: IndexExpr, outer_extent: IndexExpr) -> None:
         how = f"nparts {rel.nparts}: factor {factor}," if rel.nparts is not None else f"factor {factor}:"
         note = f"split {rel.parent.name} by {how} outer loop {rel.outer.name} runs {outer_extent} iterations"
         if rel.nparts is not None and const_value(outer_extent) not in (None, rel.nparts):
@@ -569,7 +569,7 @@ class InferBound:
         return lines
 
     @staticmethod
-    def _source(requests: list[Request], value: Expr, side: str, az: Analyzer) -> str:
+    def _source(requests: list[Request], value: IndexExpr, side: str, az: Analyzer) -> str:
         for request in requests:
             end = request.set.lo if side == "lo" else request.set.hi
             if end is not None and (end == value or az.prove_eq(end, value)):
@@ -578,11 +578,11 @@ class InferBound:
 
     # -- results ---------------------------------------------------------------------
 
-    def root_values(self, stage: Stage) -> dict[str, Expr]:
+    def root_values(self, stage: Stage) -> dict[str, IndexExpr]:
         """Each variable as a function of the leaf variables (MakeLoopNest's value map)."""
-        values: dict[IterVar, Expr] = {iv: Var(iv.name) for iv in stage.leaves}
-        step: dict[IterVar, Expr] = {}
-        base: dict[IterVar, Expr] = {}
+        values: dict[IterVar, IndexExpr] = {iv: IndexVar(iv.name) for iv in stage.leaves}
+        step: dict[IterVar, IndexExpr] = {}
+        base: dict[IterVar, IndexExpr] = {}
         for rel in stage.relations:
             if isinstance(rel, Split | Fuse):
                 step[rel.inner] = self.relaxed[rel.inner.name].extent
@@ -594,18 +594,18 @@ class InferBound:
         az = self.analyzer()
         return {iv.name: az.simplify(value) for iv, value in values.items()}
 
-    def leaf_loops(self, stage: Stage, values: dict[str, Expr]) -> list[tuple[IterVar, Range_]]:
+    def leaf_loops(self, stage: Stage, values: dict[str, IndexExpr]) -> list[tuple[IterVar, Range_]]:
         """The leaf loops, outer first. A range over the stage's data axes (a triangular
         reduce axis, or a split of one) names them through their leaf expressions, which
         must be loops outside it."""
         az = self.analyzer()
-        data = {iv.name: values[iv.name] for iv in stage.axes if values[iv.name] != Var(iv.name)}
+        data = {iv.name: values[iv.name] for iv in stage.axes if values[iv.name] != IndexVar(iv.name)}
         leaves = {iv.name for iv in stage.leaves}
         loops: list[tuple[IterVar, Range_]] = []
         for k, iv in enumerate(stage.leaves):
             r = self.ranges[iv.name]
             if data and free_vars(r.min + r.extent) & set(data):
-                r = Range_(az.simplify(substitute(r.min, data)), az.simplify(substitute(r.extent, data)))
+                r = Range_(az.simplify(substitute_index(r.min, data)), az.simplify(substitute_index(r.extent, data)))
             inner = (free_vars(r.min) | free_vars(r.extent)) & (leaves - {v.name for v in stage.leaves[:k]})
             if inner:
                 raise PassError(
@@ -629,8 +629,8 @@ class InferBound:
         for parent in self.guards.get(stage.name, []):
             r = self.ranges[parent.name]
             if not az.prove_eq(r.min, self.relaxed[parent.name].min):
-                guards.append(f"{values[parent.name]} >= {az.simplify(substitute(r.min, data))}")
-            guards.append(f"{values[parent.name]} < {az.simplify(substitute(r.min + r.extent, data))}")
+                guards.append(f"{values[parent.name]} >= {az.simplify(substitute_index(r.min, data))}")
+            guards.append(f"{values[parent.name]} < {az.simplify(substitute_index(r.min + r.extent, data))}")
         for iv, r, extent in zip(stage.axes, realize, shape, strict=True):
             value = values[iv.name]
             if not az.prove_ge(r.min, 0):

@@ -23,13 +23,13 @@ from compiler.arith.expr import (
     And,
     BoolConst,
     Cond,
-    Const,
-    Expr,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Not,
     Or,
-    Var,
     free_vars,
-    substitute,
+    substitute_index,
 )
 from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value
@@ -136,12 +136,12 @@ class Tightening:
     unused: list[str] = field(default_factory=list)
 
 
-def _linear_in(e: Expr, name: str, az: Analyzer) -> tuple[int, Expr] | None:
+def _linear_in(e: IndexExpr, name: str, az: Analyzer) -> tuple[int, IndexExpr] | None:
     """(c, rest) with e == c * name + rest, c a constant; None if not linear in `name`."""
-    rest = az.simplify(substitute(e, {name: 0}))
-    coeff = az.simplify(substitute(e, {name: 1}) - rest)
+    rest = az.simplify(substitute_index(e, {name: 0}))
+    coeff = az.simplify(substitute_index(e, {name: 1}) - rest)
     c = const_value(coeff)
-    if c is None or const_value(az.simplify(e - (rest + Var(name) * c))) != 0:
+    if c is None or const_value(az.simplify(e - (rest + IndexVar(name) * c))) != 0:
         return None
     return c, rest
 
@@ -152,15 +152,15 @@ def _bound_of(cond: LT | LE, var: str, az: Analyzer) -> IntSet | None:
     return None if linear is None else _linear_bound(*linear, az)
 
 
-def _diff(cond: LT | LE, az: Analyzer) -> Expr:
+def _diff(cond: LT | LE, az: Analyzer) -> IndexExpr:
     """`cond` as `diff >= 0`."""
     return az.simplify(cond.b - cond.a - (1 if isinstance(cond, LT) else 0))
 
 
-def _linear_bound(c: int, rest: Expr, az: Analyzer) -> IntSet | None:
+def _linear_bound(c: int, rest: IndexExpr, az: Analyzer) -> IntSet | None:
     """The values of v with `c * v + rest >= 0`; None when c is 0."""
     if c > 0:  # v >= ceil(-rest / c)
-        return IntSet(az.simplify((Const(0) - rest + (c - 1)) // c), None)
+        return IntSet(az.simplify((IndexConst(0) - rest + (c - 1)) // c), None)
     if c < 0:  # v <= floor(rest / -c)
         return IntSet(None, az.simplify(rest // (-c)))
     return None

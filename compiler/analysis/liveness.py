@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, Sub, Var
+from compiler.arith.expr import IndexConst, IndexExpr, IndexVar, Sub
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
 from compiler.dialects.shape import dim_expr, shape_var_names
@@ -28,14 +28,14 @@ def element_bytes(t: loop.BufferType) -> int:
     return loop.element_bytes(t.element_type)
 
 
-def buffer_bytes(t: loop.BufferType) -> Expr:
-    size: Expr = Const(element_bytes(t))
+def buffer_bytes(t: loop.BufferType) -> IndexExpr:
+    size: IndexExpr = IndexConst(element_bytes(t))
     for d in t.get_shape():
         size = size * dim_expr(d)
     return simplify(size)
 
 
-def aligned(e: Expr) -> Expr:
+def aligned(e: IndexExpr) -> IndexExpr:
     return simplify((e + (ALIGN - 1)) // ALIGN * ALIGN)
 
 
@@ -51,7 +51,7 @@ class Lifetime:
     name: str
     value: SSAValue
     op: Operation
-    size: Expr  # bytes
+    size: IndexExpr  # bytes
     first: int
     last: int
 
@@ -122,6 +122,6 @@ def size_analyzer(func: loop.FuncOp, *, argument_shapes: bool = False) -> Analyz
                 continue
             for d in t.get_shape():
                 e = dim_expr(d)
-                if isinstance(e, Sub) and isinstance(e.a, Var) and isinstance(e.b, Const) and e.a.name in lower:
+                if isinstance(e, Sub) and isinstance(e.a, IndexVar) and isinstance(e.b, IndexConst) and e.a.name in lower:
                     lower[e.a.name] = max(lower[e.a.name], e.b.value)
     return Analyzer({n: (lo, None) for n, lo in lower.items()})

@@ -33,19 +33,19 @@ from fractions import Fraction
 
 from compiler.arith.expr import (
     Add,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Sub,
-    Var,
     as_binary,
     evaluate,
     free_vars,
-    substitute,
+    substitute_index,
 )
 from compiler.arith.poly import poly_add as _padd
 from compiler.arith.poly import poly_mul
@@ -88,13 +88,13 @@ class _Builder:
             self.names[key] = _padd(_pconst(lo), {(s,): Fraction(1)})
         return self.names[key]
 
-    def _atom(self, e: Expr) -> Poly | None:
+    def _atom(self, e: IndexExpr) -> Poly | None:
         lo, hi = self.az.const_bounds(e)
         if lo is None:
             return None
         return self._shifted(f"atom:{e}", lo, hi)
 
-    def _remainder(self, a: Expr, c: int) -> Poly:
+    def _remainder(self, a: IndexExpr, c: int) -> Poly:
         key = (str(a), c)
         if key not in self.remainders:
             self.remainders[key] = f"r{len(self.remainders)}"
@@ -104,11 +104,11 @@ class _Builder:
     def _expands(self, e: FloorDiv | FloorMod) -> bool:
         return str(e) in self.expand
 
-    def poly(self, e: Expr) -> Poly | None:
+    def poly(self, e: IndexExpr) -> Poly | None:
         match e:
-            case Const(value=v):
+            case IndexConst(value=v):
                 return _pconst(v)
-            case Var(name=n):
+            case IndexVar(name=n):
                 lo, hi = self.az.const_bounds(e)
                 if lo is None:
                     return None
@@ -120,7 +120,7 @@ class _Builder:
                 if isinstance(e, Mul):
                     return _pmul(pa, pb)
                 return _padd(pa, pb, -1 if isinstance(e, Sub) else 1)
-            case FloorDiv(a=a, b=Const(value=c)) | FloorMod(a=a, b=Const(value=c)) if c > 0:
+            case FloorDiv(a=a, b=IndexConst(value=c)) | FloorMod(a=a, b=IndexConst(value=c)) if c > 0:
                 assert isinstance(e, FloorDiv | FloorMod)
                 if not self._expands(e):
                     return self._atom(e)
@@ -134,7 +134,7 @@ class _Builder:
         return self._atom(e)
 
 
-def _nodes(e: Expr) -> list[Expr]:
+def _nodes(e: IndexExpr) -> list[IndexExpr]:
     """The nodes of `e`, parents first, a shared subtree once."""
     out, stack, seen = [], [e], set()
     while stack:
@@ -143,7 +143,7 @@ def _nodes(e: Expr) -> list[Expr]:
             continue
         seen.add(id(node))
         out.append(node)
-        if not isinstance(node, Const | Var):
+        if not isinstance(node, IndexConst | IndexVar):
             binary = as_binary(node)
             stack.extend((binary.a, binary.b))
     return out
@@ -186,11 +186,11 @@ def _box_minimum(q: Poly, upper: Mapping[str, Fraction]) -> Fraction:
     return total
 
 
-def _replace(e: Expr, target: Expr, by: Expr, done: dict[int, Expr] | None = None) -> Expr:
+def _replace(e: IndexExpr, target: IndexExpr, by: IndexExpr, done: dict[int, IndexExpr] | None = None) -> IndexExpr:
     """`e` with `target` replaced by `by`, a shared subtree rewritten once."""
     if e == target:
         return by
-    if isinstance(e, Const | Var):
+    if isinstance(e, IndexConst | IndexVar):
         return e
     done = {} if done is None else done
     hit = done.get(id(e))
@@ -201,14 +201,14 @@ def _replace(e: Expr, target: Expr, by: Expr, done: dict[int, Expr] | None = Non
     return hit
 
 
-def _first_minmax(e: Expr) -> Min | Max | None:
+def _first_minmax(e: IndexExpr) -> Min | Max | None:
     for node in _nodes(e):
         if isinstance(node, Min | Max):
             return node
     return None
 
 
-def _anchor(e: Expr, boxes: Mapping[str, tuple[Expr, Expr]], az: Analyzer) -> Expr:
+def _anchor(e: IndexExpr, boxes: Mapping[str, tuple[IndexExpr, IndexExpr]], az: Analyzer) -> IndexExpr:
     """Replace each loop counter by `lo + t` or `hi - t` (`t >= 0`, an unbounded
     superset of its range): the side where its coefficient, at a sample point, says
     the expression is smallest."""
@@ -219,17 +219,17 @@ def _anchor(e: Expr, boxes: Mapping[str, tuple[Expr, Expr]], az: Analyzer) -> Ex
         point: dict[str, int] = {}
         for v, (lo, hi) in boxes.items():
             point[v] = (_at(lo, point, boxes) + _at(hi, point, boxes)) // 2
-        mapping: dict[str, Expr] = {}
+        mapping: dict[str, IndexExpr] = {}
         for v in present:
             lo, hi = boxes[v]
             slope = _at(e, point | {v: point[v] + 1}, boxes) - _at(e, point, boxes)
-            t = Var(f"{v}'t")
+            t = IndexVar(f"{v}'t")
             mapping[v] = lo + t if slope >= 0 else hi - t
-        e = substitute(e, mapping)
+        e = substitute_index(e, mapping)
     return e
 
 
-def _at(e: Expr, point: Mapping[str, int], boxes: Mapping[str, object]) -> int:
+def _at(e: IndexExpr, point: Mapping[str, int], boxes: Mapping[str, object]) -> int:
     """`e` at a sample point: shape variables `_SAMPLE`, loop counters from `point` (0 if unset)."""
     env = {n: point.get(n, 0) if n in boxes or n.endswith("'t") else _SAMPLE for n in free_vars(e)}
     try:
@@ -239,9 +239,9 @@ def _at(e: Expr, point: Mapping[str, int], boxes: Mapping[str, object]) -> int:
 
 
 def prove_nonnegative(
-    e: Expr,
+    e: IndexExpr,
     az: Analyzer,
-    boxes: Mapping[str, tuple[Expr, Expr]] | None = None,
+    boxes: Mapping[str, tuple[IndexExpr, IndexExpr]] | None = None,
     *,
     opaque_minmax: bool = False,
 ) -> bool:
@@ -261,7 +261,7 @@ def prove_nonnegative(
     return _prove_cases(e, az, _MAX_SPLITS, opaque_minmax)
 
 
-def _prove_cases(e: Expr, az: Analyzer, splits: int, opaque_minmax: bool) -> bool:
+def _prove_cases(e: IndexExpr, az: Analyzer, splits: int, opaque_minmax: bool) -> bool:
     node = _first_minmax(e)
     if node is None:
         return _prove_polynomial(e, az)
@@ -272,7 +272,7 @@ def _prove_cases(e: Expr, az: Analyzer, splits: int, opaque_minmax: bool) -> boo
     return all(_prove_cases(_replace(e, node, side), az, splits - 1, opaque_minmax) for side in (node.a, node.b))
 
 
-def _prove_polynomial(e: Expr, az: Analyzer) -> bool:
+def _prove_polynomial(e: IndexExpr, az: Analyzer) -> bool:
     """A proof with every min/max left an atom: the interval analyzer, or a certificate
     for one of the expansions of the floor divisions."""
     if az.prove_ge(e, 0):
@@ -285,10 +285,10 @@ def _prove_polynomial(e: Expr, az: Analyzer) -> bool:
     return False
 
 
-def _expansions(e: Expr) -> list[frozenset[str]]:
+def _expansions(e: IndexExpr) -> list[frozenset[str]]:
     """Which floor divisions/modulos by constants to expand: every subset when there
     are few (none first, all second), else none, all, and the outermost only."""
-    atoms = sorted({str(n) for n in _nodes(e) if isinstance(n, FloorDiv | FloorMod) and isinstance(n.b, Const)})
+    atoms = sorted({str(n) for n in _nodes(e) if isinstance(n, FloorDiv | FloorMod) and isinstance(n.b, IndexConst)})
     everything = frozenset(atoms)
     if len(atoms) <= _MAX_SUBSETS:
         subsets = [frozenset(a for i, a in enumerate(atoms) if k >> i & 1) for k in range(1 << len(atoms))]
@@ -310,7 +310,7 @@ class SizeProver:
         samples: tuple[int, ...] = (1, 7, 61, 256),
         *,
         opaque_minmax: bool = False,
-        facts: Sequence[Expr] = (),
+        facts: Sequence[IndexExpr] = (),
     ) -> None:
         self.az = az
         self.samples = samples
@@ -319,18 +319,18 @@ class SizeProver:
         # is also proven as `(b - a) - c * fact >= 0` for a few small c (a flattened
         # extent `m * n - m * 2` says what `n - 2 >= 0` would, where m may be 0)
         self.facts = [f for f in facts if free_vars(f)]
-        self.memo: dict[tuple[Expr, Expr], bool] = {}  # by the nodes (hashed once), not their text
+        self.memo: dict[tuple[IndexExpr, IndexExpr], bool] = {}  # by the nodes (hashed once), not their text
 
-    def _refuted(self, e: Expr) -> bool:
+    def _refuted(self, e: IndexExpr) -> bool:
         names = free_vars(e)
         for value in self.samples:
             env = {}
             for n in names:
                 lo, hi = self.az.bounds.get(n, (None, None))
                 v = value
-                if isinstance(lo, Const):
+                if isinstance(lo, IndexConst):
                     v = max(v, lo.value)
-                if isinstance(hi, Const):
+                if isinstance(hi, IndexConst):
                     v = min(v, hi.value)
                 env[n] = v
             try:
@@ -340,7 +340,7 @@ class SizeProver:
                 continue
         return False
 
-    def prove_le(self, a: Expr, b: Expr) -> bool:
+    def prove_le(self, a: IndexExpr, b: IndexExpr) -> bool:
         key = (a, b)
         if key not in self.memo:
             diff = b - a
@@ -350,5 +350,5 @@ class SizeProver:
             )
         return self.memo[key]
 
-    def _proven(self, e: Expr) -> bool:
+    def _proven(self, e: IndexExpr) -> bool:
         return not self._refuted(e) and prove_nonnegative(e, self.az, opaque_minmax=self.opaque_minmax)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from compiler.arith.expr import Expr, Var
+from compiler.arith.expr import IndexExpr, IndexVar
 from compiler.arith.ir import expr_from_value
 from compiler.dialects import loop
 
@@ -23,18 +23,18 @@ class ValueNames:
         self.values: dict[str, SSAValue] = {}
         self.hints = hints
 
-    def leaf(self, value: SSAValue) -> Var:
+    def leaf(self, value: SSAValue) -> IndexVar:
         if isinstance(value.owner, loop.VarOp):
             name = value.owner.var_name.data
             self.values.setdefault(name, value)
-            return Var(name)
+            return IndexVar(name)
         if value not in self.of:
             name = f"v{len(self.of)}_{value.name_hint or 'x'}" if self.hints else f"v{len(self.of)}"
             self.of[value] = name
             self.values[name] = value
-        return Var(self.of[value])
+        return IndexVar(self.of[value])
 
-    def expr(self, value: SSAValue) -> Expr:
+    def expr(self, value: SSAValue) -> IndexExpr:
         e = expr_from_value(value, self.leaf)
         return e if e is not None else self.leaf(value)
 

@@ -3,17 +3,17 @@
 This is the expression language used by bound inference (the counterpart of
 TVM's ``PrimExpr`` restricted to integer index arithmetic).
 
-Expressions (:class:`Expr`) are frozen dataclasses, hashable and compared
+Expressions (:class:`IndexExpr`) are frozen dataclasses, hashable and compared
 structurally (``==`` is dataclass equality, *not* a symbolic comparison):
 
-* :class:`Const`, :class:`Var` -- leaves;
+* :class:`IndexConst`, :class:`IndexVar` -- leaves;
 * :class:`Add`, :class:`Sub`, :class:`Mul` -- exact (unbounded) integer arithmetic;
 * :class:`FloorDiv`, :class:`FloorMod` -- floor semantics, like Python's ``//``
   and ``%`` (the remainder takes the sign of the divisor);
 * :class:`Min`, :class:`Max`.
 
 Python operators ``+ - * // %`` and unary ``-`` build nodes (ints are wrapped
-into :class:`Const` automatically).  Ordering operators are deliberately not
+into :class:`IndexConst` automatically).  Ordering operators are deliberately not
 overloaded; use :func:`lt`, :func:`le`, ... to build conditions.
 
 Conditions (:class:`Cond`) are :class:`LT`, :class:`LE`, :class:`EQ`,
@@ -25,7 +25,7 @@ Printing (``str``) produces text accepted by :func:`parse_expr` /
 :func:`parse_cond` (Python syntax) with minimal parentheses; the parsers use
 Python's :mod:`ast` module and accept only the node kinds listed above.
 
-# WARNING: ``Var`` names are not validated.  Only names that are plain Python
+# WARNING: ``IndexVar`` names are not validated.  Only names that are plain Python
 # identifiers (and not ``min``/``max``/``and``/...) survive a print/parse round
 # trip; a name such as ``blockIdx.x`` prints fine but does not parse back.
 """
@@ -53,17 +53,17 @@ __all__ = [
     "BoolConst",
     "Compare",
     "Cond",
-    "Const",
-    "Expr",
     "FloorDiv",
     "FloorMod",
+    "IndexConst",
+    "IndexExpr",
+    "IndexVar",
     "Max",
     "Min",
     "Mul",
     "Not",
     "Or",
     "Sub",
-    "Var",
     "as_binary",
     "as_compare",
     "as_expr",
@@ -81,8 +81,8 @@ __all__ = [
     "ne",
     "parse_cond",
     "parse_expr",
-    "substitute",
     "substitute_cond",
+    "substitute_index",
     "var",
 ]
 
@@ -92,64 +92,64 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-class Expr:
+class IndexExpr:
     """Base class of integer expressions.  Use the subclasses to build nodes."""
 
     __slots__ = ()
 
-    def __add__(self, other: Expr | int) -> Expr:
+    def __add__(self, other: IndexExpr | int) -> IndexExpr:
         rhs = _wrap(other)
         return NotImplemented if rhs is None else Add(self, rhs)
 
-    def __radd__(self, other: int) -> Expr:
+    def __radd__(self, other: int) -> IndexExpr:
         lhs = _wrap(other)
         return NotImplemented if lhs is None else Add(lhs, self)
 
-    def __sub__(self, other: Expr | int) -> Expr:
+    def __sub__(self, other: IndexExpr | int) -> IndexExpr:
         rhs = _wrap(other)
         return NotImplemented if rhs is None else Sub(self, rhs)
 
-    def __rsub__(self, other: int) -> Expr:
+    def __rsub__(self, other: int) -> IndexExpr:
         lhs = _wrap(other)
         return NotImplemented if lhs is None else Sub(lhs, self)
 
-    def __mul__(self, other: Expr | int) -> Expr:
+    def __mul__(self, other: IndexExpr | int) -> IndexExpr:
         rhs = _wrap(other)
         return NotImplemented if rhs is None else Mul(self, rhs)
 
-    def __rmul__(self, other: int) -> Expr:
+    def __rmul__(self, other: int) -> IndexExpr:
         lhs = _wrap(other)
         return NotImplemented if lhs is None else Mul(lhs, self)
 
-    def __floordiv__(self, other: Expr | int) -> Expr:
+    def __floordiv__(self, other: IndexExpr | int) -> IndexExpr:
         rhs = _wrap(other)
         return NotImplemented if rhs is None else FloorDiv(self, rhs)
 
-    def __rfloordiv__(self, other: int) -> Expr:
+    def __rfloordiv__(self, other: int) -> IndexExpr:
         lhs = _wrap(other)
         return NotImplemented if lhs is None else FloorDiv(lhs, self)
 
-    def __mod__(self, other: Expr | int) -> Expr:
+    def __mod__(self, other: IndexExpr | int) -> IndexExpr:
         rhs = _wrap(other)
         return NotImplemented if rhs is None else FloorMod(self, rhs)
 
-    def __rmod__(self, other: int) -> Expr:
+    def __rmod__(self, other: int) -> IndexExpr:
         lhs = _wrap(other)
         return NotImplemented if lhs is None else FloorMod(lhs, self)
 
-    def __neg__(self) -> Expr:
-        if isinstance(self, Const):
-            return Const(-self.value)
-        return Mul(Const(-1), self)
+    def __neg__(self) -> IndexExpr:
+        if isinstance(self, IndexConst):
+            return IndexConst(-self.value)
+        return Mul(IndexConst(-1), self)
 
-    def __pos__(self) -> Expr:
+    def __pos__(self) -> IndexExpr:
         return self
 
     def __str__(self) -> str:
         return _format_expr(self)
 
 
-class _Binary(Expr):
+class _Binary(IndexExpr):
     """A binary node, built once per structure (hash-consed: building `Add(x, y)` again
     returns the node already built while it lives), whose hash is computed once from its
     children's. The simplifier's memo tables hash and compare deep trees (nested min/max
@@ -159,11 +159,11 @@ class _Binary(Expr):
     hash of a name differs from one process to another)."""
 
     __slots__ = ()
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int
 
-    def __new__(cls, a: Expr, b: Expr) -> _Binary:
+    def __new__(cls, a: IndexExpr, b: IndexExpr) -> _Binary:
         hit = _BUILT.get((cls, a, b))
         return hit if hit is not None else object.__new__(cls)
 
@@ -183,28 +183,28 @@ class _Binary(Expr):
     def __hash__(self) -> int:
         return self._h
 
-    def __reduce__(self) -> tuple[type[_Binary], tuple[Expr, Expr]]:
+    def __reduce__(self) -> tuple[type[_Binary], tuple[IndexExpr, IndexExpr]]:
         return (self.__class__, (self.a, self.b))
 
 
-_BUILT: weakref.WeakValueDictionary[tuple[type[_Binary], Expr, Expr], _Binary] = weakref.WeakValueDictionary()
+_BUILT: weakref.WeakValueDictionary[tuple[type[_Binary], IndexExpr, IndexExpr], _Binary] = weakref.WeakValueDictionary()
 """The binary nodes alive, by class and children (`_Binary`)."""
 
 
 @dataclass(frozen=True, slots=True)
-class Const(Expr):
+class IndexConst(IndexExpr):
     """An integer literal."""
 
     value: int
 
     def __post_init__(self) -> None:
         if isinstance(self.value, bool):
-            raise ExprTypeError("Const expects an int, not a bool")
+            raise ExprTypeError("IndexConst expects an int, not a bool")
         object.__setattr__(self, "value", operator.index(self.value))
 
 
 @dataclass(frozen=True, slots=True)
-class Var(Expr):
+class IndexVar(IndexExpr):
     """A named integer variable (loop index, shape parameter, ...)."""
 
     name: str
@@ -212,22 +212,22 @@ class Var(Expr):
 
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Add(_Binary):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int = field(init=False, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Sub(_Binary):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int = field(init=False, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Mul(_Binary):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int = field(init=False, repr=False, compare=False)
 
 
@@ -235,8 +235,8 @@ class Mul(_Binary):
 class FloorDiv(_Binary):
     """``a // b`` rounding towards negative infinity."""
 
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int = field(init=False, repr=False, compare=False)
 
 
@@ -244,27 +244,27 @@ class FloorDiv(_Binary):
 class FloorMod(_Binary):
     """``a % b`` with Python semantics: ``a == (a // b) * b + a % b``."""
 
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int = field(init=False, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Min(_Binary):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int = field(init=False, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Max(_Binary):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
     _h: int = field(init=False, repr=False, compare=False)
 
 
 BinaryExpr = Add | Sub | Mul | FloorDiv | FloorMod | Min | Max
-_BINARY_EXPRS: tuple[type[Expr], ...] = (Add, Sub, Mul, FloorDiv, FloorMod, Min, Max)
+_BINARY_EXPRS: tuple[type[IndexExpr], ...] = (Add, Sub, Mul, FloorDiv, FloorMod, Min, Max)
 
 
 # ---------------------------------------------------------------------------
@@ -297,26 +297,26 @@ class BoolConst(Cond):
 
 @dataclass(frozen=True, slots=True)
 class LT(Cond):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
 
 
 @dataclass(frozen=True, slots=True)
 class LE(Cond):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
 
 
 @dataclass(frozen=True, slots=True)
 class EQ(Cond):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
 
 
 @dataclass(frozen=True, slots=True)
 class NE(Cond):
-    a: Expr
-    b: Expr
+    a: IndexExpr
+    b: IndexExpr
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,21 +345,21 @@ _COMPARES: tuple[type[Cond], ...] = (LT, LE, EQ, NE)
 # ---------------------------------------------------------------------------
 
 
-def _wrap(x: object) -> Expr | None:
-    if isinstance(x, Expr):
+def _wrap(x: object) -> IndexExpr | None:
+    if isinstance(x, IndexExpr):
         return x
     if type(x) is int:  # the common case: a protocol isinstance (below) is slow
-        return Const(x)
+        return IndexConst(x)
     if isinstance(x, bool) or not isinstance(x, SupportsIndex):
         return None
     try:
-        return Const(operator.index(x))
+        return IndexConst(operator.index(x))
     except TypeError:
         return None
 
 
-def as_binary(e: Expr) -> BinaryExpr:
-    """``e`` as a binary node: every Expr that is neither a Const nor a Var is one."""
+def as_binary(e: IndexExpr) -> BinaryExpr:
+    """``e`` as a binary node: every IndexExpr that is neither a IndexConst nor a IndexVar is one."""
     if not isinstance(e, BinaryExpr):
         raise ExprTypeError(f"unknown expression node {e!r}")
     return e
@@ -372,55 +372,55 @@ def as_compare(c: Cond) -> Compare:
     return c
 
 
-def as_expr(x: Expr | int) -> Expr:
-    """Return ``x`` if it is an :class:`Expr`, else wrap the int in a :class:`Const`."""
+def as_expr(x: IndexExpr | int) -> IndexExpr:
+    """Return ``x`` if it is an :class:`IndexExpr`, else wrap the int in a :class:`IndexConst`."""
     e = _wrap(x)
     if e is None:
-        raise ExprTypeError(f"expected an Expr or int, got {type(x).__name__}")
+        raise ExprTypeError(f"expected an IndexExpr or int, got {type(x).__name__}")
     return e
 
 
-def const(value: int) -> Const:
-    return Const(value)
+def const(value: int) -> IndexConst:
+    return IndexConst(value)
 
 
-def var(name: str) -> Var:
-    return Var(name)
+def var(name: str) -> IndexVar:
+    return IndexVar(name)
 
 
-def emin(a: Expr | int, b: Expr | int) -> Expr:
+def emin(a: IndexExpr | int, b: IndexExpr | int) -> IndexExpr:
     """Build ``min(a, b)`` (no folding; see ``simplify``)."""
     return Min(as_expr(a), as_expr(b))
 
 
-def emax(a: Expr | int, b: Expr | int) -> Expr:
+def emax(a: IndexExpr | int, b: IndexExpr | int) -> IndexExpr:
     """Build ``max(a, b)`` (no folding; see ``simplify``)."""
     return Max(as_expr(a), as_expr(b))
 
 
-def lt(a: Expr | int, b: Expr | int) -> Cond:
+def lt(a: IndexExpr | int, b: IndexExpr | int) -> Cond:
     return LT(as_expr(a), as_expr(b))
 
 
-def le(a: Expr | int, b: Expr | int) -> Cond:
+def le(a: IndexExpr | int, b: IndexExpr | int) -> Cond:
     return LE(as_expr(a), as_expr(b))
 
 
-def gt(a: Expr | int, b: Expr | int) -> Cond:
+def gt(a: IndexExpr | int, b: IndexExpr | int) -> Cond:
     """``a > b``, represented as ``b < a``."""
     return LT(as_expr(b), as_expr(a))
 
 
-def ge(a: Expr | int, b: Expr | int) -> Cond:
+def ge(a: IndexExpr | int, b: IndexExpr | int) -> Cond:
     """``a >= b``, represented as ``b <= a``."""
     return LE(as_expr(b), as_expr(a))
 
 
-def eq(a: Expr | int, b: Expr | int) -> Cond:
+def eq(a: IndexExpr | int, b: IndexExpr | int) -> Cond:
     return EQ(as_expr(a), as_expr(b))
 
 
-def ne(a: Expr | int, b: Expr | int) -> Cond:
+def ne(a: IndexExpr | int, b: IndexExpr | int) -> Cond:
     return NE(as_expr(a), as_expr(b))
 
 
@@ -429,16 +429,16 @@ def ne(a: Expr | int, b: Expr | int) -> Cond:
 # ---------------------------------------------------------------------------
 
 
-def free_vars(e: Expr | Cond) -> frozenset[str]:
+def free_vars(e: IndexExpr | Cond) -> frozenset[str]:
     """Names of all variables occurring in an expression or condition (each shared
     subtree visited once: a tree of shared subtrees is walked in the number of its
     distinct nodes, not of its paths)."""
     out: set[str] = set()
     seen: set[int] = set()
-    stack: list[Expr | Cond] = [e]
+    stack: list[IndexExpr | Cond] = [e]
     while stack:
         node = stack.pop()
-        if isinstance(node, Var):
+        if isinstance(node, IndexVar):
             out.add(node.name)
         elif id(node) in seen:
             continue
@@ -452,17 +452,17 @@ def free_vars(e: Expr | Cond) -> frozenset[str]:
     return frozenset(out)
 
 
-def substitute(e: Expr, mapping: Mapping[str, Expr | int]) -> Expr:
+def substitute_index(e: IndexExpr, mapping: Mapping[str, IndexExpr | int]) -> IndexExpr:
     """Replace variables by expressions (simultaneously, not recursively)."""
     table = {name: as_expr(v) for name, v in mapping.items()}
-    cache: dict[Expr, Expr] = {}
+    cache: dict[IndexExpr, IndexExpr] = {}
     return _subst(e, table, cache)
 
 
-def _subst(e: Expr, table: Mapping[str, Expr], cache: dict[Expr, Expr]) -> Expr:
-    if isinstance(e, Var):
+def _subst(e: IndexExpr, table: Mapping[str, IndexExpr], cache: dict[IndexExpr, IndexExpr]) -> IndexExpr:
+    if isinstance(e, IndexVar):
         return table.get(e.name, e)
-    if isinstance(e, Const):
+    if isinstance(e, IndexConst):
         return e
     hit = cache.get(e)
     if hit is not None:
@@ -475,10 +475,10 @@ def _subst(e: Expr, table: Mapping[str, Expr], cache: dict[Expr, Expr]) -> Expr:
     return out
 
 
-def substitute_cond(c: Cond, mapping: Mapping[str, Expr | int]) -> Cond:
-    """Apply :func:`substitute` to every expression inside a condition."""
+def substitute_cond(c: Cond, mapping: Mapping[str, IndexExpr | int]) -> Cond:
+    """Apply :func:`substitute_index` to every expression inside a condition."""
     table = {name: as_expr(v) for name, v in mapping.items()}
-    cache: dict[Expr, Expr] = {}
+    cache: dict[IndexExpr, IndexExpr] = {}
 
     def go(node: Cond) -> Cond:
         if isinstance(node, BoolConst):
@@ -493,7 +493,7 @@ def substitute_cond(c: Cond, mapping: Mapping[str, Expr | int]) -> Cond:
     return go(c)
 
 
-_INT_OPS: dict[type[Expr], Callable[[int, int], int]] = {
+_INT_OPS: dict[type[IndexExpr], Callable[[int, int], int]] = {
     Add: operator.add,
     Sub: operator.sub,
     Mul: operator.mul,
@@ -504,7 +504,7 @@ _INT_OPS: dict[type[Expr], Callable[[int, int], int]] = {
 }
 
 
-def evaluate(e: Expr, env: Mapping[str, int]) -> int:
+def evaluate(e: IndexExpr, env: Mapping[str, int]) -> int:
     """Evaluate with Python integer semantics.
 
     Raises ``KeyError`` for an unbound variable and ``ZeroDivisionError`` for a
@@ -514,10 +514,10 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
     return _evaluate(e, env, {})
 
 
-def _evaluate(e: Expr, env: Mapping[str, int], done: dict[int, int]) -> int:
-    if isinstance(e, Const):
+def _evaluate(e: IndexExpr, env: Mapping[str, int], done: dict[int, int]) -> int:
+    if isinstance(e, IndexConst):
         return e.value
-    if isinstance(e, Var):
+    if isinstance(e, IndexVar):
         if e.name not in env:
             raise KeyError(f"variable {e.name!r} has no value")
         return operator.index(env[e.name])
@@ -556,7 +556,7 @@ def evaluate_cond(c: Cond, env: Mapping[str, int]) -> bool:
 # ---------------------------------------------------------------------------
 
 _P_ADD, _P_MUL, _P_UNARY, _P_ATOM = 1, 2, 3, 4
-_BIN_SYMBOL: dict[type[Expr], tuple[str, int]] = {
+_BIN_SYMBOL: dict[type[IndexExpr], tuple[str, int]] = {
     Add: ("+", _P_ADD),
     Sub: ("-", _P_ADD),
     Mul: ("*", _P_MUL),
@@ -565,29 +565,29 @@ _BIN_SYMBOL: dict[type[Expr], tuple[str, int]] = {
 }
 
 
-def _is_negation(e: Expr) -> bool:
-    return isinstance(e, Mul) and e.a == Const(-1)
+def _is_negation(e: IndexExpr) -> bool:
+    return isinstance(e, Mul) and e.a == IndexConst(-1)
 
 
-def _prec(e: Expr) -> int:
-    if isinstance(e, Const):
+def _prec(e: IndexExpr) -> int:
+    if isinstance(e, IndexConst):
         return _P_UNARY if e.value < 0 else _P_ATOM
-    if isinstance(e, Var | Min | Max):
+    if isinstance(e, IndexVar | Min | Max):
         return _P_ATOM
     if _is_negation(e):
         return _P_UNARY
     return _BIN_SYMBOL[type(e)][1]
 
 
-def _paren(e: Expr, needed: bool) -> str:
+def _paren(e: IndexExpr, needed: bool) -> str:
     text = _format_expr(e)
     return f"({text})" if needed else text
 
 
-def _format_expr(e: Expr) -> str:
-    if isinstance(e, Const):
+def _format_expr(e: IndexExpr) -> str:
+    if isinstance(e, IndexConst):
         return str(e.value)
-    if isinstance(e, Var):
+    if isinstance(e, IndexVar):
         return e.name
     if isinstance(e, Min | Max):
         fname = "min" if isinstance(e, Min) else "max"
@@ -597,8 +597,8 @@ def _format_expr(e: Expr) -> str:
         return "-" + _paren(node.b, _prec(node.b) < _P_UNARY)
     symbol, prec = _BIN_SYMBOL[type(node)]
     rhs = node.b
-    if isinstance(node, Add) and isinstance(rhs, Const) and rhs.value < 0:
-        symbol, rhs = "-", Const(-rhs.value)
+    if isinstance(node, Add) and isinstance(rhs, IndexConst) and rhs.value < 0:
+        symbol, rhs = "-", IndexConst(-rhs.value)
     left = _paren(node.a, _prec(node.a) < prec)
     right = _paren(rhs, _prec(rhs) <= prec)
     return f"{left} {symbol} {right}"
@@ -643,7 +643,7 @@ def _format_cond(c: Cond) -> str:
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = frozenset({"min", "max", "True", "False", "None"})
-_AST_BINOPS: dict[type[ast.operator], Callable[[Expr, Expr], BinaryExpr]] = {
+_AST_BINOPS: dict[type[ast.operator], Callable[[IndexExpr, IndexExpr], BinaryExpr]] = {
     ast.Add: Add,
     ast.Sub: Sub,
     ast.Mult: Mul,
@@ -668,15 +668,15 @@ class _Parser:
         self.text = self.text.strip()
         return tree.body
 
-    def expr(self, node: ast.expr) -> Expr:
+    def expr(self, node: ast.expr) -> IndexExpr:
         if isinstance(node, ast.Constant):
             if isinstance(node.value, int) and not isinstance(node.value, bool):
-                return Const(node.value)
+                return IndexConst(node.value)
             raise self.error(node, "unsupported constant")
         if isinstance(node, ast.Name):
             if not _IDENT.match(node.id) or node.id in _RESERVED:
                 raise self.error(node, "invalid variable name")
-            return Var(node.id)
+            return IndexVar(node.id)
         if isinstance(node, ast.BinOp) and type(node.op) in _AST_BINOPS:
             return _AST_BINOPS[type(node.op)](self.expr(node.left), self.expr(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -686,7 +686,7 @@ class _Parser:
             return self.call(node)
         raise self.error(node)
 
-    def call(self, node: ast.Call) -> Expr:
+    def call(self, node: ast.Call) -> IndexExpr:
         func = node.func
         if not (isinstance(func, ast.Name) and func.id in ("min", "max")):
             raise self.error(node, "unsupported call")
@@ -724,7 +724,7 @@ class _Parser:
         assert result is not None
         return result
 
-    def comparison(self, node: ast.Compare, op: ast.cmpop, lhs: Expr, rhs: Expr) -> Cond:
+    def comparison(self, node: ast.Compare, op: ast.cmpop, lhs: IndexExpr, rhs: IndexExpr) -> Cond:
         if isinstance(op, ast.Lt):
             return LT(lhs, rhs)
         if isinstance(op, ast.LtE):
@@ -740,7 +740,7 @@ class _Parser:
         raise self.error(node, "unsupported comparison")
 
 
-def parse_expr(text: str) -> Expr:
+def parse_expr(text: str) -> IndexExpr:
     """Parse Python-like integer expression syntax.
 
     Accepts integers, identifiers, ``+ - * // %``, unary ``-``/``+``,

@@ -45,15 +45,15 @@ from dataclasses import dataclass
 
 from compiler.arith.expr import (
     Add,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Sub,
-    Var,
     as_binary,
     as_expr,
     evaluate,
@@ -63,15 +63,15 @@ from compiler.errors import ExprTypeError
 
 __all__ = ["IntSet", "eval_set", "intersect_all", "union_all"]
 
-End = Expr | None
+End = IndexExpr | None
 
 
 @dataclass(frozen=True)
 class IntSet:
     """Inclusive interval ``[lo, hi]``; ``None`` ends are infinite."""
 
-    lo: Expr | None
-    hi: Expr | None
+    lo: IndexExpr | None
+    hi: IndexExpr | None
     empty_set: bool = False
 
     def __post_init__(self) -> None:
@@ -83,20 +83,20 @@ class IntSet:
     # -- constructors -------------------------------------------------------
 
     @staticmethod
-    def point(e: Expr | int) -> IntSet:
+    def point(e: IndexExpr | int) -> IntSet:
         x = as_expr(e)
         return IntSet(x, x)
 
     @staticmethod
     def from_range(
-        min_value: Expr | int, extent: Expr | int, bounds: BoundsArg | None = None
+        min_value: IndexExpr | int, extent: IndexExpr | int, bounds: BoundsArg | None = None
     ) -> IntSet:
         """``[min, min + extent - 1]``; empty if ``extent <= 0`` is provable."""
         analyzer = Analyzer(bounds)
         if analyzer.prove_le(extent, 0):
             return IntSet.empty()
         lo = analyzer.simplify(min_value)
-        return IntSet(lo, analyzer.simplify(Sub(Add(lo, as_expr(extent)), Const(1))))
+        return IntSet(lo, analyzer.simplify(Sub(Add(lo, as_expr(extent)), IndexConst(1))))
 
     @staticmethod
     def everything() -> IntSet:
@@ -135,20 +135,20 @@ class IntSet:
     def intersect(self, other: IntSet, bounds: BoundsArg | None = None) -> IntSet:
         return _intersect(self, other, Analyzer(bounds))
 
-    def extent(self, bounds: BoundsArg | None = None) -> Expr | None:
+    def extent(self, bounds: BoundsArg | None = None) -> IndexExpr | None:
         """``hi - lo + 1`` (``0`` for the empty set, ``None`` if unbounded)."""
         if self.empty_set:
-            return Const(0)
+            return IndexConst(0)
         if self.lo is None or self.hi is None:
             return None
-        return Analyzer(bounds).simplify(Add(Sub(self.hi, self.lo), Const(1)))
+        return Analyzer(bounds).simplify(Add(Sub(self.hi, self.lo), IndexConst(1)))
 
     def cover_range(
         self,
-        default_min: Expr | int,
-        default_extent: Expr | int,
+        default_min: IndexExpr | int,
+        default_extent: IndexExpr | int,
         bounds: BoundsArg | None = None,
-    ) -> tuple[Expr, Expr]:
+    ) -> tuple[IndexExpr, IndexExpr]:
         """``(min, extent)`` of a range covering the set.
 
         An infinite side falls back to the corresponding side of the default
@@ -160,11 +160,11 @@ class IntSet:
         analyzer = Analyzer(bounds)
         dmin = as_expr(default_min)
         if self.empty_set:
-            return (analyzer.simplify(dmin), Const(0))
+            return (analyzer.simplify(dmin), IndexConst(0))
         lo = dmin if self.lo is None else self.lo
-        hi = Sub(Add(dmin, as_expr(default_extent)), Const(1)) if self.hi is None else self.hi
+        hi = Sub(Add(dmin, as_expr(default_extent)), IndexConst(1)) if self.hi is None else self.hi
         lo = analyzer.simplify(lo)
-        return (lo, analyzer.simplify(Add(Sub(hi, lo), Const(1))))
+        return (lo, analyzer.simplify(Add(Sub(hi, lo), IndexConst(1))))
 
     def __str__(self) -> str:
         if self.empty_set:
@@ -238,11 +238,11 @@ class _SetEvaluator:
         return IntSet(self.simp(lo), self.simp(hi))
 
     def const_of(self, s: IntSet) -> int | None:
-        if isinstance(s.lo, Const) and s.lo == s.hi:
+        if isinstance(s.lo, IndexConst) and s.lo == s.hi:
             return s.lo.value
         return None
 
-    def point_of(self, s: IntSet) -> Expr | None:
+    def point_of(self, s: IntSet) -> IndexExpr | None:
         if s.lo is not None and s.lo == s.hi:
             return s.lo
         return None
@@ -250,10 +250,10 @@ class _SetEvaluator:
     def nonneg(self, e: End) -> bool:
         return e is not None and self.an.prove_ge(e, 0)
 
-    def eval(self, e: Expr) -> IntSet:
-        if isinstance(e, Const):
+    def eval(self, e: IndexExpr) -> IntSet:
+        if isinstance(e, IndexConst):
             return IntSet.point(e)
-        if isinstance(e, Var):
+        if isinstance(e, IndexVar):
             return self.dom.get(e.name, IntSet.point(e))
         node = as_binary(e)
         a = self.eval(node.a)
@@ -279,9 +279,9 @@ class _SetEvaluator:
             return self.make(_opt2(a.lo, b.lo, Max, "other"), _opt2(a.hi, b.hi, Max, None))
         raise ExprTypeError(f"not an expression: {e!r}")
 
-    def scale(self, s: IntSet, p: Expr) -> IntSet:
+    def scale(self, s: IntSet, p: IndexExpr) -> IntSet:
         """``s * p`` for a point ``p``; everything if the sign of ``p`` is unknown."""
-        if p == Const(0):
+        if p == IndexConst(0):
             return IntSet.point(p)
         if self.an.prove_ge(p, 0):
             return self.make(_mul(s.lo, p), _mul(s.hi, p))
@@ -311,7 +311,7 @@ class _SetEvaluator:
         """
         if b.lo is None or self.an.prove_ge(b.lo, 1) or not self.nonneg(b.lo):
             return b
-        return self.make(Max(b.lo, Const(1)), None if b.hi is None else Max(b.hi, Const(1)))
+        return self.make(Max(b.lo, IndexConst(1)), None if b.hi is None else Max(b.hi, IndexConst(1)))
 
     def floordiv(self, a: IntSet, b: IntSet) -> IntSet:
         p = self.point_of(b)
@@ -320,14 +320,14 @@ class _SetEvaluator:
         if p is not None and self.an.prove_le(p, -1):
             return self.make(_div(a.hi, p), _div(a.lo, p))
         if self.nonneg(a.lo) and b.lo is not None and self.an.prove_ge(b.lo, 1):
-            lo = Const(0) if b.hi is None else _div(a.lo, b.hi)
+            lo = IndexConst(0) if b.hi is None else _div(a.lo, b.hi)
             return self.make(lo, _div(a.hi, b.lo))
         return IntSet.everything()
 
     def floormod(self, a: IntSet, b: IntSet) -> IntSet:
         c = self.const_of(b)
         if c is not None and c < 0:
-            return IntSet(Const(c + 1), Const(0))
+            return IntSet(IndexConst(c + 1), IndexConst(0))
         p = self.point_of(b)
         if p is None or not self.an.prove_ge(p, 1):
             return self.floormod_by_set(a, b)
@@ -336,19 +336,19 @@ class _SetEvaluator:
             if self.an.prove_eq(q, FloorDiv(a.hi, p)):
                 base = Mul(q, p)
                 return self.make(Sub(a.lo, base), Sub(a.hi, base))
-        top = Sub(p, Const(1))
+        top = Sub(p, IndexConst(1))
         if self.nonneg(a.lo) and a.hi is not None:
-            return self.make(Const(0), Min(a.hi, top))
-        return self.make(Const(0), top)
+            return self.make(IndexConst(0), Min(a.hi, top))
+        return self.make(IndexConst(0), top)
 
     def floormod_by_set(self, a: IntSet, b: IntSet) -> IntSet:
         """``a % b`` for a divisor set ``b >= 1``: ``[0, hi(b) - 1]``."""
         if b.lo is None or b.hi is None or not self.an.prove_ge(b.lo, 1):
             return IntSet.everything()
-        top = Sub(b.hi, Const(1))
+        top = Sub(b.hi, IndexConst(1))
         if self.nonneg(a.lo) and a.hi is not None:
-            return self.make(Const(0), Min(a.hi, top))
-        return self.make(Const(0), top)
+            return self.make(IndexConst(0), Min(a.hi, top))
+        return self.make(IndexConst(0), top)
 
 
 def _add(x: End, y: End) -> End:
@@ -363,7 +363,7 @@ def _mul(x: End, y: End) -> End:
     return None if x is None or y is None else Mul(x, y)
 
 
-def _div(x: End, y: Expr) -> End:
+def _div(x: End, y: IndexExpr) -> End:
     return None if x is None else FloorDiv(x, y)
 
 
@@ -377,7 +377,7 @@ def _opt2(x: End, y: End, cls: type[Min | Max], none_means: str | None) -> End:
     return cls(x, y)
 
 
-def eval_set(e: Expr | int, dom: Mapping[str, IntSet], bounds: BoundsArg | None = None) -> IntSet:
+def eval_set(e: IndexExpr | int, dom: Mapping[str, IntSet], bounds: BoundsArg | None = None) -> IntSet:
     """Over-approximate the values of ``e`` when each ``dom`` variable ranges
     over its set; other variables are symbolic points.  Ends are simplified
     with ``bounds``."""

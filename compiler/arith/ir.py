@@ -1,16 +1,16 @@
 """Bridge between :mod:`compiler.arith.expr` and xDSL ``arith`` SSA values.
 
 ``expr_from_value`` walks the def-use tree of an integer SSA value and turns
-the ``arith`` operations it understands into an :class:`Expr`; every other
+the ``arith`` operations it understands into an :class:`IndexExpr`; every other
 value (block arguments, loads, unknown ops) is delegated to a ``leaf``
 callback, which typically maps loop induction variables and shape values to
-:class:`Var`.  ``emit_expr``/``emit_cond`` go the other way and materialise an
+:class:`IndexVar`.  ``emit_expr``/``emit_cond`` go the other way and materialise an
 expression as ``index``-typed ``arith`` operations.
 
 Mapping of operations (``x``, ``d`` are the operand expressions):
 
 ==================  =========================================================
-arith.constant      integer/index ``IntegerAttr`` -> ``Const``
+arith.constant      integer/index ``IntegerAttr`` -> ``IndexConst``
 addi/subi/muli      ``x + d``, ``x - d``, ``x * d``
 floordivsi          ``x // d``
 ceildivsi           ``-((-x) // d)``
@@ -30,7 +30,7 @@ index_cast, extsi   passed through; extui only for a provably non-negative opera
 
 An operation listed above whose operand is not representable, or whose case
 is not handled, is treated like any other value: ``leaf(value)`` decides (a
-leaf is an opaque integer, so mapping it to a fresh ``Var`` is always sound).
+leaf is an opaque integer, so mapping it to a fresh ``IndexVar`` is always sound).
 If ``leaf`` returns ``None`` anywhere in the tree, the whole result is ``None``.
 
 # WARNING: expressions use unbounded integers; overflow of fixed-width
@@ -59,17 +59,17 @@ from compiler.arith.expr import (
     And,
     BoolConst,
     Cond,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Not,
     Or,
     Sub,
-    Var,
     as_binary,
     as_compare,
 )
@@ -77,11 +77,11 @@ from compiler.arith.simplify import Analyzer, BoundsArg
 
 __all__ = ["emit_cond", "emit_expr", "expr_from_value"]
 
-LeafFn = Callable[[SSAValue], Expr | None]
+LeafFn = Callable[[SSAValue], IndexExpr | None]
 InsertFn = Callable[[Operation], None]
 VarValueFn = Callable[[str], SSAValue]
 
-_BINARY: dict[type[Operation], Callable[[Expr, Expr], Expr]] = {
+_BINARY: dict[type[Operation], Callable[[IndexExpr, IndexExpr], IndexExpr]] = {
     arith.AddiOp: Add,
     arith.SubiOp: Sub,
     arith.MuliOp: Mul,
@@ -108,12 +108,12 @@ def _is_int_like(value: SSAValue) -> bool:
     return isinstance(value.type, IndexType | IntegerType)
 
 
-def _trunc_div(x: Expr, c: int) -> Expr:
+def _trunc_div(x: IndexExpr, c: int) -> IndexExpr:
     """Exact truncating division by a non-zero constant."""
     if c < 0:
-        return Mul(Const(-1), _trunc_div(x, -c))
-    positive = FloorDiv(Max(x, Const(0)), Const(c))
-    negative = FloorDiv(Mul(Const(-1), Min(x, Const(0))), Const(c))
+        return Mul(IndexConst(-1), _trunc_div(x, -c))
+    positive = FloorDiv(Max(x, IndexConst(0)), IndexConst(c))
+    negative = FloorDiv(Mul(IndexConst(-1), Min(x, IndexConst(0))), IndexConst(c))
     return Sub(positive, negative)
 
 
@@ -122,7 +122,7 @@ class _Reader:
         self.leaf = leaf
         self.bounds = bounds
         self._analyzer: Analyzer | None = None  # only unsigned and signed div/rem ask
-        self.cache: dict[SSAValue, Expr | None] = {}
+        self.cache: dict[SSAValue, IndexExpr | None] = {}
 
     @property
     def analyzer(self) -> Analyzer:
@@ -130,7 +130,7 @@ class _Reader:
             self._analyzer = Analyzer(self.bounds)
         return self._analyzer
 
-    def read(self, value: SSAValue) -> Expr | None:
+    def read(self, value: SSAValue) -> IndexExpr | None:
         if value in self.cache:
             return self.cache[value]
         result = self._from_op(value) if isinstance(value, OpResult) else None
@@ -139,8 +139,8 @@ class _Reader:
         self.cache[value] = result
         return result
 
-    def _operands(self, op: Operation) -> list[Expr] | None:
-        out: list[Expr] = []
+    def _operands(self, op: Operation) -> list[IndexExpr] | None:
+        out: list[IndexExpr] = []
         for operand in op.operands:
             e = self.read(operand)
             if e is None:
@@ -148,13 +148,13 @@ class _Reader:
             out.append(e)
         return out
 
-    def _from_op(self, value: OpResult) -> Expr | None:
+    def _from_op(self, value: OpResult) -> IndexExpr | None:
         op = value.op
         if not _is_int_like(value):
             return None
         if isinstance(op, arith.ConstantOp):
             attr = op.value
-            return Const(attr.value.data) if isinstance(attr, IntegerAttr) else None
+            return IndexConst(attr.value.data) if isinstance(attr, IntegerAttr) else None
         if not isinstance(op, _SUPPORTED):
             return None
         args = self._operands(op)
@@ -165,13 +165,13 @@ class _Reader:
             return ctor(args[0], args[1])
         return self._special(op, args)
 
-    def _special(self, op: Operation, args: list[Expr]) -> Expr | None:
+    def _special(self, op: Operation, args: list[IndexExpr]) -> IndexExpr | None:
         if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
             return args[0]
         if isinstance(op, arith.ExtUIOp):
             return args[0] if self._nonneg(args[0]) else None
         if isinstance(op, arith.CeilDivSIOp):
-            return Mul(Const(-1), FloorDiv(Mul(Const(-1), args[0]), args[1]))
+            return Mul(IndexConst(-1), FloorDiv(Mul(IndexConst(-1), args[0]), args[1]))
         if isinstance(op, arith.DivSIOp | arith.RemSIOp):
             return self._signed_divrem(isinstance(op, arith.DivSIOp), args[0], args[1])
         if isinstance(op, arith.DivUIOp | arith.RemUIOp):
@@ -186,14 +186,14 @@ class _Reader:
             return None
         return None
 
-    def _nonneg(self, e: Expr) -> bool:
+    def _nonneg(self, e: IndexExpr) -> bool:
         return self.analyzer.prove_ge(e, 0)
 
-    def _signed_divrem(self, is_div: bool, x: Expr, d: Expr) -> Expr | None:
+    def _signed_divrem(self, is_div: bool, x: IndexExpr, d: IndexExpr) -> IndexExpr | None:
         if self._nonneg(x) and self.analyzer.prove_ge(d, 1):
             return FloorDiv(x, d) if is_div else FloorMod(x, d)
         c = self.analyzer.simplify(d)
-        if not isinstance(c, Const) or c.value == 0:
+        if not isinstance(c, IndexConst) or c.value == 0:
             return None
         q = _trunc_div(x, c.value)
         return q if is_div else Sub(x, Mul(c, q))
@@ -201,8 +201,8 @@ class _Reader:
 
 def expr_from_value(
     value: SSAValue | Operation, leaf: LeafFn, bounds: BoundsArg | None = None
-) -> Expr | None:
-    """Build an :class:`Expr` from a tree of integer ``arith`` ops (see module
+) -> IndexExpr | None:
+    """Build an :class:`IndexExpr` from a tree of integer ``arith`` ops (see module
     docstring); ``bounds`` are only used to prove operands non-negative.  A
     single-result operation stands for its result."""
     return _Reader(leaf, bounds).read(SSAValue.get(value))
@@ -212,7 +212,7 @@ def expr_from_value(
 # Emission
 # ---------------------------------------------------------------------------
 
-_EMIT_BINARY: dict[type[Expr], type[arith.SignlessIntegerBinaryOperation]] = {
+_EMIT_BINARY: dict[type[IndexExpr], type[arith.SignlessIntegerBinaryOperation]] = {
     Add: arith.AddiOp,
     Sub: arith.SubiOp,
     Mul: arith.MuliOp,
@@ -225,7 +225,7 @@ _PREDICATES: dict[type[Cond], str] = {LT: "slt", LE: "sle", EQ: "eq", NE: "ne"}
 
 class _Emitter:
     def __init__(
-        self, insert: InsertFn, var_value: VarValueFn, cache: dict[Expr | Cond, SSAValue]
+        self, insert: InsertFn, var_value: VarValueFn, cache: dict[IndexExpr | Cond, SSAValue]
     ) -> None:
         self.insert = insert
         self.var_value = var_value
@@ -235,17 +235,17 @@ class _Emitter:
         self.insert(op)
         return op.results[0]
 
-    def expr(self, e: Expr) -> SSAValue:
+    def expr(self, e: IndexExpr) -> SSAValue:
         hit = self.cache.get(e)
         if hit is None:
             hit = self._emit_expr(e)
             self.cache[e] = hit
         return hit
 
-    def _emit_expr(self, e: Expr) -> SSAValue:
-        if isinstance(e, Const):
+    def _emit_expr(self, e: IndexExpr) -> SSAValue:
+        if isinstance(e, IndexConst):
             return self._add(index_constant(e.value))
-        if isinstance(e, Var):
+        if isinstance(e, IndexVar):
             value = self.var_value(e.name)
             if isinstance(value.type, IntegerType):
                 return self._add(index_cast(value, INDEX))
@@ -287,10 +287,10 @@ class _Emitter:
 
 
 def emit_expr(
-    e: Expr,
+    e: IndexExpr,
     insert: InsertFn,
     var_value: VarValueFn,
-    cache: dict[Expr | Cond, SSAValue] | None = None,
+    cache: dict[IndexExpr | Cond, SSAValue] | None = None,
 ) -> SSAValue:
     """Emit ``index``-typed ``arith`` ops computing ``e``.
 
@@ -307,7 +307,7 @@ def emit_cond(
     c: Cond,
     insert: InsertFn,
     var_value: VarValueFn,
-    cache: dict[Expr | Cond, SSAValue] | None = None,
+    cache: dict[IndexExpr | Cond, SSAValue] | None = None,
 ) -> SSAValue:
     """Emit an ``i1`` value for a condition (``arith.cmpi`` with signed
     predicates, ``andi``/``ori``, ``not`` as ``xori`` with ``true``)."""
@@ -318,7 +318,7 @@ def emit_cond(
 # Conditions
 # ---------------------------------------------------------------------------
 
-_CMP_READ: dict[str, Callable[[Expr, Expr], Cond]] = {
+_CMP_READ: dict[str, Callable[[IndexExpr, IndexExpr], Cond]] = {
     "slt": lambda a, b: LT(a, b),
     "sle": lambda a, b: LE(a, b),
     "sgt": lambda a, b: LT(b, a),

@@ -7,7 +7,7 @@ Canonical form
 --------------
 Every expression is normalised to a *polynomial*: a map from monomials to
 integer coefficients.  A monomial is a sorted tuple of *factors*; a factor is a
-:class:`Var` or an opaque non-linear node (``FloorDiv``, ``FloorMod``, ``Min``,
+:class:`IndexVar` or an opaque non-linear node (``FloorDiv``, ``FloorMod``, ``Min``,
 ``Max``) whose children are themselves canonical.  Products of sums are
 distributed, so ``(i + 1) * n - n`` becomes ``i * n``.  Converting back to an
 expression prints positive terms first, then subtracted terms, then the
@@ -109,17 +109,17 @@ from compiler.arith.expr import (
     And,
     BoolConst,
     Cond,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Not,
     Or,
     Sub,
-    Var,
     as_expr,
     free_vars,
 )
@@ -142,8 +142,8 @@ __all__ = [
     "simplify_cond",
 ]
 
-BoundsArg = Mapping[str, tuple[Expr | int | None, Expr | int | None]]
-Monomial = tuple[Expr, ...]
+BoundsArg = Mapping[str, tuple[IndexExpr | int | None, IndexExpr | int | None]]
+Monomial = tuple[IndexExpr, ...]
 Poly = dict[Monomial, int]
 
 _PROVE_BUDGET = 3
@@ -191,12 +191,12 @@ sort key is its text; a larger one is keyed by a digest of its structure (see
 
 
 @lru_cache(maxsize=1 << 16)
-def _sort_key(e: Expr) -> tuple[int, str, str]:
+def _sort_key(e: IndexExpr) -> tuple[int, str, str]:
     """The order of terms and of min/max operands: by kind, then text. The text of a tree
     of shared subtrees (a min of a max of a min... over the same operands) grows
     exponentially with its depth, so past `_PRINTED_KEY_NODES` printed nodes the key is
     a digest of the structure instead (deterministic across runs, sorted after texts)."""
-    rank = 0 if isinstance(e, Var) else 1 if isinstance(e, FloorDiv | FloorMod) else 2
+    rank = 0 if isinstance(e, IndexVar) else 1 if isinstance(e, FloorDiv | FloorMod) else 2
     if _printed_nodes(e) > _PRINTED_KEY_NODES:
         digest = _digest(e)
         return (rank, "\x7f" + digest, digest)
@@ -204,20 +204,20 @@ def _sort_key(e: Expr) -> tuple[int, str, str]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _printed_nodes(e: Expr) -> int:
+def _printed_nodes(e: IndexExpr) -> int:
     """How many nodes `str(e)` prints (a shared subtree once per use), without printing."""
-    if isinstance(e, Const | Var):
+    if isinstance(e, IndexConst | IndexVar):
         return 1
     assert isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max)
     return 1 + _printed_nodes(e.a) + _printed_nodes(e.b)
 
 
 @lru_cache(maxsize=1 << 16)
-def _digest(e: Expr) -> str:
+def _digest(e: IndexExpr) -> str:
     """A digest of the structure of `e`, the same in every process (not `hash`)."""
-    if isinstance(e, Const):
+    if isinstance(e, IndexConst):
         text = f"c{e.value}"
-    elif isinstance(e, Var):
+    elif isinstance(e, IndexVar):
         text = f"v{e.name}"
     else:
         assert isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max)
@@ -229,7 +229,7 @@ def _mono_key(m: Monomial) -> tuple[tuple[int, str, str], ...]:
     return tuple(_sort_key(f) for f in m)
 
 
-def _mono(factors: Iterable[Expr]) -> Monomial:
+def _mono(factors: Iterable[IndexExpr]) -> Monomial:
     return tuple(sorted(factors, key=_sort_key))
 
 
@@ -237,7 +237,7 @@ def _pconst_poly(value: int) -> Poly:
     return {(): value} if value else {}
 
 
-def _atom(e: Expr) -> Poly:
+def _atom(e: IndexExpr) -> Poly:
     return {(e,): 1}
 
 
@@ -265,7 +265,7 @@ def _pkey(p: Poly) -> frozenset[tuple[Monomial, int]]:
     return frozenset(p.items())
 
 
-def _single_atom(p: Poly) -> Expr | None:
+def _single_atom(p: Poly) -> IndexExpr | None:
     if len(p) == 1:
         ((m, k),) = p.items()
         if k == 1 and len(m) == 1:
@@ -273,40 +273,40 @@ def _single_atom(p: Poly) -> Expr | None:
     return None
 
 
-def _mono_expr(m: Monomial) -> Expr:
+def _mono_expr(m: Monomial) -> IndexExpr:
     out = m[0]
     for f in m[1:]:
         out = Mul(out, f)
     return out
 
 
-def _term(m: Monomial, k: int) -> Expr:
+def _term(m: Monomial, k: int) -> IndexExpr:
     base = _mono_expr(m)
-    return base if k == 1 else Mul(base, Const(k))
+    return base if k == 1 else Mul(base, IndexConst(k))
 
 
-def _to_expr(p: Poly) -> Expr:
+def _to_expr(p: Poly) -> IndexExpr:
     """Deterministic expression for a polynomial (see module docstring)."""
     terms = sorted(((m, k) for m, k in p.items() if m), key=lambda mk: _mono_key(mk[0]))
     pos = [(m, k) for m, k in terms if k > 0]
     neg = [(m, -k) for m, k in terms if k < 0]
     constant = p.get((), 0)
-    out: Expr | None = None
+    out: IndexExpr | None = None
     for m, k in pos:
         out = _term(m, k) if out is None else Add(out, _term(m, k))
     if out is None and neg and constant > 0:
-        out, constant = Const(constant), 0
+        out, constant = IndexConst(constant), 0
     for m, k in neg:
         if out is None:
-            out = Mul(Const(-1), _mono_expr(m)) if k == 1 else Mul(_mono_expr(m), Const(-k))
+            out = Mul(IndexConst(-1), _mono_expr(m)) if k == 1 else Mul(_mono_expr(m), IndexConst(-k))
         else:
             out = Sub(out, _term(m, k))
     if out is None:
-        return Const(constant)
+        return IndexConst(constant)
     if constant > 0:
-        return Add(out, Const(constant))
+        return Add(out, IndexConst(constant))
     if constant < 0:
-        return Sub(out, Const(-constant))
+        return Sub(out, IndexConst(-constant))
     return out
 
 
@@ -334,28 +334,28 @@ class Analyzer:
     """Simplifier and prover over a fixed set of variable bounds.
 
     ``bounds`` maps a variable name to inclusive ``(lo, hi)`` ends, each an int,
-    an :class:`Expr` (possibly referring to other variables) or ``None``.
+    an :class:`IndexExpr` (possibly referring to other variables) or ``None``.
     Reuse one analyzer for many queries over the same bounds: results are
     memoised.
     """
 
     def __init__(self, bounds: BoundsArg | None = None) -> None:
-        self.bounds: dict[str, tuple[Expr | None, Expr | None]] = {}
+        self.bounds: dict[str, tuple[IndexExpr | None, IndexExpr | None]] = {}
         for name, (lo, hi) in (bounds or {}).items():
             self.bounds[name] = (
                 None if lo is None else as_expr(lo),
                 None if hi is None else as_expr(hi),
             )
-        # built on first use: most analyzers never substitute bounds (the passes make
+        # built on first use: most analyzers never substitute_index bounds (the passes make
         # thousands, and this cost as much as their queries)
         self._refs_memo: dict[str, frozenset[str]] | None = None
         self._budget = _PROVE_BUDGET
         self._steps = STEP_BUDGET  # searches left in the current public query
         self._in_query = False
         self.exhausted = 0  # public queries that ran out of steps
-        self._poly_memo: dict[tuple[Expr, int], Poly] = {}
+        self._poly_memo: dict[tuple[IndexExpr, int], Poly] = {}
         self._lower_memo: dict[tuple[frozenset[tuple[Monomial, int]], int], int | None] = {}
-        self._range_memo: dict[tuple[Expr, int], Range] = {}
+        self._range_memo: dict[tuple[IndexExpr, int], Range] = {}
 
     def _refs(self) -> dict[str, frozenset[str]]:
         """The variables each variable's bounds mention."""
@@ -369,11 +369,11 @@ class Analyzer:
     # -- public API --------------------------------------------------------
 
     @_query
-    def simplify(self, e: Expr | int) -> Expr:
+    def simplify(self, e: IndexExpr | int) -> IndexExpr:
         return _to_expr(self.poly(as_expr(e)))
 
     @_query
-    def fold_into_minmax(self, e: Expr | int, name: str) -> Expr:
+    def fold_into_minmax(self, e: IndexExpr | int, name: str) -> IndexExpr:
         """`t + min(a, b)` as `min(t + a, t + b)` (and `max`) when the variable `name`
         cancels from a side, else `e` simplified: a tight split's last index, `o * 4 +
         min(n - o * 4, 4) - 1`, is `min(n - 1, o * 4 + 3)`, whose interval over `o` ends
@@ -391,29 +391,29 @@ class Analyzer:
         return type(node)(sides[0], sides[1])
 
     @_query
-    def const_bounds(self, e: Expr | int) -> Range:
+    def const_bounds(self, e: IndexExpr | int) -> Range:
         """Constant ``(lo, hi)`` bounds of ``e`` (``None`` = unbounded)."""
         p = self.poly(as_expr(e))
         return (self.lower(p), self.upper(p))
 
     @_query
-    def prove_le(self, a: Expr | int, b: Expr | int) -> bool:
+    def prove_le(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self._lower_at_least(as_expr(b) - as_expr(a), 0)
 
     @_query
-    def prove_lt(self, a: Expr | int, b: Expr | int) -> bool:
+    def prove_lt(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self._lower_at_least(as_expr(b) - as_expr(a), 1)
 
     @_query
-    def prove_ge(self, a: Expr | int, b: Expr | int) -> bool:
+    def prove_ge(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self.prove_le(b, a)
 
     @_query
-    def prove_gt(self, a: Expr | int, b: Expr | int) -> bool:
+    def prove_gt(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self.prove_lt(b, a)
 
     @_query
-    def prove_eq(self, a: Expr | int, b: Expr | int) -> bool:
+    def prove_eq(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         p = self.poly(as_expr(a) - as_expr(b))
         if _pconst(p) == 0:
             return True
@@ -436,7 +436,7 @@ class Analyzer:
     # -- polynomial construction ------------------------------------------
 
     @_query
-    def poly(self, e: Expr) -> Poly:
+    def poly(self, e: IndexExpr) -> Poly:
         key = (e, self._budget)
         hit = self._poly_memo.get(key)
         if hit is None:
@@ -444,12 +444,12 @@ class Analyzer:
             self._poly_memo[key] = hit
         return hit
 
-    def _build_poly(self, e: Expr) -> Poly:
-        if isinstance(e, Const):
+    def _build_poly(self, e: IndexExpr) -> Poly:
+        if isinstance(e, IndexConst):
             return _pconst_poly(e.value)
-        if isinstance(e, Var):
+        if isinstance(e, IndexVar):
             lo, hi = self.bounds.get(e.name, (None, None))
-            if isinstance(lo, Const) and lo == hi:
+            if isinstance(lo, IndexConst) and lo == hi:
                 return _pconst_poly(lo.value)
             return _atom(e)
         if isinstance(e, Add):
@@ -523,7 +523,7 @@ class Analyzer:
         if c is None:
             return self._div_symbolic(pa, pb)
         if c == 0:
-            return _atom(FloorDiv(_to_expr(pa), Const(0)))
+            return _atom(FloorDiv(_to_expr(pa), IndexConst(0)))
         if c < 0:
             pa, c = _pscale(pa, -1), -c
         a = _pconst(pa)
@@ -533,7 +533,7 @@ class Analyzer:
             return pa
         node = _single_atom(pa)
         if isinstance(node, Min | Max) and c > 0:  # floor is monotonic: into both sides
-            return self.poly(type(node)(FloorDiv(node.a, Const(c)), FloorDiv(node.b, Const(c))))
+            return self.poly(type(node)(FloorDiv(node.a, IndexConst(c)), FloorDiv(node.b, IndexConst(c))))
         quot: Poly = {}
         rem: Poly = {}
         for m, k in pa.items():
@@ -563,7 +563,7 @@ class Analyzer:
         quotient = self._bounded_quotient(rem, c)
         if quotient is not None:
             return quotient
-        return _atom(FloorDiv(_to_expr(rem), Const(c)))
+        return _atom(FloorDiv(_to_expr(rem), IndexConst(c)))
 
     def _bounded_quotient(self, rem: Poly, c: int) -> Poly | None:
         """``v // c`` of a variable whose symbolic bounds have one quotient: floor is
@@ -572,12 +572,12 @@ class Analyzer:
         if len(rem) != 1 or rem.get(next(iter(rem))) != 1:
             return None
         (m,) = rem
-        if len(m) != 1 or not isinstance(m[0], Var) or m[0].name not in self.bounds:
+        if len(m) != 1 or not isinstance(m[0], IndexVar) or m[0].name not in self.bounds:
             return None
         lo, hi = self.bounds[m[0].name]
-        if lo is None or hi is None or (isinstance(lo, Const) and isinstance(hi, Const)):
+        if lo is None or hi is None or (isinstance(lo, IndexConst) and isinstance(hi, IndexConst)):
             return None
-        q_lo, q_hi = self.poly(FloorDiv(lo, Const(c))), self.poly(FloorDiv(hi, Const(c)))
+        q_lo, q_hi = self.poly(FloorDiv(lo, IndexConst(c))), self.poly(FloorDiv(hi, IndexConst(c)))
         return q_lo if q_lo == q_hi else None
 
     def _nested_div(self, rem: Poly, c: int) -> Poly | None:
@@ -589,7 +589,7 @@ class Analyzer:
         inner = m[0]
         if k != 1 or len(m) != 1 or not isinstance(inner, FloorDiv):
             return None
-        if not isinstance(inner.b, Const) or inner.b.value <= 0:
+        if not isinstance(inner.b, IndexConst) or inner.b.value <= 0:
             return None
         a = inner.b.value
         r = rem.get((), 0)
@@ -600,7 +600,7 @@ class Analyzer:
         if c is None:
             return self._mod_symbolic(pa, pb)
         if c == 0:
-            return _atom(FloorMod(_to_expr(pa), Const(0)))
+            return _atom(FloorMod(_to_expr(pa), IndexConst(0)))
         if c < 0:
             return _pscale(self._mod(_pscale(pa, -1), _pconst_poly(-c)), -1)
         a = _pconst(pa)
@@ -628,7 +628,7 @@ class Analyzer:
         quotient = self._bounded_quotient(rem, c)
         if quotient is not None:
             return _padd(rem, _pscale(quotient, -c))
-        return _atom(FloorMod(_to_expr(rem), Const(c)))
+        return _atom(FloorMod(_to_expr(rem), IndexConst(c)))
 
     def _nested_mod(self, rem: Poly, c: int) -> Poly | None:
         """Replace a factor ``y % a`` by ``y`` when ``c`` divides ``a``."""
@@ -636,7 +636,7 @@ class Analyzer:
             for t, f in enumerate(m):
                 if (
                     isinstance(f, FloorMod)
-                    and isinstance(f.b, Const)
+                    and isinstance(f.b, IndexConst)
                     and f.b.value > 0
                     and f.b.value % c == 0
                 ):
@@ -717,7 +717,7 @@ class Analyzer:
         if len(kept) == 1:
             return kept[0]
         exprs = sorted(
-            (_to_expr(p) for p in kept), key=lambda e: (isinstance(e, Const), _sort_key(e))
+            (_to_expr(p) for p in kept), key=lambda e: (isinstance(e, IndexConst), _sort_key(e))
         )
         out = exprs[0]
         for e in exprs[1:]:
@@ -731,7 +731,7 @@ class Analyzer:
 
     # -- bound analysis -------------------------------------------------------
 
-    def _lower_at_least(self, e: Expr, target: int) -> bool:
+    def _lower_at_least(self, e: IndexExpr, target: int) -> bool:
         return self._lower_at_least_poly(self.poly(e), target)
 
     def _lower_at_least_poly(self, p: Poly, target: int) -> bool:
@@ -799,11 +799,11 @@ class Analyzer:
             out = range_mul(out, self._factor_range(f, budget))
         return out
 
-    def _expr_range(self, e: Expr, budget: int) -> Range:
+    def _expr_range(self, e: IndexExpr, budget: int) -> Range:
         p = self.poly(e)
         return (self.lower(p, budget), self.upper(p, budget))
 
-    def _factor_range(self, f: Expr, budget: int) -> Range:
+    def _factor_range(self, f: IndexExpr, budget: int) -> Range:
         key = (f, budget)
         hit = self._range_memo.get(key)
         if hit is None:
@@ -812,8 +812,8 @@ class Analyzer:
             self._range_memo[key] = hit
         return hit
 
-    def _compute_factor_range(self, f: Expr, budget: int) -> Range:
-        if isinstance(f, Var):
+    def _compute_factor_range(self, f: IndexExpr, budget: int) -> Range:
+        if isinstance(f, IndexVar):
             return self._var_range(f.name, budget)
         if isinstance(f, FloorDiv):
             return self._floordiv_range(f, budget)
@@ -830,11 +830,11 @@ class Analyzer:
     def _var_range(self, name: str, budget: int) -> Range:
         lo_e, hi_e = self.bounds.get(name, (None, None))
         lo = hi = None
-        if isinstance(lo_e, Const):
+        if isinstance(lo_e, IndexConst):
             lo = lo_e.value
         elif lo_e is not None and budget > 0:
             lo = self.lower(self.poly(lo_e), budget - 1)
-        if isinstance(hi_e, Const):
+        if isinstance(hi_e, IndexConst):
             hi = hi_e.value
         elif hi_e is not None and budget > 0:
             hi = self.upper(self.poly(hi_e), budget - 1)
@@ -842,7 +842,7 @@ class Analyzer:
 
     def _floordiv_range(self, f: FloorDiv, budget: int) -> Range:
         xlo, xhi = self._expr_range(f.a, budget)
-        if isinstance(f.b, Const):
+        if isinstance(f.b, IndexConst):
             c = f.b.value
             if c > 0:
                 return (None if xlo is None else xlo // c, None if xhi is None else xhi // c)
@@ -862,7 +862,7 @@ class Analyzer:
 
     def _floormod_range(self, f: FloorMod, budget: int) -> Range:
         xlo, xhi = self._expr_range(f.a, budget)
-        if isinstance(f.b, Const):
+        if isinstance(f.b, IndexConst):
             c = f.b.value
             if c > 0:
                 if xlo is not None and xhi is not None and xlo // c == xhi // c:
@@ -905,7 +905,7 @@ class Analyzer:
         """Use ``d * (x // d) == x - x % d`` on the first constant floordiv."""
         for m, k in p.items():
             for t, f in enumerate(m):
-                if not (isinstance(f, FloorDiv) and isinstance(f.b, Const) and f.b.value > 0):
+                if not (isinstance(f, FloorDiv) and isinstance(f.b, IndexConst) and f.b.value > 0):
                     continue
                 d = f.b.value
                 rest: Poly = {m[:t] + m[t + 1 :]: k}
@@ -950,7 +950,7 @@ class Analyzer:
         """A lower bound for the term ``k * m`` replacing one variable factor."""
         counts = Counter(m)
         for t, f in enumerate(m):
-            if not isinstance(f, Var) or counts[f] != 1 or f.name in blocked:
+            if not isinstance(f, IndexVar) or counts[f] != 1 or f.name in blocked:
                 continue
             ends = self.bounds.get(f.name)
             if ends is None:
@@ -1029,7 +1029,7 @@ class Analyzer:
 # ---------------------------------------------------------------------------
 
 
-def simplify(e: Expr | int, bounds: BoundsArg | None = None) -> Expr:
+def simplify(e: IndexExpr | int, bounds: BoundsArg | None = None) -> IndexExpr:
     """Canonical simplification of ``e`` (see module docstring)."""
     return Analyzer(bounds).simplify(e)
 
@@ -1038,33 +1038,33 @@ def simplify_cond(c: Cond, bounds: BoundsArg | None = None) -> Cond:
     return Analyzer(bounds).simplify_cond(c)
 
 
-def prove_le(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+def prove_le(a: IndexExpr | int, b: IndexExpr | int, bounds: BoundsArg | None = None) -> bool:
     """True only if ``a <= b`` holds for every assignment within ``bounds``."""
     return Analyzer(bounds).prove_le(a, b)
 
 
-def prove_lt(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+def prove_lt(a: IndexExpr | int, b: IndexExpr | int, bounds: BoundsArg | None = None) -> bool:
     return Analyzer(bounds).prove_lt(a, b)
 
 
-def prove_ge(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+def prove_ge(a: IndexExpr | int, b: IndexExpr | int, bounds: BoundsArg | None = None) -> bool:
     return Analyzer(bounds).prove_ge(a, b)
 
 
-def prove_gt(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+def prove_gt(a: IndexExpr | int, b: IndexExpr | int, bounds: BoundsArg | None = None) -> bool:
     return Analyzer(bounds).prove_gt(a, b)
 
 
-def prove_eq(a: Expr | int, b: Expr | int, bounds: BoundsArg | None = None) -> bool:
+def prove_eq(a: IndexExpr | int, b: IndexExpr | int, bounds: BoundsArg | None = None) -> bool:
     return Analyzer(bounds).prove_eq(a, b)
 
 
-def const_bounds(e: Expr | int, bounds: BoundsArg | None = None) -> Range:
+def const_bounds(e: IndexExpr | int, bounds: BoundsArg | None = None) -> Range:
     """Constant inclusive ``(lo, hi)`` of ``e`` over ``bounds`` (``None`` = unbounded)."""
     return Analyzer(bounds).const_bounds(e)
 
 
-def const_value(e: Expr | int) -> int | None:
+def const_value(e: IndexExpr | int) -> int | None:
     """The value of ``e`` if it simplifies to a constant, else ``None``."""
     s = simplify(e)
-    return s.value if isinstance(s, Const) else None
+    return s.value if isinstance(s, IndexConst) else None

@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, FloorMod, Var, free_vars
+from compiler.arith.expr import FloorMod, IndexConst, IndexExpr, IndexVar, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.dialects import te
@@ -45,9 +45,9 @@ class StageInfo:
     output channel): split by c, the read is contiguous in the tile."""
 
 
-def _is_axis(index: Expr | None, axis: str, extent: Dim) -> bool:
+def _is_axis(index: IndexExpr | None, axis: str, extent: Dim) -> bool:
     """`index` is the axis itself, or 0 along an axis of extent 1 (a broadcast's index)."""
-    return (isinstance(index, Var) and index.name == axis) or (extent == 1 and index == Const(0))
+    return (isinstance(index, IndexVar) and index.name == axis) or (extent == 1 and index == IndexConst(0))
 
 
 def _tensor_name(value: SSAValue) -> str | None:
@@ -80,12 +80,12 @@ class _Reads:
     sizes: list[tuple[list[int | None], int]] = field(default_factory=list)
     blocks: dict[str, int] = field(default_factory=dict)
 
-    def add(self, read: te.ReadOp, exprs: list[Expr | None], names: set[str], axes: list[str], shape: list[Dim]) -> None:
+    def add(self, read: te.ReadOp, exprs: list[IndexExpr | None], names: set[str], axes: list[str], shape: list[Dim]) -> None:
         """One read whose indices are `exprs` (None: not an index expression) of a stage
         whose root axes are `names` and data axes `axes` of extents `shape`."""
         self.tensors.append(_tensor_name(read.tensor))
         last = simplify(exprs[-1]) if exprs and exprs[-1] is not None else None  # canonical `v % c`
-        if isinstance(last, FloorMod) and isinstance(last.a, Var) and isinstance(last.b, Const):
+        if isinstance(last, FloorMod) and isinstance(last.a, IndexVar) and isinstance(last.b, IndexConst):
             self.blocks[last.a.name] = last.b.value
         self.uses.append([frozenset(names if e is None else free_vars(e) & names) for e in exprs])
         self.identity.append(

@@ -28,7 +28,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.arith.expr import Const, Expr, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr, parse_expr
 from compiler.arith.simplify import const_value, simplify
 from compiler.diagnostics import VerifyError
 
@@ -36,12 +36,12 @@ Dim = int | str
 DimAttr = IntAttr | StringAttr
 
 
-def dim_expr(d: Dim) -> Expr:
+def dim_expr(d: Dim) -> IndexExpr:
     """A dimension as an index expression: an int, or its expression's text parsed."""
-    return Const(d) if isinstance(d, int) else parse_expr(d)
+    return IndexConst(d) if isinstance(d, int) else parse_expr(d)
 
 
-def expr_dim(e: Expr) -> Dim:
+def expr_dim(e: IndexExpr) -> Dim:
     """An index expression as a dimension: simplified, an int when it is a constant."""
     e = simplify(e)
     c = const_value(e)

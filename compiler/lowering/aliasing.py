@@ -51,7 +51,7 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, free_vars, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr, free_vars, parse_expr
 from compiler.arith.simplify import Analyzer, const_value
 from compiler.dialects import loop
 from compiler.dialects.shape import dim_expr
@@ -61,9 +61,9 @@ ALIAS_SCOPES = "alias_scopes"
 NOALIAS_SCOPES = "noalias_scopes"
 
 
-def buffer_bytes(t: loop.BufferType) -> Expr:
+def buffer_bytes(t: loop.BufferType) -> IndexExpr:
     """The byte size of a (flat) buffer type as an expression."""
-    size: Expr = Const(loop.element_bytes(t.element_type))
+    size: IndexExpr = IndexConst(loop.element_bytes(t.element_type))
     for d in t.get_shape():
         size = size * dim_expr(d)
     return size

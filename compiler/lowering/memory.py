@@ -56,15 +56,15 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import index_cast
 from compiler.arith.expr import (
     Add,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Sub,
-    Var,
     parse_expr,
 )
 from compiler.arith.ir import emit_expr
@@ -245,13 +245,13 @@ def lower_alloc(op: loop.AllocOp, state: FunctionState) -> None:
     if op.is_local:
         _lower_local_alloc(op, entry)
         return
-    size: Expr = Const(loop.element_bytes(t.element_type))  # verified: the type has a size
+    size: IndexExpr = IndexConst(loop.element_bytes(t.element_type))  # verified: the type has a size
     for d in t.get_shape():
         size = size * dim_expr(d)
     size = (size + (ALLOC_ALIGN - 1)) // ALLOC_ALIGN * ALLOC_ALIGN
     ops: list[Operation] = []
     nbytes = emit_expr(size, ops.append, lambda n: state.var_args[n])
-    if not isinstance(size, Const):
+    if not isinstance(size, IndexConst):
         nbytes = _unless_too_large(size, nbytes, ops, state)
     slot = llvm.AddressOfOp(f"{WORKSPACE_SLOT}.{state.func.sym_name.data}.{len(state.allocations)}", PTR)
     ops.append(slot)
@@ -273,17 +273,17 @@ SIZE_LIMIT = float(2**62)
 arithmetic, may have wrapped: an n x n buffer at n = 2^33)."""
 
 
-def _unless_too_large(size: Expr, nbytes: SSAValue, ops: list[Operation], state: FunctionState) -> SSAValue:
+def _unless_too_large(size: IndexExpr, nbytes: SSAValue, ops: list[Operation], state: FunctionState) -> SSAValue:
     """`nbytes`, or -1 (acquire's NULL: an OutOfMemoryError) where `size` evaluated in
     f64, which does not wrap, reaches SIZE_LIMIT (the size grows with every operand but
     a divisor: division is rounded up to a real one)."""
     f64 = Float64Type()
 
-    def value(e: Expr) -> SSAValue:
+    def value(e: IndexExpr) -> SSAValue:
         match e:
-            case Const(value=v):
+            case IndexConst(value=v):
                 op: Operation = arith.ConstantOp(FloatAttr(float(v), f64))
-            case Var(name=n):
+            case IndexVar(name=n):
                 as_int = arith.IndexCastOp(state.var_args[n], i64)
                 ops.append(as_int)
                 op = arith.SIToFPOp(as_int.result, f64)

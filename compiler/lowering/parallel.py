@@ -62,7 +62,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, parse_expr
+from compiler.arith.expr import IndexConst, parse_expr
 from compiler.dialects import loop
 from compiler.lowering.memory import ALLOC_ALIGN, POINTER_ALIGN
 from compiler.passes.instrument_stages import CHUNK_SYMBOL, NEST_ATTR
@@ -131,7 +131,7 @@ def _buffer_alignment(value: SSAValue) -> int:
         return ALLOC_ALIGN
     if isinstance(owner, loop.ViewOp) and isinstance(owner.arena.owner, loop.AllocOp):
         offset = parse_expr(owner.offset.data)
-        if isinstance(offset, Const):
+        if isinstance(offset, IndexConst):
             return gcd(ALLOC_ALIGN, offset.value) or ALLOC_ALIGN
     return 1
 

@@ -35,7 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from compiler.analysis.guards import conjuncts, tighten_domain
 from compiler.analysis.value_names import ValueNames
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import LE, LT, Cond, Const, Expr, Not, Var
+from compiler.arith.expr import LE, LT, Cond, IndexConst, IndexExpr, IndexVar, Not
 from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg
@@ -68,8 +68,8 @@ class Region:
     """Where a buffer's elements are, per dimension: [min, min + extent)."""
 
     name: str
-    mins: list[Expr]
-    extents: list[Expr]
+    mins: list[IndexExpr]
+    extents: list[IndexExpr]
 
 
 class FunctionChecks:
@@ -85,7 +85,7 @@ class FunctionChecks:
         for arg, t in zip(self.func.args, self.func.function_type.inputs.data, strict=True):
             if isinstance(t, loop.BufferType):
                 shape = [dim_expr(d) for d in t.get_shape()]
-                self.regions[arg] = Region(arg.name_hint or "arg", [Const(0)] * len(shape), shape)
+                self.regions[arg] = Region(arg.name_hint or "arg", [IndexConst(0)] * len(shape), shape)
         for op in walk_ops(self.func):
             if isinstance(op, loop.AllocOp):
                 shape = [dim_expr(d) for d in op.buffer_type.get_shape()]
@@ -99,8 +99,8 @@ class FunctionChecks:
     def bounds(self, op: Operation) -> BoundsArg:
         """Ranges of the loops around `op`, narrowed by the conditions of the branches
         it is in (a pad's guard keeps its reads inside); shape variables are >= 0."""
-        found: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
-        loops: dict[str, tuple[Expr, Expr]] = {}
+        found: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {}
+        loops: dict[str, tuple[IndexExpr, IndexExpr]] = {}
         guards: list[Cond] = []
         child, parent = op, op.parent_op()
         while parent is not None and parent is not self.func:
@@ -147,7 +147,7 @@ class FunctionChecks:
         if isinstance(t, IndexType):
             d = self.names.expr(divisor)
             az = Analyzer(self.bounds(op))
-            if az.prove_le(Const(1), d) or az.prove_le(d, Const(-1)):
+            if az.prove_le(IndexConst(1), d) or az.prove_le(d, IndexConst(-1)):
                 self.removed += 1
                 return
         elif isinstance(divisor.owner, arith.ConstantOp):
@@ -164,10 +164,10 @@ class FunctionChecks:
         self.inserted += 1
 
     def emit_check(
-        self, op: loop.LoadOp | loop.StoreOp, region: Region, dim: int, index: SSAValue, bounds: tuple[Expr, Expr]
+        self, op: loop.LoadOp | loop.StoreOp, region: Region, dim: int, index: SSAValue, bounds: tuple[IndexExpr, IndexExpr]
     ) -> None:
         new: list[Operation] = []
-        cache: dict[Expr | Cond, SSAValue] = {}
+        cache: dict[IndexExpr | Cond, SSAValue] = {}
         lo, hi = (emit_expr(e, new.append, self.value_of(new), cache) for e in bounds)
         above = arith.CmpiOp(index, lo, "sge")
         below = arith.CmpiOp(index, hi, "slt")
@@ -195,7 +195,7 @@ class FunctionChecks:
         return value
 
     def _index_text(self, index: SSAValue) -> str:
-        e = expr_from_value(index, lambda v: Var(v.name_hint or "?"))
+        e = expr_from_value(index, lambda v: IndexVar(v.name_hint or "?"))
         return str(e) if e is not None else "?"
 
 

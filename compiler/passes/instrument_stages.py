@@ -61,7 +61,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.value_names import ValueNames
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr
+from compiler.arith.expr import IndexConst, IndexExpr
 from compiler.arith.simplify import const_bounds
 from compiler.dialects import loop
 from compiler.dialects.shape import Dim
@@ -206,14 +206,14 @@ def schedule_text(loops: list[loop.ForOp], names: ValueNames, stages: tuple[str,
     front of a loop's name, a tail loop's extent shown by its bound (`xx(<=48)`)."""
     prefixes = sorted((_sanitized(s) + "_" for s in stages), key=len, reverse=True)
     groups: list[tuple[str, list[str]]] = []
-    bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
+    bounds: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {}
     for for_op in loops:
         lo, extent = names.expr(for_op.min), names.expr(for_op.extent)
         bounds[names.name(for_op.induction_var)] = (lo, lo + extent - 1)
-        if extent == Const(1):
+        if extent == IndexConst(1):
             continue
         shown = str(extent)
-        if not isinstance(extent, Const):  # a tail's extent: at most its constant bound
+        if not isinstance(extent, IndexConst):  # a tail's extent: at most its constant bound
             _, hi = const_bounds(extent, bounds)
             shown = f"<={hi}" if hi is not None else shown
         name = for_op.induction_var.name_hint or "i"

@@ -85,15 +85,15 @@ from compiler.arith.expr import (
     And,
     BoolConst,
     Cond,
-    Const,
-    Expr,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Not,
     Sub,
-    Var,
     free_vars,
-    substitute,
+    substitute_index,
 )
 from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value, emit_cond, emit_expr
@@ -107,7 +107,7 @@ LIKELY_ATTR = "te.likely"
 PRAGMAS_ATTR = "loop.pragmas"
 OPT_OUT = "loop_partition=0"
 
-Bounds = dict[str, tuple[Expr | None, Expr | None]]
+Bounds = dict[str, tuple[IndexExpr | None, IndexExpr | None]]
 
 
 # ---------------------------------------------------------------------------
@@ -142,14 +142,14 @@ def is_guard(op: Operation) -> bool:
     return isinstance(op, scf.IfOp) and LIKELY_ATTR in op.attributes
 
 
-def min_args(e: Expr) -> list[Expr]:
+def min_args(e: IndexExpr) -> list[IndexExpr]:
     """The operands of a `min` extent, with sums moved inside it: infer-bound writes an
     attached stage's split extent as `min(4 * f + 3, k - 1) - 4 * f + 1`, whose operands
     are `4` and `k - 4 * f` (each simplified)."""
     return [simplify(a) for a in _min_operands(e)]
 
 
-def _min_operands(e: Expr) -> list[Expr]:
+def _min_operands(e: IndexExpr) -> list[IndexExpr]:
     if isinstance(e, Min):
         return _min_operands(e.a) + _min_operands(e.b)
     if isinstance(e, Add | Sub):
@@ -161,7 +161,7 @@ def _min_operands(e: Expr) -> list[Expr]:
     return [e]
 
 
-def loop_range(names: ValueNames, for_op: loop.ForOp) -> tuple[Expr, Expr]:
+def loop_range(names: ValueNames, for_op: loop.ForOp) -> tuple[IndexExpr, IndexExpr]:
     """Inclusive [lo, hi] of a loop's counter."""
     lo = names.expr(for_op.min)
     return lo, lo + names.expr(for_op.extent) - 1
@@ -183,25 +183,25 @@ class Level:
     """One loop around an op: its counter's name and inclusive range."""
 
     name: str
-    lo: Expr
-    hi: Expr
+    lo: IndexExpr
+    hi: IndexExpr
 
 
-def diff_of(atom: LT | LE) -> Expr:
+def diff_of(atom: LT | LE) -> IndexExpr:
     """`a < b` / `a <= b` as `diff >= 0`."""
     return atom.b - atom.a - (1 if isinstance(atom, LT) else 0)
 
 
-def linear(diff: Expr, x: str, az: Analyzer) -> tuple[Expr, Expr] | None:
+def linear(diff: IndexExpr, x: str, az: Analyzer) -> tuple[IndexExpr, IndexExpr] | None:
     """(K, R) with diff == K * x + R and K free of x, or None."""
-    rest = az.simplify(substitute(diff, {x: 0}))
-    coeff = az.simplify(substitute(diff, {x: 1}) - rest)
-    if x in free_vars(coeff) or az.simplify(diff - (coeff * Var(x) + rest)) != Const(0):
+    rest = az.simplify(substitute_index(diff, {x: 0}))
+    coeff = az.simplify(substitute_index(diff, {x: 1}) - rest)
+    if x in free_vars(coeff) or az.simplify(diff - (coeff * IndexVar(x) + rest)) != IndexConst(0):
         return None
     return coeff, rest
 
 
-def solve(diff: Expr, x: str, az: Analyzer) -> tuple[str, Expr] | None:
+def solve(diff: IndexExpr, x: str, az: Analyzer) -> tuple[str, IndexExpr] | None:
     """For `K * x + R >= 0`: ("lower", the first x that satisfies it) for K > 0,
     ("upper", the last one) for K < 0; None when K's sign is unknown."""
     found = linear(diff, x, az)
@@ -209,9 +209,9 @@ def solve(diff: Expr, x: str, az: Analyzer) -> tuple[str, Expr] | None:
         return None
     coeff, rest = found
     if az.prove_gt(coeff, 0):  # x >= ceil(-R / K)
-        return "lower", az.simplify(Const(0) - rest // coeff)
+        return "lower", az.simplify(IndexConst(0) - rest // coeff)
     if az.prove_lt(coeff, 0):  # x <= floor(R / -K)
-        return "upper", az.simplify(rest // (Const(0) - coeff))
+        return "upper", az.simplify(rest // (IndexConst(0) - coeff))
     return None
 
 
@@ -228,11 +228,11 @@ class Prover:
         name was added (`names.values` only grows)."""
         known, found = self._shapes
         if known != len(self.names.values):
-            found = {n: (Const(0), None) for n in self.names.values if self.names.is_shape(n)}
+            found = {n: (IndexConst(0), None) for n in self.names.values if self.names.is_shape(n)}
             self._shapes = (len(self.names.values), found)
         return dict(found)
 
-    def levels(self, op: Operation, override: dict[str, tuple[Expr, Expr]] | None = None) -> list[Level]:
+    def levels(self, op: Operation, override: dict[str, tuple[IndexExpr, IndexExpr]] | None = None) -> list[Level]:
         found: list[Level] = []
         for for_op in enclosing_loops(op):
             name = self.names.name(for_op.induction_var)
@@ -250,12 +250,12 @@ class Prover:
         """`cond` simplified over the ranges of the loops around `op`."""
         return Analyzer(self.bounds(self.levels(op))).simplify_cond(cond)
 
-    def holds(self, op: Operation, atom: LT | LE, override: dict[str, tuple[Expr, Expr]] | None = None) -> bool:
+    def holds(self, op: Operation, atom: LT | LE, override: dict[str, tuple[IndexExpr, IndexExpr]] | None = None) -> bool:
         """Whether `atom` holds at `op` in every iteration of the loops around it."""
         levels = self.levels(op, override)
         if Analyzer(self.bounds(levels)).simplify_cond(atom) == BoolConst(True):
             return True
-        diff: Expr | None = diff_of(atom)
+        diff: IndexExpr | None = diff_of(atom)
         for k, level in enumerate(levels):  # innermost first
             assert diff is not None
             if level.name not in free_vars(diff):
@@ -276,14 +276,14 @@ class Prover:
 
     def split_point(
         self, op: Operation, atom: LT | LE, loop_op: loop.ForOp, *, for_any: bool = False
-    ) -> tuple[str, Expr] | None:
+    ) -> tuple[str, IndexExpr] | None:
         """Where `atom` starts or stops holding along `loop_op` for all iterations of
         the loops between it and `op`: ("lower", first) or ("upper", end, exclusive).
         `for_any`: where it starts or stops holding for some iteration of them (outside,
         it holds for none: the guarded code is dead there)."""
         levels = self.levels(op)
         x = self.names.name(loop_op.induction_var)
-        diff: Expr | None = diff_of(atom)
+        diff: IndexExpr | None = diff_of(atom)
         for k, level in enumerate(levels):
             assert diff is not None
             outer = self.bounds(levels[k + 1 :])
@@ -452,13 +452,13 @@ class Partitioner:
 
     def split(
         self, for_op: loop.ForOp, body: list[Operation]
-    ) -> tuple[list[Expr], list[Expr], list[tuple[Operation, LT | LE]], tuple[Expr | None, Expr | None]]:
+    ) -> tuple[list[IndexExpr], list[IndexExpr], list[tuple[Operation, LT | LE]], tuple[IndexExpr | None, IndexExpr | None]]:
         """The lower and upper split points of the conditions in `for_op` (whose ops are
         `body`), the conditions they come from, and where the code under the guards is
         dead (`_dead_points`)."""
         x = self.names.name(for_op.induction_var)
-        lower: list[Expr] = []
-        upper: list[Expr] = []
+        lower: list[IndexExpr] = []
+        upper: list[IndexExpr] = []
         used: list[tuple[Operation, LT | LE]] = []
         for op in body:
             if not is_candidate(op):
@@ -472,7 +472,7 @@ class Partitioner:
                     used.append((op, atom))
         return lower, upper, used, self._dead_points(for_op, used)
 
-    def _dead_points(self, for_op: loop.ForOp, used: list[tuple[Operation, LT | LE]]) -> tuple[Expr | None, Expr | None]:
+    def _dead_points(self, for_op: loop.ForOp, used: list[tuple[Operation, LT | LE]]) -> tuple[IndexExpr | None, IndexExpr | None]:
         """(first, end) of the iterations of `for_op` where some iteration inside can pass
         its one guard (`loop.if` without else, on a reduction's `where`: a causal
         product's triangle): outside them the guarded code is dead, and a piece of its
@@ -484,8 +484,8 @@ class Partitioner:
         (guard,) = ops
         if not isinstance(guard, loop.IfOp) or guard.else_region is not None:
             return None, None
-        first: Expr | None = None
-        end: Expr | None = None
+        first: IndexExpr | None = None
+        end: IndexExpr | None = None
         for _, atom in used:
             point = self.prover.split_point(guard, atom, for_op, for_any=True)
             if point is None:
@@ -509,10 +509,10 @@ class Partitioner:
         az = Analyzer(self.prover.bounds(self.prover.levels(for_op)))
         m = self.names.expr(for_op.min)
         end = az.simplify(m + self.names.expr(for_op.extent))
-        lo: Expr = m
+        lo: IndexExpr = m
         for p in lower:
             lo = Max(lo, p)
-        hi: Expr = end
+        hi: IndexExpr = end
         for p in upper:
             hi = Min(hi, p)
         lo, hi = az.simplify(lo), az.simplify(hi)
@@ -529,7 +529,7 @@ class Partitioner:
         if len(kept) < 2 or az.prove_le(ranges[1][1], 0):
             return None  # the conditions hold everywhere, or the main piece is empty
         if for_op.loop_kind == loop.LoopKind.UNROLLED and not all(
-            isinstance(a, Const) and isinstance(n, Const) for a, n in kept
+            isinstance(a, IndexConst) and isinstance(n, IndexConst) for a, n in kept
         ):
             return None  # unroll-loops needs constant bounds
         x = self.names.name(for_op.induction_var)
@@ -540,21 +540,21 @@ class Partitioner:
         pieces: list[tuple[Operation, bool]] = []
         for k, (start, extent) in enumerate(kept):
             hot = start == lo or (
-                isinstance(extent, Const) and isinstance(total, Const) and HOT_SHARE * extent.value > total.value
+                isinstance(extent, IndexConst) and isinstance(total, IndexConst) and HOT_SHARE * extent.value > total.value
             )
             last = k == len(kept) - 1
             pieces.append((self.emit_piece(for_op, start, extent, az, in_place=last), hot))
         return pieces
 
     def emit_piece(
-        self, for_op: loop.ForOp, start: Expr, extent: Expr, az: Analyzer, *, in_place: bool = False
+        self, for_op: loop.ForOp, start: IndexExpr, extent: IndexExpr, az: Analyzer, *, in_place: bool = False
     ) -> Operation:
         """A copy of `for_op` over [start, start + extent) (its body in place for one
         iteration) before it, or `for_op` itself for the last piece (`in_place`: one
         clone of the body fewer); the first op emitted (the piece's start, kept until
         the end)."""
         new: list[Operation] = []
-        cache: dict[Expr | Cond, SSAValue] = {}
+        cache: dict[IndexExpr | Cond, SSAValue] = {}
         start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
         extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
         if not new:  # both are values already: an unused marker, erased as dead at the end
@@ -634,7 +634,7 @@ class Partitioner:
     def decide_extent(self, op: loop.ForOp) -> None:
         levels = self.prover.levels(op)
         extent = Analyzer(self.prover.bounds(levels)).simplify(self.names.expr(op.extent))
-        if isinstance(extent, Const):
+        if isinstance(extent, IndexConst):
             op.operands = [op.min, _constant(extent.value, op)]
             return
         owner = op.extent.owner

@@ -149,12 +149,12 @@ from compiler.arith.expr import (
     And,
     BoolConst,
     Cond,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Or,
-    Var,
     as_binary,
     emax,
     emin,
@@ -184,7 +184,7 @@ class PackedBuilder:
         self.args, self.num_args, _ = packed.args
         self.block = packed.body.block
         self.env: dict[str, SSAValue] = {}  # variables, fields ("A.shape[0]") and data ("@A")
-        self.cache: dict[Expr | Cond, SSAValue] = {}
+        self.cache: dict[IndexExpr | Cond, SSAValue] = {}
         self.tensor: dict[str, SSAValue] = {}
         self.has_strides: dict[str, SSAValue] = {}
         self.analyzer = Analyzer()  # one memo for every check (most share their terms)
@@ -197,7 +197,7 @@ class PackedBuilder:
             op.results[0].name_hint = name
         return op.results[0]
 
-    def expr(self, e: Expr) -> SSAValue:
+    def expr(self, e: IndexExpr) -> SSAValue:
         return emit_expr(self.analyzer.simplify(e), self.block.add_op, self.env.__getitem__, self.cache)
 
     def cond(self, c: Cond) -> SSAValue:
@@ -260,7 +260,7 @@ class PackedBuilder:
         self.tensor[a] = t
         self.env[f"{a}.tensor"] = t
         self.check(
-            NE(Var(f"{a}.tensor"), Const(0)),
+            NE(IndexVar(f"{a}.tensor"), IndexConst(0)),
             arg_messages.null_tensor(f, a),
             (),
             "TypeError",
@@ -279,7 +279,7 @@ class PackedBuilder:
         if decl.shape:
             self.env[f"{a}.shape"] = self.field(t, "shape", hint=f"{a}_shape")
             self.check(
-                NE(Var(f"{a}.shape"), Const(0)),
+                NE(IndexVar(f"{a}.shape"), IndexConst(0)),
                 arg_messages.null_shape(f, a, len(decl.shape)),
             )
         steps = {s.field.axis: s for s in plan.shape}
@@ -299,7 +299,7 @@ class PackedBuilder:
         `data` (the offset must be 0), binds or checks the variable."""
         a = decl.name
         self.check(
-            EQ(Var(f"{a}.byte_offset"), Const(0)),
+            EQ(IndexVar(f"{a}.byte_offset"), IndexConst(0)),
             arg_messages.scalar_byte_offset(self.f, a),
             [self.env[f"{a}.byte_offset"]],
         )
@@ -316,7 +316,7 @@ class PackedBuilder:
         self.env[step.var] = value
         if step.field.kind == "shape":
             self.check(
-                LE(Const(0), Var(step.var)),
+                LE(IndexConst(0), IndexVar(step.var)),
                 arg_messages.negative_size(self.f, str(step.field), step.var),
                 [value],
             )
@@ -326,17 +326,17 @@ class PackedBuilder:
         if check.field.kind == "strides" and self.binder.arg(check.field.arg).strides is None:
             self.compact_stride_check(check)
             return
-        actual = Var(ref)
+        actual = IndexVar(ref)
         ok: Cond = EQ(actual, check.expected)
         if check.unit_exempt:
             ok = Or(
-                EQ(Var(str(FieldRef(check.field.arg, "shape", check.field.axis))), Const(1)), ok
+                EQ(IndexVar(str(FieldRef(check.field.arg, "shape", check.field.axis))), IndexConst(1)), ok
             )
         values = [self.env[ref]]
         if not isinstance(check.declared, int):
             for divisor in _divisors(check.expected):  # `n // x` with x == 0 would trap
                 message = arg_messages.zero_divisor(self.f, ref, str(check.expected), str(divisor))
-                self.check(NE(divisor, Const(0)), message)
+                self.check(NE(divisor, IndexConst(0)), message)
             values.append(self.expr(check.expected))
         self.check(ok, self.binder.check_message(check), values)
 
@@ -349,9 +349,9 @@ class PackedBuilder:
         a, k = check.field.arg, check.field.axis
         value = self.field(self.tensor[a], "strides", k, f"{a}_stride{k}")
         self.env[str(check.field)] = value
-        ok: Cond = EQ(Var(str(check.field)), check.expected)
+        ok: Cond = EQ(IndexVar(str(check.field)), check.expected)
         if check.unit_exempt:
-            ok = Or(EQ(Var(str(FieldRef(a, "shape", k))), Const(1)), ok)
+            ok = Or(EQ(IndexVar(str(FieldRef(a, "shape", k))), IndexConst(1)), ok)
         self.check(ok, self.binder.check_message(check), [value, self.expr(check.expected)])
         del self.env[str(check.field)]
 
@@ -359,14 +359,14 @@ class PackedBuilder:
         """`A.strides != NULL`, loaded at its first use (at the function's top level)."""
         if a not in self.has_strides:
             self.env[f"{a}.strides"] = self.field(self.tensor[a], "strides", hint=f"{a}_strides")
-            self.has_strides[a] = self.cond(NE(Var(f"{a}.strides"), Const(0)))
+            self.has_strides[a] = self.cond(NE(IndexVar(f"{a}.strides"), IndexConst(0)))
         return self.has_strides[a]
 
     def strides_to_check(self, a: str) -> SSAValue:
         """`A.strides != NULL && A is not empty`: the strides of an empty tensor mean nothing."""
         decl = self.binder.arg(a)
         self.strides_present(a)
-        return self.cond(And(NE(Var(f"{a}.strides"), Const(0)), NE(self._numel(decl), Const(0))))
+        return self.cond(And(NE(IndexVar(f"{a}.strides"), IndexConst(0)), NE(self._numel(decl), IndexConst(0))))
 
     def strides(self, plan: ArgPlan) -> None:
         decl, a = plan.decl, plan.decl.name
@@ -378,7 +378,7 @@ class PackedBuilder:
                         assert isinstance(step, Check)
                         self.compact_stride_check_inside(step)
             return
-        shape = [Var(str(FieldRef(a, "shape", k))) for k in range(len(decl.shape))]
+        shape = [IndexVar(str(FieldRef(a, "shape", k))) for k in range(len(decl.shape))]
         compact = [self.expr(s) for s in row_major_strides(shape)]
         for k in range(len(decl.shape)):
             stride_step = next((s for s in plan.strides if s.field.axis == k), None)
@@ -390,7 +390,7 @@ class PackedBuilder:
                 self.emit_step(stride_step)
             if decl.is_output:
                 self.check(
-                    Or(LE(shape[k], Const(1)), NE(Var(str(FieldRef(a, "strides", k))), Const(0))),
+                    Or(LE(shape[k], IndexConst(1)), NE(IndexVar(str(FieldRef(a, "strides", k))), IndexConst(0))),
                     arg_messages.zero_output_stride(self.f, a, k),
                 )
 
@@ -415,39 +415,39 @@ class PackedBuilder:
         self.env[f"@{a}"] = address
         numel = self._numel(decl)
         self.check(
-            Or(EQ(numel, Const(0)), NE(Var(f"{a}.data"), Const(0))),
+            Or(EQ(numel, IndexConst(0)), NE(IndexVar(f"{a}.data"), IndexConst(0))),
             arg_messages.null_data(f, a),
             [self.expr(numel)],
         )
         size = decl.dtype.itemsize
         if size > 1:
-            rem = self.add(arith.RemUIOp(address, self.expr(Const(size))))
-            ok = self.add(arith.CmpiOp(rem, self.expr(Const(0)), "eq"))
+            rem = self.add(arith.RemUIOp(address, self.expr(IndexConst(size))))
+            ok = self.add(arith.CmpiOp(rem, self.expr(IndexConst(0)), "eq"))
             message = arg_messages.misaligned(f, a, size, decl.dtype.name)
             self.block.add_op(loop.AssertOp(ok, message, [address]))
 
-    def _numel(self, decl: ArgDecl) -> Expr:
-        numel: Expr = Const(1)
+    def _numel(self, decl: ArgDecl) -> IndexExpr:
+        numel: IndexExpr = IndexConst(1)
         for k in range(len(decl.shape)):
             numel = numel * self._dim(decl, k)
         return numel
 
-    def _dim(self, decl: ArgDecl, k: int) -> Expr:
+    def _dim(self, decl: ArgDecl, k: int) -> IndexExpr:
         """Shape k, as declared where that is already checked (simpler IR), else as read."""
         d = decl.shape[k]
         if isinstance(d, int) or (is_symbol_name(d) and d in self.env):
             return dim_expr(d)
-        return Var(str(FieldRef(decl.name, "shape", k)))
+        return IndexVar(str(FieldRef(decl.name, "shape", k)))
 
-    def _extent(self, decl: ArgDecl) -> tuple[Expr, Expr]:
+    def _extent(self, decl: ArgDecl) -> tuple[IndexExpr, IndexExpr]:
         """Byte offsets [lo, hi) of the elements from the data address (non-empty tensors)."""
         a, size = decl.name, decl.dtype.itemsize
         if decl.strides is None:
-            return Const(0), self._numel(decl) * size
-        lo: Expr = Const(0)
-        hi: Expr = Const(1)
+            return IndexConst(0), self._numel(decl) * size
+        lo: IndexExpr = IndexConst(0)
+        hi: IndexExpr = IndexConst(1)
         for k in range(len(decl.shape)):
-            span = (self._dim(decl, k) - 1) * Var(str(FieldRef(a, "strides", k)))
+            span = (self._dim(decl, k) - 1) * IndexVar(str(FieldRef(a, "strides", k)))
             lo, hi = lo + emin(span, 0), hi + emax(span, 0)
         return lo * size, hi * size
 
@@ -463,10 +463,10 @@ class PackedBuilder:
 
     def overlap(self, out: ArgDecl, other: ArgDecl) -> None:
         (lo_o, hi_o), (lo_a, hi_a) = self._extent(out), self._extent(other)
-        o, a = Var(f"@{out.name}"), Var(f"@{other.name}")
+        o, a = IndexVar(f"@{out.name}"), IndexVar(f"@{other.name}")
         lo_o, hi_o, lo_a, hi_a = o + lo_o, o + hi_o, a + lo_a, a + hi_a
         disjoint = Or(
-            Or(EQ(self._numel(out), Const(0)), EQ(self._numel(other), Const(0))),
+            Or(EQ(self._numel(out), IndexConst(0)), EQ(self._numel(other), IndexConst(0))),
             Or(LE(hi_o, lo_a), LE(hi_a, lo_o)),
         )
         values = [self.expr(e) for e in (lo_o, hi_o, lo_a, hi_a)]
@@ -478,13 +478,13 @@ class PackedBuilder:
 # ---------------------------------------------------------------------------
 
 
-def _divisors(e: Expr) -> list[Expr]:
+def _divisors(e: IndexExpr) -> list[IndexExpr]:
     """The divisors of the `//` and `%` in `e` that are not constants, innermost first."""
-    if isinstance(e, Const | Var):
+    if isinstance(e, IndexConst | IndexVar):
         return []
     node = as_binary(e)
     found = _divisors(node.a) + _divisors(node.b)
-    if isinstance(node, FloorDiv | FloorMod) and not isinstance(node.b, Const):
+    if isinstance(node, FloorDiv | FloorMod) and not isinstance(node.b, IndexConst):
         found.append(node.b)
     return list(dict.fromkeys(found))
 

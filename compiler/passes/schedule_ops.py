@@ -52,7 +52,16 @@ from xdsl.utils.hints import isa
 from compiler.analysis.bound_attrs import LoopSpec, has_bounds, parse_loop, parse_range
 from compiler.analysis.bounds import infer_function
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import And, BoolConst, Cond, Const, Expr, free_vars, parse_cond, parse_expr
+from compiler.arith.expr import (
+    And,
+    BoolConst,
+    Cond,
+    IndexConst,
+    IndexExpr,
+    free_vars,
+    parse_cond,
+    parse_expr,
+)
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
@@ -87,10 +96,10 @@ def buffer_type_of(t: Attribute) -> loop.BufferType:
 
 @dataclass
 class StagePlan:
-    realize_mins: list[Expr]
+    realize_mins: list[IndexExpr]
     alloc_shape: list[Dim]
     loops: list[LoopSpec]
-    axis_values: list[Expr]
+    axis_values: list[IndexExpr]
     guards: list[Cond]
     attach: str | None
 
@@ -188,7 +197,7 @@ class FunctionLowering:
             self.vars[name] = op.result
         return self.vars[name]
 
-    def expr(self, e: Expr, into: Block) -> SSAValue:
+    def expr(self, e: IndexExpr, into: Block) -> SSAValue:
         return emit_expr(e, into.add_op, self.var)
 
     # -- the function ----------------------------------------------------
@@ -230,7 +239,7 @@ class FunctionLowering:
     def alloc_whole(self, result: SSAValue, buffer: loop.BufferType, block: Block) -> None:
         """The buffer of a stage's result over its whole shape, from 0 (an intermediate
         scan or te.extern: its region is not what its readers ask for)."""
-        zeros = [self.expr(Const(0), block) for _ in buffer.get_shape()]
+        zeros = [self.expr(IndexConst(0), block) for _ in buffer.get_shape()]
         alloc = loop.AllocOp(result_name(result), zeros, buffer)
         alloc.result.name_hint = result_name(result)
         block.add_op(alloc)
@@ -326,7 +335,7 @@ class FunctionLowering:
         guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
         body = self.guarded(guards, block)
         index = [self.expr(v, body) for v in plan.axis_values[: len(stage.axes)]]
-        zero = self.expr(Const(0), body)
+        zero = self.expr(IndexConst(0), body)
         for value, acc in zip(self.start_values(stage, index, body), accs, strict=True):
             body.add_op(loop.StoreOp(value, acc, [zero]))
 
@@ -453,7 +462,7 @@ class FunctionLowering:
                 block = predicated.then_region.block
             elif op is not red_yield:
                 self.clone_into(op, block)
-        targets, where = (out, index) if accs is None else (accs, [self.expr(Const(0), block)])
+        targets, where = (out, index) if accs is None else (accs, [self.expr(IndexConst(0), block)])
         current = [loop.LoadOp(t, where) for t in targets]
         block.add_ops(current)
         elements = [self.values[v] for v in red_yield.values]
@@ -557,7 +566,7 @@ def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: 
     return shape
 
 
-def _constant_upper_bound(extent: Expr) -> int | None:
+def _constant_upper_bound(extent: IndexExpr) -> int | None:
     """The largest value of an extent, whose variables are sizes (at least 0), if constant."""
     return const_bounds(extent, {v: (0, None) for v in free_vars(extent)})[1]
 

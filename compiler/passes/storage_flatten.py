@@ -31,7 +31,7 @@ from compiler.analysis.arg_binder import row_major_strides
 from compiler.analysis.value_names import ValueNames
 from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import index_constant
-from compiler.arith.expr import Const, Expr
+from compiler.arith.expr import IndexConst, IndexExpr
 from compiler.arith.ir import emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
@@ -41,7 +41,7 @@ from compiler.passes import LoopFunctionPass
 
 def flat_type(t: loop.BufferType) -> loop.BufferType:
     """The 1-D type: `prod(shape)` elements, or the span of a strided buffer."""
-    size: Expr = Const(1)
+    size: IndexExpr = IndexConst(1)
     if (strides := t.get_strides()) is None:
         for d in t.get_shape():
             size = size * dim_expr(d)
@@ -59,8 +59,8 @@ def is_flat(t: loop.BufferType) -> bool:
 
 @dataclass
 class _Layout:
-    mins: list[Expr]
-    strides: list[Expr]
+    mins: list[IndexExpr]
+    strides: list[IndexExpr]
 
 
 class IndexExprs(ValueNames):
@@ -77,10 +77,10 @@ class IndexExprs(ValueNames):
             if isinstance(op, loop.VarOp):
                 self.values.setdefault(op.var_name.data, op.result)
 
-    def _loop_ranges(self, func: loop.FuncOp) -> dict[str, tuple[Expr, Expr]]:
+    def _loop_ranges(self, func: loop.FuncOp) -> dict[str, tuple[IndexExpr, IndexExpr]]:
         """Inclusive ranges of the counters of the loops of constant extent (from a
         symbolic start too: a tile's loop inside its parent's, from `fo * 64`)."""
-        ranges: dict[str, tuple[Expr, Expr]] = {}
+        ranges: dict[str, tuple[IndexExpr, IndexExpr]] = {}
         for op in walk_ops(func):
             if isinstance(op, loop.ForOp) and op.step.value.data == 1:
                 extent = const_value(self.expr(op.extent))
@@ -98,7 +98,7 @@ class IndexExprs(ValueNames):
             self.values[name] = op.result
         return self.values[name]
 
-    def emit(self, e: Expr, before: Operation) -> SSAValue:
+    def emit(self, e: IndexExpr, before: Operation) -> SSAValue:
         ops: list[Operation] = []
         value = emit_expr(self.analyzer.simplify(e), ops.append, self.var_value)
         if ops:
@@ -106,14 +106,14 @@ class IndexExprs(ValueNames):
         return value
 
 
-def _layout_of(t: loop.BufferType, mins: Sequence[Expr]) -> _Layout:
+def _layout_of(t: loop.BufferType, mins: Sequence[IndexExpr]) -> _Layout:
     if (strides := t.get_strides()) is not None:
         return _Layout(list(mins), [dim_expr(s) for s in strides])
     return _Layout(list(mins), row_major_strides([dim_expr(d) for d in t.get_shape()], simplify))
 
 
-def _flat_index(layout: _Layout, indices: Sequence[Expr]) -> Expr:
-    flat: Expr = Const(0)
+def _flat_index(layout: _Layout, indices: Sequence[IndexExpr]) -> IndexExpr:
+    flat: IndexExpr = IndexConst(0)
     for index, lo, stride in zip(indices, layout.mins, layout.strides, strict=True):
         flat = flat + (index - lo) * stride
     return flat
@@ -131,7 +131,7 @@ def flatten_function(func: loop.FuncOp) -> None:
             new.name_hint = arg.name_hint
             arg.replace_all_uses_with(new)
             block.erase_arg(arg)
-            layouts[new] = _layout_of(t, [Const(0)] * t.rank)
+            layouts[new] = _layout_of(t, [IndexConst(0)] * t.rank)
             new_inputs.append(new.type)
         else:
             new_inputs.append(t)

@@ -61,18 +61,18 @@ from compiler.analysis.value_names import ValueNames
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import (
     Add,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Sub,
-    Var,
     evaluate,
     free_vars,
-    substitute,
+    substitute_index,
 )
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import Analyzer, const_value, simplify
@@ -90,7 +90,7 @@ from compiler.passes import LoopFunctionPass
 class Access:
     buffer: SSAValue
     is_write: bool
-    address: Expr  # element index
+    address: IndexExpr  # element index
     loops: list[loop.ForOp]
     position: int  # program order within the statement
 
@@ -111,11 +111,11 @@ def statement_accesses(stmt: Operation, buffers: set[SSAValue], names: ValueName
     return found
 
 
-def _isl(e: Expr, rename: dict[str, str]) -> str:
+def _isl(e: IndexExpr, rename: dict[str, str]) -> str:
     match e:
-        case Const(value=v):
+        case IndexConst(value=v):
             return str(v)
-        case Var(name=n):
+        case IndexVar(name=n):
             return rename.get(n, n)
         case Add(a=a, b=b):
             return f"({_isl(a, rename)} + {_isl(b, rename)})"
@@ -140,7 +140,7 @@ def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: ValueNames) ->
     rename: dict[str, str] = {}
     for k, for_op in enumerate(loops):
         iv = names.leaf(for_op.induction_var)
-        assert isinstance(iv, Var)
+        assert isinstance(iv, IndexVar)
         rename[iv.name] = f"{prefix}{k}"
         variables.append(f"{prefix}{k}")
         lo = expr_from_value(for_op.min, names.leaf)
@@ -216,13 +216,13 @@ def inplace_conflicts(
     return None
 
 
-def _box(for_op: loop.ForOp, names: ValueNames, rename: Mapping[str, Expr]) -> tuple[Expr, Expr]:
+def _box(for_op: loop.ForOp, names: ValueNames, rename: Mapping[str, IndexExpr]) -> tuple[IndexExpr, IndexExpr]:
     """A loop counter's inclusive range (a step > 1 is ignored: a superset)."""
     lo = expr_from_value(for_op.min, names.leaf)
     ext = expr_from_value(for_op.extent, names.leaf)
     assert lo is not None
     assert ext is not None
-    return substitute(lo, rename), substitute(lo + ext - 1, rename)
+    return substitute_index(lo, rename), substitute_index(lo + ext - 1, rename)
 
 
 def _symbolic_disjoint(
@@ -242,30 +242,30 @@ def _symbolic_disjoint(
     write_bytes, read_bytes = sizes
     wren = {names.leaf(lp.induction_var).name: f"w{k}" for k, lp in enumerate(w.loops)}
     rren = {names.leaf(lp.induction_var).name: f"r{k}" for k, lp in enumerate(r.loops)}
-    boxes = {f"w{k}": _box(lp, names, {n: Var(v) for n, v in wren.items()}) for k, lp in enumerate(w.loops)}
-    boxes |= {f"r{k}": _box(lp, names, {n: Var(v) for n, v in rren.items()}) for k, lp in enumerate(r.loops)}
-    wa = substitute(w.address, {n: Var(v) for n, v in wren.items()}) * write_bytes
-    ra = substitute(r.address, {n: Var(v) for n, v in rren.items()}) * read_bytes
+    boxes = {f"w{k}": _box(lp, names, {n: IndexVar(v) for n, v in wren.items()}) for k, lp in enumerate(w.loops)}
+    boxes |= {f"r{k}": _box(lp, names, {n: IndexVar(v) for n, v in rren.items()}) for k, lp in enumerate(r.loops)}
+    wa = substitute_index(w.address, {n: IndexVar(v) for n, v in wren.items()}) * write_bytes
+    ra = substitute_index(r.address, {n: IndexVar(v) for n, v in rren.items()}) * read_bytes
     # a loop of one iteration (a stage attached at its consumer's innermost loop runs one
     # element: `for yy = i extent 1`) is its start, which may name other such counters
-    points = {v: lo for v, (lo, hi) in boxes.items() if simplify(hi - lo) == Const(0)}
+    points = {v: lo for v, (lo, hi) in boxes.items() if simplify(hi - lo) == IndexConst(0)}
     for _ in range(len(points)):
-        wa, ra = substitute(wa, points), substitute(ra, points)
-    cases: list[dict[str, Expr]] = []  # read counters fixed by the case
-    gap = Var("d't")  # >= 0
+        wa, ra = substitute_index(wa, points), substitute_index(ra, points)
+    cases: list[dict[str, IndexExpr]] = []  # read counters fixed by the case
+    gap = IndexVar("d't")  # >= 0
     for k in range(common):
         lo, hi = boxes[f"w{k}"]
         if prove_nonnegative(lo - hi, az):
             continue  # one iteration: no later (or other) one
-        same = {} if parallel else {f"r{j}": Var(f"w{j}") for j in range(k)}
-        cases.append(same | {f"r{k}": Var(f"w{k}") + 1 + gap})
+        same = {} if parallel else {f"r{j}": IndexVar(f"w{j}") for j in range(k)}
+        cases.append(same | {f"r{k}": IndexVar(f"w{k}") + 1 + gap})
         if parallel:
-            cases.append({f"r{k}": Var(f"w{k}") - 1 - gap})
+            cases.append({f"r{k}": IndexVar(f"w{k}") - 1 - gap})
     if r.position > w.position:
-        cases.append({f"r{j}": Var(f"w{j}") for j in range(common)})
+        cases.append({f"r{j}": IndexVar(f"w{j}") for j in range(common)})
     for fixed in cases:
         case_boxes = {v: b for v, b in boxes.items() if v not in fixed}
-        read = substitute(ra, fixed)
+        read = substitute_index(ra, fixed)
         above = read - wa - write_bytes
         below = wa - read - read_bytes
         if not (prove_nonnegative(above, az, case_boxes) or prove_nonnegative(below, az, case_boxes)):
@@ -281,7 +281,7 @@ def _same_element(w: Access, r: Access, common: int) -> bool:
     return (
         common == len(w.loops) == len(r.loops)
         and r.position < w.position
-        and simplify(w.address - r.address) == Const(0)
+        and simplify(w.address - r.address) == IndexConst(0)
     )
 
 
@@ -295,8 +295,8 @@ class Slot:
     """Buffers sharing memory: in-place chains, or reuse of a dead buffer's bytes."""
 
     members: list[Lifetime]
-    size: Expr
-    offset: Expr = field(default_factory=lambda: Const(0))
+    size: IndexExpr
+    offset: IndexExpr = field(default_factory=lambda: IndexConst(0))
 
     @property
     def first(self) -> int:
@@ -309,8 +309,8 @@ class Slot:
 
 @dataclass
 class Plan:
-    offsets: dict[str, Expr]
-    arena: Expr
+    offsets: dict[str, IndexExpr]
+    arena: IndexExpr
     inplace: dict[str, str]  # buffer -> the buffer it overwrites
     reasons: dict[str, str]  # buffer -> why it got fresh memory
 
@@ -344,7 +344,7 @@ def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True
                 reasons[t.name] = f"in-place over {source.name} unsafe: {why}"
     unique = list({id(s): s for s in slots.values()}.values())
     if not reuse:
-        offset: Expr = Const(0)
+        offset: IndexExpr = IndexConst(0)
         for s in unique:
             s.offset = offset
             offset = az.simplify(offset + s.size)
@@ -381,7 +381,7 @@ def _explain(slots: list[Slot], reasons: dict[str, str]) -> None:
             )
 
 
-def _sample(e: Expr) -> int:
+def _sample(e: IndexExpr) -> int:
     """`e` with every variable 256 (17 where that divides by zero), evaluated: no
     simplification."""
     names = free_vars(e)
@@ -391,7 +391,7 @@ def _sample(e: Expr) -> int:
         return evaluate(e, dict.fromkeys(names, 17))
 
 
-def _pack_static(slots: list[Slot]) -> Expr:
+def _pack_static(slots: list[Slot]) -> IndexExpr:
     """Greedy by size: the largest slot first, at the lowest offset that no slot
     live at the same time occupies (best fit among the gaps)."""
     placed: list[Slot] = []
@@ -406,12 +406,12 @@ def _pack_static(slots: list[Slot]) -> Expr:
             if gap >= size and (best_gap is None or gap < best_gap):
                 best, best_gap = cursor, gap
             cursor = max(cursor, hi)
-        s.offset = Const(best if best is not None else cursor)
+        s.offset = IndexConst(best if best is not None else cursor)
         placed.append(s)
-    return Const(max(((const_value(s.offset) or 0) + (const_value(s.size) or 0) for s in slots), default=0))
+    return IndexConst(max(((const_value(s.offset) or 0) + (const_value(s.size) or 0) for s in slots), default=0))
 
 
-def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> Expr:
+def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> IndexExpr:
     """Greedy by size with symbolic sizes, as `_pack_static`: the largest slot first
     (sizes compared at sample points: only the order depends on them), at the lowest
     candidate offset (0, or the end of a slot live at the same time) whose bytes are
@@ -421,10 +421,10 @@ def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> 
     of the ends no other is proven to cover."""
     prover = SizeProver(az)
     placed: list[Slot] = []
-    top: Expr = Const(0)
+    top: IndexExpr = IndexConst(0)
     for s in sorted(slots, key=lambda s: (_samples(s.size), -s.first), reverse=True):
         live = [o for o in placed if o.first <= s.last and s.first <= o.last]
-        candidates = sorted([Const(0), *(az.simplify(o.offset + o.size) for o in live)], key=_samples)
+        candidates = sorted([IndexConst(0), *(az.simplify(o.offset + o.size) for o in live)], key=_samples)
         for at in candidates:
             end = az.simplify(at + s.size)
             if all(prover.prove_le(end, o.offset) or prover.prove_le(o.offset + o.size, at) for o in live):
@@ -436,19 +436,19 @@ def _pack_symbolic(slots: list[Slot], az: Analyzer, reasons: dict[str, str]) -> 
             reasons.setdefault(head, "no offset below the other buffers live with it is proven free")
         placed.append(s)
         top = az.simplify(top + s.size)
-    ends: list[Expr] = []
+    ends: list[IndexExpr] = []
     for e in sorted((az.simplify(s.offset + s.size) for s in placed), key=_samples, reverse=True):
         if not any(prover.prove_le(e, kept) for kept in ends):
             ends = [kept for kept in ends if not prover.prove_le(kept, e)] + [e]
     if not ends:
-        return Const(0)
+        return IndexConst(0)
     arena = ends[0]
     for e in ends[1:]:
         arena = Max(arena, e)
     return arena
 
 
-def _samples(e: Expr) -> tuple[int, int]:
+def _samples(e: IndexExpr) -> tuple[int, int]:
     """A size at two sample points (every variable 256, then 17): the packing order."""
     big, small = (evaluate(e, {n: v for n in free_vars(e)}) for v in (256, 17))
     return big, small

@@ -20,7 +20,15 @@ from xdsl.dialects.builtin import ModuleOp
 from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.analysis.size_proof import SizeProver
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Const, Expr, Max, Var, free_vars, parse_expr, substitute
+from compiler.arith.expr import (
+    IndexConst,
+    IndexExpr,
+    IndexVar,
+    Max,
+    free_vars,
+    parse_expr,
+    substitute_index,
+)
 from compiler.arith.simplify import Analyzer, const_value
 from compiler.diagnostics import MemoryPlanPassError
 from compiler.dialects import loop
@@ -45,7 +53,7 @@ def check_function(func: loop.FuncOp) -> list[str]:
     # each offset parsed, and each arena's size simplified, once (a symbolic arena's size
     # is a max of every plan's end: thousands of characters)
     offsets = {name: parse_expr(view.offset.data) for name, view in views.items()}
-    arena_bytes: dict[loop.BufferType, Expr] = {}
+    arena_bytes: dict[loop.BufferType, IndexExpr] = {}
     for t in lifetimes:
         view = views[t.name]
         arena = view.arena.type
@@ -69,13 +77,13 @@ def check_function(func: loop.FuncOp) -> list[str]:
     return problems
 
 
-def _disjoint(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr], positive: SizeProver) -> bool:
+def _disjoint(prover: SizeProver, a: tuple[IndexExpr, IndexExpr], b: tuple[IndexExpr, IndexExpr], positive: SizeProver) -> bool:
     """The byte ranges `a` and `b` ((offset, size)) share no byte for any sizes: one ends
     before the other starts, or (for a shape variable at 0) one of them is empty."""
-    def apart(p: SizeProver, x: tuple[Expr, Expr], y: tuple[Expr, Expr]) -> bool:
+    def apart(p: SizeProver, x: tuple[IndexExpr, IndexExpr], y: tuple[IndexExpr, IndexExpr]) -> bool:
         return p.prove_le(x[0] + x[1], y[0]) or p.prove_le(y[0] + y[1], x[0])
 
-    def empty_or_apart(at_zero: list[Expr]) -> bool:
+    def empty_or_apart(at_zero: list[IndexExpr]) -> bool:
         sizes = (at_zero[1], at_zero[3])
         return any(const_value(n) == 0 for n in sizes) or apart(prover, (at_zero[0], at_zero[1]), (at_zero[2], at_zero[3]))
 
@@ -85,9 +93,9 @@ def _disjoint(prover: SizeProver, a: tuple[Expr, Expr], b: tuple[Expr, Expr], po
 def _by_cases(
     prover: SizeProver,
     positive: SizeProver,
-    exprs: list[Expr],
-    claim: Callable[[SizeProver, list[Expr]], bool],
-    at_zero: Callable[[list[Expr]], bool],
+    exprs: list[IndexExpr],
+    claim: Callable[[SizeProver, list[IndexExpr]], bool],
+    at_zero: Callable[[list[IndexExpr]], bool],
 ) -> bool:
     """`claim` about `exprs` for every size: proven directly, else by cases: every shape
     variable at least 1 (`positive`), or some variable 0 (`at_zero` of the expressions
@@ -98,23 +106,23 @@ def _by_cases(
     if not claim(positive, exprs):
         return False
     names = sorted(n for e in exprs for n in free_vars(e) if _may_be_zero(prover, n))
-    return all(at_zero([prover.az.simplify(substitute(e, {n: 0})) for e in exprs]) for n in dict.fromkeys(names))
+    return all(at_zero([prover.az.simplify(substitute_index(e, {n: 0})) for e in exprs]) for n in dict.fromkeys(names))
 
 
 def _nonempty(prover: SizeProver) -> SizeProver:
     """`prover` for the case where no shape variable is 0: each one's lower bound raised
     to 1, its other facts kept."""
-    bounds = {n: (Const(1) if _may_be_zero(prover, n) else lo, hi) for n, (lo, hi) in prover.az.bounds.items()}
+    bounds = {n: (IndexConst(1) if _may_be_zero(prover, n) else lo, hi) for n, (lo, hi) in prover.az.bounds.items()}
     return SizeProver(Analyzer(bounds), opaque_minmax=prover.opaque_minmax, facts=prover.facts)
 
 
 def _may_be_zero(prover: SizeProver, name: str) -> bool:
     """A shape variable whose bounds allow 0 (not one that an argument's extent `v - c`
     keeps at c or more)."""
-    return name in prover.az.bounds and not prover.az.prove_ge(Var(name), 1)
+    return name in prover.az.bounds and not prover.az.prove_ge(IndexVar(name), 1)
 
 
-def _fits(prover: SizeProver, end: Expr, arena: Expr, positive: SizeProver) -> bool:
+def _fits(prover: SizeProver, end: IndexExpr, arena: IndexExpr, positive: SizeProver) -> bool:
     """`end <= arena` (by cases, as `_disjoint`); an arena `max(a, b, ...)` is at least
     each operand."""
     if isinstance(arena, Max):

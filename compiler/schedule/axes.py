@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.arith.expr import Const, Expr, emax
+from compiler.arith.expr import IndexConst, IndexExpr, emax
 from compiler.schedule import loop_relations
 
 
@@ -32,14 +32,14 @@ class Split(loop_relations.Split[IterVar]):
     factor: int | None
     nparts: int | None
     disable_predication: bool = False
-    factor_expr: Expr | None = None  # a symbolic factor (`sched.split ... by "s"`)
+    factor_expr: IndexExpr | None = None  # a symbolic factor (`sched.split ... by "s"`)
 
-    def inner_extent(self, extent: Expr) -> Expr:
+    def inner_extent(self, extent: IndexExpr) -> IndexExpr:
         """The inner loop's extent for the parent's extent: the factor (a symbolic one
         at least 1: a split by 0 is read as a split by 1), or ceil(extent / nparts), at
         least 1 (an empty symbolic extent still divides by it)."""
         if self.factor is not None:
-            return Const(self.factor)
+            return IndexConst(self.factor)
         if self.factor_expr is not None:
             return emax(self.factor_expr, 1)
         nparts = self.nparts or 1

@@ -44,7 +44,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import And, Cond, Const, Expr
+from compiler.arith.expr import And, Cond, IndexConst, IndexExpr
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import simplify
 from compiler.dialects import te
@@ -60,10 +60,10 @@ class Layout:
 
     leaves: list[str]
     hints: list[str]  # SSA names of the cache's axes
-    extents: list[Expr]
+    extents: list[IndexExpr]
     roots: list[str]
-    root_values: list[Expr]  # each root axis as a function of the leaves
-    leaf_indices: list[Expr]  # each leaf as a function of the root axes
+    root_values: list[IndexExpr]  # each root axis as a function of the leaves
+    leaf_indices: list[IndexExpr]  # each leaf as a function of the root axes
     guards: list[Cond]  # over the leaves: where the leaves lie inside the stage's shape
 
 
@@ -87,11 +87,11 @@ def parse_align(attr: Attribute) -> list[tuple[int, tuple[int, int]]]:
     return found
 
 
-def aligned_strides(shape: Sequence[Expr], aligns: dict[int, tuple[int, int]]) -> list[Expr]:
+def aligned_strides(shape: Sequence[IndexExpr], aligns: dict[int, tuple[int, int]]) -> list[IndexExpr]:
     """Row-major strides, each stride of an aligned dimension padded up to the next
     `k * factor + offset` (TVM's StorageFlatten: stride += (factor + offset - stride % factor) % factor)."""
-    strides: list[Expr] = []
-    stride: Expr = Const(1)
+    strides: list[IndexExpr] = []
+    stride: IndexExpr = IndexConst(1)
     for dim in reversed(range(len(shape))):
         if dim in aligns:
             factor, offset = aligns[dim]
@@ -158,7 +158,7 @@ def insert_cache_write(func: te.FuncOp, stage: te.ComputeOp, name: str, layout: 
         arg.name_hint = hint
         names[leaf] = arg
     var = _emitter(block, names)
-    shared: dict[Expr | Cond, SSAValue] = {}  # one value per sub-expression
+    shared: dict[IndexExpr | Cond, SSAValue] = {}  # one value per sub-expression
     mapping: dict[SSAValue, SSAValue] = {}
     for axis, value in zip(stage.axes, layout.root_values, strict=True):
         mapping[axis] = emit_expr(value, block.add_op, var, shared)
@@ -306,7 +306,7 @@ def _become_copy(stage: te.ComputeOp, cache: te.ComputeOp, layout: Layout) -> No
         arg.name_hint = old_arg.name_hint
         names[root] = arg
     var = _emitter(block, names)
-    shared: dict[Expr | Cond, SSAValue] = {}
+    shared: dict[IndexExpr | Cond, SSAValue] = {}
     indices = [emit_expr(e, block.add_op, var, shared) for e in layout.leaf_indices]
     reads = [te.ReadOp(output, indices) for output in cache.outputs]  # one per output of a multi-output stage
     block.add_ops([*reads, te.YieldOp(*[r.result for r in reads])])

@@ -9,7 +9,7 @@ import re
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.arith.expr import Const, Expr, Var, free_vars, lt, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr, IndexVar, free_vars, lt, parse_expr
 from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te
@@ -576,7 +576,7 @@ class Replay:
 # ---------------------------------------------------------------------------
 
 
-def _cover(split: Split, extent: Expr) -> tuple[Expr, Expr]:
+def _cover(split: Split, extent: IndexExpr) -> tuple[IndexExpr, IndexExpr]:
     """The outer and inner extents of a split: ceil(extent / inner) outer iterations."""
     inner = split.inner_extent(extent)
     return (extent + inner - 1) // inner, inner
@@ -588,14 +588,14 @@ def cache_layout(stage: Stage) -> Layout:
     leaves (PassUpIndex), each leaf as a function of the root axes (PassDownIndex), and
     the bound checks of splits that may not divide (MakeBoundCheck)."""
     shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
-    extent: dict[IterVar, Expr] = dict(zip(stage.axes, shape, strict=True))
-    loop_relations.pass_down_extent(stage.relations, extent, _cover, operator.mul, Const(1))
+    extent: dict[IterVar, IndexExpr] = dict(zip(stage.axes, shape, strict=True))
+    loop_relations.pass_down_extent(stage.relations, extent, _cover, operator.mul, IndexConst(1))
     leaves = [iv for iv in stage.leaves if not iv.is_reduce]
-    value: dict[IterVar, Expr] = {iv: Var(iv.name) for iv in leaves}
+    value: dict[IterVar, IndexExpr] = {iv: IndexVar(iv.name) for iv in leaves}
     loop_relations.pass_up_index(stage.relations, value, extent)
-    index: dict[IterVar, Expr] = {iv: Var(iv.name) for iv in stage.axes}
-    loop_relations.pass_down_index(stage.relations, index, extent, Const(0))
-    bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {
+    index: dict[IterVar, IndexExpr] = {iv: IndexVar(iv.name) for iv in stage.axes}
+    loop_relations.pass_down_index(stage.relations, index, extent, IndexConst(0))
+    bounds: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {
         v: (0, None) for e in shape for v in free_vars(e)
     }
     az = Analyzer({**bounds, **{iv.name: (0, extent[iv] - 1) for iv in leaves}})

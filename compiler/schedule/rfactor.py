@@ -36,7 +36,7 @@ from typing import Protocol
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from compiler.arith.expr import LT, Cond, Const, Expr, Var, free_vars
+from compiler.arith.expr import LT, Cond, IndexConst, IndexExpr, IndexVar, free_vars
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import sched, te
@@ -85,16 +85,16 @@ class _Factoring:
         assert reduction is not None
         extents = {iv: dim_expr(d) for iv, d in zip(stage.reduce_axes, reduction.get_extents(), strict=True)}
         f = loop_relations.factoring(
-            stage.relations, axis, extents, stage.leaves, _split_extents, lambda a, b: simplify(a * b), Const(1)
+            stage.relations, axis, extents, stage.leaves, _split_extents, lambda a, b: simplify(a * b), IndexConst(1)
         )
         self.touched, relations, extent, self.leaves = f.touched, f.relations, f.extent, f.leaves
-        value: dict[IterVar, Expr] = {
-            iv: Const(0) if const_value(extent[iv]) == 1 else Var(iv.name) for iv in self.leaves
+        value: dict[IterVar, IndexExpr] = {
+            iv: IndexConst(0) if const_value(extent[iv]) == 1 else IndexVar(iv.name) for iv in self.leaves
         }
         loop_relations.pass_up_index(relations, value, extent)
         self.extent = {iv.name: e for iv, e in extent.items()}
         self.value = {iv.name: v for iv, v in value.items()}
-        bounds: dict[str, tuple[Expr | int | None, Expr | int | None]] = {}
+        bounds: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {}
         for e in self.extent.values():
             bounds.update({name: (0, None) for name in free_vars(e)})
         bounds.update({iv.name: (0, simplify(self.extent[iv.name] - 1)) for iv in self.leaves})
@@ -108,14 +108,14 @@ class _Factoring:
                 self.checks.append(LT(root, self.extent[iv.name]))
 
 
-def _split_extents(rel: Split, e: Expr) -> tuple[Expr, Expr]:
+def _split_extents(rel: Split, e: IndexExpr) -> tuple[IndexExpr, IndexExpr]:
     """The outer and inner extents of a split of a touched axis: nparts gives the outer
     axis exactly nparts iterations (TVM's PassDownDomain), so a factored outer axis
     has a constant extent."""
     if rel.factor is not None:
-        return simplify((e + rel.factor - 1) // rel.factor), simplify(Const(rel.factor))
+        return simplify((e + rel.factor - 1) // rel.factor), simplify(IndexConst(rel.factor))
     assert rel.nparts is not None
-    return simplify(Const(rel.nparts)), simplify((e + rel.nparts - 1) // rel.nparts)
+    return simplify(IndexConst(rel.nparts)), simplify((e + rel.nparts - 1) // rel.nparts)
 
 
 def rfactor_ops(stage: Stage, axis: IterVar, factor_axis: int, name: str) -> tuple[te.ComputeOp, te.ComputeOp]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import Expr, Var, free_vars
+from compiler.arith.expr import IndexExpr, IndexVar, free_vars
 from compiler.arith.ir import expr_from_value
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import ScheduleVerifyError
@@ -52,13 +52,13 @@ class Stage:
     attach_ivar: IterVar | None = None
     inline: bool = False
     group: Group | None = None  # the innermost group holding the stage
-    scan_from: Expr | None = None  # a scan (te.state names it): its time loop's first step
+    scan_from: IndexExpr | None = None  # a scan (te.state names it): its time loop's first step
 
     @property
     def root_vars(self) -> list[IterVar]:
         return self.axes + self.reduce_axes
 
-    def index_leaf(self) -> Callable[[SSAValue], Expr | None]:
+    def index_leaf(self) -> Callable[[SSAValue], IndexExpr | None]:
         """Names the stage's axes (and reduce axes) and shape variables in index
         expressions read from its body (`expr_from_value`'s leaf callback)."""
         names = {arg: iv.name for arg, iv in zip(self.op.axes, self.axes, strict=True)}
@@ -66,23 +66,23 @@ class Stage:
         if reduction is not None:
             names.update({arg: iv.name for arg, iv in zip(reduction.axes, self.reduce_axes, strict=True)})
 
-        def leaf(value: SSAValue) -> Expr | None:
+        def leaf(value: SSAValue) -> IndexExpr | None:
             if value in names:
-                return Var(names[value])
+                return IndexVar(names[value])
             if isinstance(value.owner, te.VarOp):
-                return Var(value.owner.var_name.data)
+                return IndexVar(value.owner.var_name.data)
             return None
 
         return leaf
 
-    def reduce_extents(self) -> list[Expr]:
+    def reduce_extents(self) -> list[IndexExpr]:
         """The extent of each reduce axis, over shape variables and, for a `"?"`
         extent (`te.reduce_axis((0, i))`), the stage's data axes (`<stage>_<axis>`)."""
         reduction = self.op.reduction()
         if reduction is None:
             return []
         dynamic = reduction.dynamic_extent_values()
-        out: list[Expr] = []
+        out: list[IndexExpr] = []
         for k, (iv, d) in enumerate(zip(self.reduce_axes, reduction.get_extents(), strict=True)):
             if k not in dynamic:
                 out.append(dim_expr(d))

@@ -12,7 +12,7 @@ from compiler.arith import expr as A
 from compiler.errors import ExprTypeError
 from compiler.te import language as T
 
-_TO_ARITH: dict[str, Callable[[A.Expr, A.Expr], A.Expr]] = {
+_TO_ARITH: dict[str, Callable[[A.IndexExpr, A.IndexExpr], A.IndexExpr]] = {
     "add": A.Add,
     "sub": A.Sub,
     "mul": A.Mul,
@@ -23,7 +23,7 @@ _TO_ARITH: dict[str, Callable[[A.Expr, A.Expr], A.Expr]] = {
 }
 """te's integer operations (binary ops and calls) and the index language's nodes."""
 
-_TO_TE: dict[type[A.Expr], tuple[str, bool]] = {
+_TO_TE: dict[type[A.IndexExpr], tuple[str, bool]] = {
     A.Add: ("add", False),
     A.Sub: ("sub", False),
     A.Mul: ("mul", False),
@@ -35,17 +35,17 @@ _TO_TE: dict[type[A.Expr], tuple[str, bool]] = {
 """The index language's binary nodes as te spells them: (op or function, is a call)."""
 
 
-def to_arith(d: T.Dim) -> A.Expr:
+def to_arith(d: T.Dim) -> A.IndexExpr:
     """A shape dimension (an int or a te index expression of vars, axes and ints under
     + - * // % min max) as an index-language expression; anything else (a float, a
     read, a select...) has no counterpart there: ExprTypeError."""
     match d:
         case int():
-            return A.Const(d)
+            return A.IndexConst(d)
         case T.Const(value=int() as v) if not isinstance(v, bool):
-            return A.Const(v)
+            return A.IndexConst(v)
         case T.Var(name=n) | T.IterVar(name=n):
-            return A.Var(n)
+            return A.IndexVar(n)
         case T.Binary(op=op, a=a, b=b) if op in _TO_ARITH:
             return _TO_ARITH[op](to_arith(a), to_arith(b))
         case T.Call(func="maximum" | "minimum" as fn, args=(a, b)):
@@ -54,13 +54,13 @@ def to_arith(d: T.Dim) -> A.Expr:
             raise ExprTypeError(f"cannot use {d} in a shape: only + - * // % min max of vars and ints")
 
 
-def from_arith(e: A.Expr) -> T.Dim:
+def from_arith(e: A.IndexExpr) -> T.Dim:
     """An index-language expression as a te shape dimension: an int for a constant, else
     an int64 expression of `te.var`s (every index-language node has a te counterpart)."""
     match e:
-        case A.Const(value=v):
+        case A.IndexConst(value=v):
             return v
-        case A.Var(name=n):
+        case A.IndexVar(name=n):
             return T.Var(n)
         case A.Add() | A.Sub() | A.Mul() | A.FloorDiv() | A.FloorMod() | A.Max() | A.Min():
             op, is_call = _TO_TE[type(e)]

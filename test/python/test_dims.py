@@ -16,36 +16,36 @@ n, m = te.var("n"), te.var("m")
 @pytest.mark.parametrize(
     ("dim", "expected"),
     [
-        (7, A.Const(7)),
-        (n, A.Var("n")),
-        (n + 2, A.Add(A.Var("n"), A.Const(2))),
-        (n - m, A.Sub(A.Var("n"), A.Var("m"))),
-        (n * m // 4 % 3, A.FloorMod(A.FloorDiv(A.Mul(A.Var("n"), A.Var("m")), A.Const(4)), A.Const(3))),
-        (te.max(n, m), A.Max(A.Var("n"), A.Var("m"))),
-        (te.minimum(n, 8), A.Min(A.Var("n"), A.Const(8))),
+        (7, A.IndexConst(7)),
+        (n, A.IndexVar("n")),
+        (n + 2, A.Add(A.IndexVar("n"), A.IndexConst(2))),
+        (n - m, A.Sub(A.IndexVar("n"), A.IndexVar("m"))),
+        (n * m // 4 % 3, A.FloorMod(A.FloorDiv(A.Mul(A.IndexVar("n"), A.IndexVar("m")), A.IndexConst(4)), A.IndexConst(3))),
+        (te.max(n, m), A.Max(A.IndexVar("n"), A.IndexVar("m"))),
+        (te.minimum(n, 8), A.Min(A.IndexVar("n"), A.IndexConst(8))),
     ],
 )
-def test_to_arith_converts_node_to_node(dim: te.Dim, expected: A.Expr) -> None:
+def test_to_arith_converts_node_to_node(dim: te.Dim, expected: A.IndexExpr) -> None:
     assert to_arith(dim) == expected
 
 
 def test_axes_convert_by_name() -> None:
     k = te.reduce_axis((0, n), name="k")
-    assert to_arith(k * 2) == A.Mul(A.Var("k"), A.Const(2))
+    assert to_arith(k * 2) == A.Mul(A.IndexVar("k"), A.IndexConst(2))
 
 
 @pytest.mark.parametrize(
     "e",
     [
-        A.Const(-3),
-        A.Var("n"),
-        A.Add(A.Var("n"), A.Const(1)),
-        A.Sub(A.Const(10), A.Var("n")),
-        A.FloorMod(A.FloorDiv(A.Mul(A.Var("n"), A.Var("m")), A.Const(4)), A.Const(3)),
-        A.Max(A.Min(A.Var("n"), A.Const(8)), A.Var("m")),
+        A.IndexConst(-3),
+        A.IndexVar("n"),
+        A.Add(A.IndexVar("n"), A.IndexConst(1)),
+        A.Sub(A.IndexConst(10), A.IndexVar("n")),
+        A.FloorMod(A.FloorDiv(A.Mul(A.IndexVar("n"), A.IndexVar("m")), A.IndexConst(4)), A.IndexConst(3)),
+        A.Max(A.Min(A.IndexVar("n"), A.IndexConst(8)), A.IndexVar("m")),
     ],
 )
-def test_round_trip_from_arith(e: A.Expr) -> None:
+def test_round_trip_from_arith(e: A.IndexExpr) -> None:
     back = from_arith(e)
     assert isinstance(back, int) or back.dtype == "int64"
     assert to_arith(back) == e
@@ -59,7 +59,7 @@ def test_round_trip_from_te_keeps_the_canonical_form() -> None:
 
 
 def test_from_arith_builds_te_nodes() -> None:
-    d = from_arith(A.Min(A.Var("n"), A.Const(4)))
+    d = from_arith(A.Min(A.IndexVar("n"), A.IndexConst(4)))
     assert isinstance(d, te.Call)
     assert d.func == "minimum"
     (a, b) = d.args
@@ -67,13 +67,13 @@ def test_from_arith_builds_te_nodes() -> None:
     assert a.name == "n"
     assert isinstance(b, te.Const)
     assert b.value == 4
-    assert from_arith(A.Const(5)) == 5
+    assert from_arith(A.IndexConst(5)) == 5
 
 
 def test_canonical_dim() -> None:
     assert canonical_dim(n + 2 - 2) == "n"
     assert canonical_dim(te.const(3) * 4) == 12
-    assert canonical_dim(n * 2 + n) == str(simplify(A.Mul(A.Var("n"), A.Const(3))))
+    assert canonical_dim(n * 2 + n) == str(simplify(A.Mul(A.IndexVar("n"), A.IndexConst(3))))
 
 
 @pytest.mark.parametrize(
@@ -93,4 +93,4 @@ def test_what_has_no_counterpart_in_the_index_language(dim: te.Expr) -> None:
 
 def test_conditions_have_no_counterpart_in_te_dims() -> None:
     with pytest.raises(ExprTypeError, match="not an index expression"):
-        from_arith(A.lt(A.Var("n"), 3))  # type: ignore[arg-type]  # what the test checks
+        from_arith(A.lt(A.IndexVar("n"), 3))  # type: ignore[arg-type]  # what the test checks

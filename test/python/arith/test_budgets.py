@@ -8,19 +8,29 @@ import pickle
 import random
 import time
 
-from compiler.arith.expr import Add, Const, Expr, FloorDiv, Max, Min, Var, evaluate, free_vars
+from compiler.arith.expr import (
+    Add,
+    FloorDiv,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
+    Max,
+    Min,
+    evaluate,
+    free_vars,
+)
 from compiler.arith.simplify import STEP_BUDGET, Analyzer
 
-n, i = Var("n"), Var("i")
+n, i = IndexVar("n"), IndexVar("i")
 BOUNDS = {"n": (0, None), "i": (0, n - 1)}
 
 
-def nested(depth: int) -> Expr:
+def nested(depth: int) -> IndexExpr:
     """min/max nested `depth` deep over shared subtrees, as a symbolic block's offsets
     are: min(max((e + 3) // 4 - 1, n - i - k), max(e, 1) * 4 + 3) from e = n."""
-    e: Expr = n
+    e: IndexExpr = n
     for k in range(depth):
-        e = Min(Max((e + 3) // 4 - 1, n - i - k), Max(e, Const(1)) * 4 + 3)
+        e = Min(Max((e + 3) // 4 - 1, n - i - k), Max(e, IndexConst(1)) * 4 + 3)
     return e
 
 
@@ -32,8 +42,8 @@ def test_a_deep_minmax_is_bounded_in_time_and_answered_soundly() -> None:
     az = Analyzer(BOUNDS)
     e = nested(30)
     start = time.thread_time()
-    lower_holds = az.prove_le(Const(-(10**9)), e)
-    upper_refuted = az.prove_le(e, Const(-1))
+    lower_holds = az.prove_le(IndexConst(-(10**9)), e)
+    upper_refuted = az.prove_le(e, IndexConst(-1))
     lo, hi = az.const_bounds(e)
     seconds = time.thread_time() - start
     assert seconds < 20.0, f"{seconds:.1f} s"
@@ -52,8 +62,8 @@ def test_a_query_within_the_budget_is_not_changed_by_it() -> None:
     """The shallow queries the passes make stay exact (the budget is five times the
     largest query of the test suite): a split's last index folds into its min."""
     az = Analyzer({"o": (0, (n + 3) // 4 - 1), "n": (1, None)})
-    assert str(az.simplify(Min(Var("o") * 4 + 4, n) - 1)) == "min(n, o * 4 + 4) - 1"
-    assert az.prove_le(Var("o") * 4, n - 1)
+    assert str(az.simplify(Min(IndexVar("o") * 4 + 4, n) - 1)) == "min(n, o * 4 + 4) - 1"
+    assert az.prove_le(IndexVar("o") * 4, n - 1)
     assert az.exhausted == 0
     assert STEP_BUDGET >= 1000
 
@@ -63,9 +73,9 @@ def test_an_exhausted_budget_never_proves_a_falsehood() -> None:
     at every sample point, whether or not the budget ran out."""
     rng = random.Random(37)
 
-    def random_expr(depth: int) -> Expr:
+    def random_expr(depth: int) -> IndexExpr:
         if depth == 0:
-            return rng.choice([n, i, Const(rng.randint(-3, 5))])
+            return rng.choice([n, i, IndexConst(rng.randint(-3, 5))])
         a, b = random_expr(depth - 1), random_expr(depth - 1)
         kind = rng.randrange(4)
         if kind == 0:
@@ -73,7 +83,7 @@ def test_an_exhausted_budget_never_proves_a_falsehood() -> None:
         if kind == 1:
             return Max(a, b)
         if kind == 2:
-            return FloorDiv(a, Const(rng.randint(1, 4)))
+            return FloorDiv(a, IndexConst(rng.randint(1, 4)))
         return Add(a, b)
 
     points = [{"n": nv, "i": iv} for nv in (1, 3, 8, 33) for iv in range(0, nv, max(1, nv // 4))]
@@ -84,7 +94,7 @@ def test_an_exhausted_budget_never_proves_a_falsehood() -> None:
         values = [evaluate(e, p) for p in points]
         assert lo is None or lo <= min(values), (e, lo)
         assert hi is None or max(values) <= hi, (e, hi)
-        if az.prove_le(Const(0), e):
+        if az.prove_le(IndexConst(0), e):
             assert min(values) >= 0, e
 
 

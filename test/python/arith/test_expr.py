@@ -17,17 +17,17 @@ from compiler.arith.expr import (
     And,
     BoolConst,
     Cond,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Not,
     Or,
     Sub,
-    Var,
     emax,
     emin,
     evaluate,
@@ -38,21 +38,21 @@ from compiler.arith.expr import (
     lt,
     parse_cond,
     parse_expr,
-    substitute,
     substitute_cond,
+    substitute_index,
     var,
 )
 
-i, j, n, h = Var("i"), Var("j"), Var("n"), Var("h")
+i, j, n, h = IndexVar("i"), IndexVar("j"), IndexVar("n"), IndexVar("h")
 
 # -- random expressions ---------------------------------------------------------
 
 VARS = ("i", "j", "n")
-_leaves = st.one_of(st.integers(-9, 9).map(Const), st.sampled_from(VARS).map(Var))
-_nonzero = st.integers(-9, 9).filter(bool).map(Const)
+_leaves = st.one_of(st.integers(-9, 9).map(IndexConst), st.sampled_from(VARS).map(IndexVar))
+_nonzero = st.integers(-9, 9).filter(bool).map(IndexConst)
 
 
-def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+def _extend(children: st.SearchStrategy[IndexExpr]) -> st.SearchStrategy[IndexExpr]:
     binary = st.tuples(st.sampled_from([Add, Sub, Mul, Min, Max]), children, children)
     division = st.tuples(st.sampled_from([FloorDiv, FloorMod]), children, _nonzero | children)
     return (binary | division).map(lambda t: t[0](t[1], t[2]))
@@ -78,7 +78,7 @@ conds = st.recursive(_atoms, _conds_extend, max_leaves=5)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _eval_or_none(e: Expr, env: dict[str, int]) -> int | None:
+def _eval_or_none(e: IndexExpr, env: dict[str, int]) -> int | None:
     try:
         return evaluate(e, env)
     except ZeroDivisionError:
@@ -89,26 +89,26 @@ def _eval_or_none(e: Expr, env: dict[str, int]) -> int | None:
 
 
 def test_operators_wrap_ints() -> None:
-    assert Var("i") * 8 + 3 == Add(Mul(i, Const(8)), Const(3))
-    assert 3 + i == Add(Const(3), i)
-    assert 2 - i == Sub(Const(2), i)
-    assert 2 * i == Mul(Const(2), i)
-    assert 7 // i == FloorDiv(Const(7), i)
-    assert 7 % i == FloorMod(Const(7), i)
-    assert i // 2 == FloorDiv(i, Const(2))
-    assert i % 2 == FloorMod(i, Const(2))
-    assert -i == Mul(Const(-1), i)
-    assert -Const(4) == Const(-4)
-    assert emin(i, 3) == Min(i, Const(3))
-    assert emax(0, j) == Max(Const(0), j)
-    assert var("k") == Var("k")
+    assert IndexVar("i") * 8 + 3 == Add(Mul(i, IndexConst(8)), IndexConst(3))
+    assert 3 + i == Add(IndexConst(3), i)
+    assert 2 - i == Sub(IndexConst(2), i)
+    assert 2 * i == Mul(IndexConst(2), i)
+    assert 7 // i == FloorDiv(IndexConst(7), i)
+    assert 7 % i == FloorMod(IndexConst(7), i)
+    assert i // 2 == FloorDiv(i, IndexConst(2))
+    assert i % 2 == FloorMod(i, IndexConst(2))
+    assert -i == Mul(IndexConst(-1), i)
+    assert -IndexConst(4) == IndexConst(-4)
+    assert emin(i, 3) == Min(i, IndexConst(3))
+    assert emax(0, j) == Max(IndexConst(0), j)
+    assert var("k") == IndexVar("k")
 
 
 def test_structural_equality_and_hash() -> None:
-    assert i + 1 == Var("i") + 1
+    assert i + 1 == IndexVar("i") + 1
     assert i + 1 != 1 + i
-    assert len({i + 1, Var("i") + 1, i + 2}) == 2
-    assert Const(3) != Var("3")
+    assert len({i + 1, IndexVar("i") + 1, i + 2}) == 2
+    assert IndexConst(3) != IndexVar("3")
 
 
 def test_no_ordering_and_bad_operands() -> None:
@@ -117,7 +117,7 @@ def test_no_ordering_and_bad_operands() -> None:
     with pytest.raises(TypeError):
         _ = i + 1.5  # type: ignore[operator]
     with pytest.raises(TypeError):
-        Const(True)
+        IndexConst(True)
 
 
 # -- printing -----------------------------------------------------------------------
@@ -142,11 +142,11 @@ def test_no_ordering_and_bad_operands() -> None:
         (-i // 2, "-i // 2"),
         (i + -3, "i - 3"),
         (i - -3, "i - -3"),
-        (Const(-2) * i, "-2 * i"),
+        (IndexConst(-2) * i, "-2 * i"),
         (emax(i, -1) * 2, "max(i, -1) * 2"),
     ],
 )
-def test_str(expr: Expr, text: str) -> None:
+def test_str(expr: IndexExpr, text: str) -> None:
     assert str(expr) == text
     assert evaluate(parse_expr(text), {"i": 5, "j": 3, "n": 2, "h": 7}) == evaluate(
         expr, {"i": 5, "j": 3, "n": 2, "h": 7}
@@ -154,28 +154,28 @@ def test_str(expr: Expr, text: str) -> None:
 
 
 def test_cond_str() -> None:
-    assert str(LE(Const(1), i) & LT(i, Const(57))) == "1 <= i and i < 57"
-    assert str(Or(LT(i, j), EQ(i, n)) & NE(j, Const(0))) == "(i < j or i == n) and j != 0"
+    assert str(LE(IndexConst(1), i) & LT(i, IndexConst(57))) == "1 <= i and i < 57"
+    assert str(Or(LT(i, j), EQ(i, n)) & NE(j, IndexConst(0))) == "(i < j or i == n) and j != 0"
     assert str(~(LT(i, j) & LT(j, n))) == "not (i < j and j < n)"
     assert str(Not(LT(i, j)) | LE(j, n)) == "not i < j or j <= n"
     assert str(BoolConst(True)) == "True"
-    assert gt(i, 3) == LT(Const(3), i)
-    assert ge(i, 3) == LE(Const(3), i)
-    assert lt(i, 3) == LT(i, Const(3))
+    assert gt(i, 3) == LT(IndexConst(3), i)
+    assert ge(i, 3) == LE(IndexConst(3), i)
+    assert lt(i, 3) == LT(i, IndexConst(3))
 
 
 # -- parsing ------------------------------------------------------------------------
 
 
 def test_parse_expr() -> None:
-    assert parse_expr("i * 8 + j - 1") == Sub(Add(Mul(i, Const(8)), j), Const(1))
-    assert parse_expr(" (h + 1) // 2 ") == FloorDiv(Add(h, Const(1)), Const(2))
-    assert parse_expr("min(n - i * 8, 8)") == Min(Sub(n, Mul(i, Const(8))), Const(8))
-    assert parse_expr("max(i, j, 3)") == Max(Max(i, j), Const(3))
-    assert parse_expr("-3") == Const(-3)
-    assert parse_expr("-i") == Mul(Const(-1), i)
-    assert parse_expr("+i % 4") == FloorMod(i, Const(4))
-    assert parse_expr("x_1 * shape0") == Mul(Var("x_1"), Var("shape0"))
+    assert parse_expr("i * 8 + j - 1") == Sub(Add(Mul(i, IndexConst(8)), j), IndexConst(1))
+    assert parse_expr(" (h + 1) // 2 ") == FloorDiv(Add(h, IndexConst(1)), IndexConst(2))
+    assert parse_expr("min(n - i * 8, 8)") == Min(Sub(n, Mul(i, IndexConst(8))), IndexConst(8))
+    assert parse_expr("max(i, j, 3)") == Max(Max(i, j), IndexConst(3))
+    assert parse_expr("-3") == IndexConst(-3)
+    assert parse_expr("-i") == Mul(IndexConst(-1), i)
+    assert parse_expr("+i % 4") == FloorMod(i, IndexConst(4))
+    assert parse_expr("x_1 * shape0") == Mul(IndexVar("x_1"), IndexVar("shape0"))
 
 
 @pytest.mark.parametrize(
@@ -201,8 +201,8 @@ def test_parse_expr_errors(text: str, offending: str) -> None:
 
 
 def test_parse_cond() -> None:
-    assert parse_cond("1 <= i and i < 57") == And(LE(Const(1), i), LT(i, Const(57)))
-    assert parse_cond("0 <= i < n") == And(LE(Const(0), i), LT(i, n))
+    assert parse_cond("1 <= i and i < 57") == And(LE(IndexConst(1), i), LT(i, IndexConst(57)))
+    assert parse_cond("0 <= i < n") == And(LE(IndexConst(0), i), LT(i, n))
     assert parse_cond("i > j") == LT(j, i)
     assert parse_cond("i >= j") == LE(j, i)
     assert parse_cond("not (i == j or i != n)") == Not(Or(EQ(i, j), NE(i, n)))
@@ -240,14 +240,14 @@ def test_evaluate_cond() -> None:
 def test_free_vars_and_substitute() -> None:
     e = emin(i * 8 + j, n) // 2
     assert free_vars(e) == frozenset({"i", "j", "n"})
-    assert free_vars(Const(3)) == frozenset()
+    assert free_vars(IndexConst(3)) == frozenset()
     assert free_vars(parse_cond("i < 3 and not j == n")) == frozenset({"i", "j", "n"})
-    swapped = substitute(i - j, {"i": j, "j": i})
+    swapped = substitute_index(i - j, {"i": j, "j": i})
     assert swapped == Sub(j, i)
-    assert substitute(e, {"i": 2, "n": h}) == FloorDiv(
-        Min(Add(Mul(Const(2), Const(8)), j), h), Const(2)
+    assert substitute_index(e, {"i": 2, "n": h}) == FloorDiv(
+        Min(Add(Mul(IndexConst(2), IndexConst(8)), j), h), IndexConst(2)
     )
-    assert substitute_cond(LT(i, n), {"n": 4}) == LT(i, Const(4))
+    assert substitute_cond(LT(i, n), {"n": 4}) == LT(i, IndexConst(4))
 
 
 # -- properties -------------------------------------------------------------------
@@ -255,7 +255,7 @@ def test_free_vars_and_substitute() -> None:
 
 @SETTINGS
 @given(exprs, envs)
-def test_print_parse_roundtrip(e: Expr, env: dict[str, int]) -> None:
+def test_print_parse_roundtrip(e: IndexExpr, env: dict[str, int]) -> None:
     text = str(e)
     parsed = parse_expr(text)
     assert _eval_or_none(parsed, env) == _eval_or_none(e, env)
@@ -265,7 +265,7 @@ def test_print_parse_roundtrip(e: Expr, env: dict[str, int]) -> None:
 
 @SETTINGS
 @given(exprs, envs)
-def test_evaluate_matches_python(e: Expr, env: dict[str, int]) -> None:
+def test_evaluate_matches_python(e: IndexExpr, env: dict[str, int]) -> None:
     expected: int | None
     try:
         expected = eval(str(e), {"min": min, "max": max}, dict(env))

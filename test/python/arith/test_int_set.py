@@ -7,15 +7,15 @@ from hypothesis import strategies as st
 
 from compiler.arith.expr import (
     Add,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Sub,
-    Var,
     evaluate,
     parse_expr,
 )
@@ -28,11 +28,11 @@ SHAPES = {"n": (1, None), "h": (1, None)}
 # -- random expressions (kept in sync with test_expr.py) --------------------------
 
 VARS = ("i", "j", "n")
-_leaves = st.one_of(st.integers(-9, 9).map(Const), st.sampled_from(VARS).map(Var))
-_nonzero = st.integers(-9, 9).filter(bool).map(Const)
+_leaves = st.one_of(st.integers(-9, 9).map(IndexConst), st.sampled_from(VARS).map(IndexVar))
+_nonzero = st.integers(-9, 9).filter(bool).map(IndexConst)
 
 
-def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+def _extend(children: st.SearchStrategy[IndexExpr]) -> st.SearchStrategy[IndexExpr]:
     binary = st.tuples(st.sampled_from([Add, Sub, Mul, Min, Max]), children, children)
     division = st.tuples(st.sampled_from([FloorDiv, FloorMod]), children, _nonzero | children)
     return (binary | division).map(lambda t: t[0](t[1], t[2]))
@@ -42,7 +42,7 @@ exprs = st.recursive(_leaves, _extend, max_leaves=10)
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _ev(e: Expr, env: dict[str, int]) -> int | None:
+def _ev(e: IndexExpr, env: dict[str, int]) -> int | None:
     try:
         return evaluate(e, env)
     except ZeroDivisionError:
@@ -85,7 +85,7 @@ def test_union_and_intersect() -> None:
     assert _s(IntSet(0, P("n")).union(IntSet(P("n"), P("n + 4")))) == "[min(n, 0), n + 4]"
     assert _s(IntSet(0, P("n")).union(IntSet(P("n"), P("n + 4")), SHAPES)) == "[0, n + 4]"
     assert IntSet(0, 3).union(IntSet(None, 1)).lo is None
-    assert IntSet.empty().union(IntSet(1, 2)) == IntSet(Const(1), Const(2))
+    assert IntSet.empty().union(IntSet(1, 2)) == IntSet(IndexConst(1), IndexConst(2))
     assert IntSet(1, 2).intersect(IntSet.empty()).is_empty()
     assert _s(IntSet(0, None).intersect(IntSet(None, P("n")))) == "[0, n]"
     assert (
@@ -111,7 +111,7 @@ def test_cover_range_and_extent() -> None:
 # -- eval_set ---------------------------------------------------------------------------
 
 SPLIT_DOM = {
-    "io": IntSet(Const(0), P("(n + 7) // 8 - 1")),
+    "io": IntSet(IndexConst(0), P("(n + 7) // 8 - 1")),
     "ii": IntSet.from_range(0, 8),
     "i": IntSet.from_range(0, P("n")),
     "k": IntSet.from_range(0, 3),
@@ -167,7 +167,7 @@ def test_eval_set_divisor_that_may_be_zero() -> None:
     """A divisor m known only >= 0 (a shape variable) is read as max(m, 1): a fused
     axis f over [0, n*m - 1] gives f % m in [0, m - 1] wherever m >= 1."""
     bounds = {"n": (0, None), "m": (0, None)}
-    dom = {"f": IntSet.from_range(0, P("n * m"), bounds), "c": IntSet(Const(-3), P("m"))}
+    dom = {"f": IntSet.from_range(0, P("n * m"), bounds), "c": IntSet(IndexConst(-3), P("m"))}
     assert str(eval_set(P("f % m"), dom, bounds)) == "[0, min(m * n - 1, max(m, 1) - 1)]"
     assert str(eval_set(P("f // m"), dom, bounds)) == "[0, (m * n - 1) // max(m, 1)]"
     assert str(eval_set(P("c % m"), dom, bounds)) == "[0, max(m, 1) - 1]"
@@ -177,7 +177,7 @@ def test_eval_set_divisor_that_may_be_zero() -> None:
 
 @SETTINGS
 @given(exprs, st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=6))
-def test_eval_set_sound_divisor_may_be_zero(e: Expr, sizes: list[tuple[int, int]]) -> None:
+def test_eval_set_sound_divisor_may_be_zero(e: IndexExpr, sizes: list[tuple[int, int]]) -> None:
     """With n, m >= 0 and i over [0, n*m - 1] (empty when n*m == 0), every value the
     expression takes where it is defined lies in the set, whose ends stay defined."""
     bounds = {"n": (0, None), "j": (0, None)}
@@ -250,13 +250,13 @@ def symbolic_dom_points(draw: st.DrawFn) -> list[dict[str, int]]:
     return out
 
 
-SYMBOLIC_DOM = {"i": IntSet.from_range(0, P("n")), "j": IntSet(Const(0), P("(n + 7) // 8 - 1"))}
+SYMBOLIC_DOM = {"i": IntSet.from_range(0, P("n")), "j": IntSet(IndexConst(0), P("(n + 7) // 8 - 1"))}
 
 
 @SETTINGS
 @given(exprs, const_dom())
 def test_eval_set_sound_const_dom(
-    e: Expr, data: tuple[dict[str, IntSet], list[dict[str, int]]]
+    e: IndexExpr, data: tuple[dict[str, IntSet], list[dict[str, int]]]
 ) -> None:
     dom, points = data
     s = eval_set(e, dom)
@@ -268,7 +268,7 @@ def test_eval_set_sound_const_dom(
 
 @SETTINGS
 @given(exprs, symbolic_dom_points())
-def test_eval_set_sound_symbolic_dom(e: Expr, points: list[dict[str, int]]) -> None:
+def test_eval_set_sound_symbolic_dom(e: IndexExpr, points: list[dict[str, int]]) -> None:
     s = eval_set(e, SYMBOLIC_DOM, {"n": (1, None)})
     for env in points:
         v = _ev(e, env)
@@ -278,8 +278,8 @@ def test_eval_set_sound_symbolic_dom(e: Expr, points: list[dict[str, int]]) -> N
 
 _ends = st.one_of(
     st.none(),
-    st.integers(-8, 8).map(Const),
-    st.tuples(st.integers(-2, 2), st.integers(-8, 8)).map(lambda t: Var("n") * t[0] + t[1]),
+    st.integers(-8, 8).map(IndexConst),
+    st.tuples(st.integers(-2, 2), st.integers(-8, 8)).map(lambda t: IndexVar("n") * t[0] + t[1]),
 )
 _sets = st.one_of(st.tuples(_ends, _ends).map(lambda t: IntSet(*t)), st.just(IntSet.empty()))
 

@@ -20,15 +20,15 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from compiler.arith.expr import (
     Add,
     Cond,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Sub,
-    Var,
     evaluate,
     evaluate_cond,
     parse_cond,
@@ -69,9 +69,9 @@ class _Builder:
     def const(self, v: int, ty: IndexType | IntegerType = IDX) -> SSAValue:
         return self.add(arith.ConstantOp(IntegerAttr(v, ty)))
 
-    def leaf(self, value: SSAValue) -> Expr | None:
+    def leaf(self, value: SSAValue) -> IndexExpr | None:
         name = self.by_value.get(value)
-        return None if name is None else Var(name)
+        return None if name is None else IndexVar(name)
 
     def run(self, results: list[SSAValue], env: dict[str, int]) -> tuple:
         """Return ``results``, wrap the block in a func and interpret it."""
@@ -100,7 +100,7 @@ def test_expr_from_value_basic_ops() -> None:
     assert str(expr_from_value(lin, b.leaf)) == "i * 8 + j"
     assert str(expr_from_value(fd, b.leaf)) == "max(min(n - (i * 8 + j), 8), 0) // 2"
     assert str(expr_from_value(i, b.leaf)) == "i"
-    assert expr_from_value(c8, lambda v: None) == Const(8)
+    assert expr_from_value(c8, lambda v: None) == IndexConst(8)
 
 
 def test_expr_from_value_casts_and_integer_constants() -> None:
@@ -110,23 +110,23 @@ def test_expr_from_value_casts_and_integer_constants() -> None:
     c = b.add(arith.IndexCastOp(b.const(3, i32), IDX))
     s = b.add(arith.AddiOp(b.add(arith.MuliOp(n, c)), b.by_name["i"]))
     assert str(expr_from_value(s, b.leaf)) == "n * 3 + i"
-    assert expr_from_value(b.const(-5), b.leaf) == Const(-5)
+    assert expr_from_value(b.const(-5), b.leaf) == IndexConst(-5)
 
 
 def test_expr_from_value_unknown_leaf() -> None:
     b = _Builder(("i", "j"))
     s = b.add(arith.AddiOp(b.by_name["i"], b.by_name["j"]))
-    only_i = {b.by_name["i"]: Var("i")}
+    only_i = {b.by_name["i"]: IndexVar("i")}
     assert expr_from_value(s, lambda v: only_i.get(v)) is None
     # unknown ops are leaves too
     cmp = b.add(arith.CmpiOp(b.by_name["i"], b.by_name["j"], "slt"))
     seen: list[SSAValue] = []
 
-    def leaf(v: SSAValue) -> Expr | None:
+    def leaf(v: SSAValue) -> IndexExpr | None:
         seen.append(v)
-        return Var("c") if v is cmp else b.leaf(v)
+        return IndexVar("c") if v is cmp else b.leaf(v)
 
-    assert expr_from_value(cmp, leaf) == Var("c")
+    assert expr_from_value(cmp, leaf) == IndexVar("c")
     assert seen == [cmp]
 
 
@@ -151,8 +151,8 @@ def test_expr_from_value_divsi_remsi() -> None:
         assert evaluate(e_rem, {"i": v}) == v - 4 * int(v / 4)
     # non-constant divisor of unknown sign: a leaf
     assert expr_from_value(b.add(arith.DivSIOp(i, j)), b.leaf) is None
-    named = expr_from_value(b.add(arith.DivSIOp(i, j)), lambda v: b.leaf(v) or Var("q"))
-    assert named == Var("q")
+    named = expr_from_value(b.add(arith.DivSIOp(i, j)), lambda v: b.leaf(v) or IndexVar("q"))
+    assert named == IndexVar("q")
     # provably positive divisor and non-negative dividend
     pos = {"i": (0, None), "j": (1, None)}
     assert str(expr_from_value(b.add(arith.DivSIOp(i, j)), b.leaf, pos)) == "i // j"
@@ -181,7 +181,7 @@ def test_divsi_remsi_match_interpreter(x: int, c: int) -> None:
 
 
 def _emit_and_run(
-    e: Expr, env: dict[str, int], names: tuple[str, ...] = ("i", "j", "n")
+    e: IndexExpr, env: dict[str, int], names: tuple[str, ...] = ("i", "j", "n")
 ) -> tuple[int, _Builder, SSAValue]:
     b = _Builder(names)
     result = emit_expr(e, b.block.add_op, b.by_name.__getitem__)
@@ -242,11 +242,11 @@ def test_emit_cond() -> None:
 # -- properties --------------------------------------------------------------------------------
 
 VARS = ("i", "j", "n")
-_leaves = st.one_of(st.integers(-9, 9).map(Const), st.sampled_from(VARS).map(Var))
-_nonzero = st.integers(-9, 9).filter(bool).map(Const)
+_leaves = st.one_of(st.integers(-9, 9).map(IndexConst), st.sampled_from(VARS).map(IndexVar))
+_nonzero = st.integers(-9, 9).filter(bool).map(IndexConst)
 
 
-def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+def _extend(children: st.SearchStrategy[IndexExpr]) -> st.SearchStrategy[IndexExpr]:
     binary = st.tuples(st.sampled_from([Add, Sub, Mul, Min, Max]), children, children)
     division = st.tuples(st.sampled_from([FloorDiv, FloorMod]), children, _nonzero)
     return (binary | division).map(lambda t: t[0](t[1], t[2]))
@@ -259,7 +259,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 @SETTINGS
 @given(exprs, envs)
-def test_emit_matches_evaluate(e: Expr, env: dict[str, int]) -> None:
+def test_emit_matches_evaluate(e: IndexExpr, env: dict[str, int]) -> None:
     value, b, result = _emit_and_run(e, env)
     assert value == evaluate(e, env)
     # reading the emitted IR back gives an equal expression
@@ -270,7 +270,7 @@ def test_emit_matches_evaluate(e: Expr, env: dict[str, int]) -> None:
 
 @SETTINGS
 @given(exprs, exprs, envs, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
-def test_emit_cond_matches_evaluate(a: Expr, b: Expr, env: dict[str, int], op: str) -> None:
+def test_emit_cond_matches_evaluate(a: IndexExpr, b: IndexExpr, env: dict[str, int], op: str) -> None:
     c: Cond = parse_cond(f"{a} {op} {b} and not {b} == 1 or {a} < 0")
     builder = _Builder(VARS)
     result = emit_cond(c, builder.block.add_op, builder.by_name.__getitem__)

@@ -8,15 +8,15 @@ from hypothesis import strategies as st
 
 from compiler.arith.expr import (
     Add,
-    Const,
-    Expr,
     FloorDiv,
     FloorMod,
+    IndexConst,
+    IndexExpr,
+    IndexVar,
     Max,
     Min,
     Mul,
     Sub,
-    Var,
     evaluate,
     evaluate_cond,
     free_vars,
@@ -42,12 +42,12 @@ P = parse_expr
 # -- random expressions (kept in sync with test_expr.py) --------------------------
 
 VARS = ("i", "j", "n")
-_leaves = st.one_of(st.integers(-9, 9).map(Const), st.sampled_from(VARS).map(Var))
-_nonzero = st.integers(-9, 9).filter(bool).map(Const)
-_positive = st.integers(1, 9).map(Const)
+_leaves = st.one_of(st.integers(-9, 9).map(IndexConst), st.sampled_from(VARS).map(IndexVar))
+_nonzero = st.integers(-9, 9).filter(bool).map(IndexConst)
+_positive = st.integers(1, 9).map(IndexConst)
 
 
-def _extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+def _extend(children: st.SearchStrategy[IndexExpr]) -> st.SearchStrategy[IndexExpr]:
     binary = st.tuples(st.sampled_from([Add, Sub, Mul, Min, Max]), children, children)
     division = st.tuples(
         st.sampled_from([FloorDiv, FloorMod]), children, _positive | _nonzero | children
@@ -95,7 +95,7 @@ def symbolic_points(draw: st.DrawFn) -> list[dict[str, int]]:
     return out
 
 
-def _ev(e: Expr, env: dict[str, int]) -> int | None:
+def _ev(e: IndexExpr, env: dict[str, int]) -> int | None:
     try:
         return evaluate(e, env)
     except ZeroDivisionError:
@@ -197,7 +197,7 @@ def test_division_by_zero_is_kept() -> None:
 
 
 def test_prove_basic() -> None:
-    i, j = Var("i"), Var("j")
+    i, j = IndexVar("i"), IndexVar("j")
     assert prove_le(i, i + 1)
     assert prove_lt(i, i + 1)
     assert not prove_lt(i, i)
@@ -299,7 +299,7 @@ def test_analyzer_reuse() -> None:
         st.fixed_dictionaries({v: st.integers(-30, 30) for v in VARS}), min_size=1, max_size=5
     ),
 )
-def test_simplify_sound_without_bounds(e: Expr, points: list[dict[str, int]]) -> None:
+def test_simplify_sound_without_bounds(e: IndexExpr, points: list[dict[str, int]]) -> None:
     s = simplify(e)
     for env in points:
         expected = _ev(e, env)
@@ -309,7 +309,7 @@ def test_simplify_sound_without_bounds(e: Expr, points: list[dict[str, int]]) ->
 
 @SETTINGS
 @given(exprs, const_bounds_and_points())
-def test_simplify_sound_with_bounds(e: Expr, data: tuple[BoundsArg, list[dict[str, int]]]) -> None:
+def test_simplify_sound_with_bounds(e: IndexExpr, data: tuple[BoundsArg, list[dict[str, int]]]) -> None:
     bounds, points = data
     s = simplify(e, bounds)
     for env in points:
@@ -320,7 +320,7 @@ def test_simplify_sound_with_bounds(e: Expr, data: tuple[BoundsArg, list[dict[st
 
 @SETTINGS
 @given(exprs, symbolic_points())
-def test_simplify_sound_with_symbolic_bounds(e: Expr, points: list[dict[str, int]]) -> None:
+def test_simplify_sound_with_symbolic_bounds(e: IndexExpr, points: list[dict[str, int]]) -> None:
     s = simplify(e, SYMBOLIC_BOUNDS)
     for env in points:
         expected = _ev(e, env)
@@ -330,21 +330,21 @@ def test_simplify_sound_with_symbolic_bounds(e: Expr, points: list[dict[str, int
 
 @SETTINGS
 @given(exprs)
-def test_simplify_idempotent(e: Expr) -> None:
+def test_simplify_idempotent(e: IndexExpr) -> None:
     s = simplify(e)
     assert simplify(s) == s, (str(e), str(s))
 
 
 @SETTINGS
 @given(exprs, exprs)
-def test_simplify_canonical_for_commuted_operands(a: Expr, b: Expr) -> None:
+def test_simplify_canonical_for_commuted_operands(a: IndexExpr, b: IndexExpr) -> None:
     assert simplify(Add(a, b)) == simplify(Add(b, a))
     assert simplify(Mul(a, b)) == simplify(Mul(b, a))
 
 
 @SETTINGS
 @given(exprs, exprs, const_bounds_and_points())
-def test_prove_sound(a: Expr, b: Expr, data: tuple[BoundsArg, list[dict[str, int]]]) -> None:
+def test_prove_sound(a: IndexExpr, b: IndexExpr, data: tuple[BoundsArg, list[dict[str, int]]]) -> None:
     bounds, points = data
     an = Analyzer(bounds)
     facts = {
@@ -366,7 +366,7 @@ def test_prove_sound(a: Expr, b: Expr, data: tuple[BoundsArg, list[dict[str, int
 
 @SETTINGS
 @given(exprs, exprs, symbolic_points())
-def test_prove_sound_symbolic(a: Expr, b: Expr, points: list[dict[str, int]]) -> None:
+def test_prove_sound_symbolic(a: IndexExpr, b: IndexExpr, points: list[dict[str, int]]) -> None:
     an = Analyzer(SYMBOLIC_BOUNDS)
     le, lt = an.prove_le(a, b), an.prove_lt(a, b)
     lo, hi = an.const_bounds(a)
@@ -383,7 +383,7 @@ def test_prove_sound_symbolic(a: Expr, b: Expr, points: list[dict[str, int]]) ->
 @SETTINGS
 @given(exprs, exprs, const_bounds_and_points())
 def test_simplify_cond_sound(
-    a: Expr, b: Expr, data: tuple[BoundsArg, list[dict[str, int]]]
+    a: IndexExpr, b: IndexExpr, data: tuple[BoundsArg, list[dict[str, int]]]
 ) -> None:
     bounds, points = data
     cond = parse_cond(f"{a} < {b} or not {a} == {b}")
@@ -402,26 +402,26 @@ _coeffs = st.integers(-9, 9)
 
 
 @st.composite
-def index_exprs(draw: st.DrawFn) -> Expr:
-    out: Expr = Const(draw(st.integers(-9, 9)))
+def index_exprs(draw: st.DrawFn) -> IndexExpr:
+    out: IndexExpr = IndexConst(draw(st.integers(-9, 9)))
     for _ in range(draw(st.integers(1, 4))):
-        term: Expr = Var(draw(st.sampled_from(_LOOP)))
+        term: IndexExpr = IndexVar(draw(st.sampled_from(_LOOP)))
         kind = draw(st.sampled_from(["var", "div", "mod", "min", "prod"]))
         if kind == "div":
-            term = FloorDiv(term + draw(_coeffs), Const(draw(st.integers(1, 9))))
+            term = FloorDiv(term + draw(_coeffs), IndexConst(draw(st.integers(1, 9))))
         elif kind == "mod":
-            term = FloorMod(term * draw(_coeffs) + draw(_coeffs), Const(draw(st.integers(1, 9))))
+            term = FloorMod(term * draw(_coeffs) + draw(_coeffs), IndexConst(draw(st.integers(1, 9))))
         elif kind == "min":
-            term = Min(term, Var(draw(st.sampled_from(_LOOP))) * draw(_coeffs) + draw(_coeffs))
+            term = Min(term, IndexVar(draw(st.sampled_from(_LOOP))) * draw(_coeffs) + draw(_coeffs))
         elif kind == "prod":
-            term = term * Var(draw(st.sampled_from(_LOOP)))
-        out = Add(out, Mul(term, Const(draw(_coeffs))))
+            term = term * IndexVar(draw(st.sampled_from(_LOOP)))
+        out = Add(out, Mul(term, IndexConst(draw(_coeffs))))
     return out
 
 
 @SETTINGS
 @given(index_exprs(), index_exprs(), symbolic_points())
-def test_prove_sound_structured(a: Expr, b: Expr, points: list[dict[str, int]]) -> None:
+def test_prove_sound_structured(a: IndexExpr, b: IndexExpr, points: list[dict[str, int]]) -> None:
     an = Analyzer(SYMBOLIC_BOUNDS)
     le, lt = an.prove_le(a, b), an.prove_lt(a, b)
     sa = an.simplify(a)
