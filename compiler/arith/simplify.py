@@ -93,13 +93,26 @@ is a valid bound.
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
-from typing import Concatenate, ParamSpec, TypeVar
+from collections.abc import Mapping
 
+from compiler.arith import bound_search
+from compiler.arith.canonical import (
+    Monomial,
+    Poly,
+    atom,
+    mono,
+    mono_divide,
+    pconst,
+    pconst_poly,
+    pkey,
+    pmul,
+    pscale,
+    single_atom,
+    sort_key,
+    symmod,
+    to_expr,
+)
 from compiler.arith.expr import (
     EQ,
     LE,
@@ -124,8 +137,7 @@ from compiler.arith.expr import (
     free_vars,
 )
 from compiler.arith.poly import poly_add as _padd
-from compiler.arith.poly import poly_mul
-from compiler.arith.ranges import Range, ceil_div, opt_max, opt_min, range_mul
+from compiler.arith.ranges import Range
 from compiler.errors import ExprTypeError
 
 __all__ = [
@@ -143,187 +155,8 @@ __all__ = [
 ]
 
 BoundsArg = Mapping[str, tuple[IndexExpr | int | None, IndexExpr | int | None]]
-Monomial = tuple[IndexExpr, ...]
-Poly = dict[Monomial, int]
 
 _PROVE_BUDGET = 3
-
-STEP_BUDGET = 1000
-"""Searches (non-memoised `Analyzer.lower` calls) one public query may make; then
-interval arithmetic alone (see "Budgets" in the module docstring). The largest query
-of the lit suite and of the arith, memory, loop-partition, auto-schedule and
-transformer tests took 210 (counted when the budget was introduced): about five times that."""
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _query(method: Callable[Concatenate[Analyzer, _P], _R]) -> Callable[Concatenate[Analyzer, _P], _R]:
-    """A public query of the analyzer: the outermost one (not one the analyzer makes of
-    itself) starts with `STEP_BUDGET` steps, and counts in `exhausted` if it used them."""
-
-    def query(self: Analyzer, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if self._in_query:
-            return method(self, *args, **kwargs)
-        self._in_query = True
-        self._steps = STEP_BUDGET
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self._in_query = False
-            if self._steps < 0:
-                self.exhausted += 1
-
-    query.__name__, query.__qualname__, query.__doc__ = method.__name__, method.__qualname__, method.__doc__
-    query.__wrapped__ = method  # type: ignore[attr-defined]  # inspect.signature: the method's
-    return query
-
-
-# ---------------------------------------------------------------------------
-# Polynomial helpers (polys are never mutated once built)
-# ---------------------------------------------------------------------------
-
-
-_PRINTED_KEY_NODES = 4096
-"""The largest tree (counted with its shared subtrees once per use, as printed) whose
-sort key is its text; a larger one is keyed by a digest of its structure (see
-`_sort_key`)."""
-
-
-@lru_cache(maxsize=1 << 16)
-def _sort_key(e: IndexExpr) -> tuple[int, str, str]:
-    """The order of terms and of min/max operands: by kind, then text. The text of a tree
-    of shared subtrees (a min of a max of a min... over the same operands) grows
-    exponentially with its depth, so past `_PRINTED_KEY_NODES` printed nodes the key is
-    a digest of the structure instead (deterministic across runs, sorted after texts)."""
-    rank = 0 if isinstance(e, IndexVar) else 1 if isinstance(e, FloorDiv | FloorMod) else 2
-    if _printed_nodes(e) > _PRINTED_KEY_NODES:
-        digest = _digest(e)
-        return (rank, "\x7f" + digest, digest)
-    return (rank, str(e), repr(e))
-
-
-@lru_cache(maxsize=1 << 16)
-def _printed_nodes(e: IndexExpr) -> int:
-    """How many nodes `str(e)` prints (a shared subtree once per use), without printing."""
-    if isinstance(e, IndexConst | IndexVar):
-        return 1
-    assert isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max)
-    return 1 + _printed_nodes(e.a) + _printed_nodes(e.b)
-
-
-@lru_cache(maxsize=1 << 16)
-def _digest(e: IndexExpr) -> str:
-    """A digest of the structure of `e`, the same in every process (not `hash`)."""
-    if isinstance(e, IndexConst):
-        text = f"c{e.value}"
-    elif isinstance(e, IndexVar):
-        text = f"v{e.name}"
-    else:
-        assert isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max)
-        text = f"{type(e).__name__}({_digest(e.a)},{_digest(e.b)})"
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-
-
-def _mono_key(m: Monomial) -> tuple[tuple[int, str, str], ...]:
-    return tuple(_sort_key(f) for f in m)
-
-
-def _mono(factors: Iterable[IndexExpr]) -> Monomial:
-    return tuple(sorted(factors, key=_sort_key))
-
-
-def _pconst_poly(value: int) -> Poly:
-    return {(): value} if value else {}
-
-
-def _atom(e: IndexExpr) -> Poly:
-    return {(e,): 1}
-
-
-def _pscale(p: Poly, k: int) -> Poly:
-    return {m: c * k for m, c in p.items()} if k else {}
-
-
-def _join(m1: Monomial, m2: Monomial) -> Monomial:
-    return _mono(m1 + m2) if m1 and m2 else (m1 or m2)
-
-
-def _pmul(p: Poly, q: Poly) -> Poly:
-    return poly_mul(p, q, _join)
-
-
-def _pconst(p: Poly) -> int | None:
-    if not p:
-        return 0
-    if len(p) == 1 and () in p:
-        return p[()]
-    return None
-
-
-def _pkey(p: Poly) -> frozenset[tuple[Monomial, int]]:
-    return frozenset(p.items())
-
-
-def _single_atom(p: Poly) -> IndexExpr | None:
-    if len(p) == 1:
-        ((m, k),) = p.items()
-        if k == 1 and len(m) == 1:
-            return m[0]
-    return None
-
-
-def _mono_expr(m: Monomial) -> IndexExpr:
-    out = m[0]
-    for f in m[1:]:
-        out = Mul(out, f)
-    return out
-
-
-def _term(m: Monomial, k: int) -> IndexExpr:
-    base = _mono_expr(m)
-    return base if k == 1 else Mul(base, IndexConst(k))
-
-
-def _to_expr(p: Poly) -> IndexExpr:
-    """Deterministic expression for a polynomial (see module docstring)."""
-    terms = sorted(((m, k) for m, k in p.items() if m), key=lambda mk: _mono_key(mk[0]))
-    pos = [(m, k) for m, k in terms if k > 0]
-    neg = [(m, -k) for m, k in terms if k < 0]
-    constant = p.get((), 0)
-    out: IndexExpr | None = None
-    for m, k in pos:
-        out = _term(m, k) if out is None else Add(out, _term(m, k))
-    if out is None and neg and constant > 0:
-        out, constant = IndexConst(constant), 0
-    for m, k in neg:
-        if out is None:
-            out = Mul(IndexConst(-1), _mono_expr(m)) if k == 1 else Mul(_mono_expr(m), IndexConst(-k))
-        else:
-            out = Sub(out, _term(m, k))
-    if out is None:
-        return IndexConst(constant)
-    if constant > 0:
-        return Add(out, IndexConst(constant))
-    if constant < 0:
-        return Sub(out, IndexConst(-constant))
-    return out
-
-
-def _symmod(k: int, c: int) -> int:
-    """``k mod c`` in the symmetric range ``(-c/2, c/2]``."""
-    r = k % c
-    return r - c if 2 * r > c else r
-
-
-def _mono_divide(m: Monomial, d: Monomial) -> Monomial | None:
-    """``m / d`` if the factor multiset ``d`` is contained in ``m``."""
-    have = Counter(m)
-    need = Counter(d)
-    if any(have[f] < n for f, n in need.items()):
-        return None
-    return _mono((have - need).elements())
-
 
 # ---------------------------------------------------------------------------
 # Analyzer
@@ -346,11 +179,11 @@ class Analyzer:
                 None if lo is None else as_expr(lo),
                 None if hi is None else as_expr(hi),
             )
-        # built on first use: most analyzers never substitute_index bounds (the passes make
+        # built on first use: most analyzers never substitute bounds (the passes make
         # thousands, and this cost as much as their queries)
         self._refs_memo: dict[str, frozenset[str]] | None = None
         self._budget = _PROVE_BUDGET
-        self._steps = STEP_BUDGET  # searches left in the current public query
+        self._steps = bound_search.STEP_BUDGET  # searches left in the current public query
         self._in_query = False
         self.exhausted = 0  # public queries that ran out of steps
         self._poly_memo: dict[tuple[IndexExpr, int], Poly] = {}
@@ -368,11 +201,11 @@ class Analyzer:
 
     # -- public API --------------------------------------------------------
 
-    @_query
+    @bound_search.query
     def simplify(self, e: IndexExpr | int) -> IndexExpr:
-        return _to_expr(self.poly(as_expr(e)))
+        return to_expr(self.poly(as_expr(e)))
 
-    @_query
+    @bound_search.query
     def fold_into_minmax(self, e: IndexExpr | int, name: str) -> IndexExpr:
         """`t + min(a, b)` as `min(t + a, t + b)` (and `max`) when the variable `name`
         cancels from a side, else `e` simplified: a tight split's last index, `o * 4 +
@@ -381,48 +214,48 @@ class Analyzer:
         p = self.poly(as_expr(e))
         atoms = [m for m, k in p.items() if k == 1 and len(m) == 1 and isinstance(m[0], Min | Max)]
         if len(atoms) != 1:
-            return _to_expr(p)
+            return to_expr(p)
         node = atoms[0][0]
         assert isinstance(node, Min | Max)
         rest = {m: k for m, k in p.items() if m != atoms[0]}
-        sides = [_to_expr(self._fuse(_padd(rest, self.poly(side)))) for side in (node.a, node.b)]
+        sides = [to_expr(self._fuse(_padd(rest, self.poly(side)))) for side in (node.a, node.b)]
         if all(name in free_vars(side) for side in sides):
-            return _to_expr(p)
+            return to_expr(p)
         return type(node)(sides[0], sides[1])
 
-    @_query
+    @bound_search.query
     def const_bounds(self, e: IndexExpr | int) -> Range:
         """Constant ``(lo, hi)`` bounds of ``e`` (``None`` = unbounded)."""
         p = self.poly(as_expr(e))
         return (self.lower(p), self.upper(p))
 
-    @_query
+    @bound_search.query
     def prove_le(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self._lower_at_least(as_expr(b) - as_expr(a), 0)
 
-    @_query
+    @bound_search.query
     def prove_lt(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self._lower_at_least(as_expr(b) - as_expr(a), 1)
 
-    @_query
+    @bound_search.query
     def prove_ge(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self.prove_le(b, a)
 
-    @_query
+    @bound_search.query
     def prove_gt(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         return self.prove_lt(b, a)
 
-    @_query
+    @bound_search.query
     def prove_eq(self, a: IndexExpr | int, b: IndexExpr | int) -> bool:
         p = self.poly(as_expr(a) - as_expr(b))
-        if _pconst(p) == 0:
+        if pconst(p) == 0:
             return True
         lo = self.lower(p)
         if lo is None or lo != 0:
             return False
         return self.upper(p) == 0
 
-    @_query
+    @bound_search.query
     def simplify_cond(self, c: Cond) -> Cond:
         """Simplify both sides of comparisons and fold provable ones."""
         if isinstance(c, BoolConst):
@@ -435,7 +268,7 @@ class Analyzer:
 
     # -- polynomial construction ------------------------------------------
 
-    @_query
+    @bound_search.query
     def poly(self, e: IndexExpr) -> Poly:
         key = (e, self._budget)
         hit = self._poly_memo.get(key)
@@ -446,18 +279,18 @@ class Analyzer:
 
     def _build_poly(self, e: IndexExpr) -> Poly:
         if isinstance(e, IndexConst):
-            return _pconst_poly(e.value)
+            return pconst_poly(e.value)
         if isinstance(e, IndexVar):
             lo, hi = self.bounds.get(e.name, (None, None))
             if isinstance(lo, IndexConst) and lo == hi:
-                return _pconst_poly(lo.value)
-            return _atom(e)
+                return pconst_poly(lo.value)
+            return atom(e)
         if isinstance(e, Add):
             return self._fuse(_padd(self.poly(e.a), self.poly(e.b)))
         if isinstance(e, Sub):
             return self._fuse(_padd(self.poly(e.a), self.poly(e.b), -1))
         if isinstance(e, Mul):
-            return self._fuse(_pmul(self.poly(e.a), self.poly(e.b)))
+            return self._fuse(pmul(self.poly(e.a), self.poly(e.b)))
         if isinstance(e, FloorDiv):
             return self._div(self.poly(e.a), self.poly(e.b))
         if isinstance(e, FloorMod):
@@ -490,11 +323,11 @@ class Analyzer:
                 continue
             ((dm, dk),) = dpoly.items()
             rest = m[:t] + m[t + 1 :]
-            div_mono = _mono((*rest, FloorDiv(f.a, f.b), *dm))
+            div_mono = mono((*rest, FloorDiv(f.a, f.b), *dm))
             if div_mono == m or p.get(div_mono) != k * dk:
                 continue
             out = {mm: kk for mm, kk in p.items() if mm not in (m, div_mono)}
-            return _padd(out, _pmul({rest: k}, self.poly(f.a)))
+            return _padd(out, pmul({rest: k}, self.poly(f.a)))
         return None
 
     def _unfuse_one(self, p: Poly, m: Monomial, k: int) -> Poly | None:
@@ -505,33 +338,33 @@ class Analyzer:
             if len(dpoly) != 1:
                 continue
             ((dm, dk),) = dpoly.items()
-            rest = _mono_divide(m[:t] + m[t + 1 :], dm)
+            rest = mono_divide(m[:t] + m[t + 1 :], dm)
             if rest is None or k % dk != 0:
                 continue
             xpoly = self.poly(f.a)
-            target = _pmul({rest: -k // dk}, xpoly)
+            target = pmul({rest: -k // dk}, xpoly)
             if not target or any(p.get(mm) != kk for mm, kk in target.items()):
                 continue
             out = {mm: kk for mm, kk in _padd(p, target, -1).items() if mm != m}
-            return _padd(out, _pmul({rest: -k // dk}, self._mod(xpoly, dpoly)))
+            return _padd(out, pmul({rest: -k // dk}, self._mod(xpoly, dpoly)))
         return None
 
     # -- floordiv / floormod ------------------------------------------------
 
     def _div(self, pa: Poly, pb: Poly) -> Poly:
-        c = _pconst(pb)
+        c = pconst(pb)
         if c is None:
             return self._div_symbolic(pa, pb)
         if c == 0:
-            return _atom(FloorDiv(_to_expr(pa), IndexConst(0)))
+            return atom(FloorDiv(to_expr(pa), IndexConst(0)))
         if c < 0:
-            pa, c = _pscale(pa, -1), -c
-        a = _pconst(pa)
+            pa, c = pscale(pa, -1), -c
+        a = pconst(pa)
         if a is not None:
-            return _pconst_poly(a // c)
+            return pconst_poly(a // c)
         if c == 1:
             return pa
-        node = _single_atom(pa)
+        node = single_atom(pa)
         if isinstance(node, Min | Max) and c > 0:  # floor is monotonic: into both sides
             return self.poly(type(node)(FloorDiv(node.a, IndexConst(c)), FloorDiv(node.b, IndexConst(c))))
         quot: Poly = {}
@@ -539,8 +372,8 @@ class Analyzer:
         for m, k in pa.items():
             if not m:
                 q, r = divmod(k, c)
-                quot = _padd(quot, _pconst_poly(q))
-                rem = _padd(rem, _pconst_poly(r))
+                quot = _padd(quot, pconst_poly(q))
+                rem = _padd(rem, pconst_poly(r))
             elif k % c == 0:
                 quot[m] = k // c
             else:
@@ -559,11 +392,11 @@ class Analyzer:
             return nested
         lo, hi = self.lower(rem), self.upper(rem)
         if lo is not None and hi is not None and lo // c == hi // c:
-            return _pconst_poly(lo // c)
+            return pconst_poly(lo // c)
         quotient = self._bounded_quotient(rem, c)
         if quotient is not None:
             return quotient
-        return _atom(FloorDiv(_to_expr(rem), IndexConst(c)))
+        return atom(FloorDiv(to_expr(rem), IndexConst(c)))
 
     def _bounded_quotient(self, rem: Poly, c: int) -> Poly | None:
         """``v // c`` of a variable whose symbolic bounds have one quotient: floor is
@@ -593,42 +426,42 @@ class Analyzer:
             return None
         a = inner.b.value
         r = rem.get((), 0)
-        return self._div(_padd(self.poly(inner.a), _pconst_poly(r * a)), _pconst_poly(a * c))
+        return self._div(_padd(self.poly(inner.a), pconst_poly(r * a)), pconst_poly(a * c))
 
     def _mod(self, pa: Poly, pb: Poly) -> Poly:
-        c = _pconst(pb)
+        c = pconst(pb)
         if c is None:
             return self._mod_symbolic(pa, pb)
         if c == 0:
-            return _atom(FloorMod(_to_expr(pa), IndexConst(0)))
+            return atom(FloorMod(to_expr(pa), IndexConst(0)))
         if c < 0:
-            return _pscale(self._mod(_pscale(pa, -1), _pconst_poly(-c)), -1)
-        a = _pconst(pa)
+            return pscale(self._mod(pscale(pa, -1), pconst_poly(-c)), -1)
+        a = pconst(pa)
         if a is not None:
-            return _pconst_poly(a % c)
+            return pconst_poly(a % c)
         if c == 1:
             return {}
         rem: Poly = {}
         for m, k in pa.items():
-            r = _symmod(k, c) if m else k % c
+            r = symmod(k, c) if m else k % c
             if r:
                 rem[m] = r
         g = math.gcd(c, *rem.values())
         if g > 1:
-            inner = self._mod({m: k // g for m, k in rem.items()}, _pconst_poly(c // g))
-            return _pscale(inner, g)
-        if _pconst(rem) is not None:
+            inner = self._mod({m: k // g for m, k in rem.items()}, pconst_poly(c // g))
+            return pscale(inner, g)
+        if pconst(rem) is not None:
             return rem
         nested = self._nested_mod(rem, c)
         if nested is not None:
             return nested
         lo, hi = self.lower(rem), self.upper(rem)
         if lo is not None and hi is not None and lo // c == hi // c:
-            return _padd(rem, _pconst_poly(-c * (lo // c)))
+            return _padd(rem, pconst_poly(-c * (lo // c)))
         quotient = self._bounded_quotient(rem, c)
         if quotient is not None:
-            return _padd(rem, _pscale(quotient, -c))
-        return _atom(FloorMod(_to_expr(rem), IndexConst(c)))
+            return _padd(rem, pscale(quotient, -c))
+        return atom(FloorMod(to_expr(rem), IndexConst(c)))
 
     def _nested_mod(self, rem: Poly, c: int) -> Poly | None:
         """Replace a factor ``y % a`` by ``y`` when ``c`` divides ``a``."""
@@ -642,8 +475,8 @@ class Analyzer:
                 ):
                     rest: Poly = {m[:t] + m[t + 1 :]: k}
                     others = {mm: kk for mm, kk in rem.items() if mm != m}
-                    replaced = _padd(others, _pmul(rest, self.poly(f.a)))
-                    return self._mod(self._fuse(replaced), _pconst_poly(c))
+                    replaced = _padd(others, pmul(rest, self.poly(f.a)))
+                    return self._mod(self._fuse(replaced), pconst_poly(c))
         return None
 
     def _split_symbolic(self, pa: Poly, pb: Poly) -> tuple[Poly, Poly] | None:
@@ -656,7 +489,7 @@ class Analyzer:
         quot: Poly = {}
         rem: Poly = {}
         for m, k in pa.items():
-            q = _mono_divide(m, dm)
+            q = mono_divide(m, dm)
             if q is None:
                 rem[m] = k
             else:
@@ -666,24 +499,24 @@ class Analyzer:
     def _div_symbolic(self, pa: Poly, pb: Poly) -> Poly:
         split = self._split_symbolic(pa, pb)
         if split is None:
-            return _atom(FloorDiv(_to_expr(pa), _to_expr(pb)))
+            return atom(FloorDiv(to_expr(pa), to_expr(pb)))
         quot, rem = split
         if not rem or self._in_period(rem, pb):
             return quot
         if self._in_period(_padd(rem, pb), pb):  # -d <= rem < 0: one below (-1 // d is -1)
-            return _padd(quot, _pconst_poly(-1))
-        return _padd(quot, _atom(FloorDiv(_to_expr(rem), _to_expr(pb))))
+            return _padd(quot, pconst_poly(-1))
+        return _padd(quot, atom(FloorDiv(to_expr(rem), to_expr(pb))))
 
     def _mod_symbolic(self, pa: Poly, pb: Poly) -> Poly:
         split = self._split_symbolic(pa, pb)
         if split is None:
-            return _atom(FloorMod(_to_expr(pa), _to_expr(pb)))
+            return atom(FloorMod(to_expr(pa), to_expr(pb)))
         _, rem = split
         if not rem or self._in_period(rem, pb):
             return rem
         if self._in_period(_padd(rem, pb), pb):
             return _padd(rem, pb)
-        return _atom(FloorMod(_to_expr(rem), _to_expr(pb)))
+        return atom(FloorMod(to_expr(rem), to_expr(pb)))
 
     def _in_period(self, rem: Poly, d: Poly) -> bool:
         """``0 <= rem <= d - 1`` provable."""
@@ -694,7 +527,7 @@ class Analyzer:
     # -- min / max ------------------------------------------------------------
 
     def _flatten(self, cls: type[Min | Max], p: Poly) -> list[Poly]:
-        node = _single_atom(p)
+        node = single_atom(p)
         if not isinstance(node, cls):
             return [p]
         return self._flatten(cls, self.poly(node.a)) + self._flatten(cls, self.poly(node.b))
@@ -704,10 +537,10 @@ class Analyzer:
         for p in self._flatten(cls, pa) + self._flatten(cls, pb):
             if p not in operands:
                 operands.append(p)
-        consts = [c for p in operands if (c := _pconst(p)) is not None]
-        others = [p for p in operands if _pconst(p) is None]
+        consts = [c for p in operands if (c := pconst(p)) is not None]
+        others = [p for p in operands if pconst(p) is None]
         if consts:
-            others.append(_pconst_poly(min(consts) if cls is Min else max(consts)))
+            others.append(pconst_poly(min(consts) if cls is Min else max(consts)))
         kept: list[Poly] = []
         for p in others:
             if any(self._dominates(cls, q, p) for q in kept):
@@ -717,12 +550,12 @@ class Analyzer:
         if len(kept) == 1:
             return kept[0]
         exprs = sorted(
-            (_to_expr(p) for p in kept), key=lambda e: (isinstance(e, IndexConst), _sort_key(e))
+            (to_expr(p) for p in kept), key=lambda e: (isinstance(e, IndexConst), sort_key(e))
         )
         out = exprs[0]
         for e in exprs[1:]:
             out = cls(out, e)
-        return _atom(out)
+        return atom(out)
 
     def _dominates(self, cls: type[Min | Max], q: Poly, p: Poly) -> bool:
         """``q`` makes ``p`` redundant: ``q <= p`` for min, ``q >= p`` for max."""
@@ -738,27 +571,27 @@ class Analyzer:
         lo = self.lower(p)
         return lo is not None and lo >= target
 
-    @_query
+    @bound_search.query
     def upper(self, p: Poly, budget: int | None = None) -> int | None:
         """Constant upper bound of a polynomial, or ``None``."""
-        lo = self.lower(_pscale(p, -1), budget)
+        lo = self.lower(pscale(p, -1), budget)
         return None if lo is None else -lo
 
-    @_query
+    @bound_search.query
     def lower(self, p: Poly, budget: int | None = None) -> int | None:
         """Constant lower bound of a polynomial, or ``None``."""
-        c = _pconst(p)
+        c = pconst(p)
         if c is not None:
             return c
         if budget is None:
             budget = self._budget
-        key = (_pkey(p), budget)
+        key = (pkey(p), budget)
         if key in self._lower_memo:
             return self._lower_memo[key]
         if self._steps <= 0:  # out of steps: interval arithmetic alone, a looser bound
             self._steps = -1
             self._lower_memo[key] = None
-            result = self._interval_lower(p, 0)
+            result = bound_search.interval_lower(self, p, 0)
             self._lower_memo[key] = result
             return result
         self._steps -= 1
@@ -766,214 +599,11 @@ class Analyzer:
         saved = self._budget
         self._budget = max(budget - 1, 0)
         try:
-            result = self._lower_search(p, budget)
+            result = bound_search.lower_search(self, p, budget)
         finally:
             self._budget = saved
         self._lower_memo[key] = result
         return result
-
-    def _lower_search(self, p: Poly, budget: int) -> int | None:
-        best = self._interval_lower(p, budget)
-        if budget <= 0:
-            return best
-        best = opt_max(best, self._split_minmax(p, budget), False)
-        best = opt_max(best, self._rewrite_div(p, budget), False)
-        return opt_max(best, self._substitute_vars(p, budget), False)
-
-    def _interval_lower(self, p: Poly, budget: int) -> int | None:
-        total = 0
-        for m, k in p.items():
-            if not m:
-                total += k
-                continue
-            lo, hi = self._mono_range(m, budget)
-            end = lo if k > 0 else hi
-            if end is None:
-                return None
-            total += k * end
-        return total
-
-    def _mono_range(self, m: Monomial, budget: int) -> Range:
-        out: Range = (1, 1)
-        for f in m:
-            out = range_mul(out, self._factor_range(f, budget))
-        return out
-
-    def _expr_range(self, e: IndexExpr, budget: int) -> Range:
-        p = self.poly(e)
-        return (self.lower(p, budget), self.upper(p, budget))
-
-    def _factor_range(self, f: IndexExpr, budget: int) -> Range:
-        key = (f, budget)
-        hit = self._range_memo.get(key)
-        if hit is None:
-            self._range_memo[key] = (None, None)
-            hit = self._compute_factor_range(f, budget)
-            self._range_memo[key] = hit
-        return hit
-
-    def _compute_factor_range(self, f: IndexExpr, budget: int) -> Range:
-        if isinstance(f, IndexVar):
-            return self._var_range(f.name, budget)
-        if isinstance(f, FloorDiv):
-            return self._floordiv_range(f, budget)
-        if isinstance(f, FloorMod):
-            return self._floormod_range(f, budget)
-        if isinstance(f, Min | Max):
-            a = self._expr_range(f.a, budget)
-            b = self._expr_range(f.b, budget)
-            if isinstance(f, Min):
-                return (opt_min(a[0], b[0], True), opt_min(a[1], b[1], False))
-            return (opt_max(a[0], b[0], False), opt_max(a[1], b[1], True))
-        return self._expr_range(f, budget)
-
-    def _var_range(self, name: str, budget: int) -> Range:
-        lo_e, hi_e = self.bounds.get(name, (None, None))
-        lo = hi = None
-        if isinstance(lo_e, IndexConst):
-            lo = lo_e.value
-        elif lo_e is not None and budget > 0:
-            lo = self.lower(self.poly(lo_e), budget - 1)
-        if isinstance(hi_e, IndexConst):
-            hi = hi_e.value
-        elif hi_e is not None and budget > 0:
-            hi = self.upper(self.poly(hi_e), budget - 1)
-        return (lo, hi)
-
-    def _floordiv_range(self, f: FloorDiv, budget: int) -> Range:
-        xlo, xhi = self._expr_range(f.a, budget)
-        if isinstance(f.b, IndexConst):
-            c = f.b.value
-            if c > 0:
-                return (None if xlo is None else xlo // c, None if xhi is None else xhi // c)
-            if c < 0:
-                return (None if xhi is None else xhi // c, None if xlo is None else xlo // c)
-            return (None, None)
-        dlo, dhi = self._expr_range(f.b, budget)
-        if xlo is None or dlo is None or dlo < 1:
-            return (None, None)
-        if xlo >= 0:
-            lo = 0 if dhi is None else xlo // dhi
-            return (lo, None if xhi is None else xhi // dlo)
-        if xhi is not None and dhi is not None:
-            corners = [x // d for x in (xlo, xhi) for d in (dlo, dhi)]
-            return (min(corners), max(corners))
-        return (None, None)
-
-    def _floormod_range(self, f: FloorMod, budget: int) -> Range:
-        xlo, xhi = self._expr_range(f.a, budget)
-        if isinstance(f.b, IndexConst):
-            c = f.b.value
-            if c > 0:
-                if xlo is not None and xhi is not None and xlo // c == xhi // c:
-                    base = c * (xlo // c)
-                    return (xlo - base, xhi - base)
-                hi: int | None = c - 1
-                if xlo is not None and xlo >= 0 and xhi is not None:
-                    hi = min(c - 1, xhi)
-                return (0, hi)
-            if c < 0:
-                return (c + 1, 0)
-            return (None, None)
-        dlo, dhi = self._expr_range(f.b, budget)
-        if dlo is not None and dlo >= 1:
-            hi = None if dhi is None else dhi - 1
-            if xlo is not None and xlo >= 0 and xhi is not None:
-                if xhi < dlo:
-                    return (xlo, xhi)
-                hi = xhi if hi is None else min(hi, xhi)
-            return (0, hi)
-        if dhi is not None and dhi <= -1:
-            return (None if dlo is None else dlo + 1, 0)
-        return (None, None)
-
-    def _split_minmax(self, p: Poly, budget: int) -> int | None:
-        for m, k in p.items():
-            if len(m) != 1 or not isinstance(m[0], Min | Max):
-                continue
-            f = m[0]
-            rest = {mm: kk for mm, kk in p.items() if mm != m}
-            lo1 = self.lower(self._fuse(_padd(rest, self.poly(f.a), k)), budget - 1)
-            lo2 = self.lower(self._fuse(_padd(rest, self.poly(f.b), k)), budget - 1)
-            exact = isinstance(f, Min) == (k > 0)
-            if exact:
-                return None if lo1 is None or lo2 is None else min(lo1, lo2)
-            return opt_max(lo1, lo2, False)
-        return None
-
-    def _rewrite_div(self, p: Poly, budget: int) -> int | None:
-        """Use ``d * (x // d) == x - x % d`` on the first constant floordiv."""
-        for m, k in p.items():
-            for t, f in enumerate(m):
-                if not (isinstance(f, FloorDiv) and isinstance(f.b, IndexConst) and f.b.value > 0):
-                    continue
-                d = f.b.value
-                rest: Poly = {m[:t] + m[t + 1 :]: k}
-                others = {mm: kk for mm, kk in p.items() if mm != m}
-                x_minus_mod = _padd(self.poly(f.a), self.poly(FloorMod(f.a, f.b)), -1)
-                if k % d == 0:
-                    rest = {m[:t] + m[t + 1 :]: k // d}
-                    scale = 1
-                else:
-                    others = _pscale(others, d)
-                    scale = d
-                lo = self.lower(self._fuse(_padd(others, _pmul(rest, x_minus_mod))), budget - 1)
-                return None if lo is None else ceil_div(lo, scale)
-        return None
-
-    def _substitute_vars(self, p: Poly, budget: int) -> int | None:
-        present: set[str] = set()
-        for m in p:
-            for f in m:
-                present |= free_vars(f)
-        refs = self._refs()
-        blocked = frozenset().union(*(refs.get(v, frozenset()) for v in present))
-        for block in (blocked, frozenset()):
-            new: Poly = {}
-            changed = False
-            for m, k in p.items():
-                sub = self._pick_substitution(m, k, block, budget) if m else None
-                if sub is None:
-                    new = _padd(new, {m: k})
-                else:
-                    new = _padd(new, sub)
-                    changed = True
-            if changed:
-                return self.lower(self._fuse(new), budget - 1)
-            if not blocked:
-                break
-        return None
-
-    def _pick_substitution(
-        self, m: Monomial, k: int, blocked: frozenset[str], budget: int
-    ) -> Poly | None:
-        """A lower bound for the term ``k * m`` replacing one variable factor."""
-        counts = Counter(m)
-        for t, f in enumerate(m):
-            if not isinstance(f, IndexVar) or counts[f] != 1 or f.name in blocked:
-                continue
-            ends = self.bounds.get(f.name)
-            if ends is None:
-                continue
-            rest = m[:t] + m[t + 1 :]
-            sign = self._mono_sign(rest, budget)
-            if sign is None:
-                continue
-            bound = ends[0] if k * sign > 0 else ends[1]
-            if bound is None:
-                continue
-            return _pmul({rest: k}, self.poly(bound))
-        return None
-
-    def _mono_sign(self, m: Monomial, budget: int) -> int | None:
-        if not m:
-            return 1
-        lo, hi = self._mono_range(m, budget - 1)
-        if lo is not None and lo >= 0:
-            return 1
-        if hi is not None and hi <= 0:
-            return -1
-        return None
 
     # -- conditions -------------------------------------------------------------
 
@@ -992,7 +622,7 @@ class Analyzer:
                 return BoolConst(False)
         else:
             is_eq = isinstance(c, EQ)
-            if _pconst(diff) == 0:
+            if pconst(diff) == 0:
                 return BoolConst(is_eq)
             if (lo is not None and lo > 0) or (hi is not None and hi < 0):
                 return BoolConst(not is_eq)

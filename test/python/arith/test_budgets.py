@@ -8,6 +8,7 @@ import pickle
 import random
 import time
 
+from compiler.arith.bound_search import STEP_BUDGET
 from compiler.arith.expr import (
     Add,
     FloorDiv,
@@ -19,7 +20,7 @@ from compiler.arith.expr import (
     evaluate,
     free_vars,
 )
-from compiler.arith.simplify import STEP_BUDGET, Analyzer
+from compiler.arith.simplify import Analyzer
 
 n, i = IndexVar("n"), IndexVar("i")
 BOUNDS = {"n": (0, None), "i": (0, n - 1)}
