@@ -40,7 +40,7 @@ def memory_table(args: list[te.Tensor]) -> None:
     """Intermediate buffers with guard-aware bounds off (TVM's regions) and on, the
     liveness lower bound, and the arena storage-rewrite plans."""
     from compiler.analysis.liveness import liveness, liveness_lower_bound
-    from compiler.arith.expr import parse_expr
+    from compiler.arith.parse import parse_expr
     from compiler.arith.simplify import const_value
     from compiler.dialects import loop
 

@@ -25,7 +25,8 @@ import compiler
 from compiler import ops, te
 from compiler.analysis.liveness import liveness, liveness_lower_bound
 from compiler.analysis.memory_summary import memory_summary
-from compiler.arith.expr import evaluate, parse_expr
+from compiler.arith.expr import evaluate
+from compiler.arith.parse import parse_expr
 from compiler.dialects import loop
 
 

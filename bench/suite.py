@@ -143,7 +143,8 @@ class Contender:
 
 
 def _evaluate_bytes(expr: str, env: dict[str, int]) -> int | None:
-    from compiler.arith.expr import evaluate, parse_expr
+    from compiler.arith.expr import evaluate
+    from compiler.arith.parse import parse_expr
 
     try:
         return int(evaluate(parse_expr(expr), env))

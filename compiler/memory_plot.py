@@ -32,7 +32,8 @@ class Box:
 
 
 def _value(text: str, dims: Mapping[str, int], what: str) -> int:
-    from compiler.arith.expr import evaluate, free_vars, parse_expr
+    from compiler.arith.expr import evaluate, free_vars
+    from compiler.arith.parse import parse_expr
 
     e = parse_expr(text)
     missing = sorted(free_vars(e) - set(dims))

@@ -279,7 +279,8 @@ def _bindings(dims: Sequence[Sequence[Dim]], arrays: Sequence[Any]) -> dict[str,
 
 def _size(dims: Sequence[Dim], env: dict[str, int]) -> int | None:
     """The product of `dims` at the bound sizes (None: a dimension it cannot evaluate)."""
-    from compiler.arith.expr import evaluate, parse_expr
+    from compiler.arith.expr import evaluate
+    from compiler.arith.parse import parse_expr
 
     total = 1
     for d in dims:

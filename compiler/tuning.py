@@ -165,7 +165,8 @@ def _merge(current: StagePlan, change: StagePlan) -> StagePlan:
 
 
 def _shape(dims: Sequence[int | str], sizes: dict[str, int]) -> tuple[int, ...]:
-    from compiler.arith.expr import evaluate, parse_expr
+    from compiler.arith.expr import evaluate
+    from compiler.arith.parse import parse_expr
 
     shape = []
     for d in dims:

@@ -38,7 +38,8 @@ from xdsl.ir import Attribute
 
 from compiler.analysis import arg_messages
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import IndexConst, IndexExpr, free_vars, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr, free_vars
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import loop

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 
-from compiler.arith.expr import IndexExpr, parse_expr
+from compiler.arith.expr import IndexExpr
+from compiler.arith.parse import parse_expr
 from compiler.dialects import te
 from compiler.errors import IRError
 from compiler.schedule.model import IterVar, Stage

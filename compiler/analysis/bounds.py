@@ -91,11 +91,11 @@ from compiler.arith.expr import (
     emax,
     emin,
     free_vars,
-    parse_cond,
     substitute_index,
 )
 from compiler.arith.int_set import IntSet, eval_set, union_all
 from compiler.arith.ir import expr_from_value
+from compiler.arith.parse import parse_cond
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import te

@@ -43,13 +43,12 @@ from compiler.arith.expr import (
     le,
     lt,
     ne,
-    parse_cond,
-    parse_expr,
     substitute_cond,
     substitute_index,
     var,
 )
 from compiler.arith.int_set import IntSet, eval_set, intersect_all, union_all
+from compiler.arith.parse import parse_cond, parse_expr
 from compiler.arith.simplify import (
     Analyzer,
     BoundsArg,

@@ -480,7 +480,7 @@ class ViewOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        from compiler.arith.expr import parse_expr
+        from compiler.arith.parse import parse_expr
 
         try:
             parse_expr(self.offset.data)

@@ -28,7 +28,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.arith.expr import IndexConst, IndexExpr, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import const_value, simplify
 from compiler.diagnostics import VerifyError
 
@@ -128,7 +129,7 @@ def verify_element_type(t: Attribute, what: str) -> int:
 def verify_dims(dims: Sequence[Dim], what: str, element_bytes: int = 1) -> None:
     """Reject negative extents, malformed symbolic dimensions and static sizes beyond
     MAX_BYTES (with `element_bytes` per element)."""
-    from compiler.arith.expr import parse_expr
+    from compiler.arith.parse import parse_expr
 
     size = element_bytes
     for axis, d in enumerate(dims):
@@ -151,7 +152,8 @@ def verify_dims(dims: Sequence[Dim], what: str, element_bytes: int = 1) -> None:
 
 def shape_var_names(dims: Sequence[Dim]) -> list[str]:
     """The symbolic variables a shape mentions, in order of first appearance."""
-    from compiler.arith.expr import free_vars, parse_expr
+    from compiler.arith.expr import free_vars
+    from compiler.arith.parse import parse_expr
 
     names: list[str] = []
     for d in dims:

@@ -51,7 +51,8 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import IndexConst, IndexExpr, free_vars, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr, free_vars
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import Analyzer, const_value
 from compiler.dialects import loop
 from compiler.dialects.shape import dim_expr

@@ -65,9 +65,9 @@ from compiler.arith.expr import (
     Min,
     Mul,
     Sub,
-    parse_expr,
 )
 from compiler.arith.ir import emit_expr
+from compiler.arith.parse import parse_expr
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
 from compiler.dialects.shape import dim_expr

@@ -62,7 +62,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import IndexConst, parse_expr
+from compiler.arith.expr import IndexConst
+from compiler.arith.parse import parse_expr
 from compiler.dialects import loop
 from compiler.lowering.memory import ALLOC_ALIGN, POINTER_ALIGN
 from compiler.passes.instrument_stages import CHUNK_SYMBOL, NEST_ATTR

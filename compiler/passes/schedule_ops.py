@@ -52,17 +52,9 @@ from xdsl.utils.hints import isa
 from compiler.analysis.bound_attrs import LoopSpec, has_bounds, parse_loop, parse_range
 from compiler.analysis.bounds import infer_function
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import (
-    And,
-    BoolConst,
-    Cond,
-    IndexConst,
-    IndexExpr,
-    free_vars,
-    parse_cond,
-    parse_expr,
-)
+from compiler.arith.expr import And, BoolConst, Cond, IndexConst, IndexExpr, free_vars
 from compiler.arith.ir import emit_cond, emit_expr
+from compiler.arith.parse import parse_cond, parse_expr
 from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te

@@ -20,15 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 from compiler.analysis.liveness import Lifetime, buffer_bytes, liveness, size_analyzer
 from compiler.analysis.size_proof import SizeProver
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import (
-    IndexConst,
-    IndexExpr,
-    IndexVar,
-    Max,
-    free_vars,
-    parse_expr,
-    substitute_index,
-)
+from compiler.arith.expr import IndexConst, IndexExpr, IndexVar, Max, free_vars, substitute_index
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import Analyzer, const_value
 from compiler.diagnostics import MemoryPlanPassError
 from compiler.dialects import loop

@@ -9,7 +9,8 @@ import re
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.arith.expr import IndexConst, IndexExpr, IndexVar, free_vars, lt, parse_expr
+from compiler.arith.expr import IndexConst, IndexExpr, IndexVar, free_vars, lt
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import sched, te

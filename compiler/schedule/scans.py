@@ -4,7 +4,7 @@ and where they are computed (inside the scan's time loop)."""
 from __future__ import annotations
 
 from compiler.analysis.walk import walk_ops
-from compiler.arith.expr import parse_expr
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import simplify
 from compiler.diagnostics import ScheduleVerifyError
 from compiler.dialects import te

@@ -57,7 +57,8 @@ def _parse_dims(items: Sequence[str]) -> dict[str, int]:
 
 
 def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[int, ...]:
-    from compiler.arith.expr import evaluate, free_vars, parse_expr
+    from compiler.arith.expr import evaluate, free_vars
+    from compiler.arith.parse import parse_expr
 
     shape: list[int] = []
     for d in dims:
@@ -80,7 +81,8 @@ def _shape(dims: Sequence[int | str], env: dict[str, int], arg: str) -> tuple[in
 def _check_dims_known(env: dict[str, int], specs: Sequence[ArgSpec], entry: str) -> None:
     """Every --dim names a symbolic dimension of the entry's arguments: a misspelt or
     stale name would otherwise be ignored, and the run fail on something else."""
-    from compiler.arith.expr import free_vars, parse_expr
+    from compiler.arith.expr import free_vars
+    from compiler.arith.parse import parse_expr
 
     known: set[str] = set()
     for spec in specs:
@@ -95,7 +97,8 @@ def _check_dims_known(env: dict[str, int], specs: Sequence[ArgSpec], entry: str)
 def _arena_bytes(arena: str, env: dict[str, int]) -> int:
     """The size of the function's arena (storage-rewrite's plan, an expression over the
     shape variables) at these dimensions; 0 when it does not evaluate."""
-    from compiler.arith.expr import evaluate, free_vars, parse_expr
+    from compiler.arith.expr import evaluate, free_vars
+    from compiler.arith.parse import parse_expr
 
     e = parse_expr(arena)
     return evaluate(e, env) if free_vars(e) <= env.keys() else 0

@@ -12,7 +12,8 @@ from long_tests import examples
 import compiler
 from compiler import ops, te
 from compiler.analysis.size_proof import SizeProver, prove_nonnegative
-from compiler.arith.expr import evaluate, parse_expr
+from compiler.arith.expr import evaluate
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import Analyzer
 
 RNG = np.random.default_rng(5)

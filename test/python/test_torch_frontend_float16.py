@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from compiler import build, ops, te
-from compiler.arith.expr import evaluate, parse_expr
+from compiler.arith.expr import evaluate
+from compiler.arith.parse import parse_expr
 
 torch = pytest.importorskip("torch")
 nn = torch.nn

@@ -36,12 +36,11 @@ from compiler.arith.expr import (
     ge,
     gt,
     lt,
-    parse_cond,
-    parse_expr,
     substitute_cond,
     substitute_index,
     var,
 )
+from compiler.arith.parse import parse_cond, parse_expr
 
 i, j, n, h = IndexVar("i"), IndexVar("j"), IndexVar("n"), IndexVar("h")
 

@@ -17,9 +17,9 @@ from compiler.arith.expr import (
     Mul,
     Sub,
     evaluate,
-    parse_expr,
 )
 from compiler.arith.int_set import IntSet, eval_set, intersect_all, union_all
+from compiler.arith.parse import parse_expr
 from compiler.arith.simplify import Analyzer
 
 P = parse_expr

@@ -31,10 +31,9 @@ from compiler.arith.expr import (
     Sub,
     evaluate,
     evaluate_cond,
-    parse_cond,
-    parse_expr,
 )
 from compiler.arith.ir import emit_cond, emit_expr, expr_from_value
+from compiler.arith.parse import parse_cond, parse_expr
 from compiler.arith.simplify import simplify
 
 IDX = IndexType()

@@ -20,9 +20,8 @@ from compiler.arith.expr import (
     evaluate,
     evaluate_cond,
     free_vars,
-    parse_cond,
-    parse_expr,
 )
+from compiler.arith.parse import parse_cond, parse_expr
 from compiler.arith.simplify import (
     Analyzer,
     BoundsArg,
