@@ -14,7 +14,8 @@ nn = torch.nn
 F = torch.nn.functional
 Dim = torch.export.Dim
 
-from compiler.arith.expr import evaluate, parse_expr  # noqa: E402
+from compiler.arith.expr import evaluate  # noqa: E402
+from compiler.arith.parse import parse_expr  # noqa: E402
 from compiler.torch import UnsupportedOperatorError, from_torch  # noqa: E402
 from compiler.torch.networks import (  # noqa: E402
     BasicBlock,
