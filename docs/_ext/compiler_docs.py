@@ -400,7 +400,9 @@ def dialects_markdown() -> str:
     ]
     for dialect_name, factory in sorted(get_all_dialects().items()):
         dialect = factory()
-        module = inspect.getmodule(dialect.operations.__iter__().__next__())
+        # the dialect's module (a package's __init__ when its ops live in submodules)
+        first_op = next(iter(dialect.operations))
+        module = sys.modules.get(".".join(first_op.__module__.split(".")[:3]))
         out.append(f"## `{dialect_name}`\n")
         if module is not None and module.__doc__:
             out.append(docstring_markdown(inspect.cleandoc(module.__doc__)) + "\n")

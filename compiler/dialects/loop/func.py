@@ -1,0 +1,166 @@
+"""`loop.func`, its shape variables (`loop.var`), and calls of external functions
+(`loop.call_extern`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
+
+from compiler.diagnostics import VerifyError, verify_top_level
+from compiler.dialects.loop.types import BufferType
+from compiler.dialects.shape import verify_var_name
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """A loop function over buffers (inputs and outputs alike, as in TVM).
+
+    ```mlir
+    loop.func @f(%a: !loop.buffer<[4], f32>, %b: !loop.buffer<[4], f32>) {
+      ...
+    }
+    ```
+    """
+
+    name = "loop.func"
+    body = region_def("single_block")
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), NoTerminator())
+
+    RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "arg_attrs", "res_attrs")
+
+    def __init__(self, sym_name: str, inputs: Sequence[Attribute], body: Region | None = None):
+        if body is None:
+            body = Region(Block(arg_types=inputs))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(sym_name),
+                "function_type": FunctionType.from_lists(inputs, []),
+            },
+            regions=[body],
+        )
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        return self.body.block.args
+
+    def verify_(self) -> None:
+        verify_top_level(self)
+        if self.function_type.outputs.data:
+            raise VerifyError("loop.func returns nothing: outputs are buffer arguments")
+        if self.function_type.inputs.data != tuple(self.body.block.arg_types):
+            raise VerifyError("loop.func block arguments must match the function input types")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        name, inputs, outputs, region, extra, arg_attrs, _ = parse_func_op_like(
+            parser, reserved_attr_names=cls.RESERVED
+        )
+        if outputs:
+            parser.raise_error("loop.func returns nothing: outputs are buffer arguments")
+        if region is None:
+            parser.raise_error("loop.func needs a body")
+        op = cls(name, inputs, region)
+        op.arg_attrs = arg_attrs
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            reserved_attr_names=self.RESERVED,
+        )
+
+
+@irdl_op_definition
+class VarOp(IRDLOperation):
+    """A symbolic shape variable of the function: `%h = loop.var "h" : index`.
+
+    Free until `make-packed-api` binds it from an argument's shape or strides.
+    """
+
+    name = "loop.var"
+    var_name = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$var_name attr-dict `:` type($result)"
+
+    def __init__(self, var_name: str):
+        super().__init__(properties={"var_name": StringAttr(var_name)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        verify_var_name(self.var_name.data, "loop.var")
+
+
+@irdl_op_definition
+class CallExternOp(IRDLOperation):
+    """A call of an external function (a `te.extern` stage): each buffer operand passes
+    its base pointer (whole, dense, row-major), each scalar its value; nothing returned.
+
+    ```mlir
+    loop.call_extern @add_one(%a, %B, %n) : !loop.buffer<["n"], f32>, !loop.buffer<["n"], f32>, index
+    ```
+    """
+
+    name = "loop.call_extern"
+    callee = prop_def(SymbolRefAttr)
+    args = var_operand_def()
+    assembly_format = "$callee `(` $args `)` attr-dict `:` type($args)"
+
+    def __init__(self, callee: str, args: Sequence[SSAValue | Operation]):
+        super().__init__(properties={"callee": SymbolRefAttr(callee)}, operands=[args])
+
+    @property
+    def callee_name(self) -> str:
+        return self.callee.root_reference.data
+
+    def verify_(self) -> None:
+        for value in self.args:
+            t = value.type
+            scalar = isinstance(t, IndexType | Float16Type | Float32Type | Float64Type) or (
+                isinstance(t, IntegerType) and t.width.data > 1
+            )
+            if not isinstance(t, BufferType) and not scalar:
+                raise VerifyError(
+                    f"loop.call_extern @{self.callee_name}: an argument is a buffer or an index, integer or "
+                    f"float scalar, got {t}"
+                )
