@@ -383,19 +383,10 @@ def _unary(op: Callable[..., Tensor]) -> Converter_:
     return convert
 
 
-OPS["aten.relu.default"] = _unary(ops.relu)
-OPS["aten.sigmoid.default"] = _unary(ops.sigmoid)
-OPS["aten.tanh.default"] = _unary(ops.tanh)
-OPS["aten.silu.default"] = _unary(ops.silu)
-OPS["aten.hardswish.default"] = _unary(ops.hardswish)
-OPS["aten.hardsigmoid.default"] = _unary(ops.hardsigmoid)
-OPS["aten.exp.default"] = _unary(ops.exp)
-OPS["aten.log.default"] = _unary(ops.log)
-OPS["aten.sqrt.default"] = _unary(ops.sqrt)
-OPS["aten.rsqrt.default"] = _unary(ops.rsqrt)
-OPS["aten.neg.default"] = _unary(ops.negative)
-OPS["aten.abs.default"] = _unary(ops.abs)
-OPS["aten.erf.default"] = _unary(ops.erf)
+_UNARY = {"relu": ops.relu, "sigmoid": ops.sigmoid, "tanh": ops.tanh, "silu": ops.silu, "hardswish": ops.hardswish,
+          "hardsigmoid": ops.hardsigmoid, "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt,
+          "neg": ops.negative, "abs": ops.abs, "erf": ops.erf}
+OPS.update({f"aten.{name}.default": _unary(op) for name, op in _UNARY.items()})
 
 
 @aten("leaky_relu.default")
