@@ -4,6 +4,7 @@ package docstring lists the rules)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -212,9 +213,18 @@ def _panel_input(info: StageInfo, v: int) -> str | None:
     return name
 
 
+def worth_parallel(info: StageInfo, target: Target) -> bool:
+    """Whether the stage has cores to share and the work to pay for their fork and join
+    (`Target.parallel_min_work`; a symbolic extent counts as large)."""
+    sizes = [*info.extents, *info.reduce_extents]
+    if target.cores <= 1:
+        return False
+    return any(e is None for e in sizes) or math.prod(e or 1 for e in sizes) >= target.parallel_min_work
+
+
 def _root_plan(info: StageInfo, target: Target) -> tuple[StagePlan, int | None]:
-    """A root plan, parallel when there are cores to share, and the stage's vector axis."""
-    return StagePlan(info.name, parallel=target.cores > 1), vector_axis(info)
+    """A root plan, parallel when it is worth it, and the stage's vector axis."""
+    return StagePlan(info.name, parallel=worth_parallel(info, target)), vector_axis(info)
 
 
 def plan_reduction(info: StageInfo, target: Target) -> StagePlan:

@@ -55,6 +55,10 @@ class AutoSchedulePass(ModulePass):
     parallel: bool = True
     """Run the outer loops in parallel (when cores > 1)."""
 
+    parallel_min_work: int = -1
+    """Iterations under which a stage stays on one core (its fork and join would cost more
+    than its work); -1: the target's default (2^18), 0: every stage runs in parallel."""
+
     inline: bool = True
     """Inline injective intermediate stages into their consumers."""
 
@@ -63,6 +67,8 @@ class AutoSchedulePass(ModulePass):
         for option in ("vector_bits", "registers", "cores", "l1_bytes", "l2_bytes"):
             if getattr(self, option) < 0:
                 raise PassError(f"auto-schedule: {option.replace('_', '-')} must be >= 0, got {getattr(self, option)}")
+        if self.parallel_min_work < -1:
+            raise PassError(f"auto-schedule: parallel-min-work must be >= -1, got {self.parallel_min_work}")
         if self.vector_bits and (self.vector_bits % 64 or self.vector_bits > 2048):
             raise PassError(f"auto-schedule: vector-bits must be a multiple of 64 up to 2048, got {self.vector_bits}")
         return replace(
@@ -72,6 +78,7 @@ class AutoSchedulePass(ModulePass):
             cores=self.cores or host.cores,
             l1_bytes=self.l1_bytes or host.l1_bytes,
             l2_bytes=self.l2_bytes or host.l2_bytes,
+            parallel_min_work=host.parallel_min_work if self.parallel_min_work < 0 else self.parallel_min_work,
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -28,6 +28,9 @@ os.environ["COMPILER_CACHE_DIR"] = _CACHE
 os.environ.pop("COMPILER_CACHE", None)
 # builds verify the IR every pass made (off by default: a compiler bug, not the user's)
 os.environ["COMPILER_VERIFY"] = "1"
+# small programs keep the parallel loops the tests check (the default threshold keeps a
+# stage under 2^18 iterations on one core: test_auto_schedule's test of it, and lit)
+os.environ["COMPILER_PARALLEL_MIN_WORK"] = "0"
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 

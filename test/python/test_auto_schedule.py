@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -24,7 +25,8 @@ from test_schedule_properties import PROGRAM_KINDS, SETTINGS, Case, check, draw_
 import compiler
 from compiler import ops, te
 from compiler.analysis.target import Target, host_target
-from compiler.auto_schedule import plan_function
+from compiler.auto_schedule import StageInfo, plan_function
+from compiler.auto_schedule.cost import worth_parallel
 from compiler.context import make_context
 from compiler.passes.auto_schedule import AutoSchedulePass
 from compiler.schedule.model import schedule_of
@@ -283,3 +285,32 @@ def test_symbolic_1x1_conv_with_channel_and_width_tails_matches_numpy(k: int, c:
     f(xs, ws, got)
     want = np.maximum(np.einsum("kc,chw->khw", ws[:, :, 0, 0], xs[0]), 0)[None]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_small_stages_stay_on_one_core_under_the_default_threshold() -> None:
+    """The host's threshold is 2^18 iterations unless COMPILER_PARALLEL_MIN_WORK says
+    otherwise (this suite sets 0); an 8 x 64 stage is then serial, a 1024 x 512 one parallel."""
+    import subprocess
+    import sys
+
+    code = (
+        "from compiler.analysis.target import host_target, PARALLEL_MIN_WORK\n"
+        "print(host_target().parallel_min_work == PARALLEL_MIN_WORK == 1 << 18)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "COMPILER_PARALLEL_MIN_WORK"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
+    env["COMPILER_PARALLEL_MIN_WORK"] = "7"
+    code = "from compiler.analysis.target import host_target\nprint(host_target().parallel_min_work)\n"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "7"
+    target = replace(host_target(), cores=2, parallel_min_work=1 << 18)
+    small, large = _elementwise_info([8, 64]), _elementwise_info([1024, 512])
+    assert not worth_parallel(small, target)
+    assert worth_parallel(large, target)
+    assert not worth_parallel(large, replace(target, cores=1))
+
+
+def _elementwise_info(shape: list[int]) -> StageInfo:
+    return StageInfo("T", list(shape), [], 32, False, True, [], [], [], [], [], [str(d) for d in shape],
+                     ["i", "j"], [])

@@ -1,5 +1,5 @@
-// RUN: compiler-opt %s -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768 l2_bytes=1024}' | filecheck %s
-// RUN: compiler-opt %s -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768 l2_bytes=524288}' | filecheck %s --check-prefix=WHOLE
+// RUN: compiler-opt %s -p 'auto-schedule{vector_bits=256 registers=16 cores=2 parallel_min_work=0 l1_bytes=32768 l2_bytes=1024}' | filecheck %s
+// RUN: compiler-opt %s -p 'auto-schedule{vector_bits=256 registers=16 cores=2 parallel_min_work=0 l1_bytes=32768 l2_bytes=524288}' | filecheck %s --check-prefix=WHOLE
 
 // Attention's chain (ops.scaled_dot_product_attention, 2 heads of 16 rows by 8): the
 // scores, row max, exponentials and row sum are read row for row by the output (and

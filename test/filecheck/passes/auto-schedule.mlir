@@ -1,4 +1,4 @@
-// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768 l2_bytes=524288}' | filecheck %s
+// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 parallel_min_work=0 l1_bytes=32768 l2_bytes=524288}' | filecheck %s
 
 // A matmul: a register tile of 4 rows x 3 vectors of 8 (12 accumulators, 7 loads per
 // 12 FMAs), k inside the row tiles, the column panel's loop outside them, the column

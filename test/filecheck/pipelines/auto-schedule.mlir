@@ -1,4 +1,4 @@
-// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 l1_bytes=32768 l2_bytes=524288},default-pipeline{until=loop}' | filecheck %s --check-prefix=LOOP
+// RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=256 registers=16 cores=2 parallel_min_work=0 l1_bytes=32768 l2_bytes=524288},default-pipeline{until=loop}' | filecheck %s --check-prefix=LOOP
 
 // auto-schedule end to end: the schedules it picks, through the pipeline up to the
 // loop dialect (passes/auto-schedule.mlir tests the pass alone).
