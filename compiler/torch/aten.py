@@ -14,7 +14,7 @@ CPU: the default of `compiler.ops`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import torch
@@ -536,7 +536,15 @@ def amin(cx: Converter, x: Any, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 @aten("softmax.int", "_softmax.default")
 def softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = None) -> Tensor:
-    return ops.softmax(_softmax_input(cx, x), int(dim), name=cx.name)
+    return _over_a_dim(cx, ops.softmax, _softmax_input(cx, x), int(dim))
+
+
+def _over_a_dim(cx: Converter, op: Any, t: Tensor, dim: int) -> Tensor:
+    """op(t, dim), a 0-d tensor taken as one element along dimension 0 (torch's dim 0 or -1)."""
+    if t.ndim > 0:
+        return cast(Tensor, op(t, dim, name=cx.name))
+    one = ops.expand_dims(t, 0, name=f"{cx.name}_1d")
+    return ops.squeeze(op(one, 0, name=f"{cx.name}_of_1d"), 0, name=cx.name)
 
 
 def _softmax_input(cx: Converter, x: Any) -> Tensor:
@@ -549,7 +557,7 @@ def _softmax_input(cx: Converter, x: Any) -> Tensor:
 
 @aten("log_softmax.int", "_log_softmax.default")
 def log_softmax(cx: Converter, x: Any, dim: int, dtype_or_half_to_float: Any = None) -> Tensor:
-    return ops.log_softmax(_softmax_input(cx, x), int(dim), name=cx.name)
+    return _over_a_dim(cx, ops.log_softmax, _softmax_input(cx, x), int(dim))
 
 
 # ---------------------------------------------------------------------------

@@ -112,6 +112,8 @@ class ImportedGraph:
     origins: dict[str, Origin] = field(default_factory=dict)
     """The node each te stage was made for, by stage name (the profiler's module column)."""
     state: state.StatePlan | None = None
+    none_outputs: tuple[int, ...] = ()
+    """The user outputs that are None (a backward op's unrequested gradient), by position."""
     """The buffers the program writes and the outputs carrying the writes (compiler.torch.state)."""
 
 
@@ -167,6 +169,7 @@ class Importer:
         self.inputs: list[te.Tensor] = []
         self.folded: dict[fx.Node, tuple[torch.Tensor, torch.Tensor]] = {}  # conv -> folded weight, bias
         self.bn_of_conv: dict[fx.Node, fx.Node] = {}
+        self.none_outputs: list[int] = []
         self.origin_of: dict[int, Origin] = {}  # stage uid -> the node that made it
         self._stages_seen: set[int] = set()
         self.state = state.StateImport(program)  # the buffers the program writes
@@ -407,6 +410,9 @@ class Importer:
         seen: set[int] = set()
         for k, arg in enumerate(user):
             value = self.cx.values.get(arg) if isinstance(arg, fx.Node) else arg
+            if arg is None:
+                self.none_outputs.append(k)
+                continue
             self.cx.node = arg if isinstance(arg, fx.Node) else None
             if isinstance(value, torch.Tensor | Permuted):
                 value = self.cx.tensor(value, f"output{k}")
@@ -522,6 +528,7 @@ def import_program(
         folded_batch_norms=[bn.name for bn in imp.bn_of_conv],
         origins=origins,
         state=plan,
+        none_outputs=tuple(imp.none_outputs),
     )
 
 

@@ -169,7 +169,10 @@ class TorchFunction:
         n = len(self.graph.outputs)
         if self.graph.state is not None:  # the rows written, into the state (in place)
             self.graph.state.write(outputs[n:])
-        results = [o.view(np.bool_) if k in self._bool_outputs else o for k, o in enumerate(outputs[:n])]
+        computed = iter(outputs[:n])
+        results = [None if k in self.graph.none_outputs else next(computed)
+                   for k in range(n + len(self.graph.none_outputs))]
+        results = [o.view(np.bool_) if k in self._bool_outputs and o is not None else o for k, o in enumerate(results)]
         return _pytree.tree_unflatten(results, self.graph.out_spec)
 
     def _arguments(self, inputs: Sequence[Any]) -> tuple[list[Any], list[np.ndarray]]:

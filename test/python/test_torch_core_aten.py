@@ -92,3 +92,25 @@ def test_batch_norm_statistics_match_eager() -> None:
     _matches_eager(lambda x, w, b: A._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5), x, w, b)
     _matches_eager(lambda x, w, b, m, v: A._native_batch_norm_legit_no_training(x, w, b, m, v, 0.1, 1e-5),
                    x, w, b, mean, var)
+
+
+def test_backward_ops_and_none_outputs_match_eager() -> None:
+    """A convolution's and a pool's gradients (gathers over the windows covering each
+    input position); an unrequested gradient is a None output of the compiled network."""
+    x, w = _r(2, 4, 7, 6), _r(6, 2, 3, 3)
+    conv = ([2, 1], [1, 0], [1, 2], False, [0, 0], 2)
+
+    def conv_grads(x: Any, w: Any) -> Any:
+        y = A.convolution(x, w, None, *conv)
+        return A.convolution_backward(y, x, w, None, *conv, [True, True, False])
+
+    _matches_eager(conv_grads, x, w)
+    pool = ([3, 2], [2, 2], [1, 0], True, False, None)
+    _matches_eager(lambda x: A.avg_pool2d_backward(A.avg_pool2d(x, *pool), x, *pool), x)
+    _matches_eager(lambda x: A._adaptive_avg_pool2d_backward(A._adaptive_avg_pool2d(x, [3, 4]), x), x)
+
+    def max_grad(x: Any) -> Any:
+        y, idx = A.max_pool2d_with_indices(x, [3, 3], [2, 2], [1, 1], [1, 1], False)
+        return A.max_pool2d_with_indices_backward(y, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx)
+
+    _matches_eager(max_grad, x)
