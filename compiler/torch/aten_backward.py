@@ -21,7 +21,9 @@ from compiler.torch.aten_spatial import (
     AdaptiveWindows,
     ConvWindow,
     Windows,
+    all_of,
     conv_transpose,
+    in_range,
     static_sizes,
 )
 from compiler.torch.graph import Converter
@@ -70,9 +72,7 @@ def _conv_grad_weight(cx: Converter, g: Tensor, t: Tensor, w: Tensor, window: Co
 
     def element(o: Expr, c: Expr, *k: Expr) -> Expr:
         src = [rq[d].var * window.stride[d] - window.padding[d] + k[d] * window.dilation[d] for d in range(len(k))]
-        inside: Expr = te.const(True)
-        for p, size in zip(src, spatial, strict=True):
-            inside = inside & (p >= 0) & (p < size)
+        inside = all_of(in_range(src, spatial))
         clamped = [clamp_index(p, size) for p, size in zip(src, spatial, strict=True)]
         value = g[(rb.var, o, *(r.var for r in rq))] * t[(rb.var, (o // cout_g) * cin_g + c, *clamped)]
         return te.sum(te.if_then_else(inside, value, te.const(0.0, g.dtype)), axis=(rb, *rq))

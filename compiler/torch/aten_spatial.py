@@ -82,11 +82,11 @@ class ConvWindow:
         return first, second, kernel
 
 
-def _all(conditions: Sequence[Expr]) -> Expr:
+def all_of(conditions: Sequence[Expr]) -> Expr:
     return functools.reduce(lambda a, b: a & b, conditions)
 
 
-def _in_range(positions: Sequence[Expr], sizes: Sequence[Any]) -> list[Expr]:
+def in_range(positions: Sequence[Expr], sizes: Sequence[Any]) -> list[Expr]:
     return [c for p, size in zip(positions, sizes, strict=True) for c in (p >= 0, p < size)]
 
 
@@ -105,7 +105,7 @@ def conv_direct(cx: Converter, x: Tensor, w: Tensor, window: ConvWindow) -> Tens
         src = [out[d] * st[d] - pad[d] + rk[d].var * dil[d] for d in range(len(kernel))]
         clamped = [clamp_index(p, size) for p, size in zip(src, spatial, strict=True)]
         value = x[(b, ci, *clamped)] * w[(o, rc.var, *(r.var for r in rk))]
-        return te.sum(te.if_then_else(_all(_in_range(src, spatial)), value, te.const(0.0, x.dtype)), axis=(rc, *rk))
+        return te.sum(te.if_then_else(all_of(in_range(src, spatial)), value, te.const(0.0, x.dtype)), axis=(rc, *rk))
 
     return te.compute((x.shape[0], cout, *outs), element, name=cx.name)
 
@@ -125,7 +125,7 @@ def conv_transpose(cx: Converter, x: Tensor, w: Tensor, window: ConvWindow, outp
         ci = (o // cout_g) * cin_g + rc.var
         taps = [out[d] + pad[d] - rk[d].var * dil[d] for d in range(len(kernel))]
         src = [t // st[d] for d, t in enumerate(taps)]
-        ok = _all(_in_range(src, spatial) + [c for d, t in enumerate(taps) for c in (t >= 0, t % st[d] == 0)])
+        ok = all_of(in_range(src, spatial) + [c for d, t in enumerate(taps) for c in (t >= 0, t % st[d] == 0)])
         clamped = [clamp_index(p, size) for p, size in zip(src, spatial, strict=True)]
         value = x[(b, ci, *clamped)] * w[(ci, o % cout_g, *(r.var for r in rk))]
         return te.sum(te.if_then_else(ok, value, te.const(0.0, x.dtype)), axis=(rc, *rk))
