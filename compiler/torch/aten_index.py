@@ -176,11 +176,27 @@ def _scatter(cx: Converter, x: Any, dim: int, index: Any, source: Callable[[tupl
              reduce: str | None, include_self: bool = True) -> Tensor:
     """out[i] = the last source position writing i (reduce None), or the reduction of
     every source written to i with x[i] (when include_self) by `reduce`."""
-    t = cx.tensor(x, "input")
-    idx = cx.tensor(index, "index")
+    t0 = cx.tensor(x, "input")
+    t, idx = _one_element_rows(t0, f"{cx.name}_input"), _one_element_rows(cx.tensor(index, "index"), f"{cx.name}_index")
     axis = normalize_axis(int(dim), t.ndim, cx.name)
-    if idx.ndim == 0 or t.ndim == 0:
-        raise unsupported(cx, "a scatter into or with a 0-d tensor is not supported")
+    if t0.ndim == 0:  # torch scatters a 0-d tensor as one of one element, and returns it 0-d
+        out = _scatter_nd(cx, t, idx, axis, source, reduce, include_self)
+        return te.compute((), lambda: out[0], name=f"{cx.name}_0d")
+    return _scatter_nd(cx, t, idx, axis, source, reduce, include_self)
+
+
+def _one_element_rows(t: Tensor, name: str) -> Tensor:
+    """A 0-d tensor as the 1-D tensor of its one element (other tensors unchanged)."""
+    return te.compute((1,), lambda _: t[()], name=name) if t.ndim == 0 else t
+
+
+def _reads(src: Tensor) -> Callable[[tuple[Expr, ...]], Expr]:
+    """The source element a scatter reads at an index position (a 0-d source has one)."""
+    return (lambda _: src[()]) if src.ndim == 0 else (lambda at: src[at])
+
+
+def _scatter_nd(cx: Converter, t: Tensor, idx: Tensor, axis: int, source: Callable[[tuple[Expr, ...]], Expr],
+                reduce: str | None, include_self: bool) -> Tensor:
 
     def match(i: Sequence[Expr], k: Expr) -> tuple[Expr, tuple[Expr, ...]]:
         inside, at = _positions(t, idx, axis, i, k)
@@ -251,7 +267,7 @@ def _scatter_reduce(cx: Converter, t: Tensor, extent: Dim, match: Callable[..., 
 @aten("scatter.src")
 def scatter_src(cx: Converter, x: Any, dim: int, index: Any, src: Any) -> Tensor:
     s = _tensor_in(cx, src, result_dtype(cx) or "float32", "src")
-    return _scatter(cx, x, dim, index, lambda at: s[at], None)
+    return _scatter(cx, x, dim, index, _reads(s), None)
 
 
 @aten("scatter.value")
@@ -263,14 +279,14 @@ def scatter_value(cx: Converter, x: Any, dim: int, index: Any, value: Any) -> Te
 @aten("scatter_add.default")
 def scatter_add(cx: Converter, x: Any, dim: int, index: Any, src: Any) -> Tensor:
     s = _tensor_in(cx, src, result_dtype(cx) or "float32", "src")
-    return _scatter(cx, x, dim, index, lambda at: s[at], "sum")
+    return _scatter(cx, x, dim, index, _reads(s), "sum")
 
 
 @aten("scatter_reduce.two")
 def scatter_reduce(cx: Converter, x: Any, dim: int, index: Any, src: Any, reduce: str, *,
                    include_self: bool = True) -> Tensor:
     s = _tensor_in(cx, src, result_dtype(cx) or "float32", "src")
-    return _scatter(cx, x, dim, index, lambda at: s[at], str(reduce), bool(include_self))
+    return _scatter(cx, x, dim, index, _reads(s), str(reduce), bool(include_self))
 
 
 def index_put(cx: Converter, x: Any, indices: Sequence[Any], values: Any, accumulate: bool = False) -> Tensor:

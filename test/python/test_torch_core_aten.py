@@ -1,6 +1,6 @@
 """Core ATen forms the OpInfo samples reach thinly, against eager: 3-D and transposed
 convolutions, index_put with N-d index tensors and boolean masks (last writer wins,
-accumulate), masked_scatter, and the statistics batch norm returns beside its output."""
+accumulate), masked_scatter, scatters of 0-d tensors, and the statistics batch norm returns beside its output."""
 
 from __future__ import annotations
 
@@ -114,3 +114,11 @@ def test_backward_ops_and_none_outputs_match_eager() -> None:
         return A.max_pool2d_with_indices_backward(y, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx)
 
     _matches_eager(max_grad, x)
+
+
+def test_scatter_into_and_from_0d_tensors_matches_eager() -> None:
+    """torch scatters 0-d tensors as one-element rows (and returns a 0-d result)."""
+    index = torch.tensor(0)
+    _matches_eager(lambda x, s: (A.scatter.value(x, 0, index, 2.5), A.scatter.src(x, 0, index, s),
+                                 A.scatter_add(x, 0, index, s)), torch.tensor(0.7), torch.tensor(-1.2))
+    _matches_eager(lambda x, s: A.scatter.src(x, 0, torch.tensor([1]), s), _r(3), torch.tensor(-1.2))
