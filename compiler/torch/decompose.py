@@ -17,6 +17,7 @@ a norm as one fused reduction, attention in row blocks, layout-only views kept a
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import torch
@@ -110,14 +111,20 @@ KEEP_WHOLE: frozenset[str] = frozenset(_LOWERED_BETTER + _CORE_DECOMPOSED + _VIE
 """ATen overloads the importer keeps whole; every other composite op is decomposed."""
 
 
-def decomposition_table() -> Any:
-    """torch's Core ATen decomposition table (a `CustomDecompTable`, which
-    `run_decompositions` takes as it is) without the ops in `KEEP_WHOLE`."""
+def decomposition_table() -> dict[Any, Any]:
+    """torch's Core ATen decomposition table without the ops in `KEEP_WHOLE`, as a
+    dict of its own (`run_decompositions` copies it, and takes a dict as it takes
+    torch's `CustomDecompTable`)."""
+    return dict(_materialized_table(len(torch._C._dispatch_get_registrations_for_dispatch_key("CompositeImplicitAutograd"))))
+
+
+@functools.cache
+def _materialized_table(composite_ops: int) -> dict[Any, Any]:
+    """The table, materialized once per number of registered composite ops: torch
+    builds it lazily on every `keys()` (~0.1 s an export), and a custom op registered
+    since (a new CompositeImplicitAutograd kernel) makes a new one."""
     table = torch.export.default_decompositions()
-    for op in list(table.keys()):
-        if str(op) in KEEP_WHOLE:
-            del table[op]
-    return table
+    return {op: table[op] for op in list(table.keys()) if str(op) not in KEEP_WHOLE}
 
 
 __all__ = ["KEEP_WHOLE", "decomposition_table"]

@@ -21,6 +21,8 @@ nn = torch.nn
 F = torch.nn.functional
 Dim = torch.export.Dim
 
+from long_tests import long_except  # noqa: E402
+
 from compiler.torch import from_torch  # noqa: E402
 
 TOL = {torch.float32: (1e-5, 1e-5), torch.float16: (1e-2, 1e-2)}
@@ -309,8 +311,14 @@ def test_tf_style_pad_then_conv() -> None:
 # ---------------------------------------------------------------------------
 
 
-@ids
-@pytest.mark.parametrize("case", ["plain", "bool_mask", "float_mask", "causal", "scale", "cross", "broadcast_mask"])
+SDPA_CASES = ["plain", "bool_mask", "float_mask", "causal", "scale", "cross", "broadcast_mask"]
+
+
+@pytest.mark.parametrize(
+    ("case", "dtype"),
+    long_except([(c, d) for d in FLOATS for c in SDPA_CASES],  # make test: float16 in three cases
+                fast=[(c, torch.float32) for c in SDPA_CASES] + [(c, torch.float16) for c in ("plain", "causal", "bool_mask")]),
+)
 def test_scaled_dot_product_attention(case: str, dtype: torch.dtype) -> None:
     torch.manual_seed(11)
     b, h, L, S, E = 2, 3, 5, 7 if case == "cross" else 5, 8
@@ -385,6 +393,14 @@ UNARY: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 }
 
 
+@ids
+def test_unary_math_in_one_graph(dtype: torch.dtype) -> None:
+    """Every function of UNARY, one output each, in one module (one build)."""
+    torch.manual_seed(13)
+    check(lambda s, x: tuple(fn(x) for fn in UNARY.values()), randn(3, 17, dtype=dtype))
+
+
+@pytest.mark.long  # each function in a graph of its own (test_unary_math_in_one_graph has them all)
 @ids
 @pytest.mark.parametrize("name", list(UNARY))
 def test_unary_math(name: str, dtype: torch.dtype) -> None:
@@ -518,7 +534,7 @@ def test_batch_matmul_where_sums_the_lower_triangle(rows: int, cols: int) -> Non
     np.testing.assert_allclose(build_run([A, B, C], [a, b], (2, rows, 24), "float32"), expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("length", [1, 17, 64, 100, 130, 200])
+@pytest.mark.parametrize("length", long_except([1, 17, 64, 100, 130, 200], fast=[17, 130]))
 def test_causal_attention_at_odd_lengths_matches_torch(length: int) -> None:
     """Causal attention whose stages skip the triangle above the diagonal (the scores'
     64 x 64 blocks, the chunks of the row max and sum, the product with V): lengths
@@ -549,9 +565,12 @@ def test_exact_gelu_is_branch_free_and_takes_its_sign_exactly() -> None:
     np.testing.assert_array_equal(got[4], -got[5])
 
 
-@pytest.mark.parametrize(("case", "length", "keys"), [("plain", 40, 40), ("causal", 40, 40), ("causal", 64, 64),
-                                                      ("padding_mask", 24, 56), ("float_mask", 30, 30),
-                                                      ("user_inlined", 40, 40)])
+ROW_BLOCK_CASES = [("plain", 40, 40), ("causal", 40, 40), ("causal", 64, 64), ("padding_mask", 24, 56),
+                   ("float_mask", 30, 30), ("user_inlined", 40, 40)]
+
+
+@pytest.mark.parametrize(("case", "length", "keys"),
+                         long_except(ROW_BLOCK_CASES, fast=[("causal", 40, 40), ("padding_mask", 24, 56), ("user_inlined", 40, 40)]))
 def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, case: str, length: int, keys: int) -> None:
     """With a small L2 (4 KB), the auto-scheduler computes attention's scores, row max,
     exponentials and row sum per block of query rows, at the output's parallel block loop

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from long_tests import long_except
 
 import compiler
 from compiler import te
@@ -185,7 +186,7 @@ def _llama() -> Any:
     return transformers.LlamaForCausalLM(config).eval()
 
 
-@pytest.mark.parametrize("scheme", ["int8", "int4"])
+@pytest.mark.parametrize("scheme", long_except(["int8", "int4"], fast=["int4"]))  # int8's converters: above
 def test_generate_matches_transformers_on_the_quantized_weights(scheme: str) -> None:
     """32 greedy tokens as transformers' `generate` on the same quantized module, and the
     prompt's logits within 1e-4 of eager's (the error printed: `pytest -s`)."""

@@ -68,6 +68,7 @@ def test_bert() -> None:
     assert_close(net, model, y)  # int64 torch token ids
 
 
+@pytest.mark.long  # make test: the zoo's LLaMA and BLOOM decoders
 def test_gpt2() -> None:
     torch.manual_seed(1)
     config = transformers.GPT2Config(

@@ -29,7 +29,7 @@ from compiler.torch import UnsupportedOperatorError, dynamo_backend, from_torch 
 from compiler.torch.dynamo import CompiledGraph  # noqa: E402
 from compiler.torch.zoo import FAMILIES, MAX_DEFAULT_PARAMS, build, count_params  # noqa: E402
 
-FAST = ("llama", "bloom", "whisper")
+FAST = ("llama", "bloom")
 """The families of `make test` (a decoder with rotary embeddings and grouped key/values,
 one with ALiBi, an encoder-decoder over audio; BERT, GPT-2, ViT and MobileNetV2 run in
 test_torch_transformers.py; `make test` stays under 4 minutes): the others are `long`."""
