@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "test" / "fuzz"))
 
 import fuzz  # noqa: E402
 
-INPUTS = examples(60, 300, "COMPILER_FUZZ_INPUTS")
+INPUTS = examples(30, 300, "COMPILER_FUZZ_INPUTS")
 API_PROGRAMS = examples(3, 8, "COMPILER_API_FUZZ_PROGRAMS")
 SEED = int(os.environ.get("COMPILER_FUZZ_SEED", "0"))
 
