@@ -3,7 +3,7 @@ and a bounded, seeded run over mutated lit inputs and random te programs that mu
 find no bad bucket (no traceback, internal error, signal, unlocated diagnostic or
 timeout from compiler-opt or compiler-run).
 
-COMPILER_FUZZ_INPUTS=10000 runs that many inputs instead of 60 (300 with
+COMPILER_FUZZ_INPUTS=10000 runs that many inputs instead of 30 (300 with
 COMPILER_LONG_TESTS=1, about 20 s on one core); COMPILER_FUZZ_SEED picks another
 seed. The Python API fuzzer (test/fuzz/api_fuzz.py) runs 3 random programs (8 with
 COMPILER_LONG_TESTS=1; COMPILER_API_FUZZ_PROGRAMS=N: more),
