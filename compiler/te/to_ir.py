@@ -143,7 +143,10 @@ class _BodyEmitter:
         self.tensors = tensors
         self.axes = axes
         self.block: Block = Block()
-        self.scopes: list[dict[int, SSAValue]] = []
+        # per-block CSE by node identity; each entry keeps its node alive, else a node made
+        # while emitting (a cast's comparison with zero) could be freed and its id given to
+        # a later node, which would then be emitted as the first one's value
+        self.scopes: list[dict[int, tuple[T.Expr, SSAValue]]] = []
 
     def add(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -152,9 +155,9 @@ class _BodyEmitter:
     def emit(self, e: T.Expr) -> SSAValue:
         for scope in reversed(self.scopes):
             if id(e) in scope:
-                return scope[id(e)]
+                return scope[id(e)][1]
         value = self._emit(e)
-        self.scopes[-1][id(e)] = value
+        self.scopes[-1][id(e)] = (e, value)
         return value
 
     def in_block(self, block: Block, e: T.Expr) -> SSAValue:

@@ -218,3 +218,26 @@ def test_argument_names_ending_in_digits_stay_distinct() -> None:
     np.testing.assert_array_equal(d, [2, 2, 2])
     with pytest.raises(compiler.errors.ArgumentValueError, match=r"args1\.shape\[0\]"):
         f(np.ones(3, np.float32), np.ones(5, np.float32), c, d)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8])
+def test_casts_to_bool_of_several_operands_each_emit_their_own_comparison(k: int) -> None:
+    """Each cast to bool is emitted as a comparison with zero made while emitting; the
+    emitter's CSE (by node identity) once handed a later node the value of an earlier,
+    freed one whose id it reused: an IRError (i8 where i1 was expected), or a wrong operand."""
+    n = 64
+    inputs = [te.placeholder((n,), "int8", name=f"x{j}") for j in range(k)]
+
+    def every(i: te.Expr) -> te.Expr:
+        acc = inputs[0][i].astype("bool")
+        for x in inputs[1:]:
+            acc = acc & x[i].astype("bool")
+        return acc.astype("int8")
+
+    f = compiler.build([*inputs, te.compute((n,), every, name="out")])
+    x = np.ones((k, n), np.int8)
+    for j in range(k):
+        x[j, j::k + 1] = 0
+    got = np.zeros(n, np.int8)
+    f(*x, got)
+    np.testing.assert_array_equal(got, np.all(x != 0, axis=0))
