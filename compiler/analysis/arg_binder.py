@@ -49,6 +49,7 @@ from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack
 
 OUTPUT_ATTR = "loop.output"  # as schedule-ops marks the outputs
 SCALAR_ATTR = "loop.scalar"  # a 0-d integer argument whose value is a variable (schedule-ops)
+DTYPE_ATTR = "loop.dtype"  # the unsigned dtype of an argument's signless elements (schedule-ops)
 
 # ---------------------------------------------------------------------------
 # The arguments as declared
@@ -85,8 +86,14 @@ class ArgDecl:
     scalar: str | None = None  # the variable whose value this 0-d argument holds
 
 
-def dlpack_dtype(t: Attribute) -> DType:
-    """The DLPack data type of a buffer element type."""
+def dlpack_dtype(t: Attribute, unsigned: str | None = None) -> DType:
+    """The DLPack data type of a buffer element type (`unsigned`: the dtype a
+    `loop.dtype` attribute gives signless integer elements, such as uint8)."""
+    if unsigned is not None:
+        width = int(unsigned.removeprefix("uint"))
+        if not isinstance(t, IntegerType) or t.width.data != width or not unsigned.startswith("uint"):
+            raise PassError(f"make-packed-api: loop.dtype {unsigned!r} does not describe elements of type {t}")
+        return DType(unsigned, KDL_UINT, width)
     if isinstance(t, Float16Type | Float32Type | Float64Type):
         bits = t.bitwidth
         return DType(f"float{bits}", KDL_FLOAT, bits)
@@ -122,11 +129,12 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
             )
         is_output = OUTPUT_ATTR in attr.data or arg in written
         scalar = attr.data.get(SCALAR_ATTR)
+        unsigned = attr.data.get(DTYPE_ATTR)
         decls.append(
             ArgDecl(
                 arg.name_hint or f"arg{i}",
                 t.get_shape(),
-                dlpack_dtype(t.element_type),
+                dlpack_dtype(t.element_type, unsigned.data if isinstance(unsigned, StringAttr) else None),
                 t.get_strides(),
                 is_output,
                 scalar.data if isinstance(scalar, StringAttr) else None,

@@ -67,6 +67,9 @@ PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not
 SCALAR_ATTR = "loop.scalar"
 """On a `loop.func` argument, a 0-d i64 buffer: the value of the named variable (a
 `te.func` scalar argument, `{te.scalar = "n"}`); make-packed-api binds it from the data."""
+DTYPE_ATTR = "loop.dtype"
+"""On a `loop.func` argument, the unsigned dtype of its signless integer elements (a
+`te.func` argument's or result's `{te.dtype = "uint8"}`); make-packed-api checks it."""
 
 
 def tensor_type(t: Attribute) -> te.TensorType:
@@ -158,9 +161,17 @@ class FunctionLowering:
         self.result.location = func.location  # later diagnostics point at the te.func
         n_in = len(func.args)
         scalars = func.scalar_args()
+        arg_dtypes, result_dtypes = func.element_dtypes()
+        output_dtypes = {self.outputs.index(v): result_dtypes[k] for k, v in enumerate(returned.values)
+                         if k in result_dtypes}
+
+        def attrs(entries: dict[str, Attribute], dtype: str | None) -> DictionaryAttr:
+            return DictionaryAttr(entries | ({DTYPE_ATTR: StringAttr(dtype)} if dtype is not None else {}))
+
         self.result.arg_attrs = ArrayAttr(
-            [DictionaryAttr({SCALAR_ATTR: StringAttr(scalars[i])} if i in scalars else {}) for i in range(n_in)]
-            + [DictionaryAttr({OUTPUT_ATTR: UnitAttr()})] * len(self.outputs)
+            [attrs({SCALAR_ATTR: StringAttr(scalars[i])} if i in scalars else {}, arg_dtypes.get(i))
+             for i in range(n_in)]
+            + [attrs({OUTPUT_ATTR: UnitAttr()}, output_dtypes.get(k)) for k in range(len(self.outputs))]
         )
         self.block = self.result.body.block
         for te_arg, buf in zip(func.args, self.block.args[:n_in], strict=True):

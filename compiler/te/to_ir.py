@@ -214,6 +214,8 @@ class _BodyEmitter:
                 "floormod": arith.RemSIOp,
             }
         )
+        if e.dtype in te.UNSIGNED_DTYPES and e.op in ("floordiv", "floormod"):  # no negative operand
+            return self.add((arith.DivUIOp if e.op == "floordiv" else arith.RemUIOp)(a, b))
         if e.op == "floormod":
             return self._floormod(a, b)
         return self.add(ops[e.op](a, b))
@@ -228,6 +230,8 @@ class _BodyEmitter:
             pred = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
             return self.add(arith.CmpfOp(a, b, pred[e.op]))
         pred = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
+        if e.a.dtype in te.UNSIGNED_DTYPES:
+            pred = {op: p.replace("s", "u", 1) if p.startswith("s") else p for op, p in pred.items()}
         return self.add(arith.CmpiOp(a, b, pred[e.op]))
 
     def _logical(self, e: T.Logical) -> SSAValue:
@@ -275,6 +279,10 @@ class _BodyEmitter:
             "maximum": arith.MaximumfOp if is_float else arith.MaxSIOp,
             "minimum": arith.MinimumfOp if is_float else arith.MinSIOp,
         }
+        if e.dtype in te.UNSIGNED_DTYPES:
+            if e.func == "abs":
+                return args[0]
+            table |= {"maximum": arith.MaxUIOp, "minimum": arith.MinUIOp}
         return self.add(table[e.func](*args))
 
     def _cast(self, e: T.Cast) -> SSAValue:
@@ -290,23 +298,32 @@ class _BodyEmitter:
             bits = {"float16": 16, "float32": 32, "float64": 64}
             cls = arith.ExtFOp if bits[dst] > bits[src] else arith.TruncFOp
             return self.add(cls(value, to))
+        unsigned = src in te.UNSIGNED_DTYPES
         if isinstance(to, AnyFloat):
             if isinstance(value.type, IndexType):  # sitofp takes a sized integer
                 value = self.add(arith.IndexCastOp(value, IntegerType(64)))
+            if unsigned:  # zero-extended to a wider signed integer: exact, and llvm has no uitofp in xDSL
+                value = self._int_resize(value, IntegerType(32 if te.UNSIGNED_DTYPES[src] < 32 else 64), True)
             return self.add(arith.SIToFPOp(value, to))
         if T.is_float(src):
             if isinstance(to, IndexType):  # fptosi gives a sized integer
                 return self.add(arith.IndexCastOp(self.add(arith.FPToSIOp(value, IntegerType(64))), to))
             if not isinstance(to, IntegerType):
                 raise ExprTypeError(f"cannot cast {src} to {dst}")
+            if dst in te.UNSIGNED_DTYPES:  # as torch: through a wide signed integer, wrapped
+                return self.add(arith.TruncIOp(self.add(arith.FPToSIOp(value, IntegerType(64))), to))
             return self.add(arith.FPToSIOp(value, to))
-        return self.add(arith.IndexCastOp(value, to)) if IndexType() in (value.type, to) else self._int_resize(value, to)
+        if unsigned and isinstance(to, IndexType):  # zero-extended: 200 stays 200
+            return self.add(arith.IndexCastOp(self._int_resize(value, IntegerType(64), unsigned), to))
+        if IndexType() in (value.type, to):
+            return self.add(arith.IndexCastOp(value, to))
+        return self._int_resize(value, to, unsigned)
 
-    def _int_resize(self, value: SSAValue, to: Attribute) -> SSAValue:
+    def _int_resize(self, value: SSAValue, to: Attribute, unsigned: bool = False) -> SSAValue:
         assert isinstance(value.type, IntegerType)
         assert isinstance(to, IntegerType)
         if value.type.width.data < to.width.data:
-            return self.add(arith.ExtSIOp(value, to))
+            return self.add((arith.ExtUIOp if unsigned else arith.ExtSIOp)(value, to))
         if value.type.width.data > to.width.data:
             return self.add(arith.TruncIOp(value, to))
         return value
@@ -531,6 +548,16 @@ def emit_schedule(
     return sched.ScheduleOp(func_name, Region(emitter.block))
 
 
+def _arg_attrs(t: T.Tensor, scalars: dict[int, str]) -> DictionaryAttr:
+    """A scalar argument's variable, an unsigned tensor's dtype (i8 elements are signless)."""
+    attrs: dict[str, Attribute] = {}
+    if t.uid in scalars:
+        attrs[te.SCALAR_ATTR] = StringAttr(scalars[t.uid])
+    if t.dtype in te.UNSIGNED_DTYPES:
+        attrs[te.DTYPE_ATTR] = StringAttr(t.dtype)
+    return DictionaryAttr(attrs)
+
+
 def build_module(
     args: Sequence[T.Tensor | T.Var],
     name: str = "main",
@@ -554,13 +581,10 @@ def build_module(
     for arg, t in zip(func.args, sig.inputs, strict=True):
         arg.name_hint = input_names[t.uid]
         tensors[t.uid] = arg
-    if sig.scalars:
-        func.arg_attrs = ArrayAttr(
-            [
-                DictionaryAttr({te.SCALAR_ATTR: StringAttr(sig.scalars[t.uid])} if t.uid in sig.scalars else {})
-                for t in sig.inputs
-            ]
-        )
+    if sig.scalars or any(t.dtype in te.UNSIGNED_DTYPES for t in sig.inputs):
+        func.arg_attrs = ArrayAttr([_arg_attrs(t, sig.scalars) for t in sig.inputs])
+    if any(t.dtype in te.UNSIGNED_DTYPES for t in sig.outputs):
+        func.res_attrs = ArrayAttr([_arg_attrs(t, {}) for t in sig.outputs])
     block = func.body.block
     for t in stages:
         for scan_op in _scans_needed(t, tensors):

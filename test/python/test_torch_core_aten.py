@@ -1,6 +1,6 @@
 """Core ATen forms the OpInfo samples reach thinly, against eager: 3-D and transposed
 convolutions, index_put with N-d index tensors and boolean masks (last writer wins,
-accumulate), masked_scatter, scatters of 0-d tensors, and the statistics batch norm returns beside its output."""
+accumulate), masked_scatter, scatters of 0-d tensors, uint8 tensors, and the statistics batch norm returns beside its output."""
 
 from __future__ import annotations
 
@@ -122,3 +122,33 @@ def test_scatter_into_and_from_0d_tensors_matches_eager() -> None:
     _matches_eager(lambda x, s: (A.scatter.value(x, 0, index, 2.5), A.scatter.src(x, 0, index, s),
                                  A.scatter_add(x, 0, index, s)), torch.tensor(0.7), torch.tensor(-1.2))
     _matches_eager(lambda x, s: A.scatter.src(x, 0, torch.tensor([1]), s), _r(3), torch.tensor(-1.2))
+
+
+def test_uint8_tensors_are_unsigned_in_and_out() -> None:
+    """uint8 inputs and outputs keep their dtype (the compiled function takes and returns
+    uint8 arrays), and the math on them is unsigned: 200 > 100, 200 / 3, max(200, 7)."""
+    pixels = torch.tensor([[0, 7, 100, 127, 128, 200, 255, 3]], dtype=torch.uint8)
+    scale = torch.rand(1, 8) * 250
+
+    def f(p: Any, s: Any) -> Any:
+        q = s.to(torch.uint8)
+        return (q, p.to(torch.float32) / 255, p > 100, torch.maximum(p, q), p // 3, p % 7, p + q,
+                p.to(torch.int32) - 128, torch.where(p >= 128, p, q))
+
+    _matches_eager(f, pixels, scale)
+
+
+def test_uint8_arguments_of_build_are_numpy_uint8() -> None:
+    import numpy as np
+
+    from compiler import te
+
+    x = te.placeholder((8,), "uint8", name="x")
+    y = te.compute((8,), lambda i: te.maximum(x[i], te.const(130, "uint8")), name="y")
+    f = compiler.build([x, y])
+    data = np.array([0, 7, 100, 127, 128, 200, 255, 3], np.uint8)
+    out = np.zeros(8, np.uint8)
+    f(data, out)
+    np.testing.assert_array_equal(out, np.maximum(data, 130))
+    with pytest.raises(compiler.errors.ArgumentTypeError, match="uint8"):
+        f(data.astype(np.int8), out)

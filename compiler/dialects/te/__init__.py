@@ -34,7 +34,14 @@ from compiler.dialects.te.extern import EXTERN_OUTPUT, ExternOp
 from compiler.dialects.te.func import FuncOp, ReturnOp, VarOp
 from compiler.dialects.te.scan import StateOp
 from compiler.dialects.te.stage import ComputeOp, ReadOp, ReduceOp, WhereOp, YieldOp, default_init
-from compiler.dialects.te.types import DYNAMIC, SCALAR_ATTR, ReduceKind, TensorType
+from compiler.dialects.te.types import (
+    DTYPE_ATTR,
+    DYNAMIC,
+    SCALAR_ATTR,
+    UNSIGNED_DTYPES,
+    ReduceKind,
+    TensorType,
+)
 
 TE = Dialect(
     "te",
@@ -43,10 +50,12 @@ TE = Dialect(
 )
 
 __all__ = [
+    "DTYPE_ATTR",
     "DYNAMIC",
     "EXTERN_OUTPUT",
     "SCALAR_ATTR",
     "TE",
+    "UNSIGNED_DTYPES",
     "ComputeOp",
     "ExternOp",
     "FuncOp",

@@ -52,7 +52,7 @@ from compiler.dialects.shape import (
 # ---------------------------------------------------------------------------
 from compiler.dialects.te.extern import ExternOp
 from compiler.dialects.te.stage import ComputeOp
-from compiler.dialects.te.types import SCALAR_ATTR, TensorType
+from compiler.dialects.te.types import DTYPE_ATTR, SCALAR_ATTR, UNSIGNED_DTYPES, TensorType
 
 
 @irdl_op_definition
@@ -109,8 +109,17 @@ class FuncOp(IRDLOperation):
                 found[i] = name.data
         return found
 
+    def element_dtypes(self) -> tuple[dict[int, str], dict[int, str]]:
+        """The unsigned arguments and results (`{te.dtype = "uint8"}`): position -> dtype."""
+        return _dtypes(self.arg_attrs), _dtypes(self.res_attrs)
+
     def verify_(self) -> None:
         verify_top_level(self)
+        args, results = self.element_dtypes()
+        for what, dtypes, types in (("argument", args, self.function_type.inputs.data),
+                                    ("result", results, self.function_type.outputs.data)):
+            for i, dtype in dtypes.items():
+                verify_unsigned(dtype, types[i], f"te.func {what} {i}")
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
                 raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
@@ -215,3 +224,21 @@ def enclosing_func(op: Operation) -> FuncOp | None:
     while parent is not None and not isinstance(parent, FuncOp):
         parent = parent.parent_op()
     return parent
+
+
+def _dtypes(attrs: ArrayAttr[DictionaryAttr] | None) -> dict[int, str]:
+    found: dict[int, str] = {}
+    for i, entries in enumerate(attrs.data if attrs is not None else ()):
+        dtype = entries.data.get(DTYPE_ATTR)
+        if dtype is not None:
+            found[i] = dtype.data if isinstance(dtype, StringAttr) else str(dtype)
+    return found
+
+
+def verify_unsigned(dtype: str, t: Attribute, what: str) -> None:
+    """A `te.dtype` names an unsigned dtype whose width is the tensor's integer elements'."""
+    if dtype not in UNSIGNED_DTYPES:
+        raise VerifyError(f"{what}: te.dtype must be one of {', '.join(map(repr, UNSIGNED_DTYPES))}, got {dtype!r}")
+    element = t.element_type if isinstance(t, TensorType) else None
+    if element != IntegerType(UNSIGNED_DTYPES[dtype]):
+        raise VerifyError(f"{what}: te.dtype {dtype!r} needs a tensor of i{UNSIGNED_DTYPES[dtype]} elements, got {t}")

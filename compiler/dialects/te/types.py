@@ -76,6 +76,14 @@ SCALAR_ATTR = "te.scalar"
 """Argument attribute of a `te.func`: this argument, a 0-d i64 tensor, is the value of
 the named variable (TVM's scalar arguments: a `te.var` that `build` takes as an int)."""
 
+DTYPE_ATTR = "te.dtype"
+"""Argument or result attribute of a `te.func`: the tensor's elements are unsigned
+(`"uint8"` on an i8 tensor). Arithmetic is on signless integers, as `arith` wants; the
+attribute gives the compiled function's argument its DLPack type (uint8, not int8)."""
+
+UNSIGNED_DTYPES = {"uint8": 8}
+"""The dtypes `DTYPE_ATTR` may name, with their width."""
+
 DYNAMIC = "?"
 """A `te.reduce` extent given by an operand (it depends on the compute's axes)."""
 

@@ -97,3 +97,18 @@ te.func @pad(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n + 2"], f32> {
 // CHECK-NEXT:        %x = loop.load %a[%im1] : !loop.buffer<["n"], f32>
 // CHECK-NEXT:        scf.yield %x : f32
 // CHECK:           loop.store %v, %P[%P_i] : !loop.buffer<["n + 2"], f32>
+
+// -----
+
+// Unsigned tensors (te.dtype) keep their dtype on the loop.func arguments, for
+// make-packed-api's type check; the elements are signless i8.
+te.func @unsigned(%x: !te.tensor<[8], i8> {te.dtype = "uint8"}) -> (!te.tensor<[8], i8> {te.dtype = "uint8"}) {
+  %y = te.compute "y" (%i) : !te.tensor<[8], i8> {
+    %0 = te.read %x[%i] : !te.tensor<[8], i8>
+    te.yield %0 : i8
+  }
+  te.return %y : !te.tensor<[8], i8>
+}
+// CHECK-LABEL: loop.func @unsigned
+// CHECK-SAME: %x: !loop.buffer<[8], i8> {loop.dtype = "uint8"}
+// CHECK-SAME: %y: !loop.buffer<[8], i8> {loop.output, loop.dtype = "uint8"}

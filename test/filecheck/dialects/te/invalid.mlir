@@ -483,3 +483,18 @@ te.func @if_yields_nothing(%x: !te.tensor<[4], f32>) -> !te.tensor<[4], f32> {
   te.return %a : !te.tensor<[4], f32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 10]]:5: error: scf.if has results (f32), but a region yields ()
+
+// -----
+
+// te.dtype names an unsigned dtype of the tensor's integer width.
+te.func @unsigned_float(%a: !te.tensor<[4], f32> {te.dtype = "uint8"}) -> !te.tensor<[4], f32> {
+  te.return %a : !te.tensor<[4], f32>
+}
+// CHECK: te.func argument 0: te.dtype 'uint8' needs a tensor of i8 elements, got !te.tensor<[4], f32>
+
+// -----
+
+te.func @unsigned_wide(%a: !te.tensor<[4], i8>) -> (!te.tensor<[4], i8> {te.dtype = "uint16"}) {
+  te.return %a : !te.tensor<[4], i8>
+}
+// CHECK: te.func result 0: te.dtype must be one of 'uint8', got 'uint16'
