@@ -315,10 +315,21 @@ class Plan:
     reasons: dict[str, str]  # buffer -> why it got fresh memory
 
 
+def _check_unique_names(lifetimes: Sequence[Lifetime]) -> None:
+    """The plan (offsets, in-place pairs, the report) names each buffer: two allocations
+    of one name would share its entries, and so its memory."""
+    seen: set[str] = set()
+    for t in lifetimes:
+        if t.name in seen:
+            raise PassError(f"storage-rewrite: two buffers are named \"{t.name}\"; give each loop.alloc its own name", t.op)
+        seen.add(t.name)
+
+
 def plan_function(func: loop.FuncOp, *, reuse: bool = True, inplace: bool = True) -> Plan:
     az = size_analyzer(func)
     prover = SizeProver(az)
     lifetimes = liveness(func)
+    _check_unique_names(lifetimes)
     statements = list(func.body.block.ops)
     params = shape_params(func)
     inplace_of: dict[str, str] = {}

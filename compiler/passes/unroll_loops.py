@@ -32,6 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
+from compiler.diagnostics import PassError
 from compiler.dialects import loop
 
 
@@ -92,6 +93,10 @@ class UnrollLoopsPass(ModulePass):
     """Copy every unrolled body here instead of leaving the loops outside vector loops to LLVM."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not 0 <= self.max_trip_count <= loop.UNROLL_FULL_MAX_TRIPS:
+            raise PassError(
+                f"unroll-loops: max-trip-count must be in [0, {loop.UNROLL_FULL_MAX_TRIPS}], got {self.max_trip_count}"
+            )
         loops = [o for o in walk_ops(op) if isinstance(o, loop.ForOp) and o.loop_kind == loop.LoopKind.UNROLLED]
         for for_op in reversed(loops):  # inner loops first
             trips = trip_count(for_op)

@@ -32,7 +32,13 @@ from xdsl.ir import Dialect
 from compiler.dialects.loop.control import ASSERT_ERRORS, MAX_ASSERT_VALUES, AssertOp, ForOp, IfOp
 from compiler.dialects.loop.func import CallExternOp, FuncOp, VarOp
 from compiler.dialects.loop.memory import AllocOp, LoadOp, StoreOp, ViewOp
-from compiler.dialects.loop.types import UNROLL_FULL, BufferType, LoopKind, element_bytes
+from compiler.dialects.loop.types import (
+    UNROLL_FULL,
+    UNROLL_FULL_MAX_TRIPS,
+    BufferType,
+    LoopKind,
+    element_bytes,
+)
 
 LOOP = Dialect(
     "loop",
@@ -56,6 +62,7 @@ __all__ = [
     "LOOP",
     "MAX_ASSERT_VALUES",
     "UNROLL_FULL",
+    "UNROLL_FULL_MAX_TRIPS",
     "AllocOp",
     "AssertOp",
     "BufferType",

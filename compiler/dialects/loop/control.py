@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -23,7 +24,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 
 from compiler.diagnostics import VerifyError
-from compiler.dialects.loop.types import LoopKind
+from compiler.dialects.loop.types import UNROLL_FULL, UNROLL_FULL_MAX_TRIPS, LoopKind
 
 
 @irdl_op_definition
@@ -79,6 +80,19 @@ class ForOp(IRDLOperation):
         args = self.body.block.args
         if len(args) != 1 or not isinstance(args[0].type, IndexType):
             raise VerifyError("loop.for body must have exactly one index argument")
+        if UNROLL_FULL in self.attributes:
+            self._verify_unroll_full()
+
+    def _verify_unroll_full(self) -> None:
+        owner = self.extent.owner
+        extent = owner.value if isinstance(owner, arith.ConstantOp) else None
+        if not isinstance(extent, IntegerAttr):
+            raise VerifyError(f"loop.for {{{UNROLL_FULL}}} needs a constant extent")
+        trips = -(-extent.value.data // self.step.value.data)
+        if trips > UNROLL_FULL_MAX_TRIPS:
+            raise VerifyError(
+                f"loop.for {{{UNROLL_FULL}}} has {trips} iterations, more than the {UNROLL_FULL_MAX_TRIPS} it may unroll"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

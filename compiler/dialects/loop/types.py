@@ -111,3 +111,7 @@ class LoopKind(StrEnum):
 UNROLL_FULL = "unroll_full"
 """A unit attribute of an `unrolled` loop.for with a small constant trip count: LLVM
 unrolls it fully (`unroll-loops` sets it; lower-to-llvm emits `llvm.loop.unroll.full`)."""
+
+UNROLL_FULL_MAX_TRIPS = 1024
+"""The most iterations a loop marked `unroll_full` may have (its extent a constant):
+LLVM refuses to unroll much longer loops, with a warning that names no op."""

@@ -27,3 +27,23 @@ loop.func @view(%in: !loop.buffer<[16], f32>, %out: !loop.buffer<[16], f32> {loo
   loop.store %v, %a[%c0] : !loop.buffer<[16], f32>
 }
 // CHECK: storage-rewrite-invalid.mlir:[[# @LINE - 4]]:3: error: storage-rewrite: @view already has a memory plan (loop.view "a")
+
+// -----
+
+// The plan names each buffer: two allocations of one name are refused at the second
+// (they would have shared the name's offset, and so their memory; found by make fuzz).
+loop.func @same_name(%in: !loop.buffer<[16], f32>, %out: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %a = loop.alloc "t" [%c0] : !loop.buffer<[16], f32>
+  %b = loop.alloc "t" [%c0] : !loop.buffer<[16], f32>
+  loop.for %i = %c0 extent %c16 {
+    %v = loop.load %in[%i] : !loop.buffer<[16], f32>
+    loop.store %v, %a[%i] : !loop.buffer<[16], f32>
+    %w = loop.load %a[%i] : !loop.buffer<[16], f32>
+    loop.store %w, %b[%i] : !loop.buffer<[16], f32>
+    %x = loop.load %b[%i] : !loop.buffer<[16], f32>
+    loop.store %x, %out[%i] : !loop.buffer<[16], f32>
+  }
+}
+// CHECK: storage-rewrite-invalid.mlir:[[# @LINE - 10]]:3: error: storage-rewrite: two buffers are named "t"; give each loop.alloc its own name

@@ -1,6 +1,8 @@
 // RUN: compiler-opt %s --split-input-file -p unroll-loops | filecheck %s
 // RUN: compiler-opt %s --split-input-file -p 'unroll-loops{copy=true}' | filecheck %s --check-prefix=COPY
 // RUN: compiler-opt %s --split-input-file -p 'unroll-loops{max-trip-count=2}' | filecheck %s --check-prefix=SHORT
+// RUN: not compiler-opt %s --split-input-file -p 'unroll-loops{max-trip-count=5000}' 2>&1 | filecheck %s --check-prefix=OPTION
+// OPTION: unroll-loops.mlir:[[# @LINE + 6]]:1: error: unroll-loops: max-trip-count must be in [0, 1024], got 5000
 
 // A loop marked unrolled with a constant trip count (3: 2, 4, 6) is left for LLVM to
 // unroll: it keeps its body once and gets {unroll_full}, which becomes the loop's

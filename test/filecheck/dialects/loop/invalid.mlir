@@ -184,3 +184,29 @@ loop.func @index_range(%a: !loop.buffer<[4, 4], f32>) {
   %c = arith.constant 9223372036854775808 : index
 }
 // CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: index constant 9223372036854775808 does not fit a signed 64-bit index
+
+// -----
+
+// {unroll_full} (unroll-loops sets it) needs a constant extent of at most 1024
+// iterations: LLVM would refuse a longer one with a warning naming no op (fuzz bucket).
+loop.func @unroll_symbolic(%a: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c0 = arith.constant 0 : index
+  loop.for %i = %c0 extent %n unrolled attributes {unroll_full} {
+    %z = arith.constant 0.0 : f32
+    loop.store %z, %a[%i] : !loop.buffer<["n"], f32>
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 5]]:3: error: loop.for {unroll_full} needs a constant extent
+
+// -----
+
+loop.func @unroll_long(%a: !loop.buffer<[4096], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  loop.for %i = %c0 extent %c4096 step 2 unrolled attributes {unroll_full} {
+    %z = arith.constant 0.0 : f32
+    loop.store %z, %a[%i] : !loop.buffer<[4096], f32>
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 5]]:3: error: loop.for {unroll_full} has 2048 iterations, more than the 1024 it may unroll
