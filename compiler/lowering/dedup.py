@@ -9,7 +9,7 @@ of equal bodies and points the other forks (`llvm.mlir.addressof`) and calls
 function for a structurally equal one.
 
 Equal means: the same ops in the same order with the same operands (numbered
-by definition, not named), types, properties and attributes, where the alias
+by definition, not named; in any order for a commutative integer op), types, properties and attributes, where the alias
 annotations of aliasing.py count by what they tell of the body's own accesses:
 each access's group, numbered in the order the body first uses it, and which of
 the body's groups its noalias list names (groups the body never uses tell it
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from xdsl.dialects import llvm
+from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, SymbolRefAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import Rewriter
@@ -31,6 +31,13 @@ from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
 from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
 from compiler.lowering.memory import POINTER_ALIGN
+
+_COMMUTATIVE = (
+    arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
+    arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp,
+)
+"""Integer ops whose operands may come in either order: index math built from names
+(`i + o*4` in one layer, `o*4 + i` in the next, as their names sort) is the same code."""
 
 
 class _Structure:
@@ -53,10 +60,11 @@ class _Structure:
             self.op(op)
 
     def op(self, op: Operation) -> None:
+        operands = tuple(self.values[v] for v in op.operands)
         self.items.append(
             (
                 op.name,
-                tuple(self.values[v] for v in op.operands),
+                tuple(sorted(operands)) if isinstance(op, _COMMUTATIVE) else operands,
                 tuple(r.type for r in op.results),
                 self._properties(op),
                 self._attributes(op),
