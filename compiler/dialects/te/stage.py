@@ -57,6 +57,7 @@ from compiler.dialects.shape import (
     dims_to_attr,
     parse_dims,
     print_dims,
+    shape_var_names,
     verify_dims,
     verify_stage_name,
 )
@@ -419,6 +420,16 @@ class ReduceOp(IRDLOperation):
             return [self.init]
         return [default_init(self.reduce_kind, self.result.type)]
 
+    def _verify_extents_bound(self) -> None:
+        from compiler.dialects.te.func import unbound_variables  # func.py imports this module
+
+        names = shape_var_names([d for d in self.get_extents() if d != DYNAMIC])
+        if unbound := unbound_variables(self, set(names)):
+            raise VerifyError(
+                f"te.reduce extent names symbolic variable '{unbound[0]}', which appears in no argument or "
+                "result shape of its te.func and is no scalar argument, so nothing can bind it"
+            )
+
     def verify_(self) -> None:
         n = len(self.outputs)
         if not self.is_custom:
@@ -432,6 +443,7 @@ class ReduceOp(IRDLOperation):
             if self.identity is not None:
                 raise VerifyError(f"te.reduce {self.kind.data}: an identity region needs a combiner; use init(...)")
         verify_dims([d for d in self.get_extents() if d != DYNAMIC], "te.reduce extents")
+        self._verify_extents_bound()
         n_dynamic = sum(d == DYNAMIC for d in self.get_extents())
         if n_dynamic != len(self.dynamic_extents):
             raise VerifyError(

@@ -498,3 +498,19 @@ te.func @unsigned_wide(%a: !te.tensor<[4], i8>) -> (!te.tensor<[4], i8> {te.dtyp
   te.return %a : !te.tensor<[4], i8>
 }
 // CHECK: te.func result 0: te.dtype must be one of 'uint8', got 'uint16'
+
+// -----
+
+// A reduction's extent names a variable nothing binds (found by make fuzz: it was
+// refused only once apply-rfactor had made it a te.var, with no location).
+te.func @unbound_extent(%a: !te.tensor<["n", "m"], f32>) -> !te.tensor<["n"], f32> {
+  %b = te.compute "b" (%i) : !te.tensor<["n"], f32> {
+    %s = te.reduce sum (%k) in ["q"] : f32 {
+      %v = te.read %a[%i, %k] : !te.tensor<["n", "m"], f32>
+      te.yield %v : f32
+    }
+    te.yield %s : f32
+  }
+  te.return %b : !te.tensor<["n"], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 8]]:5: error: te.reduce extent names symbolic variable 'q', which appears in no argument or result shape of its te.func and is no scalar argument, so nothing can bind it
