@@ -230,6 +230,10 @@ class _SetEvaluator:
     def __init__(self, dom: Mapping[str, IntSet], analyzer: Analyzer) -> None:
         self.dom = dom
         self.an = analyzer
+        # each node's set once: an expression of shared subtrees (a fused axis passed up
+        # through every reshape of a network, ``s * (x // s) + min(s - 1, x)`` nested 30
+        # deep) is a DAG of a few hundred nodes but a tree of millions of paths
+        self._memo: dict[IndexExpr, IntSet] = {}
 
     def simp(self, e: End) -> End:
         return None if e is None else self.an.simplify(e)
@@ -251,6 +255,12 @@ class _SetEvaluator:
         return e is not None and self.an.prove_ge(e, 0)
 
     def eval(self, e: IndexExpr) -> IntSet:
+        hit = self._memo.get(e)
+        if hit is None:
+            hit = self._memo[e] = self._eval(e)
+        return hit
+
+    def _eval(self, e: IndexExpr) -> IntSet:
         if isinstance(e, IndexConst):
             return IntSet.point(e)
         if isinstance(e, IndexVar):
