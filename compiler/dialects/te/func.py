@@ -52,7 +52,13 @@ from compiler.dialects.shape import (
 # ---------------------------------------------------------------------------
 from compiler.dialects.te.extern import ExternOp
 from compiler.dialects.te.stage import ComputeOp
-from compiler.dialects.te.types import DTYPE_ATTR, SCALAR_ATTR, UNSIGNED_DTYPES, TensorType
+from compiler.dialects.te.types import (
+    DTYPE_ATTR,
+    SCALAR_ATTR,
+    UNSIGNED_DTYPES,
+    TensorType,
+    unbound_variables,
+)
 
 
 @irdl_op_definition
@@ -211,21 +217,6 @@ class VarOp(IRDLOperation):
                 f"symbolic variable '{self.var_name.data}' appears in no argument or result shape "
                 f"of @{func.sym_name.data} and is no scalar argument, so nothing can bind it"
             )
-
-
-def unbound_variables(op: Operation, names: set[str]) -> list[str]:
-    """The symbolic variables of `names` that nothing binds in `op`'s te.func: neither an
-    argument's or result's shape nor a scalar argument names them (none outside a te.func)."""
-    from compiler.dialects.shape import shape_var_names
-
-    func = enclosing_func(op)
-    if func is None:
-        return []
-    known: set[str] = set(func.scalar_args().values())
-    for t in (*func.function_type.inputs.data, *func.function_type.outputs.data):
-        if isinstance(t, TensorType):
-            known.update(shape_var_names(t.get_shape()))
-    return sorted(names - known)
 
 
 def enclosing_func(op: Operation) -> FuncOp | None:

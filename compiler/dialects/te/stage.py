@@ -62,7 +62,7 @@ from compiler.dialects.shape import (
     verify_stage_name,
 )
 from compiler.dialects.syntax import parse_access, print_access
-from compiler.dialects.te.types import DYNAMIC, ReduceKind, TensorType
+from compiler.dialects.te.types import DYNAMIC, ReduceKind, TensorType, unbound_variables
 
 
 def _print_index_args(printer: Printer, block: Block) -> None:
@@ -421,8 +421,6 @@ class ReduceOp(IRDLOperation):
         return [default_init(self.reduce_kind, self.result.type)]
 
     def _verify_extents_bound(self) -> None:
-        from compiler.dialects.te.func import unbound_variables  # func.py imports this module
-
         names = shape_var_names([d for d in self.get_extents() if d != DYNAMIC])
         if unbound := unbound_variables(self, set(names)):
             raise VerifyError(

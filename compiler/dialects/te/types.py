@@ -7,9 +7,13 @@ from enum import auto
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    StringAttr,
 )
 from xdsl.ir import (
     Attribute,
+    Operation,
     ParametrizedAttribute,
     TypeAttribute,
 )
@@ -27,6 +31,7 @@ from compiler.dialects.shape import (
     dims_to_attr,
     parse_dims,
     print_dims,
+    shape_var_names,
     verify_dims,
     verify_element_type,
 )
@@ -98,3 +103,26 @@ class ReduceKind(StrEnum):
 # ---------------------------------------------------------------------------
 # Operations
 # ---------------------------------------------------------------------------
+
+
+def unbound_variables(op: Operation, names: set[str]) -> list[str]:
+    """The symbolic variables of `names` that nothing binds in `op`'s te.func: neither an
+    argument's or result's shape nor a scalar argument names them (none outside a te.func).
+    Read from the te.func's properties: func.py defines the op and imports this module."""
+    func = op.parent_op()
+    while func is not None and func.name != "te.func":
+        func = func.parent_op()
+    if func is None:
+        return []
+    known: set[str] = set()
+    arg_attrs = func.properties.get("arg_attrs")
+    for entries in arg_attrs.data if isinstance(arg_attrs, ArrayAttr) else ():
+        scalar = entries.data.get(SCALAR_ATTR) if isinstance(entries, DictionaryAttr) else None
+        if isinstance(scalar, StringAttr):
+            known.add(scalar.data)
+    function_type = func.properties["function_type"]
+    assert isinstance(function_type, FunctionType)
+    for t in (*function_type.inputs.data, *function_type.outputs.data):
+        if isinstance(t, TensorType):
+            known.update(shape_var_names(t.get_shape()))
+    return sorted(names - known)
