@@ -44,6 +44,7 @@ from compiler.arith.simplify import simplify
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
 from compiler.dialects.shape import Dim, dim_expr, is_symbol_name, shape_var_names
+from compiler.dialects.te.types import UNSIGNED_DTYPES
 from compiler.errors import IRError
 from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
 
@@ -90,9 +91,9 @@ def dlpack_dtype(t: Attribute, unsigned: str | None = None) -> DType:
     """The DLPack data type of a buffer element type (`unsigned`: the dtype a
     `loop.dtype` attribute gives signless integer elements, such as uint8)."""
     if unsigned is not None:
-        width = int(unsigned.removeprefix("uint"))
-        if not isinstance(t, IntegerType) or t.width.data != width or not unsigned.startswith("uint"):
-            raise PassError(f"make-packed-api: loop.dtype {unsigned!r} does not describe elements of type {t}")
+        width = UNSIGNED_DTYPES.get(unsigned)  # a hand-written loop.dtype may name anything
+        if width is None or not isinstance(t, IntegerType) or t.width.data != width:
+            raise PassError(f"loop.dtype {unsigned!r} does not describe elements of type {t}")
         return DType(unsigned, KDL_UINT, width)
     if isinstance(t, Float16Type | Float32Type | Float64Type):
         bits = t.bitwidth

@@ -265,3 +265,14 @@ loop.func @scalar(%A: !loop.buffer<["n"], f32>, %B: !loop.buffer<["n // x"], f32
 // CHECK-NEXT:    %[[Q:.*]] = arith.floordivsi %n, %[[X]] : index
 // CHECK:         loop.assert %{{.*}}, "scalar: B.shape[0] is {0}, expected n // x = {1} (n bound from A.shape[0], x bound from x.value)" (%B_shape0, %[[Q]] : index, index)
 // CHECK:         packed.call @scalar_compute(%A, %B, %x) ["n" = %n, "x" = %[[X]]]
+
+// -----
+
+// A loop.dtype names an unsigned dtype of the elements' width (a hand-written one may
+// name anything: it was an int() ValueError's text).
+loop.func @bad_dtype(%a: !loop.buffer<[4], i8> {loop.dtype = "uint8x"}, %b: !loop.buffer<[4], i8> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %v = loop.load %a[%c0] : !loop.buffer<[4], i8>
+  loop.store %v, %b[%c0] : !loop.buffer<[4], i8>
+}
+// CHECK: make-packed-api.mlir:[[# @LINE - 5]]:1: error: make-packed-api: loop.dtype 'uint8x' does not describe elements of type i8
