@@ -82,6 +82,9 @@ class FunctionChecks:
         self.removed = 0
 
     def run(self) -> None:
+        for op in self.func.body.block.ops:  # checks reuse the function's loop.vars
+            if isinstance(op, loop.VarOp):
+                self.names.leaf(op.result)
         for arg, t in zip(self.func.args, self.func.function_type.inputs.data, strict=True):
             if isinstance(t, loop.BufferType):
                 shape = [dim_expr(d) for d in t.get_shape()]
@@ -187,8 +190,8 @@ class FunctionChecks:
         def value(name: str) -> SSAValue:
             if name in self.names.values:
                 return self.names.values[name]
-            var = loop.VarOp(name)  # a shape variable not read yet in this function
-            new.append(var)
+            var = loop.VarOp(name)  # a shape variable the function has no loop.var for
+            Rewriter.insert_op(var, InsertPoint.at_start(self.func.body.block))
             self.names.values[name] = var.result
             return var.result
 

@@ -2,8 +2,8 @@
 
 ```
 module, example args, dynamic_shapes
-   | torch.export.export(...).run_decompositions(...)  Core ATen, SymInt shapes (decompose.py:
-   |                                                    composites decomposed but KEEP_WHOLE)
+   | torch.export.export(...), decompose.decompose(...)  Core ATen, SymInt shapes (decompose.py:
+   |                                                      composites decomposed but KEEP_WHOLE)
    v
 placeholders   parameters/buffers -> constants; user inputs -> te.placeholder with te.var dims
    | fold constants     nodes computed from constants alone run once, in torch
@@ -46,7 +46,7 @@ from compiler.te.traversal import walk
 from compiler.torch import state
 from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
 from compiler.torch.aten_index import REFUSED
-from compiler.torch.decompose import decomposition_table
+from compiler.torch.decompose import decompose
 from compiler.torch.graph import (
     Converter,
     Permuted,
@@ -128,7 +128,7 @@ def export(
         try:  # torch's failures become an error naming the module (compiler.torch.state)
             program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes)
             program = state.export_strict_if_aliased(program, module, tuple(example_args), dynamic_shapes)
-            functional: ExportedProgram = program.run_decompositions(decomposition_table())
+            functional = decompose(program)
         except Exception as err:
             raise state.export_error(module, err) from err
         return functional

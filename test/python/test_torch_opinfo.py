@@ -12,6 +12,7 @@ theirs; `bench/core_aten_coverage.py` prints the same table.
 from __future__ import annotations
 
 import pytest
+import torch
 
 pytest.importorskip("expecttest")  # torch's OpInfo database imports it
 
@@ -31,7 +32,7 @@ from torch_opinfo import (
 
 import compiler.torch  # noqa: F401  (registers every converter)
 from compiler.torch.aten import IDENTITY_OPS, OPS
-from compiler.torch.decompose import KEEP_WHOLE, decomposition_table
+from compiler.torch.decompose import KEEP_WHOLE, decompose, decomposition_table
 
 SAMPLED = [
     "sin", "asinh", "expm1", "log1p", "round", "sign", "isnan", "fmod", "remainder", "div.floor_rounding",
@@ -58,6 +59,38 @@ def test_no_converter_is_decomposed_away() -> None:
     decomposed = {str(op) for op in decomposition_table()}
     dead = sorted(op for op in [*OPS, *IDENTITY_OPS] if op in decomposed and op not in KEEP_WHOLE)
     assert not dead, f"converters of ops that are decomposed before the importer sees them: {dead}"
+
+
+class _Composites(torch.nn.Module):
+    """Composite ops of each kind: decomposed by their C++ kernel (einsum, roll, norm,
+    type_as, one_hot...), by a Python decomposition of torch's (lstm, upsampling), or
+    kept whole (softmax with a dtype, linear, group_norm, layer_norm)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = torch.nn.LSTM(4, 3, batch_first=True)
+        self.norm = torch.nn.GroupNorm(2, 4)
+        self.linear = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.einsum("ij,jk->ik", x, x.T).std() + torch.roll(x, 1, 0).norm()
+        y = y + torch.nn.functional.one_hot(x.argmax(-1), 5).type_as(x).sum()
+        y = y + self.lstm(x[None])[0].sum() + torch.nn.functional.softplus(x).mean()
+        image = self.norm(x[None, :, :, None].expand(1, 4, 4, 2))
+        y = y + torch.nn.functional.interpolate(image, scale_factor=2.0).sum()
+        return self.linear(torch.nn.functional.layer_norm(x, (4,))).softmax(-1, dtype=torch.float32) + y
+
+
+def test_fast_decomposition_gives_torchs_graph() -> None:
+    """`decompose` leaves composite ops to their own kernels instead of overriding
+    each; the graph is the one `run_decompositions` makes with the same table."""
+    module, x = _Composites().eval(), torch.randn(4, 4)
+    expected = torch.export.export(module, (x,)).run_decompositions(decomposition_table())
+    got = decompose(torch.export.export(module, (x,)))
+    assert got.graph_module.code == expected.graph_module.code
+    assert str(got.graph_signature) == str(expected.graph_signature)
+    assert "aten.einsum" not in got.graph_module.code
+    assert "aten.linear.default" in got.graph_module.code
 
 
 def test_the_decomposition_table_keeps_conv_and_linear_whole() -> None:

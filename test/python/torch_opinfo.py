@@ -26,7 +26,7 @@ from torch.utils import _pytree
 
 import compiler
 from compiler.errors import CompilerError
-from compiler.torch.decompose import decomposition_table
+from compiler.torch.decompose import decompose
 
 TENSOR = object()
 """The place of a tensor argument among a sample's leaves (the module's inputs)."""
@@ -105,7 +105,7 @@ def _graph_ops(module: torch.nn.Module, tensors: list[torch.Tensor]) -> set[str]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exported = torch.export.export(module, tuple(tensors))
-    return _aten_ops(exported) | _aten_ops(exported.run_decompositions(decomposition_table()))
+    return _aten_ops(exported) | _aten_ops(decompose(exported))
 
 
 def compare(ours: Any, ref: Any, values: bool = True) -> str:

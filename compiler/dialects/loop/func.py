@@ -129,6 +129,21 @@ class VarOp(IRDLOperation):
 
     def verify_(self) -> None:
         verify_var_name(self.var_name.data, "loop.var")
+        self._verify_first_of_its_name()
+
+    def _verify_first_of_its_name(self) -> None:
+        """One loop.var per name in a function: passes map a variable's name to one value
+        (a second `loop.var "h"` left loop-partition using a value out of its scope)."""
+        func = self.parent_op()
+        while func is not None and not isinstance(func, FuncOp):
+            func = func.parent_op()
+        if func is None:
+            return
+        for op in func.walk():
+            if op is self:
+                return
+            if isinstance(op, VarOp) and op.var_name == self.var_name:
+                raise VerifyError(f"loop.var \"{self.var_name.data}\" is defined twice in @{func.sym_name.data}")
 
 
 @irdl_op_definition

@@ -210,3 +210,13 @@ loop.func @unroll_long(%a: !loop.buffer<[4096], f32> {loop.output}) {
   }
 }
 // CHECK: invalid.mlir:[[# @LINE - 5]]:3: error: loop.for {unroll_full} has 2048 iterations, more than the 1024 it may unroll
+
+// -----
+
+// One loop.var per name in a function (passes map a name to one value: a second
+// one left loop-partition using a value out of its scope, unlocated; make fuzz).
+loop.func @twice(%a: !loop.buffer<["h"], f32> {loop.output}) {
+  %h = loop.var "h" : index
+  %w = loop.var "h" : index
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: loop.var "h" is defined twice in @twice
