@@ -207,11 +207,9 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
     ctx, spill = _spill(captured, entry)
     fn = llvm.AddressOfOp(name, PTR)
     zero = _const(0, i32)
-    # the thread count from the module's global (compiler.runtime.threads), read per fork
-    count_at = llvm.AddressOfOp(NUM_THREADS_SYMBOL, PTR)
-    count = llvm.LoadOp(count_at.result, i32)
-    spill += [fn, zero, count_at, count]
-    spill.append(llvm.CallOp("GOMP_parallel", fn.result, ctx.res, count.dereferenced_value, zero.result))
+    count = _team_size(for_op, spill)
+    spill += [fn, zero]
+    spill.append(llvm.CallOp("GOMP_parallel", fn.result, ctx.res, count, zero.result))
     Rewriter.insert_op(spill, InsertPoint.before(for_op))
     outlined, mapping = _reload(name, captured, constants, for_op)
     body = outlined.body.block
@@ -226,6 +224,39 @@ def _outline(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
         _time_chunk(inner, thread, nest.value.data)
     Rewriter.erase_op(for_op)
     return outlined
+
+
+def _team_size(for_op: loop.ForOp, ops: list[Operation]) -> SSAValue:
+    """The threads to fork: the module's count (compiler.runtime.threads), read per fork,
+    but no more than the loop has iterations, and at least 1. A loop over a symbolic
+    extent is parallel for its large sizes; at one iteration (a decode step's `seq`)
+    libgomp then runs it in the calling thread, without waking the team, whose
+    wake-up costs a scheduler time slice (~8 ms) when another process holds a core."""
+    count_at = llvm.AddressOfOp(NUM_THREADS_SYMBOL, PTR)
+    count = llvm.LoadOp(count_at.result, i32)
+    step = for_op.step.value.data
+    one = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    ops += [count_at, count, one]
+    iterations: SSAValue = for_op.extent
+    if step != 1:  # ceil(extent / step)
+        minus_one = arith.ConstantOp(IntegerAttr(step - 1, IndexType()))
+        by = arith.ConstantOp(IntegerAttr(step, IndexType()))
+        padded = arith.AddiOp(for_op.extent, minus_one)
+        iterations_op = arith.FloorDivSIOp(padded, by)
+        ops += [minus_one, by, padded, iterations_op]
+        iterations = iterations_op.result
+    wide = arith.IndexCastOp(count.dereferenced_value, IndexType())
+    smaller = arith.MinSIOp(wide.result, iterations)
+    capped = arith.MaxSIOp(smaller.result, one.result)
+    # 0 leaves the count to OpenMP (a library the loader did not bind): kept, but for one iteration
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    unbound = arith.CmpiOp(wide.result, zero.result, "eq")
+    single = arith.CmpiOp(iterations, one.result, "sle")
+    default = arith.SelectOp(single.result, one.result, zero.result)
+    chosen = arith.SelectOp(unbound.result, default.result, capped.result)
+    narrow = arith.IndexCastOp(chosen.result, i32)
+    ops += [wide, smaller, capped, zero, unbound, single, default, chosen, narrow]
+    return narrow.result
 
 
 def outline_serial_nest(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:

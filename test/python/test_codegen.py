@@ -328,6 +328,34 @@ def test_thread_count_is_ours_not_openmps_default(tmp_path) -> None:
     assert run.returncode == 0, run.stderr[-2000:]
 
 
+@pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
+def test_a_parallel_loop_forks_no_more_threads_than_iterations() -> None:
+    """A loop parallel over a symbolic extent runs its one iteration (a decode step's
+    length) in the calling thread, and forks a team of at most its iteration count:
+    waking a team costs a scheduler time slice when another process holds a core.
+    Observed through the threads libgomp starts, in a fresh process."""
+    script = (
+        "import os, numpy as np, compiler\n"
+        "from compiler import te\n"
+        "threads = lambda: len(os.listdir('/proc/self/task'))\n"
+        "n = te.var('n')\n"
+        "A = te.placeholder((n, 64), name='A')\n"
+        "B = te.compute((n, 64), lambda i, j: A[i, j] * 2.0, name='B')\n"
+        "s = te.create_schedule(B.op)\n"
+        "s[B].parallel(B.op.axis[0])\n"
+        "f = compiler.build(s, [A, B])\n"
+        "start = threads()\n"
+        "for rows, team in [(1, 1), (0, 1), (2, 2), (3, 3), (7, 7)]:\n"
+        "    a = np.arange(rows * 64, dtype=np.float32).reshape(rows, 64); b = np.empty_like(a)\n"
+        "    f(a, b)\n"
+        "    assert threads() == start + team - 1, (rows, start, threads())\n"
+        "    np.testing.assert_array_equal(b, 2 * a)\n"
+    )
+    env = {**os.environ, "COMPILER_NUM_THREADS": "8", "COMPILER_CACHE": "0"}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
 def test_set_num_threads_rejects_a_non_positive_count() -> None:
     with pytest.raises(compiler.OptionError, match="positive int or None, got 0"):
         compiler.set_num_threads(0)

@@ -146,7 +146,10 @@ loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
 
 // A parallel loop becomes a GOMP_parallel call on an outlined body that
 // reloads the captured values (bounds, buffers) from a context array and runs
-// its thread's chunk of the iterations.
+// its thread's chunk of the iterations. It forks the module's thread count, but
+// no more threads than iterations and at least one (one iteration, a decode
+// step's symbolic length, runs in the calling thread); a count of 0 (a library
+// the loader did not bind) is OpenMP's default, but for one iteration.
 loop.func @par(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.output}) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -157,8 +160,18 @@ loop.func @par(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.ou
 }
 // CHECK-LABEL: llvm.func @par(
 // CHECK:         %[[CTX:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK:         %[[AT:.*]] = llvm.mlir.addressof @compiler_num_threads : !llvm.ptr
+// CHECK-NEXT:    %[[COUNT32:.*]] = llvm.load %[[AT]] : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[COUNT:.*]] = llvm.sext %[[COUNT32]] : i32 to i64
+// CHECK-NEXT:    %[[MIN:.*]] = llvm.call_intrinsic "llvm.smin.i64"(%[[COUNT]], %c64) : (i64, i64) -> i64
+// CHECK-NEXT:    %[[CAPPED:.*]] = llvm.call_intrinsic "llvm.smax.i64"(%[[MIN]], %[[ONE:.*]]) : (i64, i64) -> i64
+// CHECK-NEXT:    %[[UNBOUND:.*]] = llvm.icmp "eq" %[[COUNT]], %c0 : i64
+// CHECK-NEXT:    %[[SINGLE:.*]] = llvm.icmp "sle" %c64, %[[ONE]] : i64
+// CHECK-NEXT:    %[[DEFAULT:.*]] = llvm.select %[[SINGLE]], %[[ONE]], %c0 : i1, i64
+// CHECK-NEXT:    %[[TEAM64:.*]] = llvm.select %[[UNBOUND]], %[[DEFAULT]], %[[CAPPED]] : i1, i64
+// CHECK-NEXT:    %[[TEAM:.*]] = llvm.trunc %[[TEAM64]] : i64 to i32
 // CHECK:         %[[FN:.*]] = llvm.mlir.addressof @par_parallel0 : !llvm.ptr
-// CHECK:         llvm.call @GOMP_parallel(%[[FN]], %[[CTX]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i32, i32) -> ()
+// CHECK:         llvm.call @GOMP_parallel(%[[FN]], %[[CTX]], %[[TEAM]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i32, i32) -> ()
 // CHECK:       llvm.func @par_parallel0(%ctx: !llvm.ptr) -> i32
 // CHECK:         llvm.call @omp_get_thread_num() : () -> i32
 // CHECK:         llvm.call @omp_get_num_threads() : () -> i32
