@@ -5,6 +5,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 
 import pytest
 
@@ -32,6 +33,40 @@ os.environ["COMPILER_VERIFY"] = "1"
 # stage under 2^18 iterations on one core: test_auto_schedule's test of it, and lit)
 os.environ["COMPILER_PARALLEL_MIN_WORK"] = "0"
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+
+# Under xdist (`make test`: a worker per core) a parallel loop's team shares the cores
+# with the other worker, and libgomp's team spins at its barrier: a fork then waits a
+# scheduler time slice (~8 ms) for the thread it woke, and programs whose every stage is
+# parallel (the threshold above) run 10-100x slower. So each worker's parallel loops use
+# one thread (the outlined bodies, chunking and GOMP_parallel still run), except in the
+# modules that check what threads change: random and property-tested schedules, reductions,
+# cache stages, code generation (`MULTI_THREADED`), which fork two. The long run
+# (`make test-long`) and a plain `pytest` keep the host's count everywhere.
+MULTI_THREADED = {
+    "test_codegen", "test_schedules", "test_schedule_properties", "test_schedule_correctness",
+    "test_auto_schedule", "test_cache_stages", "test_reductions", "test_dependent_reductions",
+    "test_fuse_reduce", "test_scan", "test_profile",
+}
+_ONE_THREAD_PER_WORKER = (
+    not LONG_TESTS and "PYTEST_XDIST_WORKER" in os.environ and "COMPILER_NUM_THREADS" not in os.environ
+)
+if _ONE_THREAD_PER_WORKER:
+    os.environ["COMPILER_NUM_THREADS"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def _threads_of_the_module(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Two threads in the modules of `MULTI_THREADED` when workers run on one each."""
+    if not _ONE_THREAD_PER_WORKER or request.module.__name__.rsplit(".", 1)[-1] not in MULTI_THREADED:
+        yield
+        return
+    import compiler
+
+    compiler.set_num_threads(2)
+    try:
+        yield
+    finally:
+        compiler.set_num_threads(None)
 
 
 # COMPILER_LONG_TESTS=1 (`make test-long`, the nightly-style run) runs the tests marked

@@ -288,7 +288,7 @@ def test_process_exits_cleanly_right_after_a_parallel_call() -> None:
         "for _ in range(20): f(a, b)\n"
         "assert float(b.sum()) == 2.0 * a.size\n"
     )
-    env = {**os.environ, "OMP_WAIT_POLICY": "ACTIVE", "OMP_NUM_THREADS": "2"}
+    env = {**os.environ, "OMP_WAIT_POLICY": "ACTIVE", "COMPILER_NUM_THREADS": "2"}
     for _ in range(3):
         run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr[-2000:]
