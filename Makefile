@@ -23,7 +23,11 @@ GENERATE_ARGS ?=
 generate: $(STAMP)
 	$(PY) docs/examples/generate_stream.py $(GENERATE_ARGS)
 
-test: lint typecheck docs lit pytest
+# The three one-core checks run side by side (--output-sync keeps each one's output
+# whole), then lit and pytest, which use every core each.
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck docs
+	$(MAKE) --no-print-directory lit pytest
 
 # make test-long (nightly-style): make test with COMPILER_LONG_TESTS=1, which runs the
 # tests marked `long` (whole networks and transformer models, the site's links) and
