@@ -295,7 +295,7 @@ class InferBound:
                 if index is None:
                     requests[dim].append(Request(IntSet.everything(), where, guard))
                     continue
-                s = self.relax(eval_set(index, read_dom, self.bounds), relax)
+                s = self.relax(eval_set(index, read_dom, self.bounds, nonempty=True), relax)
                 clipped = self.clip(s, shape[dim]) if self.clip_to_shape else s
                 requests[dim].append(Request(clipped, where, guard, clipped != s))
         return requests
