@@ -47,7 +47,7 @@ class Searcher(Protocol):
 
     def _fuse(self, p: Poly) -> Poly: ...
 
-    def _refs(self) -> dict[str, frozenset[str]]: ...
+    def _refs(self, name: str) -> frozenset[str]: ...
 
 
 STEP_BUDGET = 1000
@@ -237,8 +237,7 @@ def _substitute_vars(az: Searcher, p: Poly, budget: int) -> int | None:
     for m in p:
         for f in m:
             present |= free_vars(f)
-    refs = az._refs()
-    blocked = frozenset().union(*(refs.get(v, frozenset()) for v in present))
+    blocked = frozenset().union(*(az._refs(v) for v in present))
     for block in (blocked, frozenset()):
         new: Poly = {}
         changed = False
