@@ -16,7 +16,11 @@ InferRootBound, for a stage that is not an output:
      the stage are relaxed to their ranges (the relax set);
   3. PropBoundToInputs: every `te.read` of the stage's tensor, evaluated over
      those sets, is one request per dimension, cut to the stage's shape where
-     it provably reaches past it (`clip_to_shape`, as TVM);
+     it provably reaches past it (`clip_to_shape`, as TVM); a read is evaluated over
+     a consumer domain assumed non-empty (`eval_set(nonempty=True)`: a consumer that
+     runs no iteration reads nothing), so a fused axis over [0, batch * seq) reads
+     rows [0, batch) and columns [0, seq) of a tensor it flattens, not bounds that
+     hedge for seq == 0 and nest again at every reshape;
   4. GatherBound: the union of the requests, dimension by dimension.
 
 Outputs are realized over their whole shape. A region that is not provably
@@ -295,7 +299,7 @@ class InferBound:
                 if index is None:
                     requests[dim].append(Request(IntSet.everything(), where, guard))
                     continue
-                s = self.relax(eval_set(index, read_dom, self.bounds), relax)
+                s = self.relax(eval_set(index, read_dom, self.bounds, nonempty=True), relax)
                 clipped = self.clip(s, shape[dim]) if self.clip_to_shape else s
                 requests[dim].append(Request(clipped, where, guard, clipped != s))
         return requests

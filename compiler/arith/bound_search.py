@@ -47,7 +47,7 @@ class Searcher(Protocol):
 
     def _fuse(self, p: Poly) -> Poly: ...
 
-    def _refs(self) -> dict[str, frozenset[str]]: ...
+    def _refs(self, name: str) -> frozenset[str]: ...
 
 
 STEP_BUDGET = 1000
@@ -237,13 +237,12 @@ def _substitute_vars(az: Searcher, p: Poly, budget: int) -> int | None:
     for m in p:
         for f in m:
             present |= free_vars(f)
-    refs = az._refs()
-    blocked = frozenset().union(*(refs.get(v, frozenset()) for v in present))
+    blocked = frozenset().union(*(az._refs(v) for v in present))
     for block in (blocked, frozenset()):
         new: Poly = {}
         changed = False
         for m, k in p.items():
-            sub = _pick_substitution(az, m, k, block, budget) if m else None
+            sub = _pick_substitution(az, m, k, block, budget, p) if m else None
             if sub is None:
                 new = _padd(new, {m: k})
             else:
@@ -255,11 +254,17 @@ def _substitute_vars(az: Searcher, p: Poly, budget: int) -> int | None:
             break
     return None
 
-def _pick_substitution(az: Searcher, m: Monomial, k: int, blocked: frozenset[str], budget: int
+def _pick_substitution(
+    az: Searcher, m: Monomial, k: int, blocked: frozenset[str], budget: int, p: Poly
 ) -> Poly | None:
-    """A lower bound for the term ``k * m`` replacing one variable factor."""
+    """A lower bound for the term ``k * m`` replacing one variable factor: first one whose
+    remaining factors are a term of ``p`` of the other sign, which the substitution can
+    cancel (``m * n - m`` with ``m, n >= 1``: ``n`` by 1 leaves ``m - m``, where ``m`` by 1
+    would leave ``n - m``, whichever name sorts first)."""
     counts = Counter(m)
-    for t, f in enumerate(m):
+    order = sorted(range(len(m)), key=lambda t: p.get(m[:t] + m[t + 1 :], 0) * k >= 0)
+    for t in order:
+        f = m[t]
         if not isinstance(f, IndexVar) or counts[f] != 1 or f.name in blocked:
             continue
         ends = az.bounds.get(f.name)

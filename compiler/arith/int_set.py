@@ -387,10 +387,66 @@ def _opt2(x: End, y: End, cls: type[Min | Max], none_means: str | None) -> End:
     return cls(x, y)
 
 
-def eval_set(e: IndexExpr | int, dom: Mapping[str, IntSet], bounds: BoundsArg | None = None) -> IntSet:
+def eval_set(
+    e: IndexExpr | int, dom: Mapping[str, IntSet], bounds: BoundsArg | None = None, *, nonempty: bool = False
+) -> IntSet:
     """Over-approximate the values of ``e`` when each ``dom`` variable ranges
     over its set; other variables are symbolic points.  Ends are simplified
-    with ``bounds``."""
+    with ``bounds``.
+
+    ``nonempty=True``: the ends may assume that every ``dom`` set is non-empty (where
+    one is empty, ``e`` takes no value and any set over-approximates it), as long as they
+    stay defined where it is not (see `_nonempty_bounds`). A fused axis
+    ``[0, batch * seq - 1]`` then implies ``batch, seq >= 1``, so its row
+    ``i // seq`` spans ``[0, batch - 1]``, not ``[0, (batch * seq - 1) // max(seq, 1)]``,
+    and a reshape back, ``seq * row + col``, spans ``[0, batch * seq - 1]`` again."""
     analyzer = Analyzer(bounds)
-    evaluator = _SetEvaluator(dom, analyzer)
-    return evaluator.eval(analyzer.simplify(e))
+    x = analyzer.simplify(e)
+    if nonempty:
+        assumed = _nonempty_bounds(dom, analyzer)
+        if assumed is not None:
+            out = _SetEvaluator(dom, Analyzer(assumed)).eval(x)
+            if all(end is None or _defined(end, analyzer) for end in (out.lo, out.hi)):
+                return out
+    return _SetEvaluator(dom, analyzer).eval(x)
+
+
+def _nonempty_bounds(dom: Mapping[str, IntSet], analyzer: Analyzer) -> BoundsArg | None:
+    """``analyzer``'s bounds with the lower bounds that non-empty ``dom`` sets imply, or
+    None if they imply none: a set ``[lo, hi]`` whose size ``hi - lo + 1`` is ``k * v1 * v2
+    ...`` (``k >= 1``, each ``v`` a symbolic point bounded below by 0: a shape variable, a
+    fused extent's factors) is non-empty only if each ``v >= 1``."""
+    bounds = dict(analyzer.bounds)
+    raised = False
+    for s in dom.values():
+        if s.empty_set or s.lo is None or s.hi is None:
+            continue
+        size = analyzer.poly(analyzer.simplify(Add(Sub(s.hi, s.lo), IndexConst(1))))
+        if len(size) != 1:
+            continue
+        [(mono, k)] = size.items()
+        if k < 1 or not mono or not all(isinstance(f, IndexVar) and f.name not in dom for f in mono):
+            continue
+        for f in mono:
+            assert isinstance(f, IndexVar)
+            lo, hi = bounds.get(f.name, (None, None))
+            if lo == IndexConst(0):
+                bounds[f.name] = (IndexConst(1), hi)
+                raised = True
+    return bounds if raised else None
+
+
+def _defined(e: IndexExpr, analyzer: Analyzer) -> bool:
+    """Whether ``e`` is defined wherever ``analyzer``'s bounds hold: every divisor in it
+    provably non-zero (each shared subtree visited once)."""
+    seen: set[int] = set()
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if not isinstance(x, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, FloorDiv | FloorMod) and not (analyzer.prove_ge(x.b, 1) or analyzer.prove_le(x.b, -1)):
+            return False
+        todo += [x.a, x.b]
+    return True

@@ -173,15 +173,14 @@ class Analyzer:
     """
 
     def __init__(self, bounds: BoundsArg | None = None) -> None:
-        self.bounds: dict[str, tuple[IndexExpr | None, IndexExpr | None]] = {}
-        for name, (lo, hi) in (bounds or {}).items():
-            self.bounds[name] = (
-                None if lo is None else as_expr(lo),
-                None if hi is None else as_expr(hi),
-            )
-        # built on first use: most analyzers never substitute bounds (the passes make
-        # thousands, and this cost as much as their queries)
-        self._refs_memo: dict[str, frozenset[str]] | None = None
+        # a copy, with int ends wrapped (infer-bound's bounds name every loop of every
+        # stage, a few thousand, and it makes an analyzer for each request: ends that are
+        # expressions already are taken as they are)
+        self.bounds: dict[str, tuple[IndexExpr | None, IndexExpr | None]] = {
+            name: _as_ends(ends) for name, ends in (bounds or {}).items()
+        }
+        # per variable, on first use: a query names a few variables of the bounds
+        self._refs_memo: dict[str, frozenset[str]] = {}
         self._budget = _PROVE_BUDGET
         self._steps = bound_search.STEP_BUDGET  # searches left in the current public query
         self._in_query = False
@@ -190,14 +189,13 @@ class Analyzer:
         self._lower_memo: dict[tuple[frozenset[tuple[Monomial, int]], int], int | None] = {}
         self._range_memo: dict[tuple[IndexExpr, int], Range] = {}
 
-    def _refs(self) -> dict[str, frozenset[str]]:
-        """The variables each variable's bounds mention."""
-        if self._refs_memo is None:
-            self._refs_memo = {
-                name: frozenset().union(*(free_vars(b) for b in ends if b is not None))
-                for name, ends in self.bounds.items()
-            }
-        return self._refs_memo
+    def _refs(self, name: str) -> frozenset[str]:
+        """The variables the bounds of variable `name` mention."""
+        hit = self._refs_memo.get(name)
+        if hit is None:
+            ends = self.bounds.get(name, (None, None))
+            hit = self._refs_memo[name] = frozenset().union(*(free_vars(b) for b in ends if b is not None))
+        return hit
 
     # -- public API --------------------------------------------------------
 
@@ -657,6 +655,16 @@ class Analyzer:
 # ---------------------------------------------------------------------------
 # Functional wrappers
 # ---------------------------------------------------------------------------
+
+
+def _as_ends(
+    ends: tuple[IndexExpr | int | None, IndexExpr | int | None],
+) -> tuple[IndexExpr | None, IndexExpr | None]:
+    """A variable's bounds with int ends wrapped (the pair itself when none is an int)."""
+    lo, hi = ends
+    if isinstance(lo, int) or isinstance(hi, int):
+        return (None if lo is None else as_expr(lo), None if hi is None else as_expr(hi))
+    return (lo, hi)
 
 
 def simplify(e: IndexExpr | int, bounds: BoundsArg | None = None) -> IndexExpr:

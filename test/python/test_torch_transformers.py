@@ -140,6 +140,25 @@ def test_bert_dynamic_batch_and_sequence_with_padding_mask() -> None:
 
 
 @pytest.mark.long
+def test_gpt2_dynamic_batch_and_sequence() -> None:
+    """GPT-2 built once, symbolic in batch and length (issue 37): each Conv1D flattens
+    (batch, seq) to one axis and back, which infer-bound unflattens to batch x seq rows
+    (the build stalled before); right at several sizes."""
+    from compiler.torch.networks import hf_transformer
+
+    model, x = hf_transformer("gpt2", small=True, seq=16)
+    dynamic = {"inputs": {0: Dim("batch", max=8), 1: Dim("seq", min=2, max=64)}}
+    net = from_torch(model, (x.repeat(2, 1),), dynamic_shapes=dynamic)
+    for b, n in ((1, 2), (2, 5), (3, 16), (1, 33)):
+        ids = tokens(b, n)
+        with torch.no_grad():
+            expected = model(ids).numpy()
+        got = net(ids)
+        assert got.shape == expected.shape
+        assert float(np.abs(got - expected).max()) <= 1e-4 * float(np.abs(expected).max())
+
+
+@pytest.mark.long
 def test_gpt2_dynamic_sequence() -> None:
     """GPT-2 (causal attention) built once with a symbolic length: the causal reductions'
     loops are cut at the diagonal of a symbolic square, and the memory plan, symbolic in

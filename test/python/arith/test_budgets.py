@@ -135,3 +135,27 @@ def test_eval_set_visits_a_shared_subtree_once() -> None:
         env = {"seq": sv, "batch": bv}
         assert got.lo is None or evaluate(got.lo, env) <= min(values)
         assert got.hi is None or max(values) <= evaluate(got.hi, env)
+
+
+def test_a_fused_axis_through_every_reshape_stays_closed() -> None:
+    """Issue 37: GPT-2's Conv1D flattens (batch, seq) to one axis and unflattens it, in
+    every layer. Infer-bound's requests through `f // seq` and `f % seq` over the fused
+    axis [0, batch * seq - 1] knew only seq >= 0, so each round trip nested the last one
+    twice (`seq * (x // max(seq, 1)) + min(x, max(seq, 1) - 1)`) and a 12-layer build
+    stalled in the simplifier. A non-empty fused axis implies batch, seq >= 1
+    (`eval_set(..., nonempty=True)`), and every round trip gives [0, batch * seq - 1]."""
+    seq, batch = IndexVar("seq"), IndexVar("batch")
+    bounds = {"seq": (0, None), "batch": (0, None)}
+    hi: IndexExpr = batch * seq - 1
+    start = time.thread_time()
+    for _ in range(40):
+        dom = {"f": IntSet(IndexConst(0), hi)}
+        rows = {"r": eval_set(IndexVar("f") // seq, dom, bounds, nonempty=True),
+                "c": eval_set(IndexVar("f") % seq, dom, bounds, nonempty=True)}  # fmt: skip
+        flat = eval_set(IndexVar("r") * seq + IndexVar("c"), rows, bounds, nonempty=True)
+        assert flat.lo == IndexConst(0)
+        assert flat.hi is not None
+        hi = flat.hi
+    seconds = time.thread_time() - start
+    assert str(hi) == "batch * seq - 1"
+    assert seconds < 5.0, f"{seconds:.1f} s"

@@ -191,6 +191,49 @@ def test_eval_set_sound_divisor_may_be_zero(e: IndexExpr, sizes: list[tuple[int,
                 assert s.contains(v, env), (str(e), str(s), env, v)
 
 
+def test_eval_set_nonempty_domain() -> None:
+    """`nonempty=True`: the ends may assume every domain set non-empty. A fused axis f over
+    [0, n*m - 1] is non-empty only if n, m >= 1, so its row f // m spans [0, n - 1] and its
+    column f % m [0, m - 1] (issue 37: GPT-2's Conv1D flattens (batch, seq) and unflattens
+    it, and without this each layer nested the last one's bound twice)."""
+    bounds = {"n": (0, None), "m": (0, None)}
+    dom = {"f": IntSet.from_range(0, P("n * m"), bounds), "c": IntSet(IndexConst(-3), P("m"))}
+    assert str(eval_set(P("f // m"), dom, bounds, nonempty=True)) == "[0, n - 1]"
+    assert str(eval_set(P("f % m"), dom, bounds, nonempty=True)) == "[0, m - 1]"
+    rows = {"r": eval_set(P("f // m"), dom, bounds, nonempty=True), "k": eval_set(P("f % m"), dom, bounds, nonempty=True)}
+    assert str(eval_set(P("r * m + k"), rows, bounds, nonempty=True)) == "[0, m * n - 1]"
+    # an end that would divide by m (0 where the domain is empty) is not taken: the
+    # assumption-free set, defined at m == 0, instead
+    assert str(eval_set(P("c // m"), dom, bounds, nonempty=True)) == str(eval_set(P("c // m"), dom, bounds))
+    # a size that is not a product of symbolic points implies nothing
+    assert str(eval_set(P("f // m"), {"f": IntSet.from_range(0, P("n * m + 1"), bounds)}, bounds, nonempty=True)) == (
+        "[0, m * n // max(m, 1)]"
+    )
+
+
+@SETTINGS
+@given(exprs, st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=6))
+def test_eval_set_nonempty_sound(e: IndexExpr, sizes: list[tuple[int, int]]) -> None:
+    """`nonempty=True` with n, j >= 0 and i over [0, n*j - 1]: every value the expression
+    takes lies in the set, and the ends are defined at every size, 0 included (where the
+    domain is empty and the set may be anything)."""
+    bounds = {"n": (0, None), "j": (0, None)}
+    dom = {"i": IntSet.from_range(0, P("n * j"), bounds)}
+    s = eval_set(e, dom, bounds, nonempty=True)
+    plain = eval_set(e, dom, bounds)
+    for nv, jv in sizes:
+        env = {"n": nv, "j": jv}
+        for end in (s.lo, s.hi):
+            # defined wherever the assumption-free set is (a point x // j is kept by both)
+            if end is not None and all(x is None or _ev(x, env) is not None for x in (plain.lo, plain.hi)):
+                assert _ev(end, env) is not None, (str(e), str(s), env)
+        for iv in range(nv * jv):
+            env = {"n": nv, "j": jv, "i": iv}
+            v = _ev(e, env)
+            if v is not None:
+                assert s.contains(v, env), (str(e), str(s), env, v)
+
+
 def test_eval_set_conv_index_in_bounds() -> None:
     """A strided conv2d input index stays inside the flattened NCHW buffer."""
     bounds = {

@@ -263,6 +263,18 @@ def test_fold_into_minmax_when_the_variable_cancels() -> None:
     assert az.fold_into_minmax(P("o * 4 + min(s, 4)"), "o") == az.simplify(P("o * 4 + min(s, 4)"))
 
 
+def test_substitution_picks_the_factor_that_cancels() -> None:
+    """`m * n - m >= 0` for m, n >= 1: the bound search replaces one factor of `m * n` by
+    its lower bound, and only `n` (which leaves `m - m`) proves it; it used to take the
+    first name in sort order, so `min(batch * seq - 1, seq - 1)` folded to `seq - 1` but the
+    same expression over other names did not (a fused axis's column, issue 37)."""
+    for a, b in (("m", "n"), ("n", "m"), ("batch", "seq"), ("seq", "batch"), ("x", "a")):
+        bounds: BoundsArg = {a: (1, None), b: (1, None)}
+        assert str(simplify(P(f"min({a} * {b} - 1, {b} - 1)"), bounds)) == f"{b} - 1"
+        assert prove_ge(P(f"{a} * {b}"), P(b), bounds)
+    assert not prove_ge(P("m * n"), P("m"), {"m": (1, None), "n": (0, None)})  # n == 0
+
+
 def test_const_bounds_and_value() -> None:
     assert const_bounds(P("min(n - i * 8, 8)"), SYMBOLIC_BOUNDS) == (1, 8)
     assert const_bounds(P("i * 8 + j"), SYMBOLIC_BOUNDS) == (0, None)
