@@ -23,14 +23,12 @@ and Apache TVM's compile time for the same programs, in the same run.
 * `--networks resnet50`: `from_torch` of `transformers`' ResNetModel (default config,
   1x3x224x224) in a new process with an empty cache, its phases, with the LLVM worker
   processes (`compiler/lowering/llvm_pool.py`) and without (`COMPILER_LLVM_WORKERS=0`);
-* `--symbolic [bert,gpt2]`: issue 37's table, each `transformers` model of
-  `compiler.torch.networks.hf_transformer` (BERT-base, GPT-2) compiled by `from_torch` in
+* `--symbolic [bert,gpt2,llama]`: issue 37's table, each `transformers` model of
+  `compiler.torch.networks.hf_transformer` (BERT-base, GPT-2, a LLaMA-style model) compiled by `from_torch` in
   a new process with the cache off, static at batch 1 and `--length` (128), then with a
   symbolic batch (`Dim("batch", max=16)`) and a symbolic length (`Dim("seq", min=2,
   max=512)`), the ratio and the slowest passes of the symbolic build
-  (`compiler.pass_timing`); only this table is printed. A LLaMA-style model is not in it:
-  `transformers`' LlamaModel exports `aten.cos`/`aten.sin` (its rotary embedding), which
-  the importer does not lower yet;
+  (`compiler.pass_timing`); only this table is printed;
 * TVM 0.27 if `import tvm` works (it runs in a subprocess: two copies of LLVM in one
   process are asking for trouble): `tvm.compile(te.create_prim_func(args), target="llvm")`
   and the first `ex["main"]`, where TVM generates machine code (lazily); and the same for
@@ -382,10 +380,10 @@ def main() -> None:
     parser.add_argument(
         "--symbolic",
         nargs="?",
-        const="bert,gpt2",
+        const="bert,gpt2,llama",
         default="",
         help="only the static vs symbolic (batch, length) build table of these transformers models "
-        "(default bert,gpt2)",
+        "(default bert,gpt2,llama)",
     )
     parser.add_argument("--length", type=int, default=128, help="the static build's length (--symbolic)")
     parser.add_argument("--tvm-worker", action="store_true", help=argparse.SUPPRESS)

@@ -204,8 +204,10 @@ def hf_network(name: str, *, small: bool = False, seed: int = 0) -> tuple[nn.Mod
     return model, (1, 3, size, size)
 
 
-HF_TRANSFORMERS = ("bert", "gpt2", "vit", "mobilenetv2_tf")
+HF_TRANSFORMERS = ("bert", "gpt2", "llama", "vit", "mobilenetv2_tf")
 """The `transformers` models of `hf_transformer`: BERT-base, GPT-2 small (12 layers,
+`use_cache=False`), a LLaMA-style decoder of GPT-2's size (12 layers, hidden 768, 12
+heads sharing 4 key/value heads, SwiGLU 2048, vocabulary 32000, rotary positions,
 `use_cache=False`), ViT-base at 224x224 and MobileNetV2 with TensorFlow padding."""
 
 
@@ -220,6 +222,12 @@ def _hf_transformer_config(name: str, small: bool) -> tuple[Any, dict[str, objec
     if name == "gpt2":
         sizes = {"vocab_size": 96, "n_embd": 32, "n_layer": 2, "n_head": 4, "bos_token_id": 0, "eos_token_id": 0}
         return tf.GPT2Model(tf.GPT2Config(**(sizes if small else {}))), {"use_cache": False}
+    if name == "llama":
+        sizes = {"vocab_size": 96, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                 "num_key_value_heads": 2, "intermediate_size": 128} if small else {
+                 "vocab_size": 32000, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                 "num_key_value_heads": 4, "intermediate_size": 2048}  # fmt: skip
+        return tf.LlamaModel(tf.LlamaConfig(**sizes, max_position_embeddings=1024)), {"use_cache": False}
     if name == "vit":
         sizes = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64, "image_size": 32, "patch_size": 8}
         return tf.ViTModel(tf.ViTConfig(**(sizes | layers if small else {}))), {}
@@ -238,7 +246,7 @@ def hf_transformer(
     torch.manual_seed(seed)
     model, options = _hf_transformer_config(name, small)
     wrapped = LastHiddenState(model.eval(), **options).eval()
-    if name in ("bert", "gpt2"):
+    if name in ("bert", "gpt2", "llama"):
         vocab = int(model.config.vocab_size)
         return wrapped, torch.randint(0, vocab, (1, seq or (12 if small else 128)))
     size = int(model.config.image_size)

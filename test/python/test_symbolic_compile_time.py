@@ -54,7 +54,7 @@ def _build(model: Any, x: Any, dynamic: dict[str, Any] | None) -> tuple[Any, flo
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("name", ["bert-2-layer", "bert", "gpt2"])
+@pytest.mark.parametrize("name", ["bert-2-layer", "bert", "gpt2", "llama"])
 def test_symbolic_batch_and_length_compile_within_a_limit(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
