@@ -166,7 +166,8 @@ class InferBound:
     accesses: dict[str, list[Access]] = field(default_factory=dict)
     guards: dict[str, list[IterVar]] = field(default_factory=dict)  # split parents to guard
     requests: dict[str, list[list[Request]]] = field(default_factory=dict)
-    split_notes: dict[str, list[str]] = field(default_factory=dict)  # per stage, for explain
+    split_notes: dict[str, list[tuple[Split, IndexExpr, IndexExpr]]] = field(default_factory=dict)
+    """Per stage, the splits whose outer extents `explain` words (formatted only then)."""
 
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
@@ -532,11 +533,17 @@ class InferBound:
         return factor if az.prove_ge(factor, 1) else az.simplify(emax(factor, IndexConst(1)))
 
     def note_split(self, rel: Split, factor: IndexExpr, outer_extent: IndexExpr) -> None:
+        """Kept for `explain`, which words it: most builds never ask, and a symbolic
+        extent's text can be far larger than its expression DAG."""
+        self.split_notes.setdefault(rel.parent.stage, []).append((rel, factor, outer_extent))
+
+    @staticmethod
+    def _split_note(rel: Split, factor: IndexExpr, outer_extent: IndexExpr) -> str:
         how = f"nparts {rel.nparts}: factor {factor}," if rel.nparts is not None else f"factor {factor}:"
         note = f"split {rel.parent.name} by {how} outer loop {rel.outer.name} runs {outer_extent} iterations"
         if rel.nparts is not None and const_value(outer_extent) not in (None, rel.nparts):
             note += f" (not {rel.nparts}: more would compute nothing)"
-        self.split_notes.setdefault(rel.parent.stage, []).append(note)
+        return note
 
     # -- explanation -------------------------------------------------------------------
 
@@ -544,7 +551,7 @@ class InferBound:
         """Why the stage is realized over its region: what determined each side."""
         region = " x ".join(format_range(self.ranges[iv.name].min, self.ranges[iv.name].extent) for iv in stage.axes)
         lines = [f"stage \"{stage.name}\": realized {region}"]
-        lines += [f"  {note}" for note in self.split_notes.get(stage.name, [])]
+        lines += [f"  {self._split_note(*note)}" for note in self.split_notes.get(stage.name, [])]
         if stage.name not in self.requests:
             readers = self.model.extern_readers(stage.name)
             whole = f"read whole by te.extern \"{readers[0]}\"" if readers else "an output (or unread)"
