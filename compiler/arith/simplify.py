@@ -141,17 +141,8 @@ from compiler.arith.ranges import Range
 from compiler.errors import ExprTypeError
 
 __all__ = [
-    "Analyzer",
-    "BoundsArg",
-    "const_bounds",
-    "const_value",
-    "prove_eq",
-    "prove_ge",
-    "prove_gt",
-    "prove_le",
-    "prove_lt",
-    "simplify",
-    "simplify_cond",
+    "Analyzer", "BoundsArg", "const_bounds", "const_value", "prove_eq", "prove_ge", "prove_gt", "prove_le",
+    "prove_lt", "simplify", "simplify_cond",
 ]
 
 BoundsArg = Mapping[str, tuple[IndexExpr | int | None, IndexExpr | int | None]]
