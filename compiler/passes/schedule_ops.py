@@ -67,9 +67,7 @@ PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not
 SCALAR_ATTR = "loop.scalar"
 """On a `loop.func` argument, a 0-d i64 buffer: the value of the named variable (a
 `te.func` scalar argument, `{te.scalar = "n"}`); make-packed-api binds it from the data."""
-DTYPE_ATTR = "loop.dtype"
-"""On a `loop.func` argument, the unsigned dtype of its signless integer elements (a
-`te.func` argument's or result's `{te.dtype = "uint8"}`); make-packed-api checks it."""
+DTYPE_ATTR = loop.DTYPE_ATTR
 
 
 def tensor_type(t: Attribute) -> te.TensorType:

@@ -39,6 +39,11 @@ from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
 from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.loop.types import BufferType
 from compiler.dialects.shape import verify_var_name
+from compiler.dialects.te.types import UNSIGNED_DTYPES
+
+DTYPE_ATTR = "loop.dtype"
+"""On a `loop.func` argument, the unsigned dtype of its signless integer elements (a
+`te.func` argument's or result's `{te.dtype = "uint8"}`); make-packed-api checks it."""
 
 
 @irdl_op_definition
@@ -83,6 +88,24 @@ class FuncOp(IRDLOperation):
             raise VerifyError("loop.func returns nothing: outputs are buffer arguments")
         if self.function_type.inputs.data != tuple(self.body.block.arg_types):
             raise VerifyError("loop.func block arguments must match the function input types")
+        self._verify_dtypes()
+
+    def _verify_dtypes(self) -> None:
+        """A `loop.dtype` argument attribute names an unsigned dtype of the buffer's
+        integer width (make-packed-api reads it as the argument's DLPack type)."""
+        for k, entries in enumerate(self.arg_attrs.data if self.arg_attrs is not None else ()):
+            dtype = entries.data.get(DTYPE_ATTR)
+            if dtype is None:
+                continue
+            t = self.function_type.inputs.data[k]
+            name = dtype.data if isinstance(dtype, StringAttr) else str(dtype)
+            width = UNSIGNED_DTYPES.get(name)
+            element = t.element_type if isinstance(t, BufferType) else None
+            if width is None or element != IntegerType(width):
+                raise VerifyError(
+                    f"loop.func argument {k}: {DTYPE_ATTR} must be an unsigned dtype of the buffer's integer "
+                    f"width ({', '.join(f'{n!r}: i{w}' for n, w in UNSIGNED_DTYPES.items())}), got {name!r} for {t}"
+                )
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:

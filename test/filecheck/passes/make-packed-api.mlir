@@ -269,10 +269,11 @@ loop.func @scalar(%A: !loop.buffer<["n"], f32>, %B: !loop.buffer<["n // x"], f32
 // -----
 
 // A loop.dtype names an unsigned dtype of the elements' width (a hand-written one may
-// name anything: it was an int() ValueError's text).
+// name anything: it was an int() ValueError's text, then an unlocated error of
+// compiler-run; loop.func's verifier refuses it where it stands).
 loop.func @bad_dtype(%a: !loop.buffer<[4], i8> {loop.dtype = "uint8x"}, %b: !loop.buffer<[4], i8> {loop.output}) {
   %c0 = arith.constant 0 : index
   %v = loop.load %a[%c0] : !loop.buffer<[4], i8>
   loop.store %v, %b[%c0] : !loop.buffer<[4], i8>
 }
-// CHECK: make-packed-api.mlir:[[# @LINE - 5]]:1: error: make-packed-api: loop.dtype 'uint8x' does not describe elements of type i8
+// CHECK: make-packed-api.mlir:[[# @LINE - 5]]:1: error: loop.func argument 0: loop.dtype must be an unsigned dtype of the buffer's integer width ('uint8': i8), got 'uint8x' for !loop.buffer<[4], i8>
