@@ -50,7 +50,6 @@ from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack
 
 OUTPUT_ATTR = "loop.output"  # as schedule-ops marks the outputs
 SCALAR_ATTR = "loop.scalar"  # a 0-d integer argument whose value is a variable (schedule-ops)
-DTYPE_ATTR = "loop.dtype"  # the unsigned dtype of an argument's signless elements (schedule-ops)
 
 # ---------------------------------------------------------------------------
 # The arguments as declared
@@ -90,11 +89,8 @@ class ArgDecl:
 def dlpack_dtype(t: Attribute, unsigned: str | None = None) -> DType:
     """The DLPack data type of a buffer element type (`unsigned`: the dtype a
     `loop.dtype` attribute gives signless integer elements, such as uint8)."""
-    if unsigned is not None:
-        width = UNSIGNED_DTYPES.get(unsigned)  # a hand-written loop.dtype may name anything
-        if width is None or not isinstance(t, IntegerType) or t.width.data != width:
-            raise PassError(f"loop.dtype {unsigned!r} does not describe elements of type {t}")
-        return DType(unsigned, KDL_UINT, width)
+    if unsigned is not None:  # loop.func's verifier checked it names an unsigned dtype of t's width
+        return DType(unsigned, KDL_UINT, UNSIGNED_DTYPES[unsigned])
     if isinstance(t, Float16Type | Float32Type | Float64Type):
         bits = t.bitwidth
         return DType(f"float{bits}", KDL_FLOAT, bits)
@@ -130,7 +126,7 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
             )
         is_output = OUTPUT_ATTR in attr.data or arg in written
         scalar = attr.data.get(SCALAR_ATTR)
-        unsigned = attr.data.get(DTYPE_ATTR)
+        unsigned = attr.data.get(loop.DTYPE_ATTR)
         decls.append(
             ArgDecl(
                 arg.name_hint or f"arg{i}",

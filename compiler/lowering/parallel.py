@@ -234,17 +234,9 @@ def _team_size(for_op: loop.ForOp, ops: list[Operation]) -> SSAValue:
     wake-up costs a scheduler time slice (~8 ms) when another process holds a core."""
     count_at = llvm.AddressOfOp(NUM_THREADS_SYMBOL, PTR)
     count = llvm.LoadOp(count_at.result, i32)
-    step = for_op.step.value.data
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     ops += [count_at, count, one]
-    iterations: SSAValue = for_op.extent
-    if step != 1:  # ceil(extent / step)
-        minus_one = arith.ConstantOp(IntegerAttr(step - 1, IndexType()))
-        by = arith.ConstantOp(IntegerAttr(step, IndexType()))
-        padded = arith.AddiOp(for_op.extent, minus_one)
-        iterations_op = arith.FloorDivSIOp(padded, by)
-        ops += [minus_one, by, padded, iterations_op]
-        iterations = iterations_op.result
+    iterations = _trip_count(for_op.extent, for_op.step.value.data, ops)
     wide = arith.IndexCastOp(count.dereferenced_value, IndexType())
     smaller = arith.MinSIOp(wide.result, iterations)
     capped = arith.MaxSIOp(smaller.result, one.result)
@@ -257,6 +249,18 @@ def _team_size(for_op: loop.ForOp, ops: list[Operation]) -> SSAValue:
     narrow = arith.IndexCastOp(chosen.result, i32)
     ops += [wide, smaller, capped, zero, unbound, single, default, chosen, narrow]
     return narrow.result
+
+
+def _trip_count(extent: SSAValue, step: int, ops: list[Operation]) -> SSAValue:
+    """A loop's iterations, ceil(extent / step) for extent >= 0, its ops appended to `ops`."""
+    if step == 1:
+        return extent
+    bumped = arith.ConstantOp(IntegerAttr(step - 1, IndexType()))
+    by = arith.ConstantOp(IntegerAttr(step, IndexType()))
+    padded = arith.AddiOp(extent, bumped)
+    count = arith.FloorDivSIOp(padded, by)
+    ops += [bumped, by, padded, count]
+    return count.result
 
 
 def outline_serial_nest(for_op: loop.ForOp, name: str, entry: Block) -> loop.FuncOp:
@@ -305,7 +309,7 @@ def _chunk(body: Block, lo: SSAValue, extent: SSAValue, step: int) -> tuple[SSAV
     def times_step(a: SSAValue) -> SSAValue:
         return a if step == 1 else add(arith.MuliOp(a, index(step)))
 
-    count = extent if step == 1 else ceildiv(extent, index(step))  # iterations
+    count = _trip_count(extent, step, ops)
     per_thread = ceildiv(count, nt)
     first = add(arith.MuliOp(tid, per_thread))
     last = add(arith.MinSIOp(count, add(arith.AddiOp(first, per_thread))))

@@ -67,7 +67,6 @@ PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not
 SCALAR_ATTR = "loop.scalar"
 """On a `loop.func` argument, a 0-d i64 buffer: the value of the named variable (a
 `te.func` scalar argument, `{te.scalar = "n"}`); make-packed-api binds it from the data."""
-DTYPE_ATTR = loop.DTYPE_ATTR
 
 
 def tensor_type(t: Attribute) -> te.TensorType:
@@ -164,7 +163,7 @@ class FunctionLowering:
                          if k in result_dtypes}
 
         def attrs(entries: dict[str, Attribute], dtype: str | None) -> DictionaryAttr:
-            return DictionaryAttr(entries | ({DTYPE_ATTR: StringAttr(dtype)} if dtype is not None else {}))
+            return DictionaryAttr(entries | ({loop.DTYPE_ATTR: StringAttr(dtype)} if dtype is not None else {}))
 
         self.result.arg_attrs = ArrayAttr(
             [attrs({SCALAR_ATTR: StringAttr(scalars[i])} if i in scalars else {}, arg_dtypes.get(i))

@@ -271,27 +271,40 @@ def test_stage_computed_in_a_parallel_loop_gets_a_copy_per_thread() -> None:
     assert np.isnan(guarded[-LANES:]).all()
 
 
+def _parallel_double(rows: str) -> str:
+    """Script lines that build `f`, B = 2 * A over (rows, 64), parallel over the rows."""
+    return (
+        "import os, numpy as np, compiler\n"
+        "from compiler import te\n"
+        f"A = te.placeholder(({rows}, 64), name='A')\n"
+        f"B = te.compute(({rows}, 64), lambda i, j: A[i, j] * 2.0, name='B')\n"
+        "s = te.create_schedule(B.op)\n"
+        "s[B].parallel(B.op.axis[0])\n"
+        "f = compiler.build(s, [A, B])\n"
+        "threads = lambda: len(os.listdir('/proc/self/task'))  # libgomp's pool and ours\n"
+    )
+
+
+def _run_fresh(script: str, **env: str) -> None:
+    """`script` in a new interpreter with `env` added; it must exit cleanly."""
+    run = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, **env}, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
 @pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
 def test_process_exits_cleanly_right_after_a_parallel_call() -> None:
     """With OMP_WAIT_POLICY=ACTIVE the OpenMP workers still spin in libgomp when the
     process exits; llvmlite then closed libgomp under them (a segfault at exit, 4 runs
     in 5). The JIT's libgomp stays loaded."""
-    script = (
-        "import numpy as np, compiler\n"
-        "from compiler import te\n"
-        "A = te.placeholder((256, 64), name='A')\n"
-        "B = te.compute((256, 64), lambda i, j: A[i, j] * 2.0, name='B')\n"
-        "s = te.create_schedule(B.op)\n"
-        "s[B].parallel(B.op.axis[0])\n"
-        "f = compiler.build(s, [A, B])\n"
+    script = _parallel_double("256") + (
         "a = np.ones((256, 64), np.float32); b = np.empty_like(a)\n"
         "for _ in range(20): f(a, b)\n"
         "assert float(b.sum()) == 2.0 * a.size\n"
     )
-    env = {**os.environ, "OMP_WAIT_POLICY": "ACTIVE", "COMPILER_NUM_THREADS": "2"}
     for _ in range(3):
-        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-        assert run.returncode == 0, run.stderr[-2000:]
+        _run_fresh(script, OMP_WAIT_POLICY="ACTIVE", COMPILER_NUM_THREADS="2")
 
 
 @pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
@@ -301,17 +314,10 @@ def test_thread_count_is_ours_not_openmps_default(tmp_path) -> None:
     choose: COMPILER_NUM_THREADS, then `compiler.set_num_threads`, in JIT-compiled and
     exported functions alike. Observed through the threads libgomp starts (its pool
     grows to the largest team), in a fresh process."""
-    script = (
-        "import ctypes, os, numpy as np, compiler\n"
-        "from compiler import te\n"
+    script = _parallel_double("256") + (
+        "import ctypes\n"
         "from compiler.runtime.host import openmp_library\n"
-        "threads = lambda: len(os.listdir('/proc/self/task'))\n"
         "ctypes.CDLL(openmp_library()).omp_set_num_threads(1)\n"
-        "A = te.placeholder((256, 64), name='A')\n"
-        "B = te.compute((256, 64), lambda i, j: A[i, j] * 2.0, name='B')\n"
-        "s = te.create_schedule(B.op)\n"
-        "s[B].parallel(B.op.axis[0])\n"
-        "f = compiler.build(s, [A, B])\n"
         "a = np.ones((256, 64), np.float32); b = np.empty_like(a)\n"
         "start = threads()\n"
         "assert compiler.get_num_threads() == 3\n"
@@ -323,9 +329,7 @@ def test_thread_count_is_ours_not_openmps_default(tmp_path) -> None:
         "g(a, b); assert threads() == start + 5, (start, threads())\n"
         "assert float(b.sum()) == 2.0 * a.size\n"
     )
-    env = {**os.environ, "COMPILER_NUM_THREADS": "3", "COMPILER_CACHE": "0"}
-    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
+    _run_fresh(script, COMPILER_NUM_THREADS="3", COMPILER_CACHE="0")
 
 
 @pytest.mark.skipif(openmp_library() is None, reason="no libgomp: parallel loops run serially")
@@ -334,16 +338,7 @@ def test_a_parallel_loop_forks_no_more_threads_than_iterations() -> None:
     length) in the calling thread, and forks a team of at most its iteration count:
     waking a team costs a scheduler time slice when another process holds a core.
     Observed through the threads libgomp starts, in a fresh process."""
-    script = (
-        "import os, numpy as np, compiler\n"
-        "from compiler import te\n"
-        "threads = lambda: len(os.listdir('/proc/self/task'))\n"
-        "n = te.var('n')\n"
-        "A = te.placeholder((n, 64), name='A')\n"
-        "B = te.compute((n, 64), lambda i, j: A[i, j] * 2.0, name='B')\n"
-        "s = te.create_schedule(B.op)\n"
-        "s[B].parallel(B.op.axis[0])\n"
-        "f = compiler.build(s, [A, B])\n"
+    script = _parallel_double("te.var('n')") + (
         "start = threads()\n"
         "for rows, team in [(1, 1), (0, 1), (2, 2), (3, 3), (7, 7)]:\n"
         "    a = np.arange(rows * 64, dtype=np.float32).reshape(rows, 64); b = np.empty_like(a)\n"
@@ -351,9 +346,7 @@ def test_a_parallel_loop_forks_no_more_threads_than_iterations() -> None:
         "    assert threads() == start + team - 1, (rows, start, threads())\n"
         "    np.testing.assert_array_equal(b, 2 * a)\n"
     )
-    env = {**os.environ, "COMPILER_NUM_THREADS": "8", "COMPILER_CACHE": "0"}
-    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
+    _run_fresh(script, COMPILER_NUM_THREADS="8", COMPILER_CACHE="0")
 
 
 def test_set_num_threads_rejects_a_non_positive_count() -> None:

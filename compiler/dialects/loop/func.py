@@ -39,7 +39,7 @@ from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
 from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.loop.types import BufferType
 from compiler.dialects.shape import verify_var_name
-from compiler.dialects.te.types import UNSIGNED_DTYPES
+from compiler.dialects.te.types import verify_unsigned_dtype
 
 DTYPE_ATTR = "loop.dtype"
 """On a `loop.func` argument, the unsigned dtype of its signless integer elements (a
@@ -99,13 +99,8 @@ class FuncOp(IRDLOperation):
                 continue
             t = self.function_type.inputs.data[k]
             name = dtype.data if isinstance(dtype, StringAttr) else str(dtype)
-            width = UNSIGNED_DTYPES.get(name)
             element = t.element_type if isinstance(t, BufferType) else None
-            if width is None or element != IntegerType(width):
-                raise VerifyError(
-                    f"loop.func argument {k}: {DTYPE_ATTR} must be an unsigned dtype of the buffer's integer "
-                    f"width ({', '.join(f'{n!r}: i{w}' for n, w in UNSIGNED_DTYPES.items())}), got {name!r} for {t}"
-                )
+            verify_unsigned_dtype(name, t, element, f"loop.func argument {k}", DTYPE_ATTR)
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:

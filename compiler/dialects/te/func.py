@@ -55,9 +55,9 @@ from compiler.dialects.te.stage import ComputeOp
 from compiler.dialects.te.types import (
     DTYPE_ATTR,
     SCALAR_ATTR,
-    UNSIGNED_DTYPES,
     TensorType,
     unbound_variables,
+    verify_unsigned_dtype,
 )
 
 
@@ -125,7 +125,9 @@ class FuncOp(IRDLOperation):
         for what, dtypes, types in (("argument", args, self.function_type.inputs.data),
                                     ("result", results, self.function_type.outputs.data)):
             for i, dtype in dtypes.items():
-                verify_unsigned(dtype, types[i], f"te.func {what} {i}")
+                t = types[i]
+                element = t.element_type if isinstance(t, TensorType) else None
+                verify_unsigned_dtype(dtype, t, element, f"te.func {what} {i}", DTYPE_ATTR)
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
                 raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
@@ -235,10 +237,3 @@ def _dtypes(attrs: ArrayAttr[DictionaryAttr] | None) -> dict[int, str]:
     return found
 
 
-def verify_unsigned(dtype: str, t: Attribute, what: str) -> None:
-    """A `te.dtype` names an unsigned dtype whose width is the tensor's integer elements'."""
-    if dtype not in UNSIGNED_DTYPES:
-        raise VerifyError(f"{what}: te.dtype must be one of {', '.join(map(repr, UNSIGNED_DTYPES))}, got {dtype!r}")
-    element = t.element_type if isinstance(t, TensorType) else None
-    if element != IntegerType(UNSIGNED_DTYPES[dtype]):
-        raise VerifyError(f"{what}: te.dtype {dtype!r} needs a tensor of i{UNSIGNED_DTYPES[dtype]} elements, got {t}")

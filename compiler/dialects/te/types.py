@@ -9,6 +9,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     FunctionType,
+    IntegerType,
     StringAttr,
 )
 from xdsl.ir import (
@@ -24,6 +25,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
 
+from compiler.diagnostics import VerifyError
 from compiler.dialects.shape import (
     Dim,
     DimAttr,
@@ -87,7 +89,18 @@ DTYPE_ATTR = "te.dtype"
 attribute gives the compiled function's argument its DLPack type (uint8, not int8)."""
 
 UNSIGNED_DTYPES = {"uint8": 8}
-"""The dtypes `DTYPE_ATTR` may name, with their width."""
+"""The dtypes `DTYPE_ATTR` (and the loop dialect's `loop.dtype`) may name, with their width."""
+
+
+def verify_unsigned_dtype(dtype: str, t: Attribute, element: Attribute | None, what: str, attr: str) -> None:
+    """An unsigned-dtype attribute (`attr`) names one of `UNSIGNED_DTYPES` whose width is
+    that of `t`'s integer `element`s (`what`: the argument or result it is on)."""
+    if dtype not in UNSIGNED_DTYPES:
+        raise VerifyError(f"{what}: {attr} must be one of {', '.join(map(repr, UNSIGNED_DTYPES))}, got {dtype!r}")
+    width = UNSIGNED_DTYPES[dtype]
+    if element != IntegerType(width):
+        kind = "a tensor" if isinstance(t, TensorType) else "a buffer"
+        raise VerifyError(f"{what}: {attr} {dtype!r} needs {kind} of i{width} elements, got {t}")
 
 DYNAMIC = "?"
 """A `te.reduce` extent given by an operand (it depends on the compute's axes)."""

@@ -276,4 +276,4 @@ loop.func @bad_dtype(%a: !loop.buffer<[4], i8> {loop.dtype = "uint8x"}, %b: !loo
   %v = loop.load %a[%c0] : !loop.buffer<[4], i8>
   loop.store %v, %b[%c0] : !loop.buffer<[4], i8>
 }
-// CHECK: make-packed-api.mlir:[[# @LINE - 5]]:1: error: loop.func argument 0: loop.dtype must be an unsigned dtype of the buffer's integer width ('uint8': i8), got 'uint8x' for !loop.buffer<[4], i8>
+// CHECK: make-packed-api.mlir:[[# @LINE - 5]]:1: error: loop.func argument 0: loop.dtype must be one of 'uint8', got 'uint8x'

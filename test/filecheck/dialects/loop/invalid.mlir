@@ -220,3 +220,11 @@ loop.func @twice(%a: !loop.buffer<["h"], f32> {loop.output}) {
   %w = loop.var "h" : index
 }
 // CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: loop.var "h" is defined twice in @twice
+
+// -----
+
+// A loop.dtype names an unsigned dtype of the buffer's integer width (make-packed-api
+// reads it as the argument's DLPack type; compiler-run reached it unlocated, make fuzz).
+loop.func @wide(%a: !loop.buffer<[4], i16> {loop.dtype = "uint8"}, %b: !loop.buffer<[4], i16> {loop.output}) {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1: error: loop.func argument 0: loop.dtype 'uint8' needs a buffer of i8 elements, got !loop.buffer<[4], i16>
