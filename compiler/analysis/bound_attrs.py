@@ -87,9 +87,11 @@ class LoopSpec:
 def parse_loop(text: str) -> LoopSpec:
     """The inverse of `format_loop`."""
     name, _, rest = text.partition(" = ")
-    close = rest.rindex("]")
-    lo, extent = parse_range(rest[: close + 1])
+    close = rest.rfind("]")
     words = rest[close + 1 :].split()
+    if close < 0 or not words:
+        raise IRError(f"expected 'name = [min, extent] kind', got '{text}'")
+    lo, extent = parse_range(rest[: close + 1])
     pragmas = [w.removeprefix("pragma=") for w in words[1:] if w.startswith("pragma=")]
     return LoopSpec(name, lo, extent, words[0], "reduce" in words[1:], pragmas, "mixed" in words[1:])
 

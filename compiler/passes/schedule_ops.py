@@ -60,6 +60,7 @@ from compiler.diagnostics import PassError
 from compiler.dialects import loop, sched, te
 from compiler.dialects.shape import Dim, dim_expr, expr_dim, shape_var_names
 from compiler.schedule.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
+from compiler.errors import ExprError, IRError
 
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives
@@ -102,6 +103,15 @@ def _texts(attr: Attribute) -> list[str]:
 
 
 def plan_of(op: te.ComputeOp) -> StagePlan:
+    """The plan infer-bound recorded on `op`; a malformed attribute (hand-written IR) is
+    an error located at `op`."""
+    try:
+        return _read_plan(op)
+    except (ExprError, IRError, ValueError) as err:
+        raise PassError(f"stage '{op.stage.data}': infer-bound's attributes do not parse: {err}", op) from None
+
+
+def _read_plan(op: te.ComputeOp) -> StagePlan:
     shape: list[Dim] = []
     for text in _texts(op.attributes["te.alloc_shape"]):
         c = const_value(parse_expr(text))
