@@ -4,7 +4,8 @@ and torch.compile, and one dynamic-length build against static ones.
     .venv/bin/python bench/transformers_models.py                 # the full configs, batch 1
     .venv/bin/python bench/transformers_models.py --small         # the tests' small configs
     .venv/bin/python bench/transformers_models.py --only bert --rounds 5 --inductor
-    .venv/bin/python bench/transformers_models.py --dynamic       # BERT-base, one build for 64..512
+    .venv/bin/python bench/transformers_models.py --dynamic       # BERT-base and GPT-2, symbolic
+    .venv/bin/python bench/transformers_models.py --dynamic bert --layers 2 --lengths 16,64
 
 Models (`compiler.torch.networks.hf_transformer`: random weights from a config,
 nothing is downloaded): BERT-base at sequence length 128 and 512, GPT-2 small
@@ -15,9 +16,11 @@ eager (`no_grad`); medians. `--inductor` adds torch.compile's default backend
 (timed after them; its first call, the compile, in its own column). The error
 column is max |ours - eager| / max |eager|.
 
-`--dynamic`: BERT-base exported with `Dim("seq")` on the ids' length (8..512),
-compiled once, then timed at 64, 128, 256 and 512 against a static build of
-each length (interleaved rounds): the ratio is static time over dynamic time.
+`--dynamic [bert gpt2]`: issue 37's table. Each model exported with a symbolic batch
+(`Dim("batch", max=16)`) and length (`Dim("seq")`, up to its position table: 512 for
+BERT, 1024 for GPT-2), compiled once, then timed at batch 1 and 4 and lengths 16 to
+the table's end against a static build of each (interleaved rounds): the ratio is
+symbolic time over static time.
 """
 
 from __future__ import annotations
@@ -78,22 +81,29 @@ def compare(names: list[str], small: bool, rounds: int, inductor: bool) -> None:
               flush=True)
 
 
-def dynamic_against_static(small: bool, rounds: int) -> None:
-    lengths = (16, 24, 32, 48) if small else (64, 128, 256, 512)
-    model, _ = hf_transformer("bert", small=small)
-    seq = torch.export.Dim("seq", min=8, max=max(lengths))
-    start = time.perf_counter()
-    dynamic = from_torch(model, (hf_transformer("bert", small=small, seq=lengths[0])[1],),
-                         dynamic_shapes={"inputs": {1: seq}})
-    print(f"dynamic build: {time.perf_counter() - start:.1f} s (one for lengths {lengths[0]}..{lengths[-1]})")
-    print(f"{'length':>7} {'static ms':>10} {'dynamic ms':>11} {'static/dynamic':>15} {'error':>9}")
-    for n in lengths:
-        _, x = hf_transformer("bert", small=small, seq=n)
-        static = from_torch(model, (x,))
-        with torch.no_grad():
-            error = relative_error(dynamic(x), model(x).numpy())
-        s, d = interleaved_medians(lambda static=static, x=x: static(x), lambda x=x: dynamic(x), rounds)
-        print(f"{n:7} {s * 1e3:10.2f} {d * 1e3:11.2f} {s / d:14.2f}x {error:9.1e}", flush=True)
+def dynamic_against_static(small: bool, rounds: int, names: list[str], layers: int | None,
+                            lengths: list[int] | None, batches: list[int]) -> None:
+    """Issue 37's table: each model built once with a symbolic batch and length, timed
+    against a static build of each (batch, length)."""
+    for name in names:
+        top = 1024 if name == "gpt2" else 512  # the models' position tables
+        sizes = lengths or ([16, 24, 32, 48] if small else [n for n in (16, 64, 128, 256, 512, 1024) if n <= top])
+        model, example = hf_transformer(name, small=small, layers=layers)
+        dims = {0: torch.export.Dim("batch", max=16), 1: torch.export.Dim("seq", min=2, max=max(top, *sizes))}
+        start = time.perf_counter()
+        dynamic = from_torch(model, (example.repeat(2, 1),), dynamic_shapes={"inputs": dims})
+        seconds = time.perf_counter() - start
+        print(f"\n{name}: symbolic build {seconds:.1f} s (batch 1..16, lengths 2..{dims[1].max})")
+        print(f"{'batch':>5} {'length':>7} {'static ms':>10} {'symbolic ms':>12} {'symbolic/static':>16} {'error':>9}")
+        for batch in batches:
+            for n in sizes:
+                x = torch.randint(0, int(model.model.config.vocab_size), (batch, n))
+                static = from_torch(model, (x,))
+                with torch.no_grad():
+                    error = relative_error(dynamic(x), model(x).numpy())
+                s, d = interleaved_medians(lambda static=static, x=x: static(x),
+                                           lambda dynamic=dynamic, x=x: dynamic(x), rounds)
+                print(f"{batch:5} {n:7} {s * 1e3:10.2f} {d * 1e3:12.2f} {d / s:15.2f}x {error:9.1e}", flush=True)
 
 
 def main() -> None:
@@ -102,11 +112,17 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help=f"model names: {', '.join(MODELS)}")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--inductor", action="store_true", help="also torch.compile (inductor)")
-    parser.add_argument("--dynamic", action="store_true", help="BERT with a dynamic length against static builds")
+    parser.add_argument("--dynamic", nargs="*", metavar="MODEL",
+                        help="bert and/or gpt2 symbolic in batch and length against static builds")
+    parser.add_argument("--layers", type=int, help="with --dynamic: this many layers")
+    parser.add_argument("--lengths", help="with --dynamic: comma-separated lengths")
+    parser.add_argument("--batches", default="1,4", help="with --dynamic: comma-separated batch sizes")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    if args.dynamic:
-        dynamic_against_static(args.small, args.rounds)
+    if args.dynamic is not None:
+        lengths = [int(n) for n in args.lengths.split(",")] if args.lengths else None
+        dynamic_against_static(args.small, args.rounds, args.dynamic or ["bert", "gpt2"], args.layers, lengths,
+                               [int(b) for b in args.batches.split(",")])
         return
     compare([n for n in MODELS if not args.only or n in args.only], args.small, args.rounds, args.inductor)
 

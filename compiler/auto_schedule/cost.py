@@ -74,7 +74,9 @@ def unroll_axis(info: StageInfo, v: int) -> int | None:
     """A data axis some vector-contiguous read doesn't use: each vector that read loads
     along `v` then serves every unrolled row (a conv's or matmul's weights; in a
     depthwise conv, whose input is contiguous along the channels too, the weights
-    alone). The longest such axis (known extents first)."""
+    alone). The longest such axis; of symbolic ones, the innermost (a linear's rows of
+    (batch, length): the length's rows lie a constant stride apart, and a batch of one
+    would leave one-row tiles)."""
     vname = info.axis_names[v]
     contiguous = [r for r in info.reads if r and vname in r[-1]]
     best: tuple[int, int] | None = None
@@ -85,7 +87,7 @@ def unroll_axis(info: StageInfo, v: int) -> int | None:
         if extent is not None and extent < 2:
             continue
         score = extent if extent is not None else 1 << 20
-        if best is None or score > best[0]:
+        if best is None or score > best[0] or (extent is None and score == best[0]):
             best = (score, a)
     return None if best is None else best[1]
 

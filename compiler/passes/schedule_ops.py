@@ -59,8 +59,8 @@ from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, sched, te
 from compiler.dialects.shape import Dim, dim_expr, expr_dim, shape_var_names
-from compiler.schedule.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 from compiler.errors import ExprError, IRError
+from compiler.schedule.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives

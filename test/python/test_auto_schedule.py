@@ -117,6 +117,21 @@ def test_auto_scheduled_matmul_with_tails_and_packed_panel_is_exact(n: int) -> N
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
 
 
+def test_linear_symbolic_in_batch_and_length_unrolls_the_length() -> None:
+    """Rows of (batch, length), both symbolic: the tile's rows come from the length, a
+    constant stride apart, so a batch of one still fills the tile (unrolling the batch
+    ran one-row tiles at batch 1: a symbolic BERT 3-4x slower than a static one)."""
+    batch, seq = te.var("batch"), te.var("seq")
+    X, W = te.placeholder((batch, seq, 64), name="X"), te.placeholder((64, 96), name="W")
+    k = te.reduce_axis((0, 64), name="k")
+    Y = te.compute((batch, seq, 96), lambda b, t, j: te.sum(X[b, t, k] * W[k, j], axis=k), name="Y")
+    text = sched_text([X, W, Y])
+    assert "sched.split %Y_t by 4" in text
+    assert "sched.unroll %Y_t_i" in text
+    assert "sched.vectorize %Y_j_i" in text
+    assert "%Y_b_o" not in text
+
+
 def test_conv_pad_kept_channels_unrolled_rows_vectorized_in_its_relu_tile() -> None:
     x = te.placeholder((1, 64, 56, 56), name="x")
     w = te.placeholder((64, 64, 3, 3), name="w")
