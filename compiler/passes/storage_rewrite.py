@@ -111,26 +111,20 @@ def statement_accesses(stmt: Operation, buffers: set[SSAValue], names: ValueName
     return found
 
 
+_ISL_FORMS: dict[type, str] = {
+    Add: "({} + {})", Sub: "({} - {})", Mul: "({} * {})", FloorDiv: "floor({} / {})",
+    FloorMod: "({} mod {})", Min: "min({}, {})", Max: "max({}, {})",
+}  # fmt: skip
+
+
 def _isl(e: IndexExpr, rename: dict[str, str]) -> str:
     match e:
         case IndexConst(value=v):
             return str(v)
         case IndexVar(name=n):
             return rename.get(n, n)
-        case Add(a=a, b=b):
-            return f"({_isl(a, rename)} + {_isl(b, rename)})"
-        case Sub(a=a, b=b):
-            return f"({_isl(a, rename)} - {_isl(b, rename)})"
-        case Mul(a=a, b=b):
-            return f"({_isl(a, rename)} * {_isl(b, rename)})"
-        case FloorDiv(a=a, b=b):
-            return f"floor({_isl(a, rename)} / {_isl(b, rename)})"
-        case FloorMod(a=a, b=b):
-            return f"({_isl(a, rename)} mod {_isl(b, rename)})"
-        case Min(a=a, b=b):
-            return f"min({_isl(a, rename)}, {_isl(b, rename)})"
-        case Max(a=a, b=b):
-            return f"max({_isl(a, rename)}, {_isl(b, rename)})"
+        case Add() | Sub() | Mul() | FloorDiv() | FloorMod() | Min() | Max():
+            return _ISL_FORMS[type(e)].format(_isl(e.a, rename), _isl(e.b, rename))
     raise InternalError(f"no isl form for {e}")
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
@@ -58,6 +57,7 @@ from compiler.diagnostics import PassError, VerifyError, location_prefix
 from compiler.dialects.syntax import IRParser
 from compiler.pipeline import expand_pipelines
 from compiler.registry import get_all_dialects, get_all_passes
+from compiler.tools.exits import exit_on_broken_pipe, internal_error
 from compiler.tools.version import add_version_argument
 
 
@@ -242,20 +242,6 @@ class CompilerOptMain(xDSLOptMain):
         return module
 
 
-SIGPIPE_STATUS = 128 + 13
-"""The shell's status for a process killed by SIGPIPE (the reader of its output went away)."""
-
-
-def exit_on_broken_pipe() -> int:
-    """After a BrokenPipeError on stdout: point stdout at /dev/null, so that the
-    interpreter's final flush does not fail again, and return SIGPIPE's status
-    (https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-    return SIGPIPE_STATUS
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         CompilerOptMain(description="compiler-opt: the tensor compiler's IR driver", args=argv).run()
@@ -270,10 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as err:
         print(f"error: {err.strerror}: {err.filename}", file=sys.stderr)
     except Exception as err:
-        if os.environ.get("COMPILER_TRACEBACK"):
-            raise
-        print(f"internal error: {type(err).__name__}: {err}", file=sys.stderr)
-        return 2
+        return internal_error(err)
     return 1
 
 

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from compiler.errors import ArgumentValueError, CompilerError
+from compiler.tools.exits import internal_error
 from compiler.tools.version import add_version_argument
 
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, where a closed pipe can still be handled
         return status
     except BrokenPipeError:
-        from compiler.tools.compiler_opt import exit_on_broken_pipe
+        from compiler.tools.exits import exit_on_broken_pipe
 
         return exit_on_broken_pipe()
     except (ParseError, DiagnosticException) as err:  # located: the input is wrong
@@ -211,10 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:  # the input file
         print(f"compiler-run: error: {err.strerror}: {err.filename}", file=sys.stderr)
     except Exception as err:
-        if os.environ.get("COMPILER_TRACEBACK"):
-            raise
-        print(f"internal error: {type(err).__name__}: {err}", file=sys.stderr)
-        return 2
+        return internal_error(err)
     return 1
 
 

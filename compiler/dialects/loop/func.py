@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -20,7 +19,6 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     SymbolRefAttr,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -39,6 +37,7 @@ from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
 from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.loop.types import BufferType
 from compiler.dialects.shape import verify_var_name
+from compiler.dialects.syntax import parse_function, print_function
 from compiler.dialects.te.types import verify_unsigned_dtype
 
 DTYPE_ATTR = "loop.dtype"
@@ -64,8 +63,6 @@ class FuncOp(IRDLOperation):
     arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), NoTerminator())
-
-    RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "arg_attrs", "res_attrs")
 
     def __init__(self, sym_name: str, inputs: Sequence[Attribute], body: Region | None = None):
         if body is None:
@@ -104,29 +101,16 @@ class FuncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
-        name, inputs, outputs, region, extra, arg_attrs, _ = parse_func_op_like(
-            parser, reserved_attr_names=cls.RESERVED
-        )
-        if outputs:
+        parts = parse_function(parser, "loop.func")
+        if parts.outputs:
             parser.raise_error("loop.func returns nothing: outputs are buffer arguments")
-        if region is None:
-            parser.raise_error("loop.func needs a body")
-        op = cls(name, inputs, region)
-        op.arg_attrs = arg_attrs
-        if extra is not None:
-            op.attributes |= extra.data
+        op = cls(parts.name, parts.inputs, parts.body)
+        op.arg_attrs = parts.arg_attrs
+        op.attributes |= parts.attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        print_func_op_like(
-            printer,
-            self.sym_name,
-            self.function_type,
-            self.body,
-            self.attributes,
-            arg_attrs=self.arg_attrs,
-            reserved_attr_names=self.RESERVED,
-        )
+        print_function(printer, self)
 
 
 @irdl_op_definition

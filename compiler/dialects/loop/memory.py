@@ -22,7 +22,7 @@ from xdsl.printer import Printer
 
 from compiler.diagnostics import VerifyError
 from compiler.dialects.loop.types import BufferType
-from compiler.dialects.syntax import parse_access, print_access
+from compiler.dialects.syntax import parse_access, print_access, print_attributes_and_types
 
 
 @irdl_op_definition
@@ -145,11 +145,7 @@ class ViewOp(IRDLOperation):
         if self.inplace is not None:
             printer.print_string(" inplace ")
             printer.print_string_literal(self.inplace.data)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.arena.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_attributes_and_types(printer, self.attributes, [self.arena.type, self.result.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> ViewOp:
@@ -201,10 +197,7 @@ class LoadOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        print_access(printer, self.buffer, self.indices)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
+        print_access(printer, self.buffer, self.indices, self.attributes)
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
@@ -242,10 +235,7 @@ class StoreOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.value)
         printer.print_string(", ")
-        print_access(printer, self.buffer, self.indices)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
+        print_access(printer, self.buffer, self.indices, self.attributes)
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -14,7 +13,6 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
 )
-from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import (
     Attribute,
     Block,
@@ -50,6 +48,7 @@ from compiler.dialects.shape import (
 # ---------------------------------------------------------------------------
 # Types and attributes
 # ---------------------------------------------------------------------------
+from compiler.dialects.syntax import parse_function, print_function
 from compiler.dialects.te.extern import ExternOp
 from compiler.dialects.te.stage import ComputeOp
 from compiler.dialects.te.types import (
@@ -80,8 +79,6 @@ class FuncOp(IRDLOperation):
     arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
-
-    RESERVED: ClassVar[tuple[str, ...]] = ("sym_name", "function_type", "arg_attrs", "res_attrs")
 
     def __init__(
         self,
@@ -155,28 +152,14 @@ class FuncOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
-        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
-            parser, reserved_attr_names=cls.RESERVED
-        )
-        if region is None:
-            parser.raise_error("te.func needs a body")
-        op = cls(name, inputs, outputs, region)
-        op.arg_attrs, op.res_attrs = arg_attrs, res_attrs
-        if extra is not None:
-            op.attributes |= extra.data
+        parts = parse_function(parser, "te.func")
+        op = cls(parts.name, parts.inputs, parts.outputs, parts.body)
+        op.arg_attrs, op.res_attrs = parts.arg_attrs, parts.res_attrs
+        op.attributes |= parts.attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        print_func_op_like(
-            printer,
-            self.sym_name,
-            self.function_type,
-            self.body,
-            self.attributes,
-            arg_attrs=self.arg_attrs,
-            res_attrs=self.res_attrs,
-            reserved_attr_names=self.RESERVED,
-        )
+        print_function(printer, self)
 
 
 @irdl_op_definition

@@ -25,6 +25,7 @@ from compiler.diagnostics import VerifyError
 # ---------------------------------------------------------------------------
 # Types and attributes
 # ---------------------------------------------------------------------------
+from compiler.dialects.syntax import print_attributes_and_types
 from compiler.dialects.te.func import enclosing_func
 from compiler.dialects.te.stage import ComputeOp
 from compiler.dialects.te.types import TensorType
@@ -106,11 +107,7 @@ class StateOp(IRDLOperation):
         printer.print_string_literal(self.stage.data)
         printer.print_string(f"[{self.output_index}] init ")
         printer.print_operand(self.init)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.init.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_attributes_and_types(printer, self.attributes, [self.init.type, self.result.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> StateOp:

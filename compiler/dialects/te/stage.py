@@ -233,10 +233,7 @@ class ReadOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        print_access(printer, self.tensor, self.indices)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.tensor.type)
+        print_access(printer, self.tensor, self.indices, self.attributes)
 
     @classmethod
     def parse(cls, parser: Parser) -> ReadOp:
