@@ -73,14 +73,16 @@ class _Builder:
     `upper` holds the bounded ones (their maximum after the shift)."""
 
     az: Analyzer
-    expand: frozenset[str]  # the floor divisions/modulos (by text) to expand
+    expand: frozenset[IndexExpr]  # the floor divisions/modulos to expand
 
     def __post_init__(self) -> None:
+        # keyed by nodes, not their text: nodes are hash-consed (one hash, computed once),
+        # where the text of a tree of shared subtrees is exponential in its depth
         self.upper: dict[str, Fraction] = {}
-        self.names: dict[str, Poly] = {}  # variable or atom key -> its shifted polynomial
-        self.remainders: dict[tuple[str, int], str] = {}
+        self.names: dict[IndexExpr, Poly] = {}  # variable or atom -> its shifted polynomial
+        self.remainders: dict[tuple[IndexExpr, int], str] = {}
 
-    def _shifted(self, key: str, lo: int, hi: int | None) -> Poly:
+    def _shifted(self, key: IndexExpr, lo: int, hi: int | None) -> Poly:
         if key not in self.names:
             s = f"s{len(self.names)}"
             if hi is not None:
@@ -92,27 +94,27 @@ class _Builder:
         lo, hi = self.az.const_bounds(e)
         if lo is None:
             return None
-        return self._shifted(f"atom:{e}", lo, hi)
+        return self._shifted(e, lo, hi)
 
     def _remainder(self, a: IndexExpr, c: int) -> Poly:
-        key = (str(a), c)
+        key = (a, c)
         if key not in self.remainders:
             self.remainders[key] = f"r{len(self.remainders)}"
             self.upper[self.remainders[key]] = Fraction(c - 1)
         return {(self.remainders[key],): Fraction(1)}
 
     def _expands(self, e: FloorDiv | FloorMod) -> bool:
-        return str(e) in self.expand
+        return e in self.expand
 
     def poly(self, e: IndexExpr) -> Poly | None:
         match e:
             case IndexConst(value=v):
                 return _pconst(v)
-            case IndexVar(name=n):
+            case IndexVar():
                 lo, hi = self.az.const_bounds(e)
                 if lo is None:
                     return None
-                return self._shifted(f"var:{n}", lo, hi)
+                return self._shifted(e, lo, hi)
             case Add(a=a, b=b) | Sub(a=a, b=b) | Mul(a=a, b=b):
                 pa, pb = self.poly(a), self.poly(b)
                 if pa is None or pb is None:
@@ -285,16 +287,16 @@ def _prove_polynomial(e: IndexExpr, az: Analyzer) -> bool:
     return False
 
 
-def _expansions(e: IndexExpr) -> list[frozenset[str]]:
+def _expansions(e: IndexExpr) -> list[frozenset[IndexExpr]]:
     """Which floor divisions/modulos by constants to expand: every subset when there
     are few (none first, all second), else none, all, and the outermost only."""
-    atoms = sorted({str(n) for n in _nodes(e) if isinstance(n, FloorDiv | FloorMod) and isinstance(n.b, IndexConst)})
+    atoms = list(dict.fromkeys(n for n in _nodes(e) if isinstance(n, FloorDiv | FloorMod) and isinstance(n.b, IndexConst)))
     everything = frozenset(atoms)
     if len(atoms) <= _MAX_SUBSETS:
         subsets = [frozenset(a for i, a in enumerate(atoms) if k >> i & 1) for k in range(1 << len(atoms))]
         return sorted(subsets, key=lambda x: (x != frozenset(), x != everything))
     outer = frozenset(
-        str(n) for n in _nodes(e)
+        n for n in _nodes(e)
         if isinstance(n, FloorDiv | FloorMod) and any(isinstance(m, FloorDiv | FloorMod) for m in _nodes(n.a))
     )
     return [frozenset(), everything, outer]

@@ -159,3 +159,22 @@ def test_a_fused_axis_through_every_reshape_stays_closed() -> None:
     seconds = time.thread_time() - start
     assert str(hi) == "batch * seq - 1"
     assert seconds < 5.0, f"{seconds:.1f} s"
+
+
+def test_size_proofs_key_atoms_by_node_not_by_text() -> None:
+    """The memory-plan prover's polynomial builder keyed its floor-division atoms by their
+    text, which is exponential in the depth of a DAG of shared subtrees: a symbolic BERT
+    with attention row blocks sat in `str` inside verify-memory-plan. 40 levels here (did
+    not finish in 20 s before; about half a second now, on one core)."""
+    from compiler.analysis.size_proof import _Builder
+
+    seq, batch = IndexVar("seq"), IndexVar("batch")
+    d: IndexExpr = batch * seq
+    for _ in range(40):
+        d = Max(d, seq) // 2 + Max(d, batch) // 3
+    az = Analyzer({"seq": (IndexConst(1), None), "batch": (IndexConst(1), None)})
+    start = time.thread_time()
+    poly = _Builder(az, frozenset()).poly((d + 7) // 8 * 8 - d)
+    seconds = time.thread_time() - start
+    assert seconds < 10.0, f"{seconds:.1f} s"
+    assert poly is not None
