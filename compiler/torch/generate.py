@@ -72,7 +72,8 @@ class CausalLM:
         example = (torch.zeros((1, 2), dtype=torch.long), None, torch.arange(2))
         shapes = {"input_ids": {1: seq}, "inputs_embeds": None, "cache_position": {0: seq}}
         with torch.no_grad():
-            self.net: TorchFunction = from_torch(self.module, example, dynamic_shapes=shapes, **options)
+            # strict: the recipe's cache object holds the module's buffers (compiler.torch.state)
+            self.net: TorchFunction = from_torch(self.module, example, dynamic_shapes=shapes, strict=True, **options)
         self.position = 0
         """The next free position of the cache (the tokens it holds)."""
 

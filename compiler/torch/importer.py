@@ -118,16 +118,17 @@ class ImportedGraph:
 
 
 def export(
-    module: torch.nn.Module, example_args: Sequence[Any], dynamic_shapes: Any = None
+    module: torch.nn.Module, example_args: Sequence[Any], dynamic_shapes: Any = None, strict: bool = False
 ) -> ExportedProgram:
-    """torch.export, then functional ATen: in-place ops replaced, and every composite op
-    the importer does not keep whole (`decompose.KEEP_WHOLE`) decomposed by torch's table
-    down to the Core ATen opset."""
+    """torch.export (`strict` is its option), then functional ATen: in-place ops replaced,
+    and every composite op the importer does not keep whole (`decompose.KEEP_WHOLE`)
+    decomposed by torch's table down to the Core ATen opset."""
     with warnings.catch_warnings():  # torch's own deprecation noise (pytree LeafSpec)
         warnings.filterwarnings("ignore", category=FutureWarning, module="copyreg")
         try:  # torch's failures become an error naming the module (compiler.torch.state)
-            program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes)
-            program = state.export_strict_if_aliased(program, module, tuple(example_args), dynamic_shapes)
+            program = torch.export.export(module, tuple(example_args), dynamic_shapes=dynamic_shapes, strict=strict)
+            if not strict:
+                program = state.export_strict_if_aliased(program, module, tuple(example_args), dynamic_shapes)
             functional = decompose(program)
         except Exception as err:
             raise state.export_error(module, err) from err

@@ -273,6 +273,7 @@ def from_torch(
     name: str = "main",
     auto_schedule: bool | None = None,
     channels_last: bool = True,
+    strict: bool = False,
     **options: bool,
 ) -> TorchFunction:
     """Compile a PyTorch module into one function (see the module docstring).
@@ -296,7 +297,10 @@ def from_torch(
 
     `example_args` and `dynamic_shapes` are passed to `torch.export.export`: a
     dimension given as `torch.export.Dim("h")` stays symbolic (a `te.var("h")`),
-    every other is specialised to the example's size. Operators the importer does
+    every other is specialised to the example's size; `strict` is its option too
+    (TorchDynamo traces the module: what a module that reaches its buffers through
+    another object needs, such as transformers' static-cache recipe, which is otherwise
+    exported again strictly once the first export shows it). Operators the importer does
     not lower raise `UnsupportedOperatorError` naming the op, its graph node and the
     source line, before anything is compiled.
 
@@ -312,7 +316,7 @@ def from_torch(
     start = time.perf_counter()
     if not isinstance(example_args, tuple | list):
         example_args = (example_args,)
-    program = export(module, example_args, dynamic_shapes)
+    program = export(module, example_args, dynamic_shapes, strict)
     exported = time.perf_counter()
     n_inputs = len(program.graph_signature.user_inputs)
     graph = import_program(program, dim_names(module, n_inputs, dynamic_shapes), channels_last=channels_last)

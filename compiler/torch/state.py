@@ -50,7 +50,8 @@ is exported by torch's non-strict tracer with lifted constants aliasing the
 buffers, and `run_decompositions` then fails with a bare
 `AssertionError: expected compiled_fn to be GraphModule`; such a program is
 exported again with `strict=True` (TorchDynamo, as transformers' own
-`convert_and_export_with_cache` does). Whatever torch raises becomes an
+`convert_and_export_with_cache` does); `from_torch(strict=True)` exports strictly
+at once (`compiler.torch.generate.CausalLM` does). Whatever torch raises becomes an
 `ExportError` that names the module and the cause.
 """
 

@@ -5,6 +5,7 @@ model through transformers' static-cache recipe, and `generate` against transfor
 from __future__ import annotations
 
 import copy
+import types
 from typing import Any
 
 import numpy as np
@@ -96,6 +97,39 @@ def test_write_outside_the_buffer_is_an_error_naming_it() -> None:
         net(torch.full((2, 4), 3.0), torch.tensor([1, 9]))
     for name, array in net.state.items():  # no buffer written: all or none
         np.testing.assert_array_equal(array, before[name], err_msg=name)
+
+
+class HeldElsewhere(torch.nn.Module):
+    """A buffer the module also reaches through a cache object (as transformers'
+    static-cache recipe), written in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("keys", torch.zeros(4, 3))
+        self.cache = types.SimpleNamespace(layers=[self.keys])
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        self.cache.layers[0].index_copy_(0, pos, x)
+        return self.keys.sum(0)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_strict_export_asked_for_exports_once(strict: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module that reaches its buffers through another object is exported again
+    strictly when the first export shows it; `strict=True` (what CausalLM asks for)
+    exports strictly at once. Both give the same state and results."""
+    calls: list[bool] = []
+    export = torch.export.export
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(bool(kwargs.get("strict")))
+        return export(*args, **kwargs)
+
+    monkeypatch.setattr(torch.export, "export", counting)
+    net = compiler.from_torch(HeldElsewhere(), (torch.ones(1, 3), torch.tensor([2])), strict=strict)
+    assert calls == ([True] if strict else [False, True])
+    np.testing.assert_allclose(net(torch.full((1, 3), 2.0), torch.tensor([0])), [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(net.state["keys"][:, 0], [2.0, 0.0, 0.0, 0.0])
 
 
 class Branchy(torch.nn.Module):
