@@ -174,7 +174,7 @@ def test_ir_errors_are_xdsl_diagnostics_too() -> None:
     module = Parser(make_context(), text).parse_module()
     err = raised(module.verify, VerifyError, ValueError)
     assert isinstance(err, VerifyException)
-    assert "loop.for step must be positive, got 0" in str(err)
+    assert "loop.for step must be in [1, 2^63 - 1], got 0" in str(err)
     n = te.var("n")
     A = te.placeholder((n + 2,), name="A")  # n appears in no shape by itself: nothing binds it
     B = te.compute((n + 2,), lambda i: A[i] * 2.0, name="B")

@@ -75,8 +75,8 @@ class ForOp(IRDLOperation):
     def verify_(self) -> None:
         if self.kind.data not in set(LoopKind):
             raise VerifyError(f"unknown loop kind '{self.kind.data}'")
-        if self.step.value.data < 1:
-            raise VerifyError(f"loop.for step must be positive, got {self.step.value.data}")
+        if not 1 <= self.step.value.data < 2**63:  # a 64-bit index: 2^63 wraps to a negative step
+            raise VerifyError(f"loop.for step must be in [1, 2^63 - 1], got {self.step.value.data}")
         args = self.body.block.args
         if len(args) != 1 or not isinstance(args[0].type, IndexType):
             raise VerifyError("loop.for body must have exactly one index argument")

@@ -18,7 +18,19 @@ loop.func @step(%a: !loop.buffer<[4], f32>) {
   ^bb0(%i: index):
   }) : (index, index) -> ()
 }
-// CHECK: invalid.mlir:17:3: error: loop.for step must be positive, got 0
+// CHECK: invalid.mlir:17:3: error: loop.for step must be in [1, 2^63 - 1], got 0
+
+// -----
+
+// A step of 2^63, which a 64-bit index wraps to a negative one (make fuzz seed 47: the
+// loop never ended).
+loop.func @huge_step(%a: !loop.buffer<[8], f32>) {
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  loop.for %i = %c2 extent %c5 step 9223372036854775808 {
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: loop.for step must be in [1, 2^63 - 1], got 9223372036854775808
 
 // -----
 
@@ -27,7 +39,7 @@ loop.func @mins(%a: !loop.buffer<[4], f32>) {
   %c0 = arith.constant 0 : index
   %t = loop.alloc "T" [%c0] : !loop.buffer<[4, 4], f32>
 }
-// CHECK: invalid.mlir:28:3: error: loop.alloc "T" needs one min per dimension: 2 expected, 1 given
+// CHECK: invalid.mlir:40:3: error: loop.alloc "T" needs one min per dimension: 2 expected, 1 given
 
 // -----
 
@@ -36,7 +48,7 @@ loop.func @rank(%a: !loop.buffer<[4], f32>) {
   %c0 = arith.constant 0 : index
   %v = loop.load %a[%c0, %c0] : !loop.buffer<[4], f32>
 }
-// CHECK: invalid.mlir:37:3: error: loop.load of a rank-1 buffer takes 1 indices, got 2
+// CHECK: invalid.mlir:49:3: error: loop.load of a rank-1 buffer takes 1 indices, got 2
 
 // -----
 
@@ -46,7 +58,7 @@ loop.func @store(%a: !loop.buffer<[4], f32>) {
   %x = arith.constant 1.0 : f64
   "loop.store"(%x, %a, %c0) : (f64, !loop.buffer<[4], f32>, index) -> ()
 }
-// CHECK: invalid.mlir:47:3: error: loop.store of a f64 value into a buffer of f32
+// CHECK: invalid.mlir:59:3: error: loop.store of a f64 value into a buffer of f32
 
 // -----
 
@@ -57,7 +69,7 @@ loop.func @kind_generic(%a: !loop.buffer<[4], f32>) {
   ^bb0(%i: index):
   }) : (index, index) -> ()
 }
-// CHECK: invalid.mlir:56:3: error: unknown loop kind 'sideways'
+// CHECK: invalid.mlir:68:3: error: unknown loop kind 'sideways'
 
 // -----
 
@@ -80,7 +92,7 @@ loop.func @used_before_defined(%a: !loop.buffer<[64], f32>, %c: !loop.buffer<[64
     %w = loop.load %a[%j] : !loop.buffer<[64], f32>
   }
 }
-// CHECK: invalid.mlir:79:5: error: loop.store uses %w before its definition
+// CHECK: invalid.mlir:91:5: error: loop.store uses %w before its definition
 
 // -----
 
@@ -105,7 +117,7 @@ loop.func @bound_inside_its_loop(%a: !loop.buffer<[64], f32>) {
     %n = arith.constant 4 : index
   }
 }
-// CHECK: invalid.mlir:104:3: error: loop.for uses operand 1 before its definition
+// CHECK: invalid.mlir:116:3: error: loop.for uses operand 1 before its definition
 
 // -----
 
