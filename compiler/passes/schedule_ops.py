@@ -150,8 +150,13 @@ class FunctionLowering:
         self.plans = {op: plan_of(op) for op in func.body.block.ops if isinstance(op, te.ComputeOp)}
         self.attached: dict[str, list[te.ComputeOp]] = {}
         self.in_parallel = False  # emitting inside a parallel loop (a stage attached there)
+        loop_owner = {spec.name: op for op, plan in self.plans.items() for spec in plan.loops}
         for op, plan in self.plans.items():
             if plan.attach is not None:
+                owner = loop_owner.get(plan.attach)
+                if owner is None or owner is op:  # hand-written or mutated IR
+                    raise PassError(f"stage '{op.stage.data}': te.attach names loop '{plan.attach}', which "
+                                    f"{'is its own' if owner is op else 'no stage has'} (te.loops)", op)
                 self.attached.setdefault(plan.attach, []).append(op)
         arg_types: list[Attribute] = [buffer_type_of(t) for t in func.function_type.inputs.data]
         self.outputs: list[SSAValue] = []  # the returned tensors, each once
