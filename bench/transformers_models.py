@@ -34,7 +34,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see bench/suite.py: a loa
 os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -90,9 +89,10 @@ def dynamic_against_static(small: bool, rounds: int, names: list[str], layers: i
         sizes = lengths or ([16, 24, 32, 48] if small else [n for n in (16, 64, 128, 256, 512, 1024) if n <= top])
         model, example = hf_transformer(name, small=small, layers=layers)
         dims = {0: torch.export.Dim("batch", max=16), 1: torch.export.Dim("seq", min=2, max=max(top, *sizes))}
-        start = time.perf_counter()
-        dynamic = from_torch(model, (example.repeat(2, 1),), dynamic_shapes={"inputs": dims})
-        seconds = time.perf_counter() - start
+        pair = (example.repeat(2, 1),)  # an example of batch 2: batch 1 would be specialised
+        dynamic, seconds = timed_result(
+            lambda model=model, pair=pair, dims=dims: from_torch(model, pair, dynamic_shapes={"inputs": dims})
+        )
         print(f"\n{name}: symbolic build {seconds:.1f} s (batch 1..16, lengths 2..{dims[1].max})")
         print(f"{'batch':>5} {'length':>7} {'static ms':>10} {'symbolic ms':>12} {'symbolic/static':>16} {'error':>9}")
         for batch in batches:

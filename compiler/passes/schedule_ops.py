@@ -57,10 +57,11 @@ from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.parse import parse_cond, parse_expr
 from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
-from compiler.dialects import loop, sched, te
+from compiler.dialects import loop, te
 from compiler.dialects.shape import Dim, dim_expr, expr_dim, shape_var_names
 from compiler.errors import ExprError, IRError
 from compiler.schedule.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
+from compiler.schedule.model import schedule_of
 
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives
@@ -615,16 +616,12 @@ def combine(kind: te.ReduceKind, acc: SSAValue, value: SSAValue) -> Operation:
     return (float_op if is_float else int_op)(acc, value)
 
 
-def _has_schedule(module: ModuleOp, func: te.FuncOp) -> bool:
-    return any(isinstance(op, sched.ScheduleOp) and op.func.root_reference == func.sym_name for op in module.ops)
-
-
 def lower_module(module: ModuleOp) -> None:
     for func in [op for op in module.ops if isinstance(op, te.FuncOp)]:
         stages = [op for op in func.body.block.ops if isinstance(op, te.ComputeOp)]
         # bounds inferred already, unless a schedule came after them (auto-schedule run on
         # infer-bound's output): it would outlive its function, naming the loop.func
-        if not all(has_bounds(s) for s in stages) or _has_schedule(module, func):
+        if not all(has_bounds(s) for s in stages) or schedule_of(module, func) is not None:
             infer_function(module, func)
         lowered = FunctionLowering(func).lower()
         Rewriter.replace_op(func, lowered)

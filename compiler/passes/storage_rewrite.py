@@ -70,6 +70,7 @@ from compiler.arith.expr import (
     Min,
     Mul,
     Sub,
+    as_binary,
     evaluate,
     free_vars,
     substitute_index,
@@ -123,9 +124,11 @@ def _isl(e: IndexExpr, rename: dict[str, str]) -> str:
             return str(v)
         case IndexVar(name=n):
             return rename.get(n, n)
-        case Add() | Sub() | Mul() | FloorDiv() | FloorMod() | Min() | Max():
-            return _ISL_FORMS[type(e)].format(_isl(e.a, rename), _isl(e.b, rename))
-    raise InternalError(f"no isl form for {e}")
+    form = _ISL_FORMS.get(type(e))
+    if form is None:
+        raise InternalError(f"no isl form for {e}")
+    binary = as_binary(e)
+    return form.format(_isl(binary.a, rename), _isl(binary.b, rename))
 
 
 def _loop_domain(loops: Sequence[loop.ForOp], prefix: str, names: ValueNames) -> tuple[list[str], list[str], dict[str, str]]:

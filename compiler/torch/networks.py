@@ -219,7 +219,7 @@ def _hf_transformer_config(name: str, small: bool, depth: int | None) -> tuple[A
     layers = {key: 2 if depth is None else depth} if small or depth is not None else {}
     if name == "bert":
         sizes = {"vocab_size": 96, "hidden_size": 48, "num_attention_heads": 3, "intermediate_size": 96}
-        return tf.BertModel(tf.BertConfig(**(sizes if small else {}), **layers)), {}
+        return tf.BertModel(tf.BertConfig(**(sizes if small else {}) | layers)), {}
     if name == "gpt2":
         sizes = {"vocab_size": 96, "n_embd": 32, "n_layer": 2, "n_head": 4, "bos_token_id": 0, "eos_token_id": 0}
         return tf.GPT2Model(tf.GPT2Config(**(sizes if small else {}) | layers)), {"use_cache": False}
@@ -228,11 +228,10 @@ def _hf_transformer_config(name: str, small: bool, depth: int | None) -> tuple[A
                  "num_key_value_heads": 2, "intermediate_size": 128} if small else {
                  "vocab_size": 32000, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                  "num_key_value_heads": 4, "intermediate_size": 2048}  # fmt: skip
-        sizes |= layers
-        return tf.LlamaModel(tf.LlamaConfig(**sizes, max_position_embeddings=1024)), {"use_cache": False}
+        return tf.LlamaModel(tf.LlamaConfig(**sizes | layers, max_position_embeddings=1024)), {"use_cache": False}
     if name == "vit":
         sizes = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64, "image_size": 32, "patch_size": 8}
-        return tf.ViTModel(tf.ViTConfig(**(sizes if small else {}), **layers)), {}
+        return tf.ViTModel(tf.ViTConfig(**(sizes if small else {}) | layers)), {}
     if name == "mobilenetv2_tf":
         return tf.MobileNetV2Model(tf.MobileNetV2Config(image_size=32 if small else 224, tf_padding=True)), {}
     raise KeyError(f"unknown model {name!r}: one of {', '.join(HF_TRANSFORMERS)}")

@@ -94,10 +94,8 @@ class FuncOp(IRDLOperation):
             dtype = entries.data.get(DTYPE_ATTR)
             if dtype is None:
                 continue
-            t = self.function_type.inputs.data[k]
             name = dtype.data if isinstance(dtype, StringAttr) else str(dtype)
-            element = t.element_type if isinstance(t, BufferType) else None
-            verify_unsigned_dtype(name, t, element, f"loop.func argument {k}", DTYPE_ATTR)
+            verify_unsigned_dtype(name, self.function_type.inputs.data[k], f"loop.func argument {k}", DTYPE_ATTR)
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:

@@ -122,9 +122,7 @@ class FuncOp(IRDLOperation):
         for what, dtypes, types in (("argument", args, self.function_type.inputs.data),
                                     ("result", results, self.function_type.outputs.data)):
             for i, dtype in dtypes.items():
-                t = types[i]
-                element = t.element_type if isinstance(t, TensorType) else None
-                verify_unsigned_dtype(dtype, t, element, f"te.func {what} {i}", DTYPE_ATTR)
+                verify_unsigned_dtype(dtype, types[i], f"te.func {what} {i}", DTYPE_ATTR)
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
                 raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")

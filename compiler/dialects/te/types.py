@@ -92,13 +92,14 @@ UNSIGNED_DTYPES = {"uint8": 8}
 """The dtypes `DTYPE_ATTR` (and the loop dialect's `loop.dtype`) may name, with their width."""
 
 
-def verify_unsigned_dtype(dtype: str, t: Attribute, element: Attribute | None, what: str, attr: str) -> None:
+def verify_unsigned_dtype(dtype: str, t: Attribute, what: str, attr: str) -> None:
     """An unsigned-dtype attribute (`attr`) names one of `UNSIGNED_DTYPES` whose width is
-    that of `t`'s integer `element`s (`what`: the argument or result it is on)."""
+    that of the integer elements of `t`, a tensor or buffer type (`what`: the argument or
+    result it is on)."""
     if dtype not in UNSIGNED_DTYPES:
         raise VerifyError(f"{what}: {attr} must be one of {', '.join(map(repr, UNSIGNED_DTYPES))}, got {dtype!r}")
     width = UNSIGNED_DTYPES[dtype]
-    if element != IntegerType(width):
+    if getattr(t, "element_type", None) != IntegerType(width):
         kind = "a tensor" if isinstance(t, TensorType) else "a buffer"
         raise VerifyError(f"{what}: {attr} {dtype!r} needs {kind} of i{width} elements, got {t}")
 
