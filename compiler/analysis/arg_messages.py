@@ -105,11 +105,12 @@ def misaligned(func: str, arg: str, size: int, dtype: str) -> str:
     )
 
 
-def overlap(func: str, out: str, other: str) -> str:
-    """`{0}`-`{1}` and `{2}`-`{3}` are the byte ranges of `out` and `other`."""
+def overlap(func: str) -> str:
+    """`{0}` and `{1}` are the positions of the two arguments (the output first), `{2}`-`{3}`
+    and `{4}`-`{5}` their byte ranges."""
     return (
-        f"{func}: output {out} overlaps {other} in memory ([{{0:#x}}, {{1:#x}}) and "
-        f"[{{2:#x}}, {{3:#x}})), but {func} assumes its arguments do not alias"
+        f"{func}: output {{0:arg}} overlaps {{1:arg}} in memory ([{{2:#x}}, {{3:#x}}) and "
+        f"[{{4:#x}}, {{5:#x}})), but {func} assumes its arguments do not alias"
     )
 
 

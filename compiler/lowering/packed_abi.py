@@ -92,12 +92,18 @@ class ModuleABI:
     reporters: frozenset[str] = frozenset()  # functions given a trailing error-values pointer
 
 
+def is_packed_entry(f: loop.FuncOp) -> bool:
+    """A packed function made by make-packed-api (it has the `{packed.error_values}`
+    argument): it checks the DLTensors and calls the compute function."""
+    attrs = f.arg_attrs.data if f.arg_attrs is not None else []
+    return any(packed.ERROR_VALUES_ATTR in d.data for d in attrs)
+
+
 def needs_error_values(f: loop.FuncOp) -> bool:
     """A function with checks that report values (e.g. bound checks in a compute function)
     but no `{packed.error_values}` argument: lowering appends one, which its callers fill
     with their own (or NULL)."""
-    attrs = f.arg_attrs.data if f.arg_attrs is not None else []
-    if any(packed.ERROR_VALUES_ATTR in d.data for d in attrs):
+    if is_packed_entry(f):
         return False
     return any(isinstance(op, loop.AssertOp) and op.values for op in walk_ops(f))
 

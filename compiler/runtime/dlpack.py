@@ -93,9 +93,16 @@ def device_name(code: int) -> str:
 
 
 class ErrorFormatter(string.Formatter):
-    """Formats assert messages: `{0}` an int, `{0:#x}` hex, `{0:dtype}` a DLDataType, `{0:device}`."""
+    """Formats assert messages: `{0}` an int, `{0:#x}` hex, `{0:dtype}` a DLDataType, `{0:device}`,
+    `{0:arg}` the name of the argument at that position (a check in a loop over the arguments)."""
+
+    def __init__(self, arguments: Sequence[str] = ()):
+        self.arguments = arguments
 
     def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec == "arg":
+            k = int(value)
+            return self.arguments[k] if 0 <= k < len(self.arguments) else f"argument {k}"
         if format_spec == "dtype":
             return dtype_name(int(value) & 0xFFFFFFFF)
         if format_spec == "device":
@@ -104,11 +111,12 @@ class ErrorFormatter(string.Formatter):
         return text
 
 
-def format_message(template: str, values: Sequence[int]) -> str:
-    """The message of a failed `loop.assert`: the template filled with the reported values."""
+def format_message(template: str, values: Sequence[int], arguments: Sequence[str] = ()) -> str:
+    """The message of a failed `loop.assert`: the template filled with the reported values
+    (`arguments`: the function's argument names, in order)."""
     if not values:
         return template
-    return ErrorFormatter().format(template, *values)
+    return ErrorFormatter(arguments).format(template, *values)
 
 
 # ---------------------------------------------------------------------------

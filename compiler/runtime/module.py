@@ -2,7 +2,7 @@
 
 An exported library holds the packed function (make-packed-api's ABI)
 
-    int32_t name(DLTensor **args, int32_t num_args, int64_t *error_values);
+    int32_t name(DLTensor **args, int32_t num_args, int64_t *error_values);  // int64_t[6]
 
 the functions it calls, and one data symbol, `__compiler_module_metadata`: a
 NUL-terminated JSON object (`ModuleMetadata`) with everything a caller needs
@@ -33,7 +33,10 @@ from compiler.runtime.threads import bind as bind_thread_count
 METADATA_SYMBOL = "__compiler_module_metadata"
 """The data symbol holding a library's `ModuleMetadata` (JSON, NUL-terminated)."""
 
-FORMAT = "xdsl-tensor-compiler/module-1"
+FORMAT = "xdsl-tensor-compiler/module-2"
+READS = ("xdsl-tensor-compiler/module-1", FORMAT)
+"""Formats this loader reads: module-1 libraries report at most 4 error values, and
+module-2 ones up to 6 (`packed.MAX_ERROR_VALUES`); a caller passes an array of 6."""
 ABI = "int32_t(DLTensor **args, int32_t num_args, int64_t *error_values)"
 
 
@@ -79,9 +82,9 @@ class ModuleMetadata:
     @classmethod
     def from_json(cls, text: str) -> ModuleMetadata:
         data = json.loads(text)
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
+        if not isinstance(data, dict) or data.get("format") not in READS:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__
-            raise ModuleLoadError(f"unknown metadata format {found!r} (this loader reads {FORMAT!r})")
+            raise ModuleLoadError(f"unknown metadata format {found!r} (this loader reads {', '.join(map(repr, READS))})")
         return cls(
             name=data["name"],
             args=[ArgSpec.from_dict(a) for a in data["args"]],

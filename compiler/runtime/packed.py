@@ -54,7 +54,8 @@ from compiler.runtime.dlpack import (
     versioned_tensor,
 )
 
-MAX_ERROR_VALUES = 4
+MAX_ERROR_VALUES = 6
+"""The length of the error-values array a caller passes: the most values a failed check reports."""
 
 _PROTO = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p)
 _DLPACK_1 = (1, 0)
@@ -201,7 +202,8 @@ class PackedFunction:
         if not 0 < code <= len(self.errors):
             return InternalError(f"{self.name}: failed with unknown code {code}")
         entry = self.errors[code - 1]
-        message = format_message(entry.message, [values[i] for i in range(entry.n_values)])
+        reported = [values[i] for i in range(entry.n_values)]
+        message = format_message(entry.message, reported, [a.name for a in self.args])
         return _ERRORS.get(entry.error, ArgumentValueError)(message)
 
 

@@ -198,9 +198,12 @@ def test_the_pragma_loop_partition_0_keeps_a_loop_as_scheduled() -> None:
 
     kept = compiler.build(*make(True))
     split = compiler.build(*make(False))
-    assert kept.flat_ir.count("loop.for") == 2
+    def compute_loops(f: Any) -> int:  # the packed entry has loops of its own (the overlap check)
+        return str(f.flat_ir.split("loop.func @main_compute", 1)[1]).count("loop.for")
+
+    assert compute_loops(kept) == 2
     assert "arith.minsi" in kept.flat_ir
-    assert split.flat_ir.count("loop.for") == 4
+    assert compute_loops(split) == 4
     x = np.arange(21, dtype=np.float32)
     for f in (kept, split):
         np.testing.assert_array_equal(_run(f, [x], (21,)), x * 2)

@@ -8,6 +8,7 @@ each call.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import compiler
 from compiler import te
@@ -326,6 +329,39 @@ def test_output_overlapping_a_later_input(pair_fn: Function) -> None:
         pair_fn(rand(3, 4), c[1], c)
 
 
+@pytest.fixture(scope="module")
+def three_outputs_fn() -> Function:
+    """split(A: (n,), b: (n,), C, D, E: (n,) outputs): three outputs, two inputs."""
+    n = te.var("n")
+    A, b = te.placeholder((n,), name="A"), te.placeholder((n,), name="b")
+    C = te.compute((n,), lambda i: A[i] + b[i], name="C")
+    D = te.compute((n,), lambda i: A[i] * 2.0, name="D")
+    E = te.compute((n,), lambda i: b[i] - 1.0, name="E")
+    return compiler.build([A, b, C, D, E], name="split")
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 4), offsets=st.lists(st.integers(0, 12), min_size=5, max_size=5))
+def test_overlap_checks_every_output_against_every_argument(
+    three_outputs_fn: Function, n: int, offsets: list[int]
+) -> None:
+    """Arguments placed anywhere in one buffer: the call is refused exactly when an
+    output's elements share memory with another argument's, and the message names two
+    arguments that do."""
+    memory = np.zeros(16, np.float32)
+    args = [memory[o : o + n] for o in offsets]
+    names = ["A", "b", "C", "D", "E"]
+    spans = [set(range(o, o + n)) for o in offsets]
+    clash = {(names[i], names[j]) for i in (2, 3, 4) for j in range(5) if j != i and spans[i] & spans[j]}
+    if not clash:
+        three_outputs_fn(*args)
+        return
+    with pytest.raises(ValueError, match=r"split: output (\w+) overlaps (\w+) in memory") as failure:
+        three_outputs_fn(*args)
+    out, other = re.match(r"split: output (\w+) overlaps (\w+)", str(failure.value)).groups()  # type: ignore[union-attr]
+    assert (out, other) in clash
+
+
 def test_zero_stride_output_rejected() -> None:
     f = strided_build(out_strided=True)
     guard = Guarded.make((3, 4))
@@ -586,6 +622,7 @@ def test_message_formatting() -> None:
     assert format_message("x is {0:dtype}", [pack_dtype(1, 16)]) == "x is uint16"
     assert format_message("at {0:#x} on {1:device}", [255, 2]) == "at 0xff on cuda (device_type 2)"
     assert format_message("{braces} kept without values", []) == "{braces} kept without values"
+    assert format_message("{0:arg} overlaps {1:arg}", [1, 7], ["x", "y"]) == "y overlaps argument 7"
 
 
 def test_arguments_in_call_order() -> None:

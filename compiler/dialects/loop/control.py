@@ -25,6 +25,7 @@ from xdsl.traits import NoTerminator
 
 from compiler.diagnostics import VerifyError
 from compiler.dialects.loop.types import UNROLL_FULL, UNROLL_FULL_MAX_TRIPS, LoopKind
+from compiler.runtime.packed import MAX_ERROR_VALUES
 
 
 @irdl_op_definition
@@ -196,7 +197,7 @@ class IfOp(IRDLOperation):
         return op
 
 
-MAX_ASSERT_VALUES = 4
+MAX_ASSERT_VALUES = MAX_ERROR_VALUES
 """How many values a `loop.assert` may report (the packed API's error-values array)."""
 
 ASSERT_ERRORS = ("ValueError", "TypeError", "IndexError", "MemoryError")

@@ -120,7 +120,7 @@ loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
 // CHECK-NEXT:    %s2 = llvm.load %[[E]] : !llvm.ptr -> i64
 // CHECK-NEXT:    %ok = llvm.icmp "sge" %s2, %c0 : i64
 // CHECK-NEXT:    %[[ND:.*]] = llvm.sext %nd : i32 to i64
-// CHECK-NEXT:    llvm.cond_br %ok, ^[[CALL:.*]], ^[[REPORT:.*]](%[[ONE]], %s2, %[[ND]], %c0, %c0 : i32, i64, i64, i64, i64)
+// CHECK-NEXT:    llvm.cond_br %ok, ^[[CALL:.*]], ^[[REPORT:.*]](%[[ONE]], %s2, %[[ND]], %c0, %c0, %c0, %c0 : i32, i64, i64, i64, i64, i64, i64)
 // CHECK-NEXT:  ^[[CALL]]:
 // CHECK-NEXT:    %[[A:.*]] = llvm.inttoptr %t : i64 to !llvm.ptr
 // CHECK-NEXT:    %[[RC:.*]] = llvm.call @callee(%[[A]], %s2, %c0) : (!llvm.ptr, i64, i64) -> i32
@@ -128,7 +128,7 @@ loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
 // CHECK:       ^[[FORWARD]]:
 // CHECK-NEXT:    %[[FWD:.*]] = llvm.add %[[RC]], %[[ONE]] : i32
 // CHECK-NEXT:    llvm.return %[[FWD]] : i32
-// CHECK-NEXT:  ^[[REPORT]](%[[C:.*]]: i32, %[[V0:.*]]: i64, %[[V1:.*]]: i64, %[[V2:.*]]: i64, %[[V3:.*]]: i64):
+// CHECK-NEXT:  ^[[REPORT]](%[[C:.*]]: i32, %[[V0:.*]]: i64, %[[V1:.*]]: i64, %[[V2:.*]]: i64, %[[V3:.*]]: i64, %[[V4:.*]]: i64, %[[V5:.*]]: i64):
 // CHECK-NEXT:    %[[ADDR:.*]] = llvm.ptrtoint %err : !llvm.ptr to i64
 // CHECK-NEXT:    %[[NULL:.*]] = llvm.icmp "eq" %[[ADDR]], %c0 : i64
 // CHECK-NEXT:    llvm.cond_br %[[NULL]], ^[[RET:.*]], ^[[STORE:.*]]

@@ -46,7 +46,20 @@ loop.func @static(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {
 // CHECK-NEXT:    loop.assert %[[OK]], "static: A.data + A.byte_offset = {0:#x} is not a multiple of 4 bytes, the alignment of float32" (%A : index)
 // CHECK-NEXT:    %B_tensor = packed.arg %args[1]
 // CHECK:         loop.assert %{{.*}}, "static: B.shape[1] is {0}, expected 3" (%B_shape1 : index)
-// CHECK:         loop.assert %{{.*}}, "static: output B overlaps A in memory ([{0:#x}, {1:#x}) and [{2:#x}, {3:#x})), but static assumes its arguments do not alias" (%B, %{{.*}}, %A, %{{.*}} : index, index, index, index)
+// Overlap: a stack table of each argument's byte span [lo, hi) and position, the
+// outputs' rows first (B at position 1, then A at 0); a loop over the outputs'
+// rows checks each against every later row (code linear in the arguments).
+// CHECK:         %spans = loop.alloc local "arg_spans" [%[[C0:.*]], %[[C0]]] : !loop.buffer<[2, 3], i64>
+// CHECK:         %[[B_LO:.*]] = arith.index_cast %B : index to i64
+// CHECK-NEXT:    loop.store %[[B_LO]], %spans[%[[C0]], %[[C0]]] : !loop.buffer<[2, 3], i64>
+// CHECK:         %[[A_LO:.*]] = arith.index_cast %A : index to i64
+// CHECK-NEXT:    loop.store %[[A_LO]], %spans[%[[ROW1:.*]], %[[C0]]] : !loop.buffer<[2, 3], i64>
+// CHECK:         loop.for %[[I:.*]] = %[[C0]] extent %{{.*}} {
+// CHECK:           loop.for %[[J:.*]] = %{{.*}} extent %{{.*}} {
+// CHECK:             %{{.*}} = loop.load %spans[%[[J]], %{{.*}}] : !loop.buffer<[2, 3], i64>
+// CHECK:             loop.assert %{{.*}}, "static: output {0:arg} overlaps {1:arg} in memory ([{2:#x}, {3:#x}) and [{4:#x}, {5:#x})), but static assumes its arguments do not alias" (%{{.*}} : i64, i64, i64, i64, i64, i64)
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
 // CHECK-NEXT:    packed.call @static_compute(%A, %B) []
 // CHECK-NEXT:  }
 // CHECK-NEXT:  loop.func @static_compute(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {loop.output}) {
@@ -92,8 +105,10 @@ loop.func @shared(%A: !loop.buffer<["n", "m"], f32>, %b: !loop.buffer<["m"], f32
 // CHECK-NEXT:    loop.assert %[[OK]], "shared: b.shape[0] is {0}, expected m = {1} (m bound from A.shape[1])" (%b_shape0, %m : index, index)
 // CHECK:         loop.assert %{{.*}}, "shared: C.shape[0] is {0}, expected n = {1} (n bound from A.shape[0])" (%C_shape0, %n : index, index)
 // CHECK:         loop.assert %{{.*}}, "shared: C.shape[1] is {0}, expected m = {1} (m bound from A.shape[1])" (%C_shape1, %m : index, index)
-// CHECK:         loop.assert %{{.*}}, "shared: output C overlaps A {{.*}}"
-// CHECK:         loop.assert %{{.*}}, "shared: output C overlaps b {{.*}}"
+// CHECK:         %spans = loop.alloc local "arg_spans" [%{{.*}}, %{{.*}}] : !loop.buffer<[3, 3], i64>
+// CHECK:         loop.assert %{{.*}}, "shared: output {0:arg} overlaps {1:arg} {{.*}}"
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
 // CHECK-NEXT:    packed.call @shared_compute(%A, %b, %C) ["n" = %n, "m" = %m]
 // CHECK-NOT:     packed.dltensor_get
 
@@ -206,8 +221,9 @@ loop.func @conv(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k
 // CHECK:         loop.assert %{{.*}}, "conv: y.shape[1] is {0}, expected k = {1} (k bound from wt.shape[0])" (%y_shape1, %k : index, index)
 // CHECK:         loop.assert %{{.*}}, "conv: y.shape[2] is {0}, expected h = {1} (h bound from x.shape[2])" (%y_shape2, %h : index, index)
 // CHECK:         loop.assert %{{.*}}, "conv: y.shape[3] is {0}, expected w = {1} (w bound from x.shape[3])" (%y_shape3, %w : index, index)
-// CHECK:         loop.assert %{{.*}}, "conv: output y overlaps x {{.*}}"
-// CHECK:         loop.assert %{{.*}}, "conv: output y overlaps wt {{.*}}"
+// CHECK:         loop.assert %{{.*}}, "conv: output {0:arg} overlaps {1:arg} {{.*}}"
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
 // CHECK-NEXT:    packed.call @conv_compute(%x, %wt, %y) ["c" = %c, "h" = %h, "w" = %w, "k" = %k]
 // CHECK-NEXT:  }
 // CHECK-NEXT:  loop.func @conv_compute(%x: !loop.buffer<[1, "c", "h", "w"], f32>, %wt: !loop.buffer<["k", "c", 1, 1], f32>, %y: !loop.buffer<[1, "k", "h", "w"], f32> {loop.output}) {
