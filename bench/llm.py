@@ -6,6 +6,7 @@ and decode against the memory-bandwidth limit.
     .venv/bin/python bench/llm.py --prompt 64 --tokens 16 --rounds 3
     .venv/bin/python bench/llm.py --quant int4          # int4 weights (compiler.quantize)
     .venv/bin/python bench/llm.py --mid --quant int8    # TinyLlama's layer shapes, 4 layers
+    .venv/bin/python bench/llm.py --inductor            # also torch.compile on the same recipe
 
 The model has random weights from a config (nothing is downloaded), float32,
 batch 1. Both sides run transformers' ExecuTorch recipe
@@ -20,6 +21,10 @@ sequence length, the cache as the network's state).
   float32 array on `--threads` threads (best of 5); the limit is the bytes a
   decode step must read (every weight but the embedding table, of which it reads
   one row; plus the cache up to the position) over that bandwidth.
+
+With `--inductor`, a side runs the recipe module through `torch.compile` (inductor, its
+defaults); it compiles its prefill and decode graphs in the warm-up, whose seconds are
+printed.
 
 With `--quant int8|int4` the linears are quantized (`compiler.quantize`): ours and
 eager run the same quantized module (eager dequantizes every weight at every call, in
@@ -98,10 +103,12 @@ def model_of(shape: Shape, max_cache_len: int) -> torch.nn.Module:
 
 
 class Eager:
-    """The recipe module run by torch, stepped like `CausalLM.step`."""
+    """The recipe module run by torch, stepped like `CausalLM.step` (`inductor`: through
+    `torch.compile`)."""
 
-    def __init__(self, model: torch.nn.Module, max_cache_len: int):
-        self.module = static_cache_module(model, max_cache_len)
+    def __init__(self, model: torch.nn.Module, max_cache_len: int, inductor: bool = False):
+        module = static_cache_module(model, max_cache_len)
+        self.module: Callable[..., torch.Tensor] = torch.compile(module) if inductor else module
         self.position = 0
 
     def reset(self) -> None:
@@ -147,8 +154,11 @@ class Timings:
 
 def measure(sides: dict[str, CausalLM | Eager], prompt: list[int], tokens: int, rounds: int) -> dict[str, Timings]:
     """Rounds that run every side in turn (a noisy, shared machine slows all alike)."""
-    for side in sides.values():
-        run(side, prompt, 2)  # warm-up
+    for name, side in sides.items():
+        start = time.perf_counter()
+        run(side, prompt, 2)  # warm-up (torch.compile compiles here)
+        if name == "torch.compile":
+            print(f"torch.compile's warm-up (its compile): {time.perf_counter() - start:.1f} s")
     timings = {name: Timings([], [], []) for name in sides}
     for _ in range(rounds):
         first: list[int] | None = None
@@ -167,7 +177,10 @@ def print_table(timings: dict[str, Timings], prompt: int) -> None:
     """ms per side, and each side's time over the first's (the first: ours)."""
     ms, names = 1e3, list(timings)
     ours = timings[names[0]]
-    header = "".join(f"{n:>12}" for n in names) + "".join(f"{n + '/' + names[0]:>16}" for n in names[1:])
+    width = [max(12, len(n) + 2) for n in names]
+    ratio_width = [max(16, len(n) + len(names[0]) + 3) for n in names]
+    header = "".join(f"{n:>{w}}" for n, w in zip(names, width, strict=True))
+    header += "".join(f"{n + '/' + names[0]:>{w}}" for n, w in zip(names[1:], ratio_width[1:], strict=True))
     print(f"{'':<32}{header}")
     rows = [
         (f"prefill {prompt} tokens (ms, median)", lambda t: statistics.median(t.prefill)),
@@ -176,8 +189,10 @@ def print_table(timings: dict[str, Timings], prompt: int) -> None:
         ("decode (ms/token, best)", lambda t: min(t.steps)),
     ]
     for label, of in rows:
-        values = "".join(f"{of(timings[n]) * ms:>12.2f}" for n in names)
-        ratios = "".join(f"{of(timings[n]) / of(ours):>15.2f}x" for n in names[1:])
+        values = "".join(f"{of(timings[n]) * ms:>{w}.2f}" for n, w in zip(names, width, strict=True))
+        ratios = "".join(
+            f"{of(timings[n]) / of(ours):>{w - 1}.2f}x" for n, w in zip(names[1:], ratio_width[1:], strict=True)
+        )
         print(f"{label:<32}{values}{ratios}")
 
 
@@ -191,6 +206,7 @@ def main() -> None:
     parser.add_argument("--max-cache-len", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--inductor", action="store_true", help="also torch.compile (inductor) on the recipe")
     args = parser.parse_args()
     if args.prompt + args.tokens + 1 > args.max_cache_len:
         parser.error("--prompt + --tokens must stay below --max-cache-len")
@@ -206,6 +222,8 @@ def main() -> None:
     lm = CausalLM(module, max_cache_len=args.max_cache_len)
     compile_s = time.perf_counter() - start
     sides: dict[str, CausalLM | Eager] = {"ours": lm, "eager": Eager(module, args.max_cache_len)}
+    if args.inductor:
+        sides["torch.compile"] = Eager(module, args.max_cache_len, inductor=True)
     if args.quant:  # our float32 build of the same model, for the speed-up quantization buys
         sides["ours f32"] = CausalLM(model, max_cache_len=args.max_cache_len)
 
