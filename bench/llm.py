@@ -7,6 +7,7 @@ and decode against the memory-bandwidth limit.
     .venv/bin/python bench/llm.py --quant int4          # int4 weights (compiler.quantize)
     .venv/bin/python bench/llm.py --mid --quant int8    # TinyLlama's layer shapes, 4 layers
     .venv/bin/python bench/llm.py --inductor            # also torch.compile on the same recipe
+    .venv/bin/python bench/llm.py --quant int8 --torchao  # also torchao's int8 weight-only (a peer)
 
 The model has random weights from a config (nothing is downloaded), float32,
 batch 1. Both sides run transformers' ExecuTorch recipe
@@ -25,6 +26,11 @@ sequence length, the cache as the network's state).
 With `--inductor`, a side runs the recipe module through `torch.compile` (inductor, its
 defaults); it compiles its prefill and decode graphs in the warm-up, whose seconds are
 printed.
+
+With `--torchao` (and `--quant int8`), two more sides run torchao's int8 weight-only
+quantization (`quantize_(model, Int8WeightOnlyConfig())`, per output channel like ours)
+of the same float model, eager and through `torch.compile`. torchao 0.18 has no int4
+weight-only for float32 on CPU (its int4 layouts need bfloat16 or a GPU library).
 
 With `--quant int8|int4` the linears are quantized (`compiler.quantize`): ours and
 eager run the same quantized module (eager dequantizes every weight at every call, in
@@ -102,6 +108,17 @@ def model_of(shape: Shape, max_cache_len: int) -> torch.nn.Module:
     return model
 
 
+def torchao_int8(model: torch.nn.Module) -> torch.nn.Module:
+    """A copy of `model` with torchao's int8 weight-only linears (a peer of `--quant int8`)."""
+    import copy
+
+    from torchao.quantization import Int8WeightOnlyConfig, quantize_
+
+    peer = copy.deepcopy(model)
+    quantize_(peer, Int8WeightOnlyConfig())
+    return peer
+
+
 def decode_bytes(lm: CausalLM, shape: Shape, position: int) -> tuple[int, int]:
     """The weights' bytes, and the bytes a decode step at `position` reads: every weight
     but the embedding table (one row of it), and the cache up to the position."""
@@ -167,8 +184,8 @@ def measure(sides: dict[str, CausalLM | Eager], prompt: list[int], tokens: int, 
     for name, side in sides.items():
         start = time.perf_counter()
         run(side, prompt, 2)  # warm-up (torch.compile compiles here)
-        if name == "torch.compile":
-            print(f"torch.compile's warm-up (its compile): {time.perf_counter() - start:.1f} s")
+        if name in ("torch.compile", "torchao compiled"):
+            print(f"{name}'s warm-up (its compile): {time.perf_counter() - start:.1f} s")
     timings = {name: Timings([], [], []) for name in sides}
     for _ in range(rounds):
         first: list[int] | None = None
@@ -217,7 +234,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--inductor", action="store_true", help="also torch.compile (inductor) on the recipe")
+    parser.add_argument("--torchao", action="store_true", help="also torchao's int8 weight-only (with --quant int8)")
     args = parser.parse_args()
+    if args.torchao and args.quant != "int8":
+        parser.error("--torchao compares with our int8 weights: add --quant int8")
     if args.prompt + args.tokens + 1 > args.max_cache_len:
         parser.error("--prompt + --tokens must stay below --max-cache-len")
 
@@ -234,6 +254,10 @@ def main() -> None:
     sides: dict[str, CausalLM | Eager] = {"ours": lm, "eager": Eager(module, args.max_cache_len)}
     if args.inductor:
         sides["torch.compile"] = Eager(module, args.max_cache_len, inductor=True)
+    if args.torchao:
+        peer = torchao_int8(model)
+        sides["torchao eager"] = Eager(peer, args.max_cache_len)
+        sides["torchao compiled"] = Eager(peer, args.max_cache_len, inductor=True)
     f32: CausalLM | None = None
     if args.quant:  # our float32 build of the same model, for the speed-up quantization buys
         sides["ours f32"] = f32 = CausalLM(model, max_cache_len=args.max_cache_len)

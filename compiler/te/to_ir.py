@@ -518,6 +518,13 @@ def _scalar_region(
     return Region(block)
 
 
+def _without_digit_suffix(name: str) -> str:
+    """`name` with no `_<digits>` at its end, the underscores dropped (`a_1_0` -> `a10`)."""
+    while (shorter := re.sub(r"_(\d+)$", r"\1", name)) != name:
+        name = shorter
+    return name
+
+
 def unique_names(
     tensors: Sequence[T.Tensor], used: set[str] | None = None, arguments: Collection[int] = ()
 ) -> dict[int, str]:
@@ -525,12 +532,12 @@ def unique_names(
     by another tensor or by a name in `used` (which is updated). Not `y_1`: xDSL drops
     such a suffix from SSA name hints, and argument names come from those; so the name
     of a function argument (a tensor whose uid is in `arguments`) that ends so loses the
-    underscore instead (`args_0` -> `args0`), else `args_0` and `args_1` would both be
-    the argument `args`."""
+    underscores of its trailing digits instead (`args_0` -> `args0`, `split_10_0` ->
+    `split100`), else `args_0` and `args_1` would both be the argument `args`."""
     used = set() if used is None else used
     names: dict[int, str] = {}
     for t in tensors:
-        base = re.sub(r"_(\d+)$", r"\1", t.name) if t.uid in arguments else t.name
+        base = _without_digit_suffix(t.name) if t.uid in arguments else t.name
         name = fresh_name(base, used)
         used.add(name)
         names[t.uid] = name

@@ -220,6 +220,21 @@ def test_argument_names_ending_in_digits_stay_distinct() -> None:
         f(np.ones(3, np.float32), np.ones(5, np.float32), c, d)
 
 
+def test_argument_names_ending_in_several_digit_groups() -> None:
+    """`split_10_0` (an exported graph's node name: the 10th split's first output) ends in
+    `_0` again once one underscore goes: the build failed with make-packed-api's "no
+    function has exactly the arguments" (CvT at its default config)."""
+    A = te.placeholder((3,), name="x_1_0")
+    B = te.compute((3,), lambda i: A[i] + 1.0, name="split_10_0")
+    C = te.compute((3,), lambda i: A[i] * 2.0, name="split_10_1")
+    f = compiler.build([A, B, C])
+    assert [a.name for a in f.specs] == ["x10", "split100", "split101"]
+    b, c = np.zeros(3, np.float32), np.zeros(3, np.float32)
+    f(np.arange(3, dtype=np.float32), b, c)
+    np.testing.assert_array_equal(b, [1, 2, 3])
+    np.testing.assert_array_equal(c, [0, 2, 4])
+
+
 @pytest.mark.parametrize("k", [2, 3, 5, 8])
 def test_casts_to_bool_of_several_operands_each_emit_their_own_comparison(k: int) -> None:
     """Each cast to bool is emitted as a comparison with zero made while emitting; the
