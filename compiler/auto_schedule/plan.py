@@ -159,17 +159,14 @@ def _block_members(name: str, infos: dict[str, StageInfo], plans: dict[str, Stag
             c.leading_identity[k] >= rows for k, t in enumerate(c.read_tensors) if t == member
         ) and c.shape[:rows] == info.shape[:rows]
 
-    # the largest fixed point, by a worklist: a member that goes can only make its own
-    # producers go (a pass over every member per removal was quadratic in the stages)
-    pending = sorted(members)
-    while pending:
-        m = pending.pop()
-        if m not in members:
-            continue
-        consumers = infos[m].consumers
-        if not consumers or not all((c in members or c in group) and row_for_row(m, c) for c in consumers):
-            members.discard(m)
-            pending.extend(t for t in infos[m].read_tensors if t in members)
+    changed = True
+    while changed:
+        changed = False
+        for m in sorted(members):
+            consumers = infos[m].consumers
+            if not consumers or not all(c in members | group and row_for_row(m, c) for c in consumers):
+                members.discard(m)
+                changed = True
     return sorted(members)
 
 
