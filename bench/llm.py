@@ -136,6 +136,7 @@ class Eager:
     def __init__(self, model: torch.nn.Module, max_cache_len: int, inductor: bool = False):
         module = static_cache_module(model, max_cache_len)
         self.module: Callable[..., torch.Tensor] = torch.compile(module) if inductor else module
+        self.compiled = inductor
         self.position = 0
 
     def reset(self) -> None:
@@ -184,7 +185,7 @@ def measure(sides: dict[str, CausalLM | Eager], prompt: list[int], tokens: int, 
     for name, side in sides.items():
         start = time.perf_counter()
         run(side, prompt, 2)  # warm-up (torch.compile compiles here)
-        if name in ("torch.compile", "torchao compiled"):
+        if isinstance(side, Eager) and side.compiled:
             print(f"{name}'s warm-up (its compile): {time.perf_counter() - start:.1f} s")
     timings = {name: Timings([], [], []) for name in sides}
     for _ in range(rounds):

@@ -230,7 +230,7 @@ class PackedBuilder:
 
     @contextmanager
     def guarded(self, cond: SSAValue) -> Iterator[None]:
-        """Emit into `loop.if %cond { ... }` (values made inside stay inside)."""
+        """Emit into `loop.if %cond { ... }`."""
         if_op = loop.IfOp(cond)
         self.block.add_op(if_op)
         with self.inside(if_op.then_region.block):
@@ -246,8 +246,10 @@ class PackedBuilder:
 
     @contextmanager
     def inside(self, block: Block) -> Iterator[None]:
+        """Emit into a nested block: it sees the values made outside (they dominate it),
+        and what it makes stays inside."""
         outer, cache = self.block, self.cache
-        self.block, self.cache = block, {}
+        self.block, self.cache = block, dict(cache)
         try:
             yield
         finally:

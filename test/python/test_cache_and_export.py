@@ -29,7 +29,8 @@ from compiler.lowering.object_cache import (
     cache_enabled,
     cache_key,
 )
-from compiler.runtime.module import METADATA_SYMBOL, ModuleMetadata, load_module
+from compiler.runtime.module import FORMAT, METADATA_SYMBOL, ModuleMetadata, load_module
+from compiler.runtime.packed import ErrorEntry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -640,6 +641,17 @@ def test_load_module_rejects_other_files(tmp_path: Path) -> None:
         load_module(_ctypes.__file__)
     with pytest.raises(ValueError, match="unknown metadata format"):
         ModuleMetadata.from_json('{"format": "something-else"}')
+
+
+def test_metadata_of_the_older_format_still_loads() -> None:
+    """module-1 libraries (at most 4 error values) load: the caller's array of 6 holds them."""
+    metadata = ModuleMetadata("f", [], [ErrorEntry("f: x is {0}", "ValueError", 1)])
+    text = metadata.to_json()
+    assert f'"format":"{FORMAT}"' in text
+    assert FORMAT.endswith("module-2")
+    assert ModuleMetadata.from_json(text) == metadata
+    older = text.replace(FORMAT, "xdsl-tensor-compiler/module-1")
+    assert ModuleMetadata.from_json(older) == metadata
 
 
 def test_export_without_a_c_compiler(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -199,7 +199,7 @@ def test_the_pragma_loop_partition_0_keeps_a_loop_as_scheduled() -> None:
     kept = compiler.build(*make(True))
     split = compiler.build(*make(False))
     def compute_loops(f: Any) -> int:  # the packed entry has loops of its own (the overlap check)
-        return str(f.flat_ir.split("loop.func @main_compute", 1)[1]).count("loop.for")
+        return f.flat_ir.split("loop.func @main_compute", 1)[1].count("loop.for")
 
     assert compute_loops(kept) == 2
     assert "arith.minsi" in kept.flat_ir

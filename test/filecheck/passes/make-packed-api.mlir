@@ -25,13 +25,14 @@ loop.func @static(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi eq, %A_shape0, %[[C4]] : index
 // CHECK-NEXT:    loop.assert %[[OK]], "static: A.shape[0] is {0}, expected 4" (%A_shape0 : index)
 // CHECK-NEXT:    %A_shape1 = packed.dltensor_get %A_tensor, shape[1] : index
+// CHECK-NEXT:    %[[C3:.*]] = arith.constant 3 : index
 // CHECK:         loop.assert %{{.*}}, "static: A.shape[1] is {0}, expected 3" (%A_shape1 : index)
 // Strides: NULL or compact (3, 1); static sizes are not 1, so no size-1 exemption.
+// Inside the `loop.if`, the constants made outside are reused.
 // CHECK-NEXT:    %A_strides = packed.dltensor_get %A_tensor, strides : index
 // CHECK-NEXT:    %[[HAS:.*]] = arith.cmpi ne, %A_strides, %{{.*}} : index
 // CHECK-NEXT:    loop.if %[[HAS]] {
 // CHECK-NEXT:      %A_stride0 = packed.dltensor_get %A_tensor, strides[0] : index
-// CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
 // CHECK-NEXT:      %[[OK:.*]] = arith.cmpi eq, %A_stride0, %[[C3]] : index
 // CHECK-NEXT:      loop.assert %[[OK]], "static: A.strides[0] is {0}, expected {1} (strides count elements): A is not C-contiguous, and static takes A compact (row-major)" (%A_stride0, %[[C3]] : index, index)
 // CHECK-NEXT:      %A_stride1 = packed.dltensor_get %A_tensor, strides[1] : index
@@ -50,14 +51,43 @@ loop.func @static(%A: !loop.buffer<[4, 3], f32>, %B: !loop.buffer<[4, 3], f32> {
 // outputs' rows first (B at position 1, then A at 0); a loop over the outputs'
 // rows checks each against every later row (code linear in the arguments).
 // CHECK:         %spans = loop.alloc local "arg_spans" [%[[C0:.*]], %[[C0]]] : !loop.buffer<[2, 3], i64>
-// CHECK:         %[[B_LO:.*]] = arith.index_cast %B : index to i64
+// CHECK-NEXT:    %[[C48:.*]] = arith.constant 48 : index
+// CHECK-NEXT:    %[[B_END:.*]] = arith.addi %B, %[[C48]] : index
+// CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[B_LO:.*]] = arith.index_cast %B : index to i64
 // CHECK-NEXT:    loop.store %[[B_LO]], %spans[%[[C0]], %[[C0]]] : !loop.buffer<[2, 3], i64>
-// CHECK:         %[[A_LO:.*]] = arith.index_cast %A : index to i64
-// CHECK-NEXT:    loop.store %[[A_LO]], %spans[%[[ROW1:.*]], %[[C0]]] : !loop.buffer<[2, 3], i64>
-// CHECK:         loop.for %[[I:.*]] = %[[C0]] extent %{{.*}} {
-// CHECK:           loop.for %[[J:.*]] = %{{.*}} extent %{{.*}} {
-// CHECK:             %{{.*}} = loop.load %spans[%[[J]], %{{.*}}] : !loop.buffer<[2, 3], i64>
-// CHECK:             loop.assert %{{.*}}, "static: output {0:arg} overlaps {1:arg} in memory ([{2:#x}, {3:#x}) and [{4:#x}, {5:#x})), but static assumes its arguments do not alias" (%{{.*}} : i64, i64, i64, i64, i64, i64)
+// CHECK-NEXT:    %[[B_HI:.*]] = arith.index_cast %[[B_END]] : index to i64
+// CHECK-NEXT:    loop.store %[[B_HI]], %spans[%[[C0]], %[[C1]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:    %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[B_POS:.*]] = arith.index_cast %[[C1]] : index to i64
+// CHECK-NEXT:    loop.store %[[B_POS]], %spans[%[[C0]], %[[C2]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:    %[[A_END:.*]] = arith.addi %A, %[[C48]] : index
+// CHECK-NEXT:    %[[A_LO:.*]] = arith.index_cast %A : index to i64
+// CHECK-NEXT:    loop.store %[[A_LO]], %spans[%[[C1]], %[[C0]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:    %[[A_HI:.*]] = arith.index_cast %[[A_END]] : index to i64
+// CHECK-NEXT:    loop.store %[[A_HI]], %spans[%[[C1]], %[[C1]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:    %[[A_POS:.*]] = arith.index_cast %[[C0]] : index to i64
+// CHECK-NEXT:    loop.store %[[A_POS]], %spans[%[[C1]], %[[C2]]] : !loop.buffer<[2, 3], i64>
+// One output row: i in [0, 1); j in [i + 1, 2), an extent of 2 - 1 - i.
+// CHECK-NEXT:    loop.for %[[I:.*]] = %[[C0]] extent %[[C1]] {
+// CHECK-NEXT:      %[[O_LO:.*]] = loop.load %spans[%[[I]], %[[C0]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:      %[[O_HI:.*]] = loop.load %spans[%[[I]], %[[C1]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:      %[[O_POS:.*]] = loop.load %spans[%[[I]], %[[C2]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:      %[[AFTER:.*]] = arith.addi %[[I]], %[[C1]] : index
+// CHECK-NEXT:      %[[REST:.*]] = arith.subi %[[C1]], %[[I]] : index
+// CHECK-NEXT:      loop.for %[[J:.*]] = %[[AFTER]] extent %[[REST]] {
+// CHECK-NEXT:        %[[X_LO:.*]] = loop.load %spans[%[[J]], %[[C0]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:        %[[X_HI:.*]] = loop.load %spans[%[[J]], %[[C1]]] : !loop.buffer<[2, 3], i64>
+// CHECK-NEXT:        %[[X_POS:.*]] = loop.load %spans[%[[J]], %[[C2]]] : !loop.buffer<[2, 3], i64>
+// Disjoint: an empty span on either side, or one ends before the other starts.
+// CHECK-NEXT:        %[[E0:.*]] = arith.cmpi sle, %[[O_HI]], %[[O_LO]] : i64
+// CHECK-NEXT:        %[[E1:.*]] = arith.cmpi sle, %[[X_HI]], %[[X_LO]] : i64
+// CHECK-NEXT:        %[[E2:.*]] = arith.cmpi sle, %[[O_HI]], %[[X_LO]] : i64
+// CHECK-NEXT:        %[[E3:.*]] = arith.cmpi sle, %[[X_HI]], %[[O_LO]] : i64
+// CHECK-NEXT:        %[[E01:.*]] = arith.ori %[[E0]], %[[E1]] : i1
+// CHECK-NEXT:        %[[E23:.*]] = arith.ori %[[E2]], %[[E3]] : i1
+// CHECK-NEXT:        %[[OK:.*]] = arith.ori %[[E01]], %[[E23]] : i1
+// CHECK-NEXT:        loop.assert %[[OK]], "static: output {0:arg} overlaps {1:arg} in memory ([{2:#x}, {3:#x}) and [{4:#x}, {5:#x})), but static assumes its arguments do not alias" (%[[O_POS]], %[[X_POS]], %[[O_LO]], %[[O_HI]], %[[X_LO]], %[[X_HI]] : i64, i64, i64, i64, i64, i64)
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    packed.call @static_compute(%A, %B) []
@@ -77,8 +107,8 @@ loop.func @symbolic(%A: !loop.buffer<["n", 4], f32>, %B: !loop.buffer<["n", 4], 
 // CHECK:         %n = packed.dltensor_get %A_tensor, shape[0] : index
 // CHECK-NEXT:    %[[OK:.*]] = arith.cmpi sle, %{{.*}}, %n : index
 // CHECK-NEXT:    loop.assert %[[OK]], "symbolic: A.shape[0] is {0}, expected a size >= 0 (it binds n)" (%n : index)
+// CHECK:         %[[C4:.*]] = arith.constant 4 : index
 // CHECK:         %A_stride0 = packed.dltensor_get %A_tensor, strides[0] : index
-// CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
 // CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
 // CHECK-NEXT:    %[[UNIT:.*]] = arith.cmpi eq, %n, %[[C1]] : index
 // CHECK-NEXT:    %[[EQ:.*]] = arith.cmpi eq, %A_stride0, %[[C4]] : index
