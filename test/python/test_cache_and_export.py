@@ -712,7 +712,7 @@ static DLTensor vector(float *data, int64_t *shape) {
 int main(void) {
   float a[3 * 16], b[16], c[4 * 16];
   int64_t a_shape[2] = {3, 16}, b_shape[1] = {16}, c_shape[2] = {3, 16}, bad_shape[2] = {4, 16};
-  int64_t error_values[4] = {0, 0, 0, 0};
+  int64_t error_values[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 0; i < 3 * 16; i++) a[i] = (float)i;
   for (int j = 0; j < 16; j++) b[j] = 0.5f * (float)j;
   DLTensor ta = matrix(a, a_shape), tb = vector(b, b_shape), tc = matrix(c, c_shape);

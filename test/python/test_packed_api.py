@@ -553,12 +553,28 @@ def test_raw_abi_null_tensor_pointer(add_fn: Function) -> None:
     """A C caller passing NULL for a DLTensor* gets an error code, not a crash."""
     import ctypes
 
+    from compiler.runtime.packed import MAX_ERROR_VALUES
+
     argv = (ctypes.c_void_p * 2)()
-    values = (ctypes.c_int64 * 4)()
+    values = (ctypes.c_int64 * MAX_ERROR_VALUES)()  # a failed check fills all of them
     code = add_fn._packed._fn(argv, 2, values)
     with pytest.raises(TypeError, match="main: argument A is NULL, expected a DLTensor"):
         raise add_fn._packed.error(code, values)
     assert add_fn._packed._fn(argv, 2, None) == code  # no error-values array: still a clean code
+
+
+def test_raw_abi_writes_no_error_value_past_the_array(add_fn: Function) -> None:
+    """A failed check fills the caller's error-values array (MAX_ERROR_VALUES entries) and
+    nothing after it: guard entries past it keep their sentinel. (Test code that passed an
+    array of 4 after the array grew to 6 corrupted the heap of its worker.)"""
+    import ctypes
+
+    from compiler.runtime.packed import MAX_ERROR_VALUES
+
+    argv = (ctypes.c_void_p * 2)()
+    values = (ctypes.c_int64 * (MAX_ERROR_VALUES + 4))(*[-7] * (MAX_ERROR_VALUES + 4))
+    assert add_fn._packed._fn(argv, 2, values) != 0
+    assert list(values[MAX_ERROR_VALUES:]) == [-7] * 4
 
 
 # ---------------------------------------------------------------------------
