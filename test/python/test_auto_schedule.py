@@ -237,6 +237,24 @@ def test_row_sum_is_not_vectorized_across_rows() -> None:
     assert plan.vector_axis is None  # lanes over rows would gather
 
 
+def test_row_block_holds_the_column_tiles_of_its_result() -> None:
+    """Attention in row blocks with a head of 64 (three column tiles of 24): the block
+    loop is the last parallel loop and the column tiles run inside it, so each block's
+    scores and exponentials are computed once, not once per column tile (a Swin MLP
+    blocked this way ran 6x the work: 0.51x eager)."""
+    Q, K, V = (te.placeholder((1, 2, 256, 64), name=n) for n in "QKV")
+    text = sched_text([Q, K, V, ops.scaled_dot_product_attention(Q, K, V)], l2_bytes=64 * 1024)
+    assert "sched.split %attention_ax2 by 16" in text  # the row block
+    assert "sched.split %attention_ax3 by 24" in text  # the column tiles
+    assert (
+        "sched.reorder %attention_ax0, %attention_ax1, %attention_ax2_o, %attention_ax3_o, %attention_ax2_i_o, "
+        "%attention_ax2_i_i, %attention_ax3_i" in text
+    )
+    assert "%attention_par = sched.fuse %attention_ax1, %attention_ax2_o" in text
+    assert "sched.parallel %attention_par " in text
+    assert 'sched.compute_at "attention_scores", %attention_par ' in text
+
+
 def test_compiler_opt_prints_the_chosen_schedule(tmp_path) -> None:
     import subprocess
     import sys

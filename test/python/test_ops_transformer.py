@@ -566,15 +566,16 @@ def test_exact_gelu_is_branch_free_and_takes_its_sign_exactly() -> None:
 
 
 ROW_BLOCK_CASES = [("plain", 40, 40), ("causal", 40, 40), ("causal", 64, 64), ("padding_mask", 24, 56),
-                   ("float_mask", 30, 30), ("user_inlined", 40, 40)]
+                   ("float_mask", 30, 30), ("user_inlined", 40, 40), ("wide_head", 40, 40)]
 
 
 @pytest.mark.parametrize(("case", "length", "keys"),
-                         long_except(ROW_BLOCK_CASES, fast=[("causal", 40, 40), ("padding_mask", 24, 56), ("user_inlined", 40, 40)]))
+                         long_except(ROW_BLOCK_CASES, fast=[("causal", 40, 40), ("padding_mask", 24, 56), ("user_inlined", 40, 40), ("wide_head", 40, 40)]))
 def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, case: str, length: int, keys: int) -> None:
     """With a small L2 (4 KB), the auto-scheduler computes attention's scores, row max,
     exponentials and row sum per block of query rows, at the output's parallel block loop
-    (the score matrix is never whole); the result is torch's."""
+    (the score matrix is never whole); the result is torch's. A wide head (72: column
+    tiles, wider than any vector tile) runs its column tiles inside the block."""
     torch = pytest.importorskip("torch")
     from compiler.analysis.target import host_target
     from compiler.context import make_context
@@ -585,7 +586,8 @@ def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, 
     small = dataclasses.replace(host_target(), l2_bytes=4096, cores=2)
     monkeypatch.setattr("compiler.passes.auto_schedule.host_target", lambda: small)
     gen = torch.Generator().manual_seed(7)
-    q, k, v = (torch.randn(1, 3, n, 16, generator=gen) for n in (length, keys, keys))
+    head = 72 if case == "wide_head" else 16
+    q, k, v = (torch.randn(1, 3, n, head, generator=gen) for n in (length, keys, keys))
     Q, K, V = (te.placeholder(tuple(t.shape), name=n) for t, n in zip((q, k, v), "QKV", strict=True))
     mask, M = None, None
     if case == "padding_mask":
@@ -606,9 +608,10 @@ def test_attention_in_row_blocks_matches_torch(monkeypatch: pytest.MonkeyPatch, 
     text = str(module)
     assert 'sched.compute_at "attention_scores", %attention_par' in text
     assert 'sched.compute_at "attention_exp", %attention_par' in text
+    assert not any("sched.fuse" in line and "attention_ax3" in line for line in text.splitlines())
     inputs = [t.numpy() for t in (q, k, v)] + ([] if mask is None else [mask.numpy().astype(np.int8) if case == "padding_mask" else mask.numpy()])
     f = compiler.build(args) if schedule is None else compiler.build(schedule, args, auto_schedule=True)
-    got = np.zeros((1, 3, length, 16), np.float32)
+    got = np.zeros((1, 3, length, head), np.float32)
     f(*inputs, got)
     expected = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=case == "causal").numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
