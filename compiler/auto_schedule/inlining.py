@@ -19,13 +19,15 @@ them (its home). A stage is inlined when:
 
 Reductions and pinned stages (results, stages something is computed at, stages a
 `te.extern` reads whole) keep a buffer. Decisions already made (the user's
-schedule) are given, not taken.
+schedule, or the importer's when the auto-scheduler extends it) are given, not
+taken; a stage that moves elements but has a stage decided inlined into it
+computes that stage's element, so it no longer counts as a move.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ def inlined_stages(
     """The names of `stages` (producers first) that the policy inlines, producers first;
     `decided`: stages already inlined (True) or kept (False), which it does not choose."""
     decided = decided or {}
+    stages = _with_inlined_work(stages, decided)
     by_name = {p.name: p for p in stages}
     homes: dict[str, frozenset[str]] = {}  # where a stage's elements are computed
     evaluations: dict[str, int] = {}  # how often per element of its home (one consumer)
@@ -62,6 +65,23 @@ def inlined_stages(
         else:
             homes[p.name], evaluations[p.name] = frozenset({p.name}), 1
     return list(reversed(chosen))
+
+
+def _with_inlined_work(stages: Sequence[Producer], decided: Mapping[str, bool]) -> list[Producer]:
+    """`stages` (producers first), a move that computes a stage decided inlined into it
+    (directly or through other moves) marked as not moving only: inlined in turn, it
+    would recompute that stage at each of its consumers (a residual add inlined into its
+    view, the view into the layer norms and the next add: a chain through every layer)."""
+    computes: dict[str, bool] = {}  # its element is more than a read
+    reads: dict[str, list[str]] = {}
+    for p in stages:
+        for c in p.consumers:
+            reads.setdefault(c, []).append(p.name)
+    out = []
+    for p in stages:
+        computes[p.name] = not p.moves_only or any(decided.get(q) and computes.get(q, True) for q in reads.get(p.name, []))
+        out.append(replace(p, moves_only=False) if p.moves_only and computes[p.name] else p)
+    return out
 
 
 def _inlines(
