@@ -231,9 +231,18 @@ class Importer:
     # -- constants and checks --------------------------------------------------
 
     def fold_constants(self) -> None:
-        """Run in torch every node whose tensor inputs are all constants."""
+        """Run in torch every node whose tensor inputs are all constants (a split of a
+        constant too: nn.MultiheadAttention's in_proj_weight split into q, k and v is three
+        constant weights, which a linear lays out for its tiles, not three slices computed
+        at run time)."""
+        tuples: dict[fx.Node, tuple[torch.Tensor, ...]] = {}
         for node in self.graph.nodes:
-            if node.op != "call_function" or node.target is operator.getitem:
+            if node.op != "call_function":
+                continue
+            if node.target is operator.getitem:
+                source, index = node.args
+                if source in tuples:
+                    self.constants[node] = self.cx.values[node] = tuples[source][index]
                 continue
             inputs = node.all_input_nodes
             if not all(n in self.constants for n in inputs) or op_name(node) in IGNORED_OPS:
@@ -249,11 +258,16 @@ class Importer:
             if isinstance(value, torch.Tensor):
                 self.constants[node] = value
                 self.cx.values[node] = value
+            elif isinstance(value, tuple | list) and value and all(isinstance(v, torch.Tensor) for v in value):
+                tuples[node] = self.cx.values[node] = tuple(value)
+                source = self.cx.const_names.get(id(args[0])) if args else None
+                for k, piece in enumerate(value if source else ()):
+                    self.cx.const_names[id(piece)] = f"{source}_{k}"  # in_proj_weight_0: q's weight
 
     def is_known(self, node: fx.Node) -> bool:
         name = op_name(node)
         return (
-            node in self.constants
+            node in self.cx.values  # folded (a constant, or a split of one)
             or node.target is operator.getitem
             or node.target in SYM_OPS
             or name in OPS
