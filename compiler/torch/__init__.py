@@ -14,6 +14,7 @@ from compiler.torch import (  # noqa: F401  (register their converters)
     aten_backward,
     aten_index,
     aten_math,
+    aten_moe,
     aten_norm,
     aten_quant,
     aten_spatial,

@@ -36,10 +36,7 @@ test_torch_transformers.py; `make test` stays under 4 minutes): the others are `
 
 UNSUPPORTED = UnsupportedOperatorError
 
-FROM_TORCH_XFAIL: dict[str, tuple[type[BaseException], str]] = {
-    "mixtral": (UNSUPPORTED, "aten.histc.default (the experts' token counts; also the custom op "
-                             "transformers.grouped_mm_fallback.default; experts_implementation='batched_mm' imports)"),
-}
+FROM_TORCH_XFAIL: dict[str, tuple[type[BaseException], str]] = {}
 """Families `from_torch` does not import or does not match today: the error it raises
 and the first unsupported operator (or the mismatch)."""
 
@@ -48,10 +45,7 @@ DYNAMO_FAST = ("distilbert",)
 family in the long run): Dynamo's graph of a `transformers` model differs from
 torch.export's (its own guards, the parameters as inputs)."""
 
-DYNAMO_XFAIL: dict[str, tuple[type[BaseException], str]] = {
-    "mixtral": (AssertionError, "32 of 242 ATen nodes fall back to eager: aten.histc.default, "
-                                "transformers.grouped_mm_fallback.default, aten._assert_tensor_metadata.default"),
-}
+DYNAMO_XFAIL: dict[str, tuple[type[BaseException], str]] = {}
 """Families that break the graph, fall back to eager or do not match today."""
 
 
