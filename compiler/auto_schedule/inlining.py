@@ -6,9 +6,10 @@ buffer, or, through consumers that are inlined too, in the stage that computes
 them (its home). A stage is inlined when:
 
 * it only moves elements (its element is one read: a view, transpose, slice),
-  which costs index arithmetic wherever it lands, unless it is guarded (a lazy
-  if: a pad) and lands in a reduction, where its guard would run in the
-  reduction's innermost loop;
+  which costs index arithmetic wherever it lands, unless it lands in a reduction
+  and is guarded (a lazy if: a pad, whose guard would run in the reduction's
+  innermost loop) or transposes its last axis (the keys of q @ k^T: the
+  reduction's vector lanes would read a stride apart);
 * otherwise, when it lands in no reduction: computed inside one, an element is
   computed again for every read of it (a conv reads each input element R * S * K
   times; ResNet-50's residual chain, inlined into the next convs, ran many times
@@ -39,6 +40,7 @@ class Producer:
     reduction: bool = False
     moves_only: bool = False  # its element is one read (index arithmetic aside)
     guarded: bool = False  # its body holds a lazy if (a pad, a stencil's edge)
+    transposes_last: bool = False  # a move whose last axis indexes another dimension than the last
     pinned: bool = False  # keeps a buffer whatever its consumers
 
 
@@ -95,7 +97,7 @@ def _inlines(
         return False
     lands = {h for c in p.consumers for h in homes.get(c, {c})}
     in_reduction = any(h in by_name and by_name[h].reduction for h in lands)
-    if p.moves_only and not (p.guarded and in_reduction):
+    if p.moves_only and not ((p.guarded or p.transposes_last) and in_reduction):
         return True
     if in_reduction:
         return False

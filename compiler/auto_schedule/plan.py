@@ -86,10 +86,17 @@ def _producers(model: ScheduleModel, infos: dict[str, StageInfo], whole: set[str
             reduction=bool(info.reduce_extents),
             moves_only=info.moves_only,
             guarded=info.guarded,
+            transposes_last=info.moves_only and _transposes_last(info.reads[0], info.axis_names),
             pinned=info.is_output or name in attach_targets or name in whole,
         )
         for name, info in infos.items()
     ]
+
+
+def _transposes_last(uses: list[frozenset[str]], axes: list[str]) -> bool:
+    """Whether a read whose indices use the axes `uses` takes the reader's last axis
+    elsewhere than in its last index (a transpose, not a view or a broadcast)."""
+    return bool(uses and axes) and axes[-1] not in uses[-1] and any(axes[-1] in u for u in uses[:-1])
 
 
 def _epilogue(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan]) -> str | None:

@@ -509,10 +509,22 @@ def _producers(stages: list[te.Tensor], output_ids: set[int]) -> list[Producer]:
             reduction=isinstance(t.op.body, Reduce),
             moves_only=isinstance(t.op.body, Read),
             guarded=any(isinstance(n, te.Select) for b in t.op.all_bodies() for n in walk(b)),
+            transposes_last=_transposes_last(t),
             pinned=t.uid in output_ids or t.uid in rounding,
         )
         for t in stages
     ]
+
+
+def _transposes_last(t: te.Tensor) -> bool:
+    """Whether `t` only moves elements and its last axis indexes another dimension than
+    its source's last (a transpose, not a view or a broadcast)."""
+    body = t.op.body
+    if not isinstance(body, Read) or not t.op.axis or not body.indices:
+        return False
+    last = t.op.axis[-1].var
+    uses = [any(n is last for n in walk(i)) for i in body.indices]
+    return not uses[-1] and any(uses[:-1])
 
 
 def import_program(
