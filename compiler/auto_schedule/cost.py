@@ -79,6 +79,20 @@ def unroll_axis(info: StageInfo, v: int) -> int | None:
     would leave one-row tiles)."""
     vname = info.axis_names[v]
     contiguous = [r for r in info.reads if r and vname in r[-1]]
+    best = _longest_free_axis(info, v, contiguous)
+    if best is None:
+        # every axis picks the contiguous reads' elements, some only through data: an
+        # expert's weights chosen by each row's expert id (a grouped matmul, its rows
+        # sorted by expert). Rows of one expert share the vectors loaded, but each row
+        # loads its own; tiled, the panel of weights stays in cache while the rows pass
+        # (untiled, each row read all of its expert's weights from memory)
+        affine = [info.affine_reads[k] for k, r in enumerate(info.reads) if r and vname in r[-1]]
+        best = _longest_free_axis(info, v, affine)
+    return best
+
+
+def _longest_free_axis(info: StageInfo, v: int, contiguous: list[list[frozenset[str]]]) -> int | None:
+    """`unroll_axis`'s choice among the axes some read of `contiguous` does not use."""
     best: tuple[int, int] | None = None
     for a, name in enumerate(info.axis_names):
         if a == v or all(any(name in u for u in r) for r in contiguous):
@@ -189,7 +203,7 @@ def _panel_only(info: StageInfo, v: int) -> bool:
     conv's input row, which moves with the output row too)."""
     vname = info.axis_names[v]
     others = set(info.axis_names) - {vname}
-    contiguous = [r for r in info.reads if r and vname in r[-1]]
+    contiguous = [info.affine_reads[k] for k, r in enumerate(info.reads) if r and vname in r[-1]]
     return bool(contiguous) and all(not (u & others) for r in contiguous for u in r)
 
 
@@ -208,7 +222,7 @@ def _panel_input(info: StageInfo, v: int) -> str | None:
         info.read_tensors[k]
         for k, r in enumerate(info.reads)
         if r and vname in r[-1] and not any(u & others for u in r)
-    }
+    }  # a read indexed by data (an expert's weights) uses every axis there: never packed
     if len(panel) != 1:
         return None
     (name,) = panel

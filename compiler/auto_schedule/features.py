@@ -43,6 +43,9 @@ class StageInfo:
     blocks: dict[str, int] = field(default_factory=dict)
     """Per data axis: the c of a read whose last index is `axis % c` (a weight blocked by
     output channel): split by c, the read is contiguous in the tile."""
+    affine_reads: list[list[frozenset[str]]] = field(default_factory=list)
+    """`reads` without the indices computed from data (an expert's weights picked by a
+    row's expert id), which count as using every axis there."""
 
 
 def _is_axis(index: IndexExpr | None, axis: str, extent: Dim) -> bool:
@@ -79,6 +82,7 @@ class _Reads:
     leading: list[int] = field(default_factory=list)
     sizes: list[tuple[list[int | None], int]] = field(default_factory=list)
     blocks: dict[str, int] = field(default_factory=dict)
+    affine: list[list[frozenset[str]]] = field(default_factory=list)
 
     def add(self, read: te.ReadOp, exprs: list[IndexExpr | None], names: set[str], axes: list[str], shape: list[Dim]) -> None:
         """One read whose indices are `exprs` (None: not an index expression) of a stage
@@ -88,6 +92,7 @@ class _Reads:
         if isinstance(last, FloorMod) and isinstance(last.a, IndexVar) and isinstance(last.b, IndexConst):
             self.blocks[last.a.name] = last.b.value
         self.uses.append([frozenset(names if e is None else free_vars(e) & names) for e in exprs])
+        self.affine.append([frozenset() if e is None else free_vars(e) & names for e in exprs])
         self.identity.append(
             len(exprs) == len(axes) and all(_is_axis(e, a, d) for e, a, d in zip(exprs, axes, shape, strict=True))
         )
@@ -134,4 +139,5 @@ def stage_info(model: ScheduleModel, stage: Stage) -> StageInfo:
         [iv.name for iv in stage.reduce_axes],
         blocks=reads.blocks,
         moves_only=moves_only,
+        affine_reads=reads.affine,
     )
