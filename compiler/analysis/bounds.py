@@ -172,7 +172,7 @@ class InferBound:
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
         self.bounds: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {n: (0, None) for n in names}
-        self._analyzer: Analyzer | None = None  # over `bounds` as they are: set_range drops it
+        self._analyzer: Analyzer | None = None  # over `bounds` as they are: set_range updates it
         for stage in self.model.stages.values():
             self.accesses[stage.name] = stage_accesses(stage)
 
@@ -195,7 +195,7 @@ class InferBound:
         self.relaxed[iv.name] = relaxed
         hi = az.simplify(relaxed.min + relaxed.extent - 1)
         self.bounds[iv.name] = (relaxed.min, hi)
-        self._analyzer = None
+        az.set_bound(iv.name, (relaxed.min, hi))
 
     # -- the driver ----------------------------------------------------------
 
