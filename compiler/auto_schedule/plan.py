@@ -4,7 +4,7 @@ its epilogue's tile; a result's row blocks)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import StringAttr
 
@@ -145,19 +145,44 @@ def _static_bytes(info: StageInfo) -> int | None:
     return size
 
 
-def _block_members(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str]) -> list[str]:
+@dataclass
+class _StageIndex:
+    """What `_block_members` looks up for every candidate result, built once: the stages
+    by each prefix of their shape, and each stage's producers (the reverse of
+    `consumers`). Scanning every stage for each candidate was quadratic in the stages
+    (the default Mamba's unrolled scan has thousands)."""
+
+    by_prefix: dict[tuple[str, ...], list[str]]
+    producers: dict[str, list[str]]
+
+    @staticmethod
+    def of(infos: dict[str, StageInfo]) -> _StageIndex:
+        by_prefix: dict[tuple[str, ...], list[str]] = {}
+        producers: dict[str, list[str]] = {}
+        for m, i in infos.items():
+            for r in range(len(i.shape) + 1):
+                by_prefix.setdefault(tuple(i.shape[:r]), []).append(m)
+            for c in i.consumers:
+                producers.setdefault(c, []).append(m)
+        return _StageIndex(by_prefix, producers)
+
+
+def _block_members(
+    name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str], index: _StageIndex
+) -> list[str]:
     """The stages that can be computed per block of rows of stage `name`: root (and
     inlined) stages, not results nor in `whole` (read whole, or the user's), whose
     leading axes are `name`'s rows (all its axes but the last), read row for row (their
     leading indices the reader's own axes) only by one another, `name` and the
-    reduction in its tile; the largest set (a fixed point)."""
+    reduction in its tile; the largest set (a fixed point: a stage that cannot be a
+    member takes its producers out with it)."""
     info = infos[name]
     rows = len(info.extents) - 1
     group = {name} | ({plans[name].tile_of} if plans[name].tile_of else set())
     members = {
-        m for m, i in infos.items()
-        if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of and not i.is_output and m not in whole and m != name
-        and len(i.shape) >= rows and i.shape[:rows] == info.shape[:rows]
+        m for m in index.by_prefix.get(tuple(info.shape[:rows]), ())
+        if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of and not infos[m].is_output
+        and m not in whole and m != name
     }
 
     def row_for_row(member: str, consumer: str) -> bool:
@@ -166,14 +191,17 @@ def _block_members(name: str, infos: dict[str, StageInfo], plans: dict[str, Stag
             c.leading_identity[k] >= rows for k, t in enumerate(c.read_tensors) if t == member
         ) and c.shape[:rows] == info.shape[:rows]
 
-    changed = True
-    while changed:
-        changed = False
-        for m in sorted(members):
-            consumers = infos[m].consumers
-            if not consumers or not all(c in members | group and row_for_row(m, c) for c in consumers):
-                members.discard(m)
-                changed = True
+    def fits(m: str) -> bool:
+        consumers = infos[m].consumers
+        return bool(consumers) and all((c in members or c in group) and row_for_row(m, c) for c in consumers)
+
+    leaving = [m for m in members if not fits(m)]
+    while leaving:
+        m = leaving.pop()
+        if m not in members:
+            continue
+        members.discard(m)
+        leaving += [p for p in index.producers.get(m, ()) if p in members and m not in group]
     return sorted(members)
 
 
@@ -210,11 +238,12 @@ def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[
     threads run whole blocks. The block is a multiple of the result's row tile, its
     largest intermediate a quarter of L2."""
     by_name = {p.stage: p for p in plans}
+    index = _StageIndex.of(infos)
     for p in plans:
         info = infos[p.stage]
         if p.action != "root" or p.unroll_axis != len(info.extents) - 2 or p.unroll_factor < 1 or p.block_of:
             continue
-        members = [m for m in _block_members(p.stage, infos, by_name, whole) if by_name[m].action == "root"]
+        members = [m for m in _block_members(p.stage, infos, by_name, whole, index) if by_name[m].action == "root"]
         sizes = [_static_bytes(infos[m]) for m in members]
         rows_extent = info.extents[p.unroll_axis]
         # symbolic sizes keep the whole stages: a block's bounds in them made loop-partition's
