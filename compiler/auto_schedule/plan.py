@@ -178,12 +178,22 @@ def _block_members(
     member takes its producers out with it)."""
     info = infos[name]
     rows = len(info.extents) - 1
-    group = {name} | ({plans[name].tile_of} if plans[name].tile_of else set())
-    members = {
+    tile_of = plans[name].tile_of
+    group = {name} | ({tile_of} if tile_of else set())
+    candidates = {
         m for m in index.by_prefix.get(tuple(info.shape[:rows]), ())
         if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of and not infos[m].is_output
         and m not in whole and m != name
     }
+    # a member's consumers are members or the group, so following them leads to the
+    # group: the members are among the group's producers (transitively) in `candidates`
+    members: set[str] = set()
+    reached = [p for g in group for p in index.producers.get(g, ())]
+    while reached:
+        m = reached.pop()
+        if m in candidates and m not in members:
+            members.add(m)
+            reached += index.producers.get(m, ())
 
     def row_for_row(member: str, consumer: str) -> bool:
         c = infos[consumer]
