@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_schedule_properties import PROGRAM_KINDS, SETTINGS, Case, check, draw_case, program_cases
 
@@ -363,3 +363,68 @@ def test_small_stages_stay_on_one_core_under_the_default_threshold() -> None:
 def _elementwise_info(shape: list[int]) -> StageInfo:
     return StageInfo("T", list(shape), [], 32, False, True, [], [], [], [], [], [str(d) for d in shape],
                      ["i", "j"], [])
+
+
+def _members_by_fixed_point(name: str, infos: dict[str, StageInfo], plans: dict[str, object], whole: set[str]) -> list[str]:
+    """The row block's members as first written: every stage of the row shape, removed
+    until none is left whose consumers are not all members or the group (quadratic)."""
+    info = infos[name]
+    rows = len(info.extents) - 1
+    tile_of = plans[name].tile_of  # type: ignore[attr-defined]
+    group = {name} | ({tile_of} if tile_of else set())
+    members = {
+        m for m, i in infos.items()
+        if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of  # type: ignore[attr-defined]
+        and not i.is_output and m not in whole and m != name and i.shape[:rows] == info.shape[:rows]
+    }
+
+    def row_for_row(member: str, consumer: str) -> bool:
+        c = infos[consumer]
+        return all(c.leading_identity[k] >= rows for k, t in enumerate(c.read_tensors) if t == member) and (
+            c.shape[:rows] == info.shape[:rows])
+
+    changed = True
+    while changed:
+        changed = False
+        for m in sorted(members):
+            consumers = infos[m].consumers
+            if not consumers or not all(c in members | group and row_for_row(m, c) for c in consumers):
+                members.discard(m)
+                changed = True
+    return sorted(members)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_row_block_members_are_the_fixed_point_of_the_rule(data: st.DataObject) -> None:
+    """Random stage graphs (stages reading earlier ones, some row for row, of two row
+    shapes, some results, kept whole, inlined or epilogues): the members `_block_members`
+    finds through the group's producers are the largest set the rule allows, as the
+    first, quadratic fixed point over every stage of the row shape found them."""
+    from compiler.auto_schedule.cost import StagePlan
+    from compiler.auto_schedule.plan import _block_members, _StageIndex
+
+    n = data.draw(st.integers(2, 12), label="stages")
+    names = [f"s{k}" for k in range(n)]
+    infos: dict[str, StageInfo] = {}
+    plans: dict[str, StagePlan] = {}
+    for k, name in enumerate(names):
+        # mostly the last few stages: chains, as a block's producers are
+        reads = data.draw(st.lists(st.sampled_from(names[max(0, k - 3):k]), max_size=3, unique=True), label=f"{name} reads") if k else []
+        shape = data.draw(st.sampled_from([["4", "8"], ["4", "16"], ["4", "8"], ["2", "8"]]), label=f"{name} shape")
+        infos[name] = StageInfo(
+            name, [int(d) for d in shape], [], 32, False, data.draw(st.booleans(), label=f"{name} output") and k < n - 1,
+            [[frozenset()] * 2 for _ in reads], list(reads), [False] * len(reads),
+            [data.draw(st.sampled_from([0, 1, 1, 2]), label=f"{name} leading") for _ in reads],
+            [([4, 8], 32) for _ in reads], shape, ["a", "b"], [],
+        )
+        for r in reads:
+            if name not in infos[r].consumers:
+                infos[r].consumers.append(name)
+        action = data.draw(st.sampled_from(["root", "root", "root", "inline", "keep", "epilogue"]), label=f"{name} action")
+        tile_of = names[k - 1] if action == "epilogue" and k else None
+        plans[name] = StagePlan(name, action="root" if action == "epilogue" else action, tile_of=tile_of)
+    whole = set(data.draw(st.lists(st.sampled_from(names), max_size=2), label="whole"))
+    index = _StageIndex.of(infos)
+    for name in names:
+        assert _block_members(name, infos, plans, whole, index) == _members_by_fixed_point(name, infos, plans, whole)
