@@ -267,8 +267,11 @@ def test_weights_picked_per_row_by_data_still_get_a_row_tile() -> None:
     out = te.compute((64, 48), lambda s, n: te.sum(x[s, k] * w[g[s], k, n], axis=k), name="out")
     module, _ = build_module([x, w, g, out], "main")
     (plan,) = plan_function(module.ops.first, None, AVX2)  # type: ignore[arg-type]
-    assert plan.vector_axis == 1 and plan.unroll_axis == 0 and plan.unroll_factor > 1
-    assert plan.vector_first and plan.pack_input is None
+    assert plan.vector_axis == 1
+    assert plan.unroll_axis == 0
+    assert plan.unroll_factor > 1
+    assert plan.vector_first
+    assert plan.pack_input is None
 
 
 def test_compiler_opt_prints_the_chosen_schedule(tmp_path) -> None:
