@@ -224,10 +224,9 @@ class InferBound:
         for consumer in consumers:
             for dim, request in enumerate(self.requests_of(consumer, stage)):
                 requests[dim].extend(request)
-        az_bounds = self.bounds
         for dim, (iv, extent) in enumerate(zip(stage.axes, shape, strict=True)):
-            union = union_all([r.set for r in requests[dim]], az_bounds)
-            lo, ext = union.cover_range(IndexConst(0), extent, az_bounds)
+            union = union_all([r.set for r in requests[dim]], self.analyzer())
+            lo, ext = union.cover_range(IndexConst(0), extent, self.analyzer())
             self.set_range(iv, Range_(lo, ext), Range_(lo, self.upper_extent(ext, stage)))
         self.requests[stage.name] = requests
         self.set_reduce_ranges(stage)
@@ -282,7 +281,7 @@ class InferBound:
             elif const_value(r.extent) == 1:
                 up[leaf.name], full[leaf.name] = IntSet.point(r.min), True
             else:
-                up[leaf.name] = IntSet.from_range(r.min, r.extent, self.bounds)
+                up[leaf.name] = IntSet.from_range(r.min, r.extent, self.analyzer())
                 # not the whole relaxed range when the exact one depends on the attach
                 # point (a row block's columns); a split's tail covers its parent still
                 full[leaf.name] = r is self.relaxed[leaf.name] or not (free_vars(r.min) | free_vars(r.extent)) & attach
@@ -300,7 +299,7 @@ class InferBound:
                 if index is None:
                     requests[dim].append(Request(IntSet.everything(), where, guard))
                     continue
-                s = self.relax(eval_set(index, read_dom, self.bounds, nonempty=True), relax)
+                s = self.relax(eval_set(index, read_dom, self.analyzer(), nonempty=True), relax)
                 clipped = self.clip(s, shape[dim]) if self.clip_to_shape else s
                 requests[dim].append(Request(clipped, where, guard, clipped != s))
         return requests
@@ -328,20 +327,20 @@ class InferBound:
         guard_attr = access.read.attributes.get(GUARD_ATTR)
         used: list[str] = []
         if isinstance(guard_attr, StringAttr):
-            tightened = tighten_domain(dom, conjuncts(parse_cond(guard_attr.data)), self.bounds)
+            tightened = tighten_domain(dom, conjuncts(parse_cond(guard_attr.data)), self.analyzer())
             dom, used, unused = tightened.dom, tightened.used, unused + tightened.unused
         wheres = [c for cond in where_conditions(access.read, consumer) for c in conjuncts(cond) if isinstance(c, LT | LE)]
         if wheres:
-            dom = tighten_domain(dom, wheres, self.bounds, coupled=True).dom
+            dom = tighten_domain(dom, wheres, self.analyzer(), coupled=True).dom
         return dom, GuardUse(used, unused)
 
     def relax(self, s: IntSet, variables: Sequence[IterVar]) -> IntSet:
         """Widen a set over the ranges of loops that do not enclose the stage (innermost first)."""
         for iv in variables:
             r = self.relaxed[iv.name]
-            dom = {iv.name: IntSet.from_range(r.min, r.extent, self.bounds)}
-            lo = None if s.lo is None else eval_set(s.lo, dom, self.bounds).lo
-            hi = None if s.hi is None else eval_set(s.hi, dom, self.bounds).hi
+            dom = {iv.name: IntSet.from_range(r.min, r.extent, self.analyzer())}
+            lo = None if s.lo is None else eval_set(s.lo, dom, self.analyzer()).lo
+            hi = None if s.hi is None else eval_set(s.hi, dom, self.analyzer()).hi
             s = IntSet(lo, hi, s.empty_set)
         return s
 
@@ -382,7 +381,7 @@ class InferBound:
         self, rel: Split, up: dict[str, IntSet], full: dict[str, bool], loose: dict[str, IntSet]
     ) -> None:
         parent = self.relaxed[rel.parent.name]
-        parent_set = IntSet.from_range(parent.min, parent.extent, self.bounds)
+        parent_set = IntSet.from_range(parent.min, parent.extent, self.analyzer())
         if full[rel.outer.name] and full[rel.inner.name]:
             up[rel.parent.name], full[rel.parent.name] = parent_set, True
             return
@@ -393,19 +392,19 @@ class InferBound:
         if rel.outer.name in inner_vars:
             # the inner variable first: its range depends on the outer one (a tight split's
             # min(n - o * f, f)), which then cancels before the outer one is relaxed
-            by_inner = eval_set(value, {rel.inner.name: inner_set}, self.bounds)
+            by_inner = eval_set(value, {rel.inner.name: inner_set}, self.analyzer())
             az, outer_dom = self.analyzer(), {rel.outer.name: up[rel.outer.name]}
             lo = None if by_inner.lo is None else eval_set(
-                az.fold_into_minmax(by_inner.lo, rel.outer.name), outer_dom, self.bounds
+                az.fold_into_minmax(by_inner.lo, rel.outer.name), outer_dom, self.analyzer()
             ).lo
             hi = None if by_inner.hi is None else eval_set(
-                az.fold_into_minmax(by_inner.hi, rel.outer.name), outer_dom, self.bounds
+                az.fold_into_minmax(by_inner.hi, rel.outer.name), outer_dom, self.analyzer()
             ).hi
             loose[rel.parent.name] = IntSet(lo, hi, by_inner.empty_set)
         else:
             dom = {rel.outer.name: up[rel.outer.name], rel.inner.name: inner_set}
-            loose[rel.parent.name] = eval_set(value, dom, self.bounds)
-        result = loose[rel.parent.name].intersect(parent_set, self.bounds)
+            loose[rel.parent.name] = eval_set(value, dom, self.analyzer())
+        result = loose[rel.parent.name].intersect(parent_set, self.analyzer())
         up[rel.parent.name], full[rel.parent.name] = result, False
 
     def pass_up_fuse(
@@ -418,11 +417,11 @@ class InferBound:
         other range all columns."""
         fused = up[rel.fused.name]
         outer, inner = self.relaxed[rel.outer.name], self.relaxed[rel.inner.name]
-        outer_full = IntSet.from_range(outer.min, outer.extent, self.bounds)
-        inner_full = IntSet.from_range(inner.min, inner.extent, self.bounds)
+        outer_full = IntSet.from_range(outer.min, outer.extent, self.analyzer())
+        inner_full = IntSet.from_range(inner.min, inner.extent, self.analyzer())
         az = self.analyzer()
         fused_min = self.relaxed[rel.fused.name].min
-        if not full[rel.fused.name] and fused.is_point(self.bounds):
+        if not full[rel.fused.name] and fused.is_point(self.analyzer()):
             assert fused.lo is not None
             offset = fused.lo - fused_min
             up[rel.outer.name] = IntSet.point(az.simplify(outer.min + offset // inner.extent))
@@ -439,7 +438,7 @@ class InferBound:
         lo, hi = az.simplify(fused.lo - fused_min), az.simplify(fused.hi - fused_min)
         width = az.simplify(hi - lo + 1)
         rows = IntSet(az.simplify(outer.min + lo // inner.extent), az.simplify(outer.min + hi // inner.extent))
-        up[rel.outer.name] = rows.intersect(outer_full, self.bounds)
+        up[rel.outer.name] = rows.intersect(outer_full, self.analyzer())
         full[rel.outer.name] = False
         if az.prove_ge(width, 1) and az.prove_eq(az.simplify(inner.extent % width), 0) and az.prove_eq(
             az.simplify(lo % width), 0

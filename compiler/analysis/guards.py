@@ -167,19 +167,19 @@ def _linear_bound(c: int, rest: IndexExpr, az: Analyzer) -> IntSet | None:
 
 
 def tighten_domain(
-    dom: Mapping[str, IntSet], guard: Sequence[Cond], bounds: BoundsArg, *, coupled: bool = False
+    dom: Mapping[str, IntSet], guard: Sequence[Cond], bounds: BoundsArg | Analyzer, *, coupled: bool = False
 ) -> Tightening:
     """Intersect the sets of the variables each conjunct bounds on its own; `coupled`:
     also those a conjunct of several bounds for some values of the others (`k <= i`
     keeps k <= the largest i: the union of the reads over i)."""
-    az = Analyzer(bounds)
+    az = bounds if isinstance(bounds, Analyzer) else Analyzer(bounds)  # one for every query
     result = Tightening(dict(dom))
-    ranged = {name for name, s in dom.items() if not s.is_point(bounds)}
+    ranged = {name for name, s in dom.items() if not s.is_point(az)}
     for cond in guard:
         assert isinstance(cond, LT | LE)
         involved = sorted(free_vars(cond) & ranged)
         if len(involved) > 1 and coupled:
-            _tighten_coupled(cond, involved, result, az, bounds)
+            _tighten_coupled(cond, involved, result, az)
             continue
         if len(involved) != 1:
             if involved:
@@ -190,12 +190,12 @@ def tighten_domain(
         if bound is None:
             result.unused.append(f"'{cond}' is not linear in {var}")
             continue
-        result.dom[var] = result.dom[var].intersect(bound, bounds)
+        result.dom[var] = result.dom[var].intersect(bound, az)
         result.used.append(str(cond))
     return result
 
 
-def _tighten_coupled(cond: LT | LE, involved: list[str], result: Tightening, az: Analyzer, bounds: BoundsArg) -> None:
+def _tighten_coupled(cond: LT | LE, involved: list[str], result: Tightening, az: Analyzer) -> None:
     """Each variable of `cond` bounded by the values of the others that allow the most."""
     diff = _diff(cond, az)
     narrowed: dict[str, IntSet] = {}
@@ -205,10 +205,10 @@ def _tighten_coupled(cond: LT | LE, involved: list[str], result: Tightening, az:
             continue
         c, rest = linear
         others = {o: result.dom[o] for o in involved if o != var}
-        best = eval_set(rest, others, bounds).hi  # c * var + rest >= 0 for some others
+        best = eval_set(rest, others, az).hi  # c * var + rest >= 0 for some others
         bound = None if best is None else _linear_bound(c, best, az)
         if bound is not None:
-            narrowed[var] = result.dom[var].intersect(bound, bounds)
+            narrowed[var] = result.dom[var].intersect(bound, az)
     if narrowed:
         result.dom.update(narrowed)
         result.used.append(str(cond))
