@@ -147,24 +147,20 @@ def _static_bytes(info: StageInfo) -> int | None:
 
 @dataclass
 class _StageIndex:
-    """What `_block_members` looks up for every candidate result, built once: the stages
-    by each prefix of their shape, and each stage's producers (the reverse of
-    `consumers`). Scanning every stage for each candidate was quadratic in the stages
-    (the default Mamba's unrolled scan has thousands)."""
+    """Each stage's producers (the reverse of `consumers`), built once for
+    `_block_members`, which walks a result's producers: scanning every stage for each
+    candidate result was quadratic in the stages (the default Mamba's unrolled scan has
+    thousands)."""
 
-    by_prefix: dict[tuple[str, ...], list[str]]
     producers: dict[str, list[str]]
 
     @staticmethod
     def of(infos: dict[str, StageInfo]) -> _StageIndex:
-        by_prefix: dict[tuple[str, ...], list[str]] = {}
         producers: dict[str, list[str]] = {}
         for m, i in infos.items():
-            for r in range(len(i.shape) + 1):
-                by_prefix.setdefault(tuple(i.shape[:r]), []).append(m)
             for c in i.consumers:
                 producers.setdefault(c, []).append(m)
-        return _StageIndex(by_prefix, producers)
+        return _StageIndex(producers)
 
 
 def _block_members(
@@ -180,18 +176,22 @@ def _block_members(
     rows = len(info.extents) - 1
     tile_of = plans[name].tile_of
     group = {name} | ({tile_of} if tile_of else set())
-    candidates = {
-        m for m in index.by_prefix.get(tuple(info.shape[:rows]), ())
-        if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of and not infos[m].is_output
-        and m not in whole and m != name
-    }
+    prefix = info.shape[:rows]
+
+    def candidate(m: str) -> bool:
+        i = infos[m]
+        return (
+            plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of and not i.is_output
+            and m not in whole and m != name and i.shape[:rows] == prefix
+        )
+
     # a member's consumers are members or the group, so following them leads to the
-    # group: the members are among the group's producers (transitively) in `candidates`
+    # group: the members are among the group's producers (transitively) that qualify
     members: set[str] = set()
     reached = [p for g in group for p in index.producers.get(g, ())]
     while reached:
         m = reached.pop()
-        if m in candidates and m not in members:
+        if m not in members and candidate(m):
             members.add(m)
             reached += index.producers.get(m, ())
 
