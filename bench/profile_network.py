@@ -75,10 +75,11 @@ def eager_table(model: Any, inputs: tuple[Any, ...], net: Any, args: argparse.Na
 
 def main() -> None:
     from compiler.torch.networks import HF_NETWORKS
+    from compiler.torch.zoo import FAMILIES
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", choices=HF_NETWORKS, default="resnet18")
-    parser.add_argument("--zoo", metavar="FAMILY", help="a zoo family at its default config instead of --model")
+    parser.add_argument("--zoo", metavar="FAMILY", choices=FAMILIES, help="a zoo family at its default config instead of --model")
     parser.add_argument("--torch-profile", action="store_true", help="torch's profiler table of eager too")
     parser.add_argument("--top", type=int, default=15, help="rows of the table (default 15)")
     parser.add_argument("--repeat", type=int, default=10, help="profiled calls (default 10)")

@@ -171,8 +171,8 @@ class InferBound:
 
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
-        self.bounds: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {n: (0, None) for n in names}
-        self._analyzer: Analyzer | None = None  # over `bounds` as they are: set_range updates it
+        # the bounds of the shape variables, then of each loop as set_range gives its range
+        self._analyzer = Analyzer({n: (0, None) for n in names})
         for stage in self.model.stages.values():
             self.accesses[stage.name] = stage_accesses(stage)
 
@@ -181,10 +181,8 @@ class InferBound:
         return [t for t in (*ft.inputs.data, *ft.outputs.data) if isinstance(t, te.TensorType)]
 
     def analyzer(self) -> Analyzer:
-        """An analyzer over the current bounds (one while they stay the same: its memo
-        serves every query in between)."""
-        if self._analyzer is None:
-            self._analyzer = Analyzer(self.bounds)
+        """The one analyzer over the bounds known so far (`set_range` adds a loop's, and
+        its memo starts again), which every query of the inference shares."""
         return self._analyzer
 
     def set_range(self, iv: IterVar, exact: Range_, relaxed: Range_ | None = None) -> None:
@@ -193,9 +191,7 @@ class InferBound:
         relaxed = exact if relaxed is None else Range_(az.simplify(relaxed.min), az.simplify(relaxed.extent))
         self.ranges[iv.name] = exact
         self.relaxed[iv.name] = relaxed
-        hi = az.simplify(relaxed.min + relaxed.extent - 1)
-        self.bounds[iv.name] = (relaxed.min, hi)
-        az.set_bound(iv.name, (relaxed.min, hi))
+        az.set_bound(iv.name, (relaxed.min, az.simplify(relaxed.min + relaxed.extent - 1)))
 
     # -- the driver ----------------------------------------------------------
 

@@ -172,7 +172,7 @@ def tighten_domain(
     """Intersect the sets of the variables each conjunct bounds on its own; `coupled`:
     also those a conjunct of several bounds for some values of the others (`k <= i`
     keeps k <= the largest i: the union of the reads over i)."""
-    az = bounds if isinstance(bounds, Analyzer) else Analyzer(bounds)  # one for every query
+    az = Analyzer.of(bounds)
     result = Tightening(dict(dom))
     ranged = {name for name, s in dom.items() if not s.is_point(az)}
     for cond in guard:

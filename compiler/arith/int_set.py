@@ -92,7 +92,7 @@ class IntSet:
         min_value: IndexExpr | int, extent: IndexExpr | int, bounds: BoundsArg | Analyzer | None = None
     ) -> IntSet:
         """``[min, min + extent - 1]``; empty if ``extent <= 0`` is provable."""
-        analyzer = _analyzer(bounds)
+        analyzer = Analyzer.of(bounds)
         if analyzer.prove_le(extent, 0):
             return IntSet.empty()
         lo = analyzer.simplify(min_value)
@@ -117,7 +117,7 @@ class IntSet:
     def is_point(self, bounds: BoundsArg | Analyzer | None = None) -> bool:
         if self.empty_set or self.lo is None or self.hi is None:
             return False
-        return self.lo == self.hi or _analyzer(bounds).prove_eq(self.lo, self.hi)
+        return self.lo == self.hi or Analyzer.of(bounds).prove_eq(self.lo, self.hi)
 
     def contains(self, value: int, env: Mapping[str, int]) -> bool:
         """Whether ``value`` lies in the set when its ends are evaluated in ``env``."""
@@ -130,10 +130,10 @@ class IntSet:
     # -- operations -------------------------------------------------------------
 
     def union(self, other: IntSet, bounds: BoundsArg | Analyzer | None = None) -> IntSet:
-        return _union(self, other, _analyzer(bounds))
+        return _union(self, other, Analyzer.of(bounds))
 
     def intersect(self, other: IntSet, bounds: BoundsArg | Analyzer | None = None) -> IntSet:
-        return _intersect(self, other, _analyzer(bounds))
+        return _intersect(self, other, Analyzer.of(bounds))
 
     def extent(self, bounds: BoundsArg | Analyzer | None = None) -> IndexExpr | None:
         """``hi - lo + 1`` (``0`` for the empty set, ``None`` if unbounded)."""
@@ -141,7 +141,7 @@ class IntSet:
             return IndexConst(0)
         if self.lo is None or self.hi is None:
             return None
-        return _analyzer(bounds).simplify(Add(Sub(self.hi, self.lo), IndexConst(1)))
+        return Analyzer.of(bounds).simplify(Add(Sub(self.hi, self.lo), IndexConst(1)))
 
     def cover_range(
         self,
@@ -157,7 +157,7 @@ class IntSet:
         side is equally sound and more precise).  The empty set gives
         ``(default_min, 0)``.
         """
-        analyzer = _analyzer(bounds)
+        analyzer = Analyzer.of(bounds)
         dmin = as_expr(default_min)
         if self.empty_set:
             return (analyzer.simplify(dmin), IndexConst(0))
@@ -172,13 +172,6 @@ class IntSet:
         lo = "-inf" if self.lo is None else str(self.lo)
         hi = "+inf" if self.hi is None else str(self.hi)
         return f"[{lo}, {hi}]"
-
-
-def _analyzer(bounds: BoundsArg | Analyzer | None) -> Analyzer:
-    """An analyzer over `bounds`, or `bounds` itself when it is one: a caller with many
-    queries over the same bounds (infer-bound: thousands of loops) passes its analyzer,
-    whose bounds are not copied again for each query, and whose answers it keeps."""
-    return bounds if isinstance(bounds, Analyzer) else Analyzer(bounds)
 
 
 def _union(a: IntSet, b: IntSet, analyzer: Analyzer) -> IntSet:
@@ -212,7 +205,7 @@ def _pick(x: End, y: End, cls: type[Min | Max], analyzer: Analyzer) -> End:
 
 def union_all(sets: Iterable[IntSet], bounds: BoundsArg | Analyzer | None = None) -> IntSet:
     """Union of any number of sets (the empty set for no sets)."""
-    analyzer = _analyzer(bounds)
+    analyzer = Analyzer.of(bounds)
     out = IntSet.empty()
     for s in sets:
         out = _union(out, s, analyzer)
@@ -221,7 +214,7 @@ def union_all(sets: Iterable[IntSet], bounds: BoundsArg | Analyzer | None = None
 
 def intersect_all(sets: Iterable[IntSet], bounds: BoundsArg | Analyzer | None = None) -> IntSet:
     """Intersection of any number of sets (everything for no sets)."""
-    analyzer = _analyzer(bounds)
+    analyzer = Analyzer.of(bounds)
     out = IntSet.everything()
     for s in sets:
         out = _intersect(out, s, analyzer)
@@ -407,7 +400,7 @@ def eval_set(
     ``[0, batch * seq - 1]`` then implies ``batch, seq >= 1``, so its row
     ``i // seq`` spans ``[0, batch - 1]``, not ``[0, (batch * seq - 1) // max(seq, 1)]``,
     and a reshape back, ``seq * row + col``, spans ``[0, batch * seq - 1]`` again."""
-    analyzer = _analyzer(bounds)
+    analyzer = Analyzer.of(bounds)
     x = analyzer.simplify(e)
     if nonempty:
         assumed = _nonempty_bounds(dom, analyzer)

@@ -180,6 +180,14 @@ class Analyzer:
         self._lower_memo: dict[tuple[frozenset[tuple[Monomial, int]], int], int | None] = {}
         self._range_memo: dict[tuple[IndexExpr, int], Range] = {}
 
+    @staticmethod
+    def of(bounds: BoundsArg | Analyzer | None) -> Analyzer:
+        """An analyzer over `bounds`, or `bounds` itself when it is one: a caller with
+        many queries over the same bounds (infer-bound: thousands of loops) passes its
+        analyzer, whose bounds are not copied again for each query, and whose answers it
+        keeps."""
+        return bounds if isinstance(bounds, Analyzer) else Analyzer(bounds)
+
     def set_bound(self, name: str, ends: tuple[IndexExpr | int | None, IndexExpr | int | None]) -> None:
         """Variable `name` takes the bounds `ends`: the answers given so far are forgotten,
         as a new analyzer over the new bounds would start, without copying the bounds of

@@ -77,18 +77,23 @@ def unroll_axis(info: StageInfo, v: int) -> int | None:
     alone). The longest such axis; of symbolic ones, the innermost (a linear's rows of
     (batch, length): the length's rows lie a constant stride apart, and a batch of one
     would leave one-row tiles)."""
-    vname = info.axis_names[v]
-    contiguous = [r for r in info.reads if r and vname in r[-1]]
-    best = _longest_free_axis(info, v, contiguous)
+    best = _longest_free_axis(info, v, _contiguous_reads(info, v))
     if best is None:
         # every axis picks the contiguous reads' elements, some only through data: an
         # expert's weights chosen by each row's expert id (a grouped matmul, its rows
         # sorted by expert). Rows of one expert share the vectors loaded, but each row
         # loads its own; tiled, the panel of weights stays in cache while the rows pass
         # (untiled, each row read all of its expert's weights from memory)
-        affine = [info.affine_reads[k] for k, r in enumerate(info.reads) if r and vname in r[-1]]
-        best = _longest_free_axis(info, v, affine)
+        best = _longest_free_axis(info, v, _contiguous_reads(info, v, affine=True))
     return best
+
+
+def _contiguous_reads(info: StageInfo, v: int, *, affine: bool = False) -> list[list[frozenset[str]]]:
+    """The axes each index uses of the reads whose last index walks axis `v` (vector
+    lanes load them contiguously); `affine`: an index computed from data uses none."""
+    vname = info.axis_names[v]
+    uses = info.affine_reads if affine else info.reads
+    return [uses[k] for k, r in enumerate(info.reads) if r and vname in r[-1]]
 
 
 def _longest_free_axis(info: StageInfo, v: int, contiguous: list[list[frozenset[str]]]) -> int | None:
@@ -200,10 +205,10 @@ def _unroll_only(info: StageInfo, u: int | None, target: Target, nv: int) -> int
 
 def _panel_only(info: StageInfo, v: int) -> bool:
     """The vector-contiguous reads use no data axis but `v` (a matmul's B[k, j], not a
-    conv's input row, which moves with the output row too)."""
-    vname = info.axis_names[v]
-    others = set(info.axis_names) - {vname}
-    contiguous = [info.affine_reads[k] for k, r in enumerate(info.reads) if r and vname in r[-1]]
+    conv's input row, which moves with the output row too); an index computed from data
+    (a grouped matmul's expert) uses none."""
+    others = set(info.axis_names) - {info.axis_names[v]}
+    contiguous = _contiguous_reads(info, v, affine=True)
     return bool(contiguous) and all(not (u & others) for r in contiguous for u in r)
 
 

@@ -69,19 +69,29 @@ def inlined_stages(
     return list(reversed(chosen))
 
 
+def transposes_last(last_axis_in: Sequence[bool]) -> bool:
+    """Whether a move transposes its last axis, given for each index of its one read
+    whether that index uses the move's last axis: the last axis indexes another
+    dimension than the last (a transpose; not a view, which keeps it last, nor a
+    broadcast, which uses it nowhere)."""
+    return bool(last_axis_in) and not last_axis_in[-1] and any(last_axis_in[:-1])
+
+
 def _with_inlined_work(stages: Sequence[Producer], decided: Mapping[str, bool]) -> list[Producer]:
     """`stages` (producers first), a move that computes a stage decided inlined into it
     (directly or through other moves) marked as not moving only: inlined in turn, it
     would recompute that stage at each of its consumers (a residual add inlined into its
     view, the view into the layer norms and the next add: a chain through every layer)."""
     computes: dict[str, bool] = {}  # its element is more than a read
-    reads: dict[str, list[str]] = {}
+    producers: dict[str, list[str]] = {}
     for p in stages:
         for c in p.consumers:
-            reads.setdefault(c, []).append(p.name)
+            producers.setdefault(c, []).append(p.name)
     out = []
     for p in stages:
-        computes[p.name] = not p.moves_only or any(decided.get(q) and computes.get(q, True) for q in reads.get(p.name, []))
+        computes[p.name] = not p.moves_only or any(
+            decided.get(q) and computes.get(q, True) for q in producers.get(p.name, [])
+        )
         out.append(replace(p, moves_only=False) if p.moves_only and computes[p.name] else p)
     return out
 

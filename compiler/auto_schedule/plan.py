@@ -4,14 +4,14 @@ its epilogue's tile; a result's row blocks)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from xdsl.dialects.builtin import StringAttr
 
 from compiler.analysis.target import Target
 from compiler.auto_schedule.cost import StagePlan, plan_injective, plan_reduction
 from compiler.auto_schedule.features import StageInfo, stage_info
-from compiler.auto_schedule.inlining import Producer, inlined_stages
+from compiler.auto_schedule.inlining import Producer, inlined_stages, transposes_last
 from compiler.dialects import sched, te
 from compiler.schedule.model import ScheduleModel, scan_bodies, scan_states
 
@@ -86,17 +86,12 @@ def _producers(model: ScheduleModel, infos: dict[str, StageInfo], whole: set[str
             reduction=bool(info.reduce_extents),
             moves_only=info.moves_only,
             guarded=info.guarded,
-            transposes_last=info.moves_only and _transposes_last(info.reads[0], info.axis_names),
+            transposes_last=info.moves_only and bool(info.axis_names)
+            and transposes_last([info.axis_names[-1] in u for u in info.reads[0]]),
             pinned=info.is_output or name in attach_targets or name in whole,
         )
         for name, info in infos.items()
     ]
-
-
-def _transposes_last(uses: list[frozenset[str]], axes: list[str]) -> bool:
-    """Whether a read whose indices use the axes `uses` takes the reader's last axis
-    elsewhere than in its last index (a transpose, not a view or a broadcast)."""
-    return bool(uses and axes) and axes[-1] not in uses[-1] and any(axes[-1] in u for u in uses[:-1])
 
 
 def _epilogue(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan]) -> str | None:
@@ -145,26 +140,21 @@ def _static_bytes(info: StageInfo) -> int | None:
     return size
 
 
-@dataclass
-class _StageIndex:
-    """Each stage's producers (the reverse of `consumers`), built once for
+def _producer_map(infos: dict[str, StageInfo]) -> dict[str, list[str]]:
+    """Each stage's producers (the reverse of `consumers`), built once per function for
     `_block_members`, which walks a result's producers: scanning every stage for each
     candidate result was quadratic in the stages (the default Mamba's unrolled scan has
     thousands)."""
-
-    producers: dict[str, list[str]]
-
-    @staticmethod
-    def of(infos: dict[str, StageInfo]) -> _StageIndex:
-        producers: dict[str, list[str]] = {}
-        for m, i in infos.items():
-            for c in i.consumers:
-                producers.setdefault(c, []).append(m)
-        return _StageIndex(producers)
+    producers: dict[str, list[str]] = {}
+    for m, i in infos.items():
+        for c in i.consumers:
+            producers.setdefault(c, []).append(m)
+    return producers
 
 
 def _block_members(
-    name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str], index: _StageIndex
+    name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str],
+    producers: dict[str, list[str]],
 ) -> list[str]:
     """The stages that can be computed per block of rows of stage `name`: root (and
     inlined) stages, not results nor in `whole` (read whole, or the user's), whose
@@ -188,12 +178,12 @@ def _block_members(
     # a member's consumers are members or the group, so following them leads to the
     # group: the members are among the group's producers (transitively) that qualify
     members: set[str] = set()
-    reached = [p for g in group for p in index.producers.get(g, ())]
+    reached = [p for g in group for p in producers.get(g, ())]
     while reached:
         m = reached.pop()
         if m not in members and candidate(m):
             members.add(m)
-            reached += index.producers.get(m, ())
+            reached += producers.get(m, ())
 
     def row_for_row(member: str, consumer: str) -> bool:
         c = infos[consumer]
@@ -211,7 +201,7 @@ def _block_members(
         if m not in members:
             continue
         members.discard(m)
-        leaving += [p for p in index.producers.get(m, ()) if p in members and m not in group]
+        leaving += [p for p in producers.get(m, ()) if p in members and m not in group]
     return sorted(members)
 
 
@@ -248,12 +238,12 @@ def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[
     threads run whole blocks. The block is a multiple of the result's row tile, its
     largest intermediate a quarter of L2."""
     by_name = {p.stage: p for p in plans}
-    index = _StageIndex.of(infos)
+    producers = _producer_map(infos)
     for p in plans:
         info = infos[p.stage]
         if p.action != "root" or p.unroll_axis != len(info.extents) - 2 or p.unroll_factor < 1 or p.block_of:
             continue
-        members = [m for m in _block_members(p.stage, infos, by_name, whole, index) if by_name[m].action == "root"]
+        members = [m for m in _block_members(p.stage, infos, by_name, whole, producers) if by_name[m].action == "root"]
         sizes = [_static_bytes(infos[m]) for m in members]
         rows_extent = info.extents[p.unroll_axis]
         # symbolic sizes keep the whole stages: a block's bounds in them made loop-partition's

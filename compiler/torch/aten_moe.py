@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from compiler import te
+from compiler.ops.index import clamp_index
 from compiler.ops.util import static
 from compiler.te import Expr, Tensor
 from compiler.torch.aten import OPS, aten, unsupported
@@ -69,8 +70,7 @@ def grouped_mm(cx: Converter, x: Any, weight: Any, offs: Any = None, *rest: Any,
 
     def product(s: Expr, col: Expr) -> Expr:
         k = te.reduce_axis((0, a.shape[1]), "k")
-        g = te.minimum(group[s], te.const(groups - 1, "int64"))
-        return te.sum(a[s, k.var] * w[g, k.var, col], axis=k)
+        return te.sum(a[s, k.var] * w[clamp_index(group[s], groups), k.var, col], axis=k)
 
     raw = te.compute((rows, w.shape[2]), product, name=f"{cx.name}_rows")
     zero = te.const(0.0, raw.dtype)

@@ -37,7 +37,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils import _pytree
 
 from compiler import ops, te
-from compiler.auto_schedule.inlining import Producer, inlined_stages
+from compiler.auto_schedule.inlining import Producer, inlined_stages, transposes_last
 from compiler.errors import ExprValueError, InternalError
 from compiler.names import fresh_name
 from compiler.te.reducers import Reduce
@@ -517,14 +517,12 @@ def _producers(stages: list[te.Tensor], output_ids: set[int]) -> list[Producer]:
 
 
 def _transposes_last(t: te.Tensor) -> bool:
-    """Whether `t` only moves elements and its last axis indexes another dimension than
-    its source's last (a transpose, not a view or a broadcast)."""
+    """`inlining.transposes_last` of `t`, if it only moves elements."""
     body = t.op.body
-    if not isinstance(body, Read) or not t.op.axis or not body.indices:
+    if not isinstance(body, Read) or not t.op.axis:
         return False
     last = t.op.axis[-1].var
-    uses = [any(n is last for n in walk(i)) for i in body.indices]
-    return not uses[-1] and any(uses[:-1])
+    return transposes_last([any(n is last for n in walk(i)) for i in body.indices])
 
 
 def import_program(

@@ -26,7 +26,7 @@ import compiler
 from compiler import ops, te
 from compiler.analysis.target import Target, host_target
 from compiler.auto_schedule import StageInfo, plan_function
-from compiler.auto_schedule.cost import worth_parallel
+from compiler.auto_schedule.cost import StagePlan, worth_parallel
 from compiler.context import make_context
 from compiler.passes.auto_schedule import AutoSchedulePass
 from compiler.schedule.model import schedule_of
@@ -368,16 +368,16 @@ def _elementwise_info(shape: list[int]) -> StageInfo:
                      ["i", "j"], [])
 
 
-def _members_by_fixed_point(name: str, infos: dict[str, StageInfo], plans: dict[str, object], whole: set[str]) -> list[str]:
+def _members_by_fixed_point(name: str, infos: dict[str, StageInfo], plans: dict[str, StagePlan], whole: set[str]) -> list[str]:
     """The row block's members as first written: every stage of the row shape, removed
     until none is left whose consumers are not all members or the group (quadratic)."""
     info = infos[name]
     rows = len(info.extents) - 1
-    tile_of = plans[name].tile_of  # type: ignore[attr-defined]
+    tile_of = plans[name].tile_of
     group = {name} | ({tile_of} if tile_of else set())
     members = {
         m for m, i in infos.items()
-        if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of  # type: ignore[attr-defined]
+        if plans[m].action in ("root", "inline", "keep") and not plans[m].tile_of
         and not i.is_output and m not in whole and m != name and i.shape[:rows] == info.shape[:rows]
     }
 
@@ -404,8 +404,7 @@ def test_row_block_members_are_the_fixed_point_of_the_rule(data: st.DataObject) 
     shapes, some results, kept whole, inlined or epilogues): the members `_block_members`
     finds through the group's producers are the largest set the rule allows, as the
     first, quadratic fixed point over every stage of the row shape found them."""
-    from compiler.auto_schedule.cost import StagePlan
-    from compiler.auto_schedule.plan import _block_members, _StageIndex
+    from compiler.auto_schedule.plan import _block_members, _producer_map
 
     n = data.draw(st.integers(2, 12), label="stages")
     names = [f"s{k}" for k in range(n)]
@@ -428,6 +427,6 @@ def test_row_block_members_are_the_fixed_point_of_the_rule(data: st.DataObject) 
         tile_of = names[k - 1] if action == "epilogue" and k else None
         plans[name] = StagePlan(name, action="root" if action == "epilogue" else action, tile_of=tile_of)
     whole = set(data.draw(st.lists(st.sampled_from(names), max_size=2), label="whole"))
-    index = _StageIndex.of(infos)
+    producers = _producer_map(infos)
     for name in names:
-        assert _block_members(name, infos, plans, whole, index) == _members_by_fixed_point(name, infos, plans, whole)
+        assert _block_members(name, infos, plans, whole, producers) == _members_by_fixed_point(name, infos, plans, whole)
