@@ -21,12 +21,14 @@ class ValueNames:
     def __init__(self, *, hints: bool = True) -> None:
         self.of: dict[SSAValue, str] = {}
         self.values: dict[str, SSAValue] = {}
+        self.shapes: dict[str, SSAValue] = {}  # the `loop.var`s among `values`, kept as met
         self.hints = hints
 
     def leaf(self, value: SSAValue) -> IndexVar:
         if isinstance(value.owner, loop.VarOp):
             name = value.owner.var_name.data
-            self.values.setdefault(name, value)
+            if name not in self.values:
+                self.values[name] = self.shapes[name] = value
             return IndexVar(name)
         if value not in self.of:
             name = f"v{len(self.of)}_{value.name_hint or 'x'}" if self.hints else f"v{len(self.of)}"
@@ -43,9 +45,4 @@ class ValueNames:
 
     def shape_names(self) -> set[str]:
         """The `loop.var` names met so far (isl parameters)."""
-        return {name for name in self.values if self.is_shape(name)}
-
-    def is_shape(self, name: str) -> bool:
-        """Whether `name` is a `loop.var` (a shape variable, >= 0), not a fresh leaf."""
-        value = self.values.get(name)
-        return value is not None and isinstance(value.owner, loop.VarOp)
+        return set(self.shapes)

@@ -48,7 +48,7 @@ gets no attributes, so LLVM assumes it may alias anything.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import IndexConst, IndexExpr, free_vars
@@ -157,3 +157,29 @@ def annotate_alias_scopes(f: loop.FuncOp) -> None:
     for op, group in accesses:
         op.attributes[ALIAS_SCOPES] = own[group]
         op.attributes[NOALIAS_SCOPES] = apart[group]
+
+
+def prune_alias_scopes(f: loop.FuncOp) -> None:
+    """Keep in each noalias list of `f` only the groups `f` accesses. After outlining, a
+    parallel body accesses a few of its parent's groups, but its lists named all of them
+    (a network's hundreds, each a metadata node per list in every function's LLVM module:
+    CLIP's lowering spent 4 s making them); a group the body never accesses tells LLVM
+    nothing about the body's accesses (each function is its own LLVM module: no inlining)."""
+    accesses = [op for op in walk_ops(f) if isinstance(op, loop.LoadOp | loop.StoreOp) and ALIAS_SCOPES in op.attributes]
+    used: set[Attribute] = set()
+    for op in accesses:
+        scopes = op.attributes[ALIAS_SCOPES]
+        if isinstance(scopes, ArrayAttr):
+            used.update(scopes.data)
+    pruned: dict[int, tuple[Attribute, ArrayAttr[StringAttr]]] = {}  # by the shared list (its id: held here)
+    for op in accesses:
+        apart = op.attributes.get(NOALIAS_SCOPES)
+        if not isinstance(apart, ArrayAttr):
+            continue
+        if id(apart) not in pruned:
+            pruned[id(apart)] = (apart, ArrayAttr([s for s in apart.data if s in used]))
+        kept = pruned[id(apart)][1]
+        if kept.data:
+            op.attributes[NOALIAS_SCOPES] = kept
+        else:
+            del op.attributes[NOALIAS_SCOPES]

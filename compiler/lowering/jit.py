@@ -53,6 +53,7 @@ from compiler.lowering.engine import (  # re-exported: the JIT's API lives in on
 from compiler.lowering.llvm_ir import to_llvm_ir
 from compiler.lowering.llvm_pool import LLVMPool, WorkerDied, WorkerUnavailable, shared_pool
 from compiler.lowering.object_cache import ObjectCache, cache_enabled
+from compiler.lowering.packed_abi import is_packed_entry
 from compiler.lowering.scalar import llvm_function_type
 from compiler.lowering.to_llvm import lowered_functions
 
@@ -219,6 +220,15 @@ lowering; a single operator (a few hundred ops: the seed 000 chain 836, a matmul
 of a core each, on the cores its first build's passes use)."""
 
 
+PACKED_ENTRY_OPT = 0
+"""The optimization level of a network's packed function (make-packed-api's): straight-
+line checks of each DLTensor, thousands of branches to its failure reports, and the
+argument-overlap loop. It runs once a call, and O3 gains it nothing measurable
+(DistilBERT at 128 tokens: 55.6 ms a call either way) but costs superlinear time in
+LLVM's jump threading, CFG simplification and register coalescing (CLIP's packed
+function, 400 arguments: 11 s at O3, 0.2 s at O0, more than all its kernels)."""
+
+
 class _Compilation:
     """Where a program's functions go as the lowering reports them: a thread of this process
     (`FunctionPipeline`, then one linked module compiled here), or, for a program of
@@ -229,7 +239,7 @@ class _Compilation:
         self.tm = tm
         self.sent: set[str] = set()
         self.pool: LLVMPool | None = None
-        self.jobs: list[tuple[str, Future[bytes]]] = []
+        self.jobs: list[tuple[str, int, Future[bytes]]] = []
         self.pipeline: FunctionPipeline | None = None
 
     def plan(self, ops: int) -> None:
@@ -239,8 +249,9 @@ class _Compilation:
     def send(self, module: ModuleOp, function: L.FuncOp) -> None:
         self.sent.add(function.sym_name.data)
         text = function_text(module, function)
-        if self.pool is not None:
-            self.jobs.append((text, self.pool.submit(text, opt=self.opt, pic=self.pic)))
+        if self.pool is not None:  # each function its own object: its own level
+            opt = min(self.opt, PACKED_ENTRY_OPT) if is_packed_entry(function) else self.opt
+            self.jobs.append((text, opt, self.pool.submit(text, opt=opt, pic=self.pic)))
         else:
             self._pipeline().submit(text)
 
@@ -261,11 +272,11 @@ class _Compilation:
     def finish(self) -> tuple[bytes, dict[str, str]]:
         """The object code, and the optimized IR when all of it was linked here."""
         objects = []
-        for text, job in self.jobs:
+        for text, opt, job in self.jobs:
             try:
                 objects.append(job.result())
             except (WorkerUnavailable, WorkerDied):  # no worker did it: compiled here
-                objects.append(object_of(text, opt=self.opt, pic=self.pic))
+                objects.append(object_of(text, opt=opt, pic=self.pic))
         if objects and self.pipeline is None:
             return pack_objects(objects), {}
         linked = self.linked()

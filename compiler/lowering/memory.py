@@ -100,10 +100,13 @@ def convert_signature(f: loop.FuncOp, names: list[str], *, report: bool = False)
     noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
     inputs: list[Attribute] = []
     attrs: list[DictionaryAttr] = []
-    for t in f.function_type.inputs.data:
+    old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
+    for t, old_attr in zip(f.function_type.inputs.data, old_attrs, strict=True):
         is_buffer = isinstance(t, loop.BufferType)
         inputs.append(PTR if is_buffer else t)
-        attrs.append(noalias if is_buffer else DictionaryAttr({}))
+        # the error-values mark stays: it tells the JIT a packed entry (LLVM ignores it)
+        marks = {packed.ERROR_VALUES_ATTR: UnitAttr()} if packed.ERROR_VALUES_ATTR in old_attr.data else {}
+        attrs.append(noalias if is_buffer else DictionaryAttr(marks))
     trailing = [PTR] if report else []
     new = func.FuncOp(f.sym_name.data, ([*inputs, *[IndexType()] * len(names), *trailing], [i32]))
     new.arg_attrs = ArrayAttr([*attrs, *[DictionaryAttr({})] * (len(names) + len(trailing))])
@@ -117,7 +120,6 @@ def convert_signature(f: loop.FuncOp, names: list[str], *, report: bool = False)
     )
     for name, var_arg in var_args.items():
         var_arg.name_hint = name
-    old_attrs = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * n_args
     marked = [a for a, d in zip(block.args, old_attrs, strict=False) if packed.ERROR_VALUES_ATTR in d.data]
     if report:
         block.args[-1].name_hint = "error_values"

@@ -92,9 +92,10 @@ class ModuleABI:
     reporters: frozenset[str] = frozenset()  # functions given a trailing error-values pointer
 
 
-def is_packed_entry(f: loop.FuncOp) -> bool:
+def is_packed_entry(f: loop.FuncOp | llvm.FuncOp) -> bool:
     """A packed function made by make-packed-api (it has the `{packed.error_values}`
-    argument): it checks the DLTensors and calls the compute function."""
+    argument, which its lowering to `llvm.func` keeps): it checks the DLTensors and calls
+    the compute function."""
     attrs = f.arg_attrs.data if f.arg_attrs is not None else []
     return any(packed.ERROR_VALUES_ATTR in d.data for d in attrs)
 

@@ -221,16 +221,10 @@ class Prover:
 
     def __init__(self, names: ValueNames):
         self.names = names
-        self._shapes: tuple[int, Bounds] = (-1, {})
 
     def shapes(self) -> Bounds:
-        """The shape variables (>= 0): a copy (callers add to it), remade only when a
-        name was added (`names.values` only grows)."""
-        known, found = self._shapes
-        if known != len(self.names.values):
-            found = {n: (IndexConst(0), None) for n in self.names.values if self.names.is_shape(n)}
-            self._shapes = (len(self.names.values), found)
-        return dict(found)
+        """The shape variables (>= 0), a new dict (callers add to it)."""
+        return {name: (IndexConst(0), None) for name in self.names.shapes}
 
     def levels(self, op: Operation, override: dict[str, tuple[IndexExpr, IndexExpr]] | None = None) -> list[Level]:
         found: list[Level] = []

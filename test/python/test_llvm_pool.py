@@ -102,6 +102,30 @@ def test_a_build_compiles_each_function_in_a_worker(
     assert "@pooled_compute" in f.llvm_ir
 
 
+def test_the_packed_function_is_compiled_at_its_own_level(
+    monkeypatch: pytest.MonkeyPatch, fresh_pool: None
+) -> None:
+    """The packed function (argument checks, run once a call) goes to the workers at
+    `PACKED_ENTRY_OPT`, every other function at the build's level; the program runs."""
+    monkeypatch.setattr(jit, "POOL_MIN_OPS", 0)
+    monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
+    levels: dict[str, int] = {}
+    submit = llvm_pool.LLVMPool.submit
+
+    def recording(self: llvm_pool.LLVMPool, text: str, *, opt: int = 3, pic: bool = False) -> Future[bytes]:
+        defined = text.split("define ", 1)[1]
+        levels[defined.split('@"', 1)[1].split('"', 1)[0]] = opt
+        return submit(self, text, opt=opt, pic=pic)
+
+    monkeypatch.setattr(llvm_pool.LLVMPool, "submit", recording)
+    args, expected, inputs = _conv_relu()
+    f = compiler.build(args, name="levels")
+    _check_runs(f, expected, inputs)
+    assert levels.pop("levels") == jit.PACKED_ENTRY_OPT < 3
+    assert levels
+    assert set(levels.values()) == {3}, levels
+
+
 def test_a_small_program_compiles_in_process(monkeypatch: pytest.MonkeyPatch, fresh_pool: None) -> None:
     """Below `POOL_MIN_OPS`, the workers' start-up would cost more than they gain."""
     monkeypatch.setenv(llvm_pool.ENV_WORKERS, "2")
@@ -259,7 +283,7 @@ def test_jobs_of_a_dead_worker_compile_here_and_llvm_errors_raise(error: Interna
     done.set_result(engine.object_of(TWICE, opt=3, pic=False))
     failed: Future[bytes] = Future()
     failed.set_exception(error)
-    compilation.jobs = [(TWICE, done), (CALLER, failed)]
+    compilation.jobs = [(TWICE, 3, done), (CALLER, 3, failed)]
     if isinstance(error, llvm_pool.WorkerDied):
         loaded = engine.load_object(compilation.finish()[0])
         call = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(loaded.get_function_address("twice_plus_one"))

@@ -110,3 +110,29 @@ loop.func @par(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.ou
 // CHECK-LABEL: llvm.func @par_parallel0(%ctx: !llvm.ptr)
 // CHECK:         %v = llvm.load %{{.*}} {alias_scopes = ["par/a"], noalias_scopes = ["par/b"]}
 // CHECK:         llvm.store %v, %{{.*}} {alias_scopes = ["par/b"], noalias_scopes = ["par/a"]}
+
+// -----
+
+// After outlining, each body's noalias lists name only the groups it accesses: the
+// first loop never touches c or d, the second (other code: not merged) never a or b
+// (a network's bodies named all of its hundreds of groups, each list a metadata node
+// in every body's module).
+loop.func @two(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop.output}, %c: !loop.buffer<[64], f32>, %d: !loop.buffer<[64], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  loop.for %i = %c0 extent %c64 parallel {
+    %v = loop.load %a[%i] : !loop.buffer<[64], f32>
+    loop.store %v, %b[%i] : !loop.buffer<[64], f32>
+  }
+  loop.for %j = %c0 extent %c64 parallel {
+    %w = loop.load %c[%j] : !loop.buffer<[64], f32>
+    %x = arith.addf %w, %w : f32
+    loop.store %x, %d[%j] : !loop.buffer<[64], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @two_parallel0(%ctx: !llvm.ptr)
+// CHECK:         %v = llvm.load %{{.*}} {alias_scopes = ["two/a"], noalias_scopes = ["two/b"]}
+// CHECK:         llvm.store %v, %{{.*}} {alias_scopes = ["two/b"], noalias_scopes = ["two/a"]}
+// CHECK-LABEL: llvm.func @two_parallel1(
+// CHECK:         %w = llvm.load %{{.*}} {alias_scopes = ["two/c"], noalias_scopes = ["two/d"]}
+// CHECK:         llvm.store %x, %{{.*}} {alias_scopes = ["two/d"], noalias_scopes = ["two/c"]}

@@ -103,7 +103,7 @@ loop.func @callee(%a: !loop.buffer<["n * m"], f32>) {
   %ok = arith.cmpi sge, %n, %c0 : index
   loop.assert %ok, "callee check"
 }
-// CHECK-LABEL: llvm.func @packed(%args: !llvm.ptr, %num_args: i32, %err: !llvm.ptr) -> i32 {
+// CHECK-LABEL: llvm.func @packed(%args: !llvm.ptr, %num_args: i32, %err: !llvm.ptr {packed.error_values}) -> i32 {
 // CHECK-NEXT:    %c0 = llvm.mlir.constant(0) : i64
 // CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(0 : i32) : i32
