@@ -134,8 +134,11 @@ def conv2d_stage(
         # register tile's width for this host, so each vector of the tile is one load
         source = cx.const_names.get(id(weight), f"{cx.name}_weight")
         kb = channel_block(int(weight.shape[0]), host_target(), 16 if weight.dtype == torch.float16 else 32)
-        hwio = weight.detach().permute(2, 3, 1, 0).contiguous().numpy()
-        blocked = cx.param(torch.from_numpy(ops.block_kernel_hwio(hwio, kb)), f"{source}_blocked")
+        blocked = cx.derived_param(
+            weight, f"hwio/{kb}",
+            lambda: ops.block_kernel_hwio(weight.detach().permute(2, 3, 1, 0).contiguous().numpy(), kb),
+            f"{source}_blocked",
+        )
         y = ops.conv2d_nhwc(nhwc(cx, x), blocked, _ints(stride), pads, _ints(dilation), int(groups), name=cx.name)
         if bias is not None:
             y = ops.bias_add(y, cx.tensor(bias, "bias"), axis=3, name=f"{cx.name}_bias")
@@ -298,8 +301,11 @@ def linear(cx: Converter, x: Tensor, weight: Any, bias: Any = None) -> Tensor:
         # blocked by output once, here: [N / nb, K, nb], nb the register tile's width
         source = cx.const_names.get(id(weight), f"{cx.name}_weight")
         nb = channel_block(int(weight.shape[0]), host_target(), 16 if weight.dtype == torch.float16 else 32)
-        blocked = ops.block_dense_weight(weight.detach().contiguous().numpy(), nb)
-        y = ops.dense(x, cx.param(torch.from_numpy(blocked), f"{source}_blocked"), name=cx.name)
+        blocked = cx.derived_param(
+            weight, f"dense/{nb}", lambda: ops.block_dense_weight(weight.detach().contiguous().numpy(), nb),
+            f"{source}_blocked",
+        )
+        y = ops.dense(x, blocked, name=cx.name)
     else:
         y = ops.dense(x, cx.tensor(weight, "weight"), name=cx.name)
     if bias is None:

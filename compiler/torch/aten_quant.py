@@ -52,8 +52,11 @@ def _blocked(cx: Converter, value: torch.Tensor, nb: int, suffix: str, *, as_int
     """`value` [N, C] (its bits as int8 if `as_int8`) as [N / nb, C, nb], a constant of the
     network named after the module's buffer."""
     source = cx.const_names.get(id(value), f"{cx.name}_{suffix}")
-    array = (value.view(torch.int8) if as_int8 else value).contiguous().numpy()
-    return cx.param(torch.from_numpy(ops.block_dense_weight(array, nb)), f"{source}_blocked")
+    return cx.derived_param(
+        value, f"dense/{nb}/{as_int8}",
+        lambda: ops.block_dense_weight((value.view(torch.int8) if as_int8 else value).contiguous().numpy(), nb),
+        f"{source}_blocked",
+    )
 
 
 def _float_input(cx: Converter, x: Any) -> Tensor:

@@ -178,6 +178,35 @@ def test_a_split_constant_weight_is_folded_into_constant_weights() -> None:
     assert from_in_proj == ["attention_in_proj_weight_1_blocked"]
 
 
+class SharedLayers(nn.Module):
+    """ALBERT's sharing: one linear and one conv, each applied three times."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+        self.linear = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for _ in range(3):
+            x = torch.relu(self.conv(x))
+        y = x.mean((2, 3))
+        for _ in range(3):
+            y = torch.tanh(self.linear(y))
+        return y
+
+
+def test_a_shared_weight_is_one_blocked_constant() -> None:
+    """A weight that several layers share is blocked once and held once (ALBERT's twelve
+    layers each re-blocked the shared weights: 28 s of its import, twelve copies)."""
+    torch.manual_seed(6)
+    model = SharedLayers().eval()
+    x = torch.randn(1, 8, 10, 10)
+    net = from_torch(model, (x,))
+    assert_matches_torch(net, model, x, rtol=1e-4, atol=1e-5)
+    weights = sorted(n for n in net.parameters if "weight" in n)
+    assert weights == ["conv_weight_blocked", "linear_weight_blocked"]
+
+
 class Zoo(nn.Module):
     """One of many ATen operators, each on a small tensor (an integration test of aten.py)."""
 
