@@ -162,7 +162,7 @@ class FunctionPipeline:
 
     def __init__(self, tm: llvm.TargetMachine, opt: int):
         self._tm, self._opt = tm, opt
-        self._texts: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._texts: queue.SimpleQueue[tuple[str, int] | None] = queue.SimpleQueue()
         self._optimized: list[llvm.ModuleRef] = []
         self._error: BaseException | None = None
         self._stopped = False
@@ -171,15 +171,16 @@ class FunctionPipeline:
         self._thread.start()
 
     def _run(self) -> None:
-        while (text := self._texts.get()) is not None:
+        while (job := self._texts.get()) is not None:
             if self._error is None:
                 try:
-                    self._optimized.append(optimize(text, self._tm, self._opt))
+                    self._optimized.append(optimize(job[0], self._tm, job[1]))
                 except BaseException as err:  # raised again by `finish`, in the caller's thread
                     self._error = err
 
-    def submit(self, text: str) -> None:
-        self._texts.put(text)
+    def submit(self, text: str, opt: int | None = None) -> None:
+        """Optimize `text` at `opt` (the pipeline's level when None)."""
+        self._texts.put((text, self._opt if opt is None else opt))
 
     def abandon(self) -> None:
         """Stop the thread (what it optimized is dropped): the lowering failed."""
@@ -249,11 +250,12 @@ class _Compilation:
     def send(self, module: ModuleOp, function: L.FuncOp) -> None:
         self.sent.add(function.sym_name.data)
         text = function_text(module, function)
-        if self.pool is not None:  # each function its own object: its own level
-            opt = min(self.opt, PACKED_ENTRY_OPT) if is_packed_entry(function) else self.opt
+        opt = min(self.opt, PACKED_ENTRY_OPT) if is_packed_entry(function) else self.opt
+        if self.pool is not None:
             self.jobs.append((text, opt, self.pool.submit(text, opt=opt, pic=self.pic)))
-        else:
-            self._pipeline().submit(text)
+        else:  # the IR at the function's level (what `optimized_ir` shows); code generation
+            # is the linked module's, at the build's level
+            self._pipeline().submit(text, opt)
 
     def _pipeline(self) -> FunctionPipeline:
         if self.pipeline is None:
