@@ -184,11 +184,20 @@ def _unit_step(for_op: scf.ForOp) -> bool:
 
 
 def _width(for_op: scf.ForOp, vector_bits: int) -> int:
-    """Lanes: the vector width in elements of the widest loaded or stored type."""
+    """Lanes: the vector width in elements of the widest type the loop loads or stores
+    per lane. A load at the same address in every lane is one scalar, whatever its type:
+    a grouped matmul's int64 expert id, read in the column loop, made its float columns
+    vectors of 8 on AVX-512 (a tile of 8 rows x 6 vectors: twice the registers)."""
+    ops = _body_ops(for_op.body.block)
+    varying = _varying_values(for_op.body.block.args[0], ops)
     bits = [
         element_bits(t)
-        for op in _body_ops(for_op.body.block)
-        for t in ([op.dereferenced_value.type] if isinstance(op, llvm.LoadOp) else [op.value.type] if isinstance(op, llvm.StoreOp) else [])
+        for op in ops
+        for t in (
+            [op.dereferenced_value.type] if isinstance(op, llvm.LoadOp) and op.ptr in varying
+            else [op.value.type] if isinstance(op, llvm.StoreOp)
+            else []
+        )
     ]
     if not bits or any(b is None for b in bits):
         raise _Bail
@@ -200,6 +209,17 @@ def _width(for_op: scf.ForOp, vector_bits: int) -> int:
     if width < 2:
         raise _Bail
     return width
+
+
+def _varying_values(iv: SSAValue, ops: list[Operation]) -> set[SSAValue]:
+    """The values of `ops` (a loop body, in order) that may differ between iterations:
+    the counter `iv`, and what the body computes from it or loads (a value defined
+    outside the loop is the same in every lane)."""
+    varying: set[SSAValue] = {iv}
+    for op in ops:
+        if isinstance(op, llvm.LoadOp) or any(v in varying for v in op.operands):
+            varying.update(op.results)
+    return varying
 
 
 class _LoopVectorizer:

@@ -39,6 +39,28 @@ loop.func @axpy(%x: !loop.buffer<[20], f32>, %y: !loop.buffer<[20], f32> {loop.o
 
 // -----
 
+// The lanes come from what each lane loads: the i64 read at one address in every lane
+// (a grouped matmul's expert id) is one scalar, so the floats take 8 lanes of 256 bits,
+// not the 4 an i64 vector would hold.
+loop.func @uniform_index(%g: !loop.buffer<[1], i64>, %w: !loop.buffer<[32], f32>, %y: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  loop.for %j = %c0 extent %c16 vectorized {
+    %e = loop.load %g[%c0] : !loop.buffer<[1], i64>
+    %row = arith.index_cast %e : i64 to index
+    %base = arith.muli %row, %c16 : index
+    %at = arith.addi %base, %j : index
+    %v = loop.load %w[%at] : !loop.buffer<[32], f32>
+    loop.store %v, %y[%j] : !loop.buffer<[16], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @uniform_index(
+// CHECK:         %e = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK:         %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<8xf32>
+// CHECK:         llvm.store %[[V]], %{{.*}} : vector<8xf32>, !llvm.ptr
+
+// -----
+
 // An arena view at byte 256 (the compiler's 64-byte aligned allocation) written at
 // i, a multiple of 8 floats: 32-byte aligned. Read back at i + 2: 8 bytes.
 loop.func @aligned(%x: !loop.buffer<[64], f32>, %y: !loop.buffer<[64], f32> {loop.output}) {
