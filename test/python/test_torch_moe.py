@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
@@ -39,13 +39,14 @@ def test_histc_counts_edges_and_ignores_what_is_outside() -> None:
 
 @settings(max_examples=15, deadline=None)
 @given(bins=st.integers(1, 9), lo=st.integers(-4, 2), width=st.integers(1, 6), seed=st.integers(0, 2**16))
+@example(bins=9, lo=-1, width=3, seed=0)  # 0.0 on an edge: binned from edges, it landed one bin low
 def test_histc_of_integer_valued_and_random_floats_matches_eager(bins: int, lo: int, width: int, seed: int) -> None:
     """Integers land on edges often (a router's expert ids: bins = experts, max = the last
-    id); random floats anywhere."""
+    id); random floats anywhere; and each edge itself."""
     gen = torch.Generator().manual_seed(seed)
     ints = torch.randint(lo - 1, lo + width + 2, (17,), generator=gen).float()
     floats = torch.rand(13, generator=gen) * (width + 2) + lo - 1
-    x = torch.cat([ints, floats])
+    x = torch.cat([ints, floats, torch.linspace(lo, lo + width, bins + 1)])
     module = Histc(bins, float(lo), float(lo + width))
     got = compiler.from_torch(module, (x,))(x)
     np.testing.assert_array_equal(got, module(x).numpy())
@@ -84,3 +85,27 @@ def test_grouped_matmul_multiplies_each_row_by_its_groups_weight(sizes: list[int
         expected = module(x, offsets).numpy()
         got = compiler.from_torch(module, (x, offsets))(x, offsets)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_grouped_matmul_reads_its_experts_weights_blocked_by_column() -> None:
+    """Constant expert weights are laid out [E, N / nb, K, nb], as a linear's are (a
+    tile's column panel of one expert contiguous over K): the network holds that
+    constant, not the [E, K, N] one, and matches eager."""
+    import transformers.integrations.moe  # noqa: F401  (registers the op)
+
+    gen = torch.Generator().manual_seed(3)
+    module = Grouped(torch.randn(3, 40, 128, generator=gen))
+    x = torch.randn(11, 40, generator=gen)
+    offsets = torch.tensor([4, 4, 9], dtype=torch.int32)
+    with torch.no_grad():
+        expected = module(x, offsets).numpy()
+        net = compiler.from_torch(module, (x, offsets))
+        got = net(x, offsets)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    (name,) = [n for n in net.parameters if "weight" in n]
+    assert name.endswith("_blocked")
+    blocked = net.parameters[name]
+    assert blocked.ndim == 4
+    assert blocked.shape[0] == 3
+    assert blocked.shape[2] == 40
+    assert blocked.shape[1] * blocked.shape[3] == 128
