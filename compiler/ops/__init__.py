@@ -57,7 +57,13 @@ from compiler.ops.elementwise import (
     where,
 )
 from compiler.ops.index import advanced_index, arange, cumsum, embedding, gather, index_select
-from compiler.ops.linalg import batch_matmul, block_dense_weight, dense, matmul
+from compiler.ops.linalg import (
+    batch_matmul,
+    block_dense_weight,
+    block_grouped_weight,
+    dense,
+    matmul,
+)
 from compiler.ops.norm import batch_norm, layer_norm
 from compiler.ops.pool import adaptive_avg_pool2d, avg_pool2d, global_avg_pool2d, max_pool2d
 from compiler.ops.reduce import log_softmax, max, mean, min, softmax, sum
@@ -87,6 +93,7 @@ __all__ = [
     "batch_norm",
     "bias_add",
     "block_dense_weight",
+    "block_grouped_weight",
     "block_kernel_hwio",
     "broadcast_binary",
     "broadcast_to",

@@ -82,6 +82,17 @@ def block_dense_weight(w: np.ndarray, nb: int) -> np.ndarray:
     return np.ascontiguousarray(w.reshape(n // nb, nb, k).transpose(0, 2, 1))
 
 
+def block_grouped_weight(w: np.ndarray, nb: int) -> np.ndarray:
+    """Groups' weights [E, K, N] (a grouped matmul's experts) as [E, N / nb, K, nb]: each
+    group's `block_dense_weight` layout, its column blocks contiguous over K."""
+    import numpy as np  # not at import: compiler.ops loads without NumPy's start-up
+
+    e, k, n = w.shape
+    if nb < 1 or n % nb:
+        raise ExprValueError(f"block_grouped_weight: {n} columns are not blocks of {nb}")
+    return np.ascontiguousarray(w.reshape(e, k, n // nb, nb).transpose(0, 2, 1, 3))
+
+
 def batch_matmul(
     a: Tensor, b: Tensor, transpose_a: bool = False, transpose_b: bool = False,
     name: str = "batch_matmul", out_dtype: str | None = None, acc_dtype: str | None = None,

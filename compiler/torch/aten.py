@@ -73,6 +73,12 @@ def unsupported(cx: Converter, why: str) -> UnsupportedOperatorError:
     return UnsupportedOperatorError(why, cx.node)
 
 
+def weight_block(channels: int, dtype: torch.dtype) -> int:
+    """The output-channel block of a float weight for this host (`channel_block`: the
+    register tile's width), in elements of its dtype."""
+    return channel_block(channels, host_target(), 16 if dtype == torch.float16 else 32)
+
+
 def _ints(v: int | Sequence[int], n: int = 2) -> tuple[int, ...]:
     if isinstance(v, int):
         return (v,) * n
@@ -132,12 +138,10 @@ def conv2d_stage(
     if channels_last:
         # the weight blocked by output channel, once: [K / kb, R, S, C, kb] with kb the
         # register tile's width for this host, so each vector of the tile is one load
-        source = cx.const_names.get(id(weight), f"{cx.name}_weight")
-        kb = channel_block(int(weight.shape[0]), host_target(), 16 if weight.dtype == torch.float16 else 32)
-        blocked = cx.derived_param(
+        kb = weight_block(int(weight.shape[0]), weight.dtype)
+        blocked = cx.blocked_param(
             weight, f"hwio/{kb}",
             lambda: ops.block_kernel_hwio(weight.detach().permute(2, 3, 1, 0).contiguous().numpy(), kb),
-            f"{source}_blocked",
         )
         y = ops.conv2d_nhwc(nhwc(cx, x), blocked, _ints(stride), pads, _ints(dilation), int(groups), name=cx.name)
         if bias is not None:
@@ -299,11 +303,9 @@ def linear(cx: Converter, x: Tensor, weight: Any, bias: Any = None) -> Tensor:
     x = cx.tensor(x, "input")
     if isinstance(weight, torch.Tensor) and weight.ndim == 2 and x.dtype.startswith("float"):
         # blocked by output once, here: [N / nb, K, nb], nb the register tile's width
-        source = cx.const_names.get(id(weight), f"{cx.name}_weight")
-        nb = channel_block(int(weight.shape[0]), host_target(), 16 if weight.dtype == torch.float16 else 32)
-        blocked = cx.derived_param(
-            weight, f"dense/{nb}", lambda: ops.block_dense_weight(weight.detach().contiguous().numpy(), nb),
-            f"{source}_blocked",
+        nb = weight_block(int(weight.shape[0]), weight.dtype)
+        blocked = cx.blocked_param(
+            weight, f"dense/{nb}", lambda: ops.block_dense_weight(weight.detach().contiguous().numpy(), nb)
         )
         y = ops.dense(x, blocked, name=cx.name)
     else:

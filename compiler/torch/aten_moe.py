@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from compiler import te
-from compiler.analysis.target import channel_block, host_target
+from compiler import ops, te
 from compiler.ops.index import clamp_index
 from compiler.ops.util import static
 from compiler.te import Dim, Expr, Tensor
-from compiler.torch.aten import OPS, aten, unsupported
+from compiler.torch.aten import OPS, aten, unsupported, weight_block
 from compiler.torch.graph import Converter
 
 
@@ -45,10 +44,9 @@ def histc(cx: Converter, x: Any, bins: int = 100, min: float = 0.0, max: float =
         v = t[tuple(a.var for a in axes)] if axes else t[()]
         # torch's bin, in the input's dtype and its order of operations: a bin computed
         # otherwise (from edges, or in float64) differs for values on or near an edge
-        position = ((v - low) * scale / width).astype("int64")
+        position = clamp_index((v - low) * scale / width, n)  # truncated; max lands in the last bin
         inside = te.all(low <= v, v <= high)
-        at_b = te.min(position, te.const(n - 1, "int64")) == b.astype("int64")  # max lands in the last bin
-        one = te.if_then_else(te.all(inside, at_b), te.const(1.0, dtype), te.const(0.0, dtype))
+        one = te.if_then_else(te.all(inside, position == b), te.const(1.0, dtype), te.const(0.0, dtype))
         return te.sum(one, axis=axes) if axes else one
 
     return te.compute((n,), count, name=cx.name)
@@ -100,25 +98,20 @@ def grouped_mm(cx: Converter, x: Any, weight: Any, offs: Any = None, *rest: Any,
 
 
 def _blocked_by_column(cx: Converter, weight: Any) -> tuple[Tensor, int] | None:
-    """Constant expert weights [E, K, N] as [E, N / nb, K, nb] (`linear`'s blocking, per
-    expert), nb the register tile's width: a tile's column panel of one expert is then
-    contiguous over the whole reduction. Unblocked, its K rows lay N elements apart, a
-    page apart for Mixtral's 4096 columns, and the rows of a tile, each reading its own
-    expert, streamed them from memory page by page (41-58 GFLOP/s against a linear's
-    220). None for weights computed at run time, or of another dtype or rank."""
+    """Constant expert weights [E, K, N] as [E, N / nb, K, nb] (`ops.block_grouped_weight`:
+    `linear`'s blocking, per expert), nb the register tile's width: a tile's column panel
+    of one expert is then contiguous over the whole reduction. Unblocked, its K rows lay
+    N elements apart, a page apart for Mixtral's 4096 columns, and the rows of a tile,
+    each reading its own expert, streamed them from memory page by page (41-58 GFLOP/s
+    against a linear's 220). None for weights computed at run time, or of another dtype
+    or rank."""
     if not isinstance(weight, torch.Tensor) or weight.ndim != 3 or weight.dtype not in (torch.float32, torch.float16):
         return None
-    experts, k, n = (int(d) for d in weight.shape)
-    nb = channel_block(n, host_target(), 16 if weight.dtype == torch.float16 else 32)
-    if n % nb:
-        return None
-    source = cx.const_names.get(id(weight), f"{cx.name}_weight")
-
-    def block() -> np.ndarray:
-        array = weight.detach().contiguous().numpy().reshape(experts, k, n // nb, nb)
-        return np.ascontiguousarray(array.transpose(0, 2, 1, 3))
-
-    return cx.derived_param(weight, f"experts/{nb}", block, f"{source}_blocked"), nb
+    nb = weight_block(int(weight.shape[2]), weight.dtype)
+    blocked = cx.blocked_param(
+        weight, f"experts/{nb}", lambda: ops.block_grouped_weight(weight.detach().contiguous().numpy(), nb)
+    )
+    return blocked, nb
 
 
 OPS["transformers.grouped_mm_fallback.default"] = grouped_mm

@@ -51,11 +51,10 @@ def _packed(cx: Converter, value: Any, what: str) -> torch.Tensor:
 def _blocked(cx: Converter, value: torch.Tensor, nb: int, suffix: str, *, as_int8: bool = False) -> Tensor:
     """`value` [N, C] (its bits as int8 if `as_int8`) as [N / nb, C, nb], a constant of the
     network named after the module's buffer."""
-    source = cx.const_names.get(id(value), f"{cx.name}_{suffix}")
-    return cx.derived_param(
+    return cx.blocked_param(
         value, f"dense/{nb}/{as_int8}",
         lambda: ops.block_dense_weight((value.view(torch.int8) if as_int8 else value).contiguous().numpy(), nb),
-        f"{source}_blocked",
+        suffix,
     )
 
 

@@ -165,7 +165,7 @@ class Converter:
     _names: set[str] = field(default_factory=set)
     const_names: dict[int, str] = field(default_factory=dict)  # id(tensor) -> its state_dict name
     _transposed: dict[int, tuple[Permuted, te.Tensor]] = field(default_factory=dict)
-    _derived: dict[tuple[int, str], te.Tensor] = field(default_factory=dict)
+    _blocked: dict[tuple[int, str], te.Tensor] = field(default_factory=dict)
     node: fx.Node | None = None  # the node being converted (for names and errors)
     channels_last: bool = True
     """Convolutions and pools compute in NHWC (their results are `Permuted` NCHW views,
@@ -202,17 +202,21 @@ class Converter:
             self.param_values.append(array)
         return self._param_cache[key]
 
-    def derived_param(self, source: torch.Tensor, layout: str, make: Callable[[], np.ndarray], name: str) -> te.Tensor:
-        """The placeholder bound to `make()`, a constant derived from `source` (a weight
-        blocked for a kernel's tiles), made once per source and `layout`: a weight shared
-        by several layers (ALBERT's twelve) is one constant, blocked once (ALBERT's
-        16384x4096 weights re-blocked for each layer took 28 s of its import and twelve
-        times their memory)."""
+    def blocked_param(
+        self, source: torch.Tensor, layout: str, make: Callable[[], np.ndarray], what: str = "weight"
+    ) -> te.Tensor:
+        """The placeholder bound to `make()`, the constant `source` laid out in blocks for a
+        kernel's tiles (`layout` names the layout and block), made once per source and
+        layout and named after the source (`<name>_blocked`): a weight shared by several
+        layers (ALBERT's twelve) is one constant, blocked once (ALBERT's 16384x4096
+        weights re-blocked for each layer took 28 s of its import and twelve times their
+        memory)."""
         key = (id(source), layout)
-        if key not in self._derived:
-            self._derived[key] = self.param(torch.from_numpy(make()), name)
+        if key not in self._blocked:
+            name = self.const_names.get(id(source), f"{self.name}_{what}")
+            self._blocked[key] = self.param(torch.from_numpy(make()), f"{name}_blocked")
             self._param_keep.append(source)  # keeps id(source) unique while cached
-        return self._derived[key]
+        return self._blocked[key]
 
     def tensor(self, value: Any, what: str = "operand") -> te.Tensor:
         """A tensor operand as a te tensor (constants become placeholders)."""

@@ -60,6 +60,25 @@ def test_the_linked_module_runs_like_the_program() -> None:
     assert re.search(r"call [^\n]*@chain_compute\(", f.llvm_ir)
 
 
+def test_the_packed_function_is_optimized_at_its_own_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process too the packed function's IR is optimized at `PACKED_ENTRY_OPT`
+    (what `optimized_ir` shows is what runs), every other function at the build's level."""
+    monkeypatch.setenv("COMPILER_CACHE", "0")
+    levels: list[tuple[str, int | None]] = []
+    submit = jit.FunctionPipeline.submit
+
+    def recording(self: jit.FunctionPipeline, text: str, opt: int | None = None) -> None:
+        levels.append((re.findall(r'^define [^@]*@"?(\w+)"?\(', text, re.M)[0], opt))
+        submit(self, text, opt)
+
+    monkeypatch.setattr(jit.FunctionPipeline, "submit", recording)
+    _conv_chain()
+    by_name = dict(levels)
+    assert by_name.pop("chain") == jit.PACKED_ENTRY_OPT
+    assert by_name
+    assert set(by_name.values()) == {3}, by_name
+
+
 def _pipeline_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "llvm-optimize"]
 

@@ -104,8 +104,11 @@ def test_grouped_matmul_reads_its_experts_weights_blocked_by_column() -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
     (name,) = [n for n in net.parameters if "weight" in n]
     assert name.endswith("_blocked")
-    blocked = net.parameters[name]
+    blocked, weight = net.parameters[name], module.weight.detach().numpy()
     assert blocked.ndim == 4
     assert blocked.shape[0] == 3
     assert blocked.shape[2] == 40
-    assert blocked.shape[1] * blocked.shape[3] == 128
+    nb = blocked.shape[3]
+    assert blocked.shape[1] * nb == 128
+    for column in range(128):  # [e, column // nb, k, column % nb] holds weight[e, k, column]
+        np.testing.assert_array_equal(blocked[:, column // nb, :, column % nb], weight[:, :, column])
