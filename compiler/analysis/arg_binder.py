@@ -49,7 +49,6 @@ from compiler.errors import IRError
 from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
 
 OUTPUT_ATTR = "loop.output"  # as schedule-ops marks the outputs
-SCALAR_ATTR = "loop.scalar"  # a 0-d integer argument whose value is a variable (schedule-ops)
 
 # ---------------------------------------------------------------------------
 # The arguments as declared
@@ -125,7 +124,7 @@ def arg_decls(func: loop.FuncOp) -> list[ArgDecl]:
                 func,
             )
         is_output = OUTPUT_ATTR in attr.data or arg in written
-        scalar = attr.data.get(SCALAR_ATTR)
+        scalar = attr.data.get(loop.SCALAR_ATTR)
         unsigned = attr.data.get(loop.DTYPE_ATTR)
         decls.append(
             ArgDecl(

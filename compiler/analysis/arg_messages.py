@@ -66,6 +66,12 @@ def negative_size(func: str, field: str, var: str) -> str:
     return f"{func}: {field} is {{0}}, expected a size >= 0 (it binds {var})"
 
 
+def size_out_of_range(func: str, field: str, var: str, lower: int, upper: int | None) -> str:
+    """A field that binds `var` lies outside the range the function declares for it."""
+    allowed = f">= {lower}" if upper is None else f"in [{lower}, {upper}]"
+    return f"{func}: {field} is {{0}}, expected {var} {allowed} (the range the function was compiled for)"
+
+
 def field_mismatch(func: str, field: str, declared: Dim, origins: Mapping[str, str]) -> str:
     """A shape or declared stride differs from its declaration.
 

@@ -13,7 +13,7 @@ from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import IndexConst, IndexExpr, IndexVar, Sub
 from compiler.arith.simplify import Analyzer, const_value, simplify
 from compiler.dialects import loop
-from compiler.dialects.shape import dim_expr, shape_var_names
+from compiler.dialects.shape import dim_expr, shape_var_names, size_bounds
 
 ARENA = "arena"
 """The name of the one allocation that storage-rewrite packs intermediates into."""
@@ -111,11 +111,13 @@ def shape_params(func: loop.FuncOp) -> list[str]:
 
 
 def size_analyzer(func: loop.FuncOp, *, argument_shapes: bool = False) -> Analyzer:
-    """Proves facts about sizes: every shape variable is non-negative. With
+    """Proves facts about sizes: every shape variable is non-negative, or in the range
+    the function declares (`shape_bounds`, checked at every call). With
     `argument_shapes`, also what the arguments' shapes imply: an argument dimension
     `v - c` is a real array's extent at every call (the packed API checks each one),
     so `v >= c`."""
-    lower = dict.fromkeys(shape_params(func), 0)
+    declared = size_bounds(func, shape_params(func))
+    lower = {n: lo for n, (lo, _) in declared.items()}
     if argument_shapes:
         for t in func.function_type.inputs.data:
             if not isinstance(t, loop.BufferType):
@@ -124,4 +126,4 @@ def size_analyzer(func: loop.FuncOp, *, argument_shapes: bool = False) -> Analyz
                 e = dim_expr(d)
                 if isinstance(e, Sub) and isinstance(e.a, IndexVar) and isinstance(e.b, IndexConst) and e.a.name in lower:
                     lower[e.a.name] = max(lower[e.a.name], e.b.value)
-    return Analyzer({n: (lo, None) for n, lo in lower.items()})
+    return Analyzer({n: (lo, declared[n][1]) for n, lo in lower.items()})

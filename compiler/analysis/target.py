@@ -16,6 +16,14 @@ PARALLEL_MIN_WORK = 1 << 18
 when set (the tests set 0: they check the parallel structure of small programs)."""
 
 
+PRIVATE_SCRATCH_BYTES = 256 * 1024
+"""The largest stage attached inside a parallel loop that gets a copy per thread on
+the thread's stack (schedule-ops' `_stack_shape`): glibc gives threads 8 MiB of stack
+(2 MiB under an unlimited `ulimit -s`), libgomp's workers included. Larger stages stay
+in the arena and the loop runs serially (the auto-scheduler's row blocks at symbolic
+sizes are sized to fit). The memory plan reports these per-thread bytes."""
+
+
 @dataclass(frozen=True)
 class Target:
     """What the cost model knows of the machine."""

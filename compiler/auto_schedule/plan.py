@@ -8,11 +8,12 @@ from dataclasses import replace
 
 from xdsl.dialects.builtin import StringAttr
 
-from compiler.analysis.target import Target
+from compiler.analysis.target import PRIVATE_SCRATCH_BYTES, Target
 from compiler.auto_schedule.cost import StagePlan, plan_injective, plan_reduction
 from compiler.auto_schedule.features import StageInfo, stage_info
 from compiler.auto_schedule.inlining import Producer, inlined_stages, transposes_last
 from compiler.dialects import sched, te
+from compiler.dialects.shape import SizeRange, declared_shape_bounds, shape_var_names
 from compiler.schedule.model import ScheduleModel, scan_bodies, scan_states
 
 
@@ -72,7 +73,8 @@ def plan_function(func: te.FuncOp, schedule: sched.ScheduleOp | None, target: Ta
             plans.append(StagePlan(name, action="inline"))
         else:
             plans.append(plan_injective(info, target))
-    return _row_blocks(_fuse_epilogues(plans, infos, whole), infos, whole | (user - inlined) | in_scans, target)
+    pinned = whole | (user - inlined) | in_scans
+    return _row_blocks(_fuse_epilogues(plans, infos, whole), infos, pinned, target, declared_shape_bounds(func))
 
 
 def _producers(model: ScheduleModel, infos: dict[str, StageInfo], whole: set[str]) -> list[Producer]:
@@ -131,12 +133,16 @@ def _fuse_epilogues(plans: list[StagePlan], infos: dict[str, StageInfo], whole: 
     return [by_name[p.stage] for p in plans]
 
 
-def _static_bytes(info: StageInfo) -> int | None:
+def _nominal(extent: int | None, longest: int) -> int:
+    """What an extent counts as where a row block is sized: a symbolic one as `longest`,
+    the largest size its function declares (`_longest`)."""
+    return extent if extent is not None else longest
+
+
+def _nominal_bytes(info: StageInfo, longest: int) -> int:
     size = info.element_bits // 8
     for e in info.extents:
-        if e is None:
-            return None
-        size *= e
+        size *= _nominal(e, longest)
     return size
 
 
@@ -205,7 +211,7 @@ def _block_members(
     return sorted(members)
 
 
-def _inputs_fit(members: list[str], rows: int, infos: dict[str, StageInfo], target: Target) -> bool:
+def _inputs_fit(members: list[str], rows: int, infos: dict[str, StageInfo], target: Target, longest: int) -> bool:
     """Whether what each block reads again, each of the members' inputs from outside the
     block (the keys and values of one head, a mask's rows, a matmul's weights), fits in
     four L2s (it comes from L3 again for every block): a block of a few rows of an MLP
@@ -222,21 +228,30 @@ def _inputs_fit(members: list[str], rows: int, infos: dict[str, StageInfo], targ
             for used, extent in zip(uses, extents, strict=True):
                 if used <= row_axes:
                     continue
-                if extent is None:
-                    return False
-                size *= extent
+                if extent is None and not longest:
+                    return False  # a symbolic input of static members: of no known size
+                size *= _nominal(extent, longest)
             if size > 4 * target.l2_bytes:
                 return False
     return True
 
 
-def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[str], target: Target) -> list[StagePlan]:
+def _row_blocks(
+    plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[str], target: Target, ranges: dict[str, SizeRange]
+) -> list[StagePlan]:
     """The stages whose rows a result reads row for row, computed per block of its rows
     when one of them is a reduction and materializing them whole would not fit in L2
     (attention's scores, row max and sum, and exponentials: FlashAttention's row blocks,
     without its online rescaling): each block's intermediates stay in cache, and the
     threads run whole blocks. The block is a multiple of the result's row tile, its
-    largest intermediate a quarter of L2."""
+    largest intermediate a quarter of L2.
+
+    Symbolic sizes need a declared range (`ranges`, the function's `shape_bounds`) of at
+    least 1 and at most some size, and count as the largest such size (`_longest`): with 0
+    possible, the bounds of each block hedge for an empty dimension at every stage and nest
+    (a dynamic BERT's infer-bound and loop-partition ran for minutes on them); with no
+    largest size, a block's intermediates are of no bounded size, so they are no thread's
+    own (`PRIVATE_SCRATCH_BYTES`) and the blocks would run serially."""
     by_name = {p.stage: p for p in plans}
     producers = _producer_map(infos)
     for p in plans:
@@ -244,17 +259,14 @@ def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[
         if p.action != "root" or p.unroll_axis != len(info.extents) - 2 or p.unroll_factor < 1 or p.block_of:
             continue
         members = [m for m in _block_members(p.stage, infos, by_name, whole, producers) if by_name[m].action == "root"]
-        sizes = [_static_bytes(infos[m]) for m in members]
-        rows_extent = info.extents[p.unroll_axis]
-        # symbolic sizes keep the whole stages: a block's bounds in them made loop-partition's
-        # proofs explode (a dynamic BERT's build did not end in 15 minutes)
-        if not any(infos[m].reduce_extents for m in members) or rows_extent is None or None in sizes:
+        longest = _longest(members, infos, ranges)
+        if not any(infos[m].reduce_extents for m in members) or longest is None:
             continue
-        largest = max(s for s in sizes if s is not None)
-        if largest <= target.l2_bytes or not _inputs_fit(members, len(info.extents) - 1, infos, target):
+        largest = max(_nominal_bytes(infos[m], longest) for m in members)
+        if largest <= target.l2_bytes or not _inputs_fit(members, len(info.extents) - 1, infos, target, longest):
             continue
-        block = _block_rows(info, p, largest, target)
-        if block is None:
+        block = _block_rows(info, p, largest, target, longest)
+        if block is None or (longest > 0 and not _private(block, info, p, largest, longest)):
             continue
         by_name[p.stage] = replace(p, row_block=block)
         for m in members:
@@ -262,17 +274,44 @@ def _row_blocks(plans: list[StagePlan], infos: dict[str, StageInfo], whole: set[
     return [by_name[p.stage] for p in plans]
 
 
-def _block_rows(info: StageInfo, plan: StagePlan, largest: int, target: Target) -> int | None:
+def _longest(members: list[str], infos: dict[str, StageInfo], ranges: dict[str, SizeRange]) -> int | None:
+    """The largest size the symbolic variables of the members' shapes are declared to take
+    (0 when there are none), or None when one may be 0 or has no largest size."""
+    uppers = [0]
+    for name in shape_var_names([d for m in members for d in infos[m].shape]):
+        lower, upper = ranges.get(name, (0, None))
+        if lower < 1 or upper is None:
+            return None
+        uppers.append(upper)
+    return max(uppers)
+
+
+def _private(block: int, info: StageInfo, plan: StagePlan, largest: int, longest: int) -> bool:
+    """Whether a block of the largest intermediate, at the longest size, is small enough
+    to be each thread's own (`PRIVATE_SCRATCH_BYTES`, on its stack), so the blocks run in
+    parallel."""
+    return block * _row_bytes(info, plan, largest, longest) <= PRIVATE_SCRATCH_BYTES
+
+
+def _row_bytes(info: StageInfo, plan: StagePlan, largest: int, longest: int) -> int:
+    """The bytes of one row of the largest intermediate."""
+    assert plan.unroll_axis is not None
+    rows = 1
+    for e in info.extents[: plan.unroll_axis + 1]:
+        rows *= _nominal(e, longest)
+    return max(largest // rows, 1)
+
+
+def _block_rows(info: StageInfo, plan: StagePlan, largest: int, target: Target, longest: int) -> int | None:
     """Rows per block of `plan`'s row axis (static): a multiple of its row tile whose
     share of the largest intermediate (`largest` bytes) is a quarter of L2, small
     enough to give every core a few blocks; None when one block would do it all."""
     assert plan.unroll_axis is not None
-    rows = info.extents[plan.unroll_axis]
-    assert rows is not None
+    rows = _nominal(info.extents[plan.unroll_axis], longest)
     rows_before = 1
     for e in info.extents[: plan.unroll_axis]:
-        rows_before *= e or 1
-    row_bytes = max(largest // (rows_before * rows), 1)
+        rows_before *= _nominal(e, longest)
+    row_bytes = _row_bytes(info, plan, largest, longest)
     u = plan.unroll_factor
     block = max(u, target.l2_bytes // 4 // row_bytes // u * u)
     while block > u and rows_before * -(-rows // block) < target.cores * plan.min_parallel:

@@ -12,18 +12,21 @@ list of integers and string literals.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
     IntAttr,
     IntegerType,
     StringAttr,
+    i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -161,3 +164,59 @@ def shape_var_names(dims: Sequence[Dim]) -> list[str]:
             found = [d] if is_symbol_name(d) else sorted(free_vars(parse_expr(d)))
             names.extend(n for n in found if n not in names)
     return names
+
+
+SHAPE_BOUNDS = "shape_bounds"
+"""A function's attribute: the range of the symbolic shape variables that have one,
+`{seq = array<i64: 1, 2048>}` (lower, upper) or `{seq = array<i64: 1>}` (no upper
+bound). The packed API checks each at every call, so passes may prove with it; a
+variable it does not list is any size >= 0."""
+
+SizeRange = tuple[int, int | None]
+
+
+def shape_bounds_attr(bounds: Mapping[str, SizeRange]) -> DictionaryAttr:
+    return DictionaryAttr({
+        name: DenseArrayBase.from_list(i64, [lo] if hi is None else [lo, hi]) for name, (lo, hi) in sorted(bounds.items())
+    })
+
+
+def declared_shape_bounds(op: Operation) -> dict[str, SizeRange]:
+    """The ranges a function's `shape_bounds` attribute declares (see `SHAPE_BOUNDS`)."""
+    attr = op.attributes.get(SHAPE_BOUNDS)
+    if not isinstance(attr, DictionaryAttr):
+        return {}
+    found: dict[str, SizeRange] = {}
+    for name, value in attr.data.items():
+        ends = tuple(value.get_values()) if isinstance(value, DenseArrayBase) else ()
+        if len(ends) in (1, 2) and all(isinstance(e, int) for e in ends):
+            found[name] = (int(ends[0]), int(ends[1]) if len(ends) == 2 else None)
+    return found
+
+
+def size_bounds(op: Operation, names: Iterable[str]) -> dict[str, SizeRange]:
+    """The range of each shape variable in `names` that the analyzers assume: the one
+    the function declares, else [0, inf)."""
+    declared = declared_shape_bounds(op)
+    return {n: declared.get(n, (0, None)) for n in names}
+
+
+def verify_shape_bounds(op: Operation, names: Iterable[str], what: str) -> None:
+    """A `shape_bounds` attribute names shape variables of the function, each with a
+    range 0 <= lower <= upper."""
+    attr = op.attributes.get(SHAPE_BOUNDS)
+    if attr is None:
+        return
+    if not isinstance(attr, DictionaryAttr):
+        raise VerifyError(f"{what}: '{SHAPE_BOUNDS}' must be a dictionary of variable ranges, got {attr}")
+    known = set(names)
+    for name, value in attr.data.items():
+        ends = tuple(value.get_values()) if isinstance(value, DenseArrayBase) and value.elt_type == i64 else None
+        if ends is None or len(ends) not in (1, 2):
+            raise VerifyError(
+                f"{what}: the range of '{name}' must be array<i64: lower> or array<i64: lower, upper>, got {value}"
+            )
+        if name not in known:
+            raise VerifyError(f"{what}: '{SHAPE_BOUNDS}' names '{name}', which is no symbolic dimension of the function")
+        if ends[0] < 0 or (len(ends) == 2 and ends[1] < ends[0]):
+            raise VerifyError(f"{what}: the range of '{name}' is {list(ends)}; a size range needs 0 <= lower <= upper")

@@ -40,7 +40,7 @@ from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg
 from compiler.dialects import loop
-from compiler.dialects.shape import dim_expr
+from compiler.dialects.shape import declared_shape_bounds, dim_expr
 from compiler.passes import LoopFunctionPass
 
 INTEGER_DIVISIONS = (
@@ -101,7 +101,8 @@ class FunctionChecks:
 
     def bounds(self, op: Operation) -> BoundsArg:
         """Ranges of the loops around `op`, narrowed by the conditions of the branches
-        it is in (a pad's guard keeps its reads inside); shape variables are >= 0."""
+        it is in (a pad's guard keeps its reads inside); shape variables are >= 0, or in the
+        range the function declares."""
         found: dict[str, tuple[IndexExpr | int | None, IndexExpr | int | None]] = {}
         loops: dict[str, tuple[IndexExpr, IndexExpr]] = {}
         guards: list[Cond] = []
@@ -118,9 +119,10 @@ class FunctionChecks:
                     taken = child.parent_region() is parent.regions[0]
                     guards += conjuncts(cond if taken else Not(cond))
             child, parent = parent, parent.parent_op()
+        declared = declared_shape_bounds(self.func)
         for name, value in self.names.values.items():
             if isinstance(value.owner, loop.VarOp):
-                found.setdefault(name, (0, None))
+                found.setdefault(name, declared.get(name, (0, None)))
         if guards := [g for g in guards if isinstance(g, LT | LE)]:
             dom = {name: IntSet(lo, hi) for name, (lo, hi) in loops.items()}
             for name, s in tighten_domain(dom, guards, found).dom.items():

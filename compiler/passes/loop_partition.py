@@ -62,7 +62,7 @@ Known limits:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
@@ -99,6 +99,7 @@ from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value, emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, simplify
 from compiler.dialects import loop
+from compiler.dialects.shape import SizeRange, declared_shape_bounds
 from compiler.passes import LoopFunctionPass
 from compiler.transforms.dead_code import erase_dead_arith
 
@@ -219,12 +220,19 @@ class Prover:
     """Decides conditions over all iterations of the loops around an op (Analyzer,
     eval_set and a linear solve per loop; no other reasoning)."""
 
-    def __init__(self, names: ValueNames):
+    def __init__(self, names: ValueNames, declared: Mapping[str, SizeRange] | None = None):
         self.names = names
+        self.declared = dict(declared or {})  # the function's `shape_bounds`
+        self._analyzers: dict[tuple[int, tuple[Level, ...]], Analyzer] = {}
 
     def shapes(self) -> Bounds:
-        """The shape variables (>= 0), a new dict (callers add to it)."""
-        return {name: (IndexConst(0), None) for name in self.names.shapes}
+        """The shape variables (>= 0, or in the range the function declares), a new dict
+        (callers add to it)."""
+        found: Bounds = {}
+        for name in self.names.shapes:
+            lo, hi = self.declared.get(name, (0, None))
+            found[name] = (IndexConst(lo), None if hi is None else IndexConst(hi))
+        return found
 
     def levels(self, op: Operation, override: dict[str, tuple[IndexExpr, IndexExpr]] | None = None) -> list[Level]:
         found: list[Level] = []
@@ -234,6 +242,16 @@ class Prover:
             found.append(Level(name, lo, hi))
         return found
 
+    def analyzer(self, levels: Sequence[Level]) -> Analyzer:
+        """The analyzer over the shapes and `levels`' ranges, one per loop nest: every query
+        there shares its memo (a symbolic attention block's guards asked the same bounds
+        of fresh analyzers hundreds of times)."""
+        key = (len(self.names.shapes), tuple(levels))
+        az = self._analyzers.get(key)
+        if az is None:
+            az = self._analyzers[key] = Analyzer(self.bounds(list(levels)))
+        return az
+
     def bounds(self, levels: list[Level]) -> Bounds:
         found = self.shapes()
         for level in levels:
@@ -242,20 +260,19 @@ class Prover:
 
     def verdict(self, op: Operation, cond: Cond) -> Cond:
         """`cond` simplified over the ranges of the loops around `op`."""
-        return Analyzer(self.bounds(self.levels(op))).simplify_cond(cond)
+        return self.analyzer(self.levels(op)).simplify_cond(cond)
 
     def holds(self, op: Operation, atom: LT | LE, override: dict[str, tuple[IndexExpr, IndexExpr]] | None = None) -> bool:
         """Whether `atom` holds at `op` in every iteration of the loops around it."""
         levels = self.levels(op, override)
-        if Analyzer(self.bounds(levels)).simplify_cond(atom) == BoolConst(True):
+        if self.analyzer(levels).simplify_cond(atom) == BoolConst(True):
             return True
         diff: IndexExpr | None = diff_of(atom)
         for k, level in enumerate(levels):  # innermost first
             assert diff is not None
             if level.name not in free_vars(diff):
                 continue
-            outer = self.bounds(levels[k + 1 :])
-            az = Analyzer(outer)
+            az = self.analyzer(levels[k + 1 :])
             bound = solve(diff, level.name, az)
             if bound is not None:
                 side, point = bound
@@ -263,10 +280,10 @@ class Prover:
                     side == "upper" and az.prove_le(level.hi, point)
                 ):
                     return True
-            diff = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, outer).lo
+            diff = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, az).lo
             if diff is None:
                 return False
-        return diff is not None and Analyzer(self.shapes()).prove_ge(diff, 0)
+        return diff is not None and self.analyzer(()).prove_ge(diff, 0)
 
     def split_point(
         self, op: Operation, atom: LT | LE, loop_op: loop.ForOp, *, for_any: bool = False
@@ -284,12 +301,13 @@ class Prover:
             if level.name == x:
                 if any(v != x and v not in outer for v in free_vars(diff)):
                     return None
-                bound = solve(diff, x, Analyzer(outer))
+                az = self.analyzer(levels[k + 1 :])
+                bound = solve(diff, x, az)
                 if bound is None or bound[0] == "lower":
                     return bound
-                return "upper", Analyzer(outer).simplify(bound[1] + 1)
+                return "upper", az.simplify(bound[1] + 1)
             if level.name in free_vars(diff):
-                relaxed = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, outer)
+                relaxed = eval_set(diff, {level.name: IntSet(level.lo, level.hi)}, self.analyzer(levels[k + 1 :]))
                 diff = relaxed.hi if for_any else relaxed.lo
                 if diff is None:
                     return None
@@ -393,7 +411,7 @@ class Partitioner:
         for op in walk_ops(func):  # every shape variable known (>= 0) from the start
             if isinstance(op, loop.VarOp):
                 self.names.leaf(op.result)
-        self.prover = Prover(self.names)
+        self.prover = Prover(self.names, declared_shape_bounds(func))
         self.max_depth = max_depth
         self.partitioned = 0
         self.pieces: set[loop.ForOp] = set()  # loops made by partitioning: not split again
@@ -500,7 +518,7 @@ class Partitioner:
         lower, upper, used, (alive_first, alive_end) = self.split(for_op, body)
         if not used:
             return None
-        az = Analyzer(self.prover.bounds(self.prover.levels(for_op)))
+        az = self.prover.analyzer(self.prover.levels(for_op))
         m = self.names.expr(for_op.min)
         end = az.simplify(m + self.names.expr(for_op.extent))
         lo: IndexExpr = m
@@ -627,7 +645,7 @@ class Partitioner:
 
     def decide_extent(self, op: loop.ForOp) -> None:
         levels = self.prover.levels(op)
-        extent = Analyzer(self.prover.bounds(levels)).simplify(self.names.expr(op.extent))
+        extent = self.prover.analyzer(levels).simplify(self.names.expr(op.extent))
         if isinstance(extent, IndexConst):
             op.operands = [op.min, _constant(extent.value, op)]
             return

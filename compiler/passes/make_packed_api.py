@@ -110,7 +110,7 @@ Known limits:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -167,7 +167,7 @@ from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, packed
-from compiler.dialects.shape import dim_expr, is_symbol_name
+from compiler.dialects.shape import SizeRange, declared_shape_bounds, dim_expr, is_symbol_name
 from compiler.names import fresh_name
 from compiler.runtime.dlpack import KDL_CPU
 
@@ -182,8 +182,11 @@ _I64 = IntegerType(64)
 class PackedBuilder:
     """Appends the body of the packed function, following an `ArgBinder` plan."""
 
-    def __init__(self, binder: ArgBinder, packed: loop.FuncOp, compute: str):
+    def __init__(
+        self, binder: ArgBinder, packed: loop.FuncOp, compute: str, ranges: Mapping[str, SizeRange] | None = None
+    ):
         self.binder = binder
+        self.ranges = dict(ranges or {})  # the declared ranges of variables (`shape_bounds`)
         self.f = binder.func
         self.compute = compute
         self.args, self.num_args, _ = packed.args
@@ -334,7 +337,13 @@ class PackedBuilder:
             return
         value = self.env[str(step.field)]
         self.env[step.var] = value
-        if step.field.kind == "shape":
+        declared = self.ranges.get(step.var)
+        if declared is not None:  # the function's proofs assume it: checked at every call
+            lower, upper = declared
+            v = IndexVar(step.var)
+            in_range = LE(IndexConst(lower), v) if upper is None else And(LE(IndexConst(lower), v), LE(v, IndexConst(upper)))
+            self.check(in_range, arg_messages.size_out_of_range(self.f, str(step.field), step.var, lower, upper), [value])
+        elif step.field.kind == "shape":
             self.check(
                 LE(IndexConst(0), IndexVar(step.var)),
                 arg_messages.negative_size(self.f, str(step.field), step.var),
@@ -563,7 +572,7 @@ def make_packed_api(module: ModuleOp, func: loop.FuncOp) -> loop.FuncOp:
     )
     for arg, hint in zip(wrapper.args, ("args", "num_args", "error_values"), strict=True):
         arg.name_hint = hint
-    PackedBuilder(binder, wrapper, compute).build()
+    PackedBuilder(binder, wrapper, compute, declared_shape_bounds(func)).build()
     Rewriter.insert_op(wrapper, InsertPoint.before(func))
     return wrapper
 

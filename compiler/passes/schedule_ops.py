@@ -29,7 +29,7 @@ itself when they are missing). For every `te.func`:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -51,6 +51,7 @@ from xdsl.utils.hints import isa
 
 from compiler.analysis.bound_attrs import LoopSpec, has_bounds, parse_loop, parse_range
 from compiler.analysis.bounds import infer_function
+from compiler.analysis.target import PRIVATE_SCRATCH_BYTES
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import And, BoolConst, Cond, IndexConst, IndexExpr, free_vars
 from compiler.arith.ir import emit_cond, emit_expr
@@ -58,7 +59,15 @@ from compiler.arith.parse import parse_cond, parse_expr
 from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError
 from compiler.dialects import loop, te
-from compiler.dialects.shape import Dim, dim_expr, expr_dim, shape_var_names
+from compiler.dialects.shape import (
+    SHAPE_BOUNDS,
+    Dim,
+    SizeRange,
+    declared_shape_bounds,
+    dim_expr,
+    expr_dim,
+    shape_var_names,
+)
 from compiler.errors import ExprError, IRError
 from compiler.schedule.cache_stages import STORAGE_ALIGN_ATTR, aligned_strides, parse_align
 from compiler.schedule.model import schedule_of
@@ -66,7 +75,6 @@ from compiler.schedule.model import schedule_of
 OUTPUT_ATTR = "loop.output"
 PRAGMAS_ATTR = "loop.pragmas"  # the `sched.pragma` names of a loop that are not primitives
 """Unit attribute on a `loop.func` argument that the function writes."""
-SCALAR_ATTR = "loop.scalar"
 """On a `loop.func` argument, a 0-d i64 buffer: the value of the named variable (a
 `te.func` scalar argument, `{te.scalar = "n"}`); make-packed-api binds it from the data."""
 
@@ -151,6 +159,7 @@ class FunctionLowering:
         self.plans = {op: plan_of(op) for op in func.body.block.ops if isinstance(op, te.ComputeOp)}
         self.attached: dict[str, list[te.ComputeOp]] = {}
         self.in_parallel = False  # emitting inside a parallel loop (a stage attached there)
+        self.ranges = declared_shape_bounds(func)  # the sizes' declared ranges (`shape_bounds`)
         loop_owner = {spec.name: op for op, plan in self.plans.items() for spec in plan.loops}
         for op, plan in self.plans.items():
             if plan.attach is not None:
@@ -172,6 +181,8 @@ class FunctionLowering:
                 arg_types.append(buffer_type_of(value.type))
         self.result = loop.FuncOp(func.sym_name.data, arg_types)
         self.result.location = func.location  # later diagnostics point at the te.func
+        if SHAPE_BOUNDS in func.attributes:  # the variables' ranges: checked at calls, used in proofs
+            self.result.attributes[SHAPE_BOUNDS] = func.attributes[SHAPE_BOUNDS]
         n_in = len(func.args)
         scalars = func.scalar_args()
         arg_dtypes, result_dtypes = func.element_dtypes()
@@ -182,7 +193,7 @@ class FunctionLowering:
             return DictionaryAttr(entries | ({loop.DTYPE_ATTR: StringAttr(dtype)} if dtype is not None else {}))
 
         self.result.arg_attrs = ArrayAttr(
-            [attrs({SCALAR_ATTR: StringAttr(scalars[i])} if i in scalars else {}, arg_dtypes.get(i))
+            [attrs({loop.SCALAR_ATTR: StringAttr(scalars[i])} if i in scalars else {}, arg_dtypes.get(i))
              for i in range(n_in)]
             + [attrs({OUTPUT_ATTR: UnitAttr()}, output_dtypes.get(k)) for k in range(len(self.outputs))]
         )
@@ -267,7 +278,7 @@ class FunctionLowering:
         for k, result in enumerate(stage.outputs):
             if result not in self.values:
                 mins = [self.expr(m, block) for m in plan.realize_mins]
-                stack = _stack_shape(stage, plan, k, self.in_parallel)
+                stack = _stack_shape(stage, plan, k, self.in_parallel, self.ranges)
                 shape = plan.alloc_shape if stack is None else stack
                 alloc = loop.AllocOp(result_name(result), mins, alloc_type(stage, shape, k), local=stack is not None)
                 alloc.result.name_hint = result_name(result)
@@ -540,14 +551,11 @@ def result_name(value: SSAValue) -> str:
 LOCAL_TILE_BYTES = 4096
 """The largest tile of symbolic extents kept on the stack (`_stack_shape`)."""
 
-PRIVATE_SCRATCH_BYTES = 256 * 1024
-"""The largest stage attached inside a parallel loop that gets a copy per thread on
-the thread's stack (`_stack_shape`): glibc gives threads 8 MiB of stack (2 MiB under
-an unlimited `ulimit -s`), libgomp's workers included. Larger stages stay in the arena
-and the loop runs serially. The memory plan reports these per-thread bytes."""
 
 
-def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: bool = False) -> list[Dim] | None:
+def _stack_shape(
+    stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: bool = False, ranges: Mapping[str, SizeRange] | None = None
+) -> list[Dim] | None:
     """The shape at which a small attached stage lives on the stack (`loop.alloc local`,
     registers once LLVM promotes it), or None for a buffer of the arena:
 
@@ -560,7 +568,8 @@ def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: 
       rows apart and loads and stores every accumulator at each step);
     * inside a parallel loop, constant (or constant-bounded) shapes up to
       PRIVATE_SCRATCH_BYTES: each thread its own copy (a packed panel of a matmul's B
-      computed at the tile loop), where one buffer of the arena would be shared by the
+      computed at the tile loop, a block of attention's scores over a length declared at
+      most 512, `shape_bounds`), where one buffer of the arena would be shared by the
       threads and make the loop run serially (lowering/parallel.py).
     """
     if plan.attach is None:
@@ -571,7 +580,7 @@ def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: 
         return None
     shape: list[Dim] = []
     for d in plan.alloc_shape:
-        hi = d if isinstance(d, int) else _constant_upper_bound(parse_expr(d))
+        hi = d if isinstance(d, int) else _constant_upper_bound(parse_expr(d), ranges or {})
         if hi is None or hi < 1:
             return None
         shape.append(hi)
@@ -582,9 +591,10 @@ def _stack_shape(stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: 
     return shape
 
 
-def _constant_upper_bound(extent: IndexExpr) -> int | None:
-    """The largest value of an extent, whose variables are sizes (at least 0), if constant."""
-    return const_bounds(extent, {v: (0, None) for v in free_vars(extent)})[1]
+def _constant_upper_bound(extent: IndexExpr, ranges: Mapping[str, SizeRange]) -> int | None:
+    """The largest value of an extent, whose variables are sizes (at least 0, or in their
+    declared `ranges`), if constant."""
+    return const_bounds(extent, {v: ranges.get(v, (0, None)) for v in free_vars(extent)})[1]
 
 
 def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loop.BufferType:

@@ -54,6 +54,17 @@ def to_arith(d: T.Dim) -> A.IndexExpr:
             raise ExprTypeError(f"cannot use {d} in a shape: only + - * // % min max of vars and ints")
 
 
+def dim_vars(d: T.Dim) -> list[T.Var]:
+    """The `te.var`s a shape dimension names (as `to_arith` reads it), first seen first."""
+    match d:
+        case T.Var():
+            return [d]
+        case T.Binary(a=a, b=b) | T.Call(args=(a, b)):
+            return [*dim_vars(a), *dim_vars(b)]
+        case _:
+            return []
+
+
 def from_arith(e: A.IndexExpr) -> T.Dim:
     """An index-language expression as a te shape dimension: an int for a constant, else
     an int64 expression of `te.var`s (every index-language node has a te counterpart)."""

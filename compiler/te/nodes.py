@@ -194,10 +194,14 @@ class Const(Expr):
 
 @dataclass(eq=False)
 class Var(Expr):
-    """A symbolic shape variable (bound from argument shapes at call time)."""
+    """A symbolic shape variable (bound from argument shapes at call time), with the
+    range its values keep (`te.var`'s `lower` and `upper`): the packed API checks it
+    at each call, and the compiler's proofs assume it."""
 
     name: str
     dtype: str = INDEX
+    lower: int = 0
+    upper: int | None = None
 
 
 @dataclass(eq=False)

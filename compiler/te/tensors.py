@@ -182,11 +182,19 @@ def check_name(name: object, what: str, *, identifier: bool = False) -> str:
     return name
 
 
-def var(name: str = "n", dtype: str = INDEX) -> Var:
-    """A symbolic shape variable."""
+def var(name: str = "n", dtype: str = INDEX, *, lower: int = 0, upper: int | None = None) -> Var:
+    """A symbolic shape variable, whose values at every call lie in [lower, upper]
+    (`upper=None`: unbounded). A call outside raises ArgumentValueError; inside, the
+    compiler may use the range: `lower=1` (no empty dimension) keeps the bounds of
+    blocked loops over the variable small (`(n + 127) // 128` blocks is then >= 1)."""
     if dtype not in ("int32", INDEX):
         raise ExprValueError("te.var is a shape variable: its dtype must be int32 or int64")
-    return Var(check_name(name, "te.var", identifier=True))
+    for what, value in (("lower", lower), ("upper", upper)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ExprTypeError(f"te.var {name}: {what} must be an int, got {value!r}")
+    if lower < 0 or (upper is not None and upper < lower):
+        raise ExprValueError(f"te.var {name}: the range [{lower}, {upper}] is not a range of sizes (0 <= lower <= upper)")
+    return Var(check_name(name, "te.var", identifier=True), lower=lower, upper=upper)
 
 
 def placeholder(

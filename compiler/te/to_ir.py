@@ -37,10 +37,11 @@ from xdsl.utils.exceptions import VerifyException
 
 import compiler.schedule.model  # noqa: F401  (installs the sched.schedule verifier)
 from compiler.dialects import sched, te
+from compiler.dialects.shape import SHAPE_BOUNDS, SizeRange, shape_bounds_attr
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.names import fresh_name
 from compiler.te import language as T
-from compiler.te.dims import canonical_dim
+from compiler.te.dims import canonical_dim, dim_vars
 from compiler.te.extern import BufferData, ExternOp
 from compiler.te.primitives import Rfactor, ScheduleEmitter
 from compiler.te.schedule import Schedule, create_schedule
@@ -565,6 +566,20 @@ def _arg_attrs(t: T.Tensor, scalars: dict[int, str]) -> DictionaryAttr:
     return DictionaryAttr(attrs)
 
 
+def _declared_ranges(sig: FunctionSignature) -> dict[str, SizeRange]:
+    """The range of each shape variable of the signature declared with one (`te.var`'s
+    `lower`, `upper`); two variables of one name must declare the same."""
+    found: dict[str, SizeRange] = {}
+    for t in (*sig.inputs, *sig.outputs):
+        for v in (v for d in t.shape for v in dim_vars(d)):
+            declared = (v.lower, v.upper)
+            if found.setdefault(v.name, declared) != declared:
+                raise ExprValueError(
+                    f"two te.vars named {v.name} declare different ranges, {list(found[v.name])} and {list(declared)}"
+                )
+    return {n: r for n, r in found.items() if r != (0, None)}
+
+
 def build_module(
     args: Sequence[T.Tensor | T.Var],
     name: str = "main",
@@ -592,6 +607,8 @@ def build_module(
         func.arg_attrs = ArrayAttr([_arg_attrs(t, sig.scalars) for t in sig.inputs])
     if any(t.dtype in te.UNSIGNED_DTYPES for t in sig.outputs):
         func.res_attrs = ArrayAttr([_arg_attrs(t, {}) for t in sig.outputs])
+    if ranges := _declared_ranges(sig):
+        func.attributes[SHAPE_BOUNDS] = shape_bounds_attr(ranges)
     block = func.body.block
     for t in stages:
         for scan_op in _scans_needed(t, tensors):

@@ -221,7 +221,8 @@ class Importer:
             if expr.name not in self.symbols:
                 name = self.names[k].get(axis) if k < len(self.names) else None
                 name = self.cx.unique(name or f"{node.name}_{axis}")
-                self.symbols[expr.name] = te.var(name)
+                lower, upper = self.size_range(expr)
+                self.symbols[expr.name] = te.var(name, lower=lower, upper=upper)
                 self.hints[name] = int(d.node.hint)
             shape.append(self.symbols[expr.name])
         t = te.placeholder(tuple(shape), te_dtype(val.dtype, f"input {node.name}"), name=self.cx.unique(node.name))
@@ -440,15 +441,17 @@ class Importer:
             results.append(value)
         return results
 
+    def size_range(self, symbol: Any) -> tuple[int, int | None]:
+        """The range torch.export derived for a dimension's symbol, at least 1: a compiled
+        network refuses an empty dimension (with 0 possible, the bounds of every blocked loop
+        over it hedge for it and nest at each stage)."""
+        vr = self.program.range_constraints.get(symbol)
+        lower, upper = (0, None) if vr is None else (_finite(vr.lower) or 0, _finite(vr.upper))
+        return max(lower, 1), upper if upper is None else max(upper, 1)
+
     def ranges(self) -> dict[str, Range]:
-        out: dict[str, Range] = {}
-        for symbol, vr in self.program.range_constraints.items():
-            var = self.symbols.get(str(symbol))
-            if var is None:
-                continue
-            lower, upper = _finite(vr.lower), _finite(vr.upper)
-            out[var.name] = Range(lower or 0, upper)
-        return out
+        """The range of each symbolic dimension's variable (`size_range`)."""
+        return {var.name: Range(var.lower, var.upper) for var in self.symbols.values()}
 
 
 def rename_stages_like_placeholders(outputs: Sequence[te.Tensor], placeholders: Sequence[te.Tensor]) -> None:

@@ -153,8 +153,8 @@ class TorchFunction:
                 if r is not None and (size < r.lower or (r.upper is not None and size > r.upper)):
                     upper = "inf" if r.upper is None else r.upper
                     raise ArgumentValueError(
-                        f"{self.name}: {where} is {size}, outside the range [{r.lower}, {upper}] "
-                        f"torch.export derived for {d.name}"
+                        f"{self.name}: {where} is {size}, outside the range [{r.lower}, {upper}] of {d.name} "
+                        "the network was compiled for (torch.export's, and no empty dimension)"
                     )
                 env[d.name] = size
                 bound_from[d.name] = where

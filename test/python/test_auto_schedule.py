@@ -255,6 +255,38 @@ def test_row_block_holds_the_column_tiles_of_its_result() -> None:
     assert 'sched.compute_at "attention_scores", %attention_par ' in text
 
 
+@pytest.mark.parametrize("seq", [1, 37, 300])
+def test_symbolic_length_attention_in_row_blocks_matches_numpy(seq: int) -> None:
+    """Attention over a symbolic length (at least 1) in row blocks too (issue 37): a block
+    is sized as if the length were `plan.SYMBOLIC_EXTENT`, and its bounds stay small
+    because an empty length is excluded (`te.var(lower=1)`, checked at each call; with
+    0 possible, each block count `(seq + 15) // 16` hedged for it and the bounds nested at
+    every stage). Right at one, a few and many blocks, every access checked."""
+    n = te.var("seq", lower=1, upper=512)
+    Q, K, V = (te.placeholder((1, 2, n, 16), name=x) for x in "QKV")
+    out = ops.scaled_dot_product_attention(Q, K, V)
+    text = sched_text([Q, K, V, out], l2_bytes=64 * 1024)
+    assert "sched.split %attention_ax2 by" in text  # the row block
+    assert 'sched.compute_at "attention_scores", %attention_par ' in text
+    f = compiler.build([Q, K, V, out], check_bounds=True)
+    rng = np.random.default_rng(seq)
+    q, k, v = (rng.standard_normal((1, 2, seq, 16), dtype=np.float32) for _ in range(3))
+    got = np.empty_like(q)
+    f(q, k, v, got)
+    scores = q @ k.transpose(0, 1, 3, 2) / 4.0
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    np.testing.assert_allclose(got, weights / weights.sum(-1, keepdims=True) @ v, rtol=1e-4, atol=1e-5)
+
+
+def test_symbolic_length_that_may_be_empty_keeps_whole_stages() -> None:
+    """The same attention over a length that may be 0 (`te.var` without `lower`): no row
+    blocks, whose bounds would nest hedging for it."""
+    n = te.var("seq")
+    Q, K, V = (te.placeholder((1, 2, n, 16), name=x) for x in "QKV")
+    text = sched_text([Q, K, V, ops.scaled_dot_product_attention(Q, K, V)], l2_bytes=64 * 1024)
+    assert "%attention_par" not in text
+
+
 def test_weights_picked_per_row_by_data_still_get_a_row_tile() -> None:
     """A grouped matmul (each row times the weights of its expert, `W[g[s], k, n]`): no
     axis is free of the weights' read, the rows only through data. The rows are tiled and

@@ -393,6 +393,42 @@ def test_zero_size_call_writes_nothing(add_fn: Function) -> None:
     assert guard.untouched()
 
 
+def test_declared_range_is_checked_at_every_call() -> None:
+    """A `te.var` range (`lower`, `upper`) is part of the function: the compiler proves
+    with it, so a call outside raises, naming the field, the variable and the range."""
+    n = te.var("n", lower=1, upper=8)
+    A = te.placeholder((n, 4), name="A")
+    B = te.compute((n, 4), lambda i, j: A[i, j] + 1.0, name="B")
+    f = compiler.build([A, B])
+    for size in (1, 8):
+        a = np.arange(size * 4, dtype=np.float32).reshape(size, 4)
+        guard = Guarded.make((size, 4))
+        f(a, guard.out)
+        np.testing.assert_array_equal(guard.out, a + 1)
+    for size in (0, 9):
+        guard = Guarded.make((size, 4))
+        with pytest.raises(compiler.ArgumentValueError, match=rf"main: A.shape\[0\] is {size}, expected n in \[1, 8\]"):
+            f(np.zeros((size, 4), np.float32), guard.out)
+        assert guard.untouched()
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "error"),
+    [(-1, None, compiler.ExprValueError), (4, 2, compiler.ExprValueError), (True, None, compiler.ExprTypeError),
+     (0, 2.5, compiler.ExprTypeError)],
+)
+def test_te_var_range_is_a_range_of_sizes(lower: Any, upper: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match=r"te\.var n"):
+        te.var("n", lower=lower, upper=upper)
+
+
+def test_one_variable_declares_one_range() -> None:
+    A = te.placeholder((te.var("n", lower=1), 4), name="A")
+    B = te.compute((te.var("n"), 4), lambda i, j: A[i, j], name="B")
+    with pytest.raises(compiler.ExprValueError, match=r"two te\.vars named n declare different ranges"):
+        compiler.build([A, B])
+
+
 def test_empty_tensor_may_have_null_data(add_fn: Function) -> None:
     out = np.zeros((0, 4), np.float32)
     add_fn(raw(out, data=None), out)

@@ -94,6 +94,21 @@ def test_mobilenet_block_symbolic_size(cin: int, cout: int, stride: int) -> None
         assert_matches_torch(net, model, torch.randn(1, cin, *size), rtol=1e-4, atol=1e-5)
 
 
+def test_dynamic_dimension_is_at_least_one() -> None:
+    """torch.export's range of a Dim without `min` starts at 0; the compiled network's at 1
+    (an empty batch is refused, clearly: with 0 possible, the bounds of every blocked
+    loop over it hedge for it), and the function itself declares and checks the range."""
+    import compiler
+
+    model = nn.Linear(8, 4).eval()
+    net = from_torch(model, (torch.randn(2, 8),), dynamic_shapes={"input": {0: Dim("batch", max=16)}})
+    assert (net.graph.ranges["batch"].lower, net.graph.ranges["batch"].upper) == (1, 16)
+    assert "shape_bounds = {batch = array<i64: 1, 16>}" in net.function.loop_ir
+    assert_matches_torch(net, model, torch.randn(1, 8), rtol=1e-5, atol=1e-6)
+    with pytest.raises(compiler.ArgumentValueError, match=r"is 0, outside the range \[1, 16\] of batch"):
+        net(np.zeros((0, 8), np.float32))
+
+
 @pytest.mark.long  # several whole networks: the long run
 def test_mobilenet_two_blocks_symbolic_size() -> None:
     model = randomize_batch_norms(nn.Sequential(InvertedResidual(8, 8, 1), InvertedResidual(8, 16, 2)))

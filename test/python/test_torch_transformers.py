@@ -140,6 +140,31 @@ def test_bert_dynamic_batch_and_sequence_with_padding_mask() -> None:
 
 
 @pytest.mark.long
+def test_bert_dynamic_length_attention_in_row_blocks() -> None:
+    """A symbolic length up to 512 (issue 37): attention's scores at the longest length
+    outgrow L2, so they are computed in blocks of query rows, each block a thread's own
+    (the loop IR allocates the scores block on the stack); right at one block, at
+    several, and at a partial last one."""
+    torch.manual_seed(5)
+    config = transformers.BertConfig(
+        vocab_size=VOCAB, hidden_size=32, num_hidden_layers=1, num_attention_heads=8, intermediate_size=64,
+        max_position_embeddings=512,
+    )
+    from compiler.torch.networks import LastHiddenState
+
+    model = LastHiddenState(transformers.BertModel(config).eval()).eval()
+    dynamic = {"inputs": {0: Dim("batch", max=4), 1: Dim("seq", min=2, max=512)}}
+    net = from_torch(model, (tokens(2),), dynamic_shapes=dynamic)
+    assert 'loop.alloc local "scaled_dot_product_attention_scores"' in net.function.loop_ir
+    for b, n in ((1, 5), (2, 130), (1, 300), (1, 512)):
+        ids = tokens(b, n)
+        with torch.no_grad():
+            expected = model(ids).numpy()
+        got = net(ids)
+        assert float(np.abs(got - expected).max()) <= 1e-4 * float(np.abs(expected).max())
+
+
+@pytest.mark.long
 def test_gpt2_dynamic_batch_and_sequence() -> None:
     """GPT-2 built once, symbolic in batch and length (issue 37): each Conv1D flattens
     (batch, seq) to one axis and back, which infer-bound unflattens to batch x seq rows

@@ -30,7 +30,7 @@ loop kinds), `func` (`loop.func`, `loop.var`, `loop.call_extern`), `control`
 from xdsl.ir import Dialect
 
 from compiler.dialects.loop.control import ASSERT_ERRORS, MAX_ASSERT_VALUES, AssertOp, ForOp, IfOp
-from compiler.dialects.loop.func import DTYPE_ATTR, CallExternOp, FuncOp, VarOp
+from compiler.dialects.loop.func import DTYPE_ATTR, SCALAR_ATTR, CallExternOp, FuncOp, VarOp
 from compiler.dialects.loop.memory import AllocOp, LoadOp, StoreOp, ViewOp
 from compiler.dialects.loop.types import (
     UNROLL_FULL,
@@ -62,6 +62,7 @@ __all__ = [
     "DTYPE_ATTR",
     "LOOP",
     "MAX_ASSERT_VALUES",
+    "SCALAR_ATTR",
     "UNROLL_FULL",
     "UNROLL_FULL_MAX_TRIPS",
     "AllocOp",

@@ -36,9 +36,12 @@ from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure, SymbolOpInterface
 
 from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.loop.types import BufferType
-from compiler.dialects.shape import verify_var_name
+from compiler.dialects.shape import shape_var_names, verify_shape_bounds, verify_var_name
 from compiler.dialects.syntax import parse_function, print_function
 from compiler.dialects.te.types import verify_unsigned_dtype
+
+SCALAR_ATTR = "loop.scalar"
+"""An argument attribute: a 0-d integer buffer whose value is a shape variable."""
 
 DTYPE_ATTR = "loop.dtype"
 """On a `loop.func` argument, the unsigned dtype of its signless integer elements (a
@@ -54,6 +57,9 @@ class FuncOp(IRDLOperation):
       ...
     }
     ```
+
+    `attributes {shape_bounds = {n = array<i64: 1, 2048>}}`: the declared range of
+    symbolic sizes, as on `te.func` (make-packed-api checks it at every call).
     """
 
     name = "loop.func"
@@ -86,6 +92,18 @@ class FuncOp(IRDLOperation):
         if self.function_type.inputs.data != tuple(self.body.block.arg_types):
             raise VerifyError("loop.func block arguments must match the function input types")
         self._verify_dtypes()
+        verify_shape_bounds(self, self.symbolic_names(), f"loop.func @{self.sym_name.data}")
+
+    def symbolic_names(self) -> set[str]:
+        """The symbolic variables of the buffer arguments' shapes, and the scalars."""
+        names = {
+            n for t in self.function_type.inputs.data if isinstance(t, BufferType) for n in shape_var_names(t.get_shape())
+        }
+        for entries in self.arg_attrs.data if self.arg_attrs is not None else ():
+            scalar = entries.data.get(SCALAR_ATTR)
+            if isinstance(scalar, StringAttr):
+                names.add(scalar.data)
+        return names
 
     def _verify_dtypes(self) -> None:
         """A `loop.dtype` argument attribute names an unsigned dtype of the buffer's

@@ -42,6 +42,8 @@ from xdsl.traits import (
 
 from compiler.diagnostics import VerifyError, verify_top_level
 from compiler.dialects.shape import (
+    shape_var_names,
+    verify_shape_bounds,
     verify_var_name,
 )
 
@@ -70,6 +72,10 @@ class FuncOp(IRDLOperation):
       te.return %c : !te.tensor<[4], f32>
     }
     ```
+
+    `attributes {shape_bounds = {n = array<i64: 1, 2048>}}` declares the range of
+    symbolic sizes (`te.var(lower=, upper=)`): the packed API checks it at every call
+    and the passes prove with it (`compiler.dialects.shape.SHAPE_BOUNDS`).
     """
 
     name = "te.func"
@@ -112,6 +118,12 @@ class FuncOp(IRDLOperation):
                 found[i] = name.data
         return found
 
+    def symbolic_names(self) -> set[str]:
+        """The symbolic variables of the argument and result shapes, and the scalars."""
+        types = (*self.function_type.inputs.data, *self.function_type.outputs.data)
+        names = {n for t in types if isinstance(t, TensorType) for n in shape_var_names(t.get_shape())}
+        return names | set(self.scalar_args().values())
+
     def element_dtypes(self) -> tuple[dict[int, str], dict[int, str]]:
         """The unsigned arguments and results (`{te.dtype = "uint8"}`): position -> dtype."""
         return _dtypes(self.arg_attrs), _dtypes(self.res_attrs)
@@ -126,6 +138,7 @@ class FuncOp(IRDLOperation):
         for i, t in enumerate(self.function_type.inputs.data):
             if not isinstance(t, TensorType):
                 raise VerifyError(f"te.func argument {i} must be a !te.tensor, got {t}")
+        verify_shape_bounds(self, self.symbolic_names(), f"te.func @{self.sym_name.data}")
         for i, var in self.scalar_args().items():
             t = self.function_type.inputs.data[i]
             if not isinstance(t, TensorType) or t.get_shape() or t.element_type != IntegerType(64):

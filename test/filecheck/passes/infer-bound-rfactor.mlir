@@ -113,9 +113,10 @@ builtin.module {
 // -----
 
 // TVM's test_lower_rfactor: B.rf computed at B's new reduce axis (its innermost
-// loop) is realized one element at a time.
+// loop) is realized one element at a time (one, not min(n, 1): B's loops run only
+// when n >= 1).
 // CHECK-LABEL: te.func @attached
-// CHECK: te.compute "B.rf" {{.*}} te.alloc_shape = ["1", "min(n, 1)"], te.loops = ["B_rf_k_i = [B_k_i_v, 1] serial", {{.*}} "B_rf_k_o = [0, (m + 15) // 16] serial reduce"]{{.*}} te.attach = "B_k_i_v"
+// CHECK: te.compute "B.rf" {{.*}} te.alloc_shape = ["1", "1"], te.loops = ["B_rf_k_i = [B_k_i_v, 1] serial", {{.*}} "B_rf_k_o = [0, (m + 15) // 16] serial reduce"]{{.*}} te.attach = "B_k_i_v"
 // CHECK: te.compute "B" {{.*}} te.loops = ["B_i_o = [0, (n + 31) // 32] serial", "B_i_i = [0, min(n - B_i_o * 32, 32)] serial", "B_k_i_v = [0, 16] serial reduce"]
 builtin.module {
   te.func @attached(%a: !te.tensor<["n", "m"], f32>) -> !te.tensor<["n"], f32> {

@@ -297,8 +297,9 @@ sched.schedule @singleton {
 // -----
 
 // B computed at D's row, then D's axes fused: the attach point becomes the fused
-// loop f and B's column is f % m with a symbolic m. A divisor m >= 0 is read as
-// max(m, 1) (it is never 0 where f % m runs), so B's column extent is bounded.
+// loop f and B's column is f % m with a symbolic m. Its buffer holds one row of m:
+// relaxed over f in [0, n * m), which runs only when n, m >= 1 (an empty loop reads
+// nothing, so any extent would do), f % m spans [0, m - 1].
 te.func @attach_fused_symbolic(%A: !te.tensor<["n", "m"], f32>) -> !te.tensor<["n", "m"], f32> {
   %B = te.compute "B" (%i, %j) : !te.tensor<["n", "m"], f32> {
     %0 = te.read %A[%i, %j] : !te.tensor<["n", "m"], f32>
@@ -322,8 +323,38 @@ sched.schedule @attach_fused_symbolic {
 // CHECK-LABEL: te.func @attach_fused_symbolic
 // CHECK:      te.compute "B"
 // CHECK-SAME: te.realize = ["[D_i_f // m, 1]", "[min(D_i_f % m, 0), max(D_i_f % m, 0) - min(D_i_f % m, 0) + 1]"]
-// CHECK-SAME: te.alloc_shape = ["1", "max(min(m * n - 1, max(m, 1) - 1), 0) + 1"]
+// CHECK-SAME: te.alloc_shape = ["1", "m"]
 // CHECK-SAME: te.attach = "D_i_f"
+
+// -----
+
+// The same with m declared at least 1 (`shape_bounds`, checked at every call): f % m
+// is then provably in [0, m), so B's columns are [0, f % m] (D reads columns f % m and
+// 0), not a min/max hedging for a zero divisor.
+te.func @attach_fused_ranged(%A: !te.tensor<["n", "m"], f32>) -> !te.tensor<["n", "m"], f32> attributes {shape_bounds = {m = array<i64: 1>}} {
+  %B = te.compute "B" (%i, %j) : !te.tensor<["n", "m"], f32> {
+    %0 = te.read %A[%i, %j] : !te.tensor<["n", "m"], f32>
+    te.yield %0 : f32
+  }
+  %D = te.compute "D" (%i, %j) : !te.tensor<["n", "m"], f32> {
+    %0 = te.read %B[%i, %j] : !te.tensor<["n", "m"], f32>
+    %c0 = arith.constant 0 : index
+    %1 = te.read %B[%i, %c0] : !te.tensor<["n", "m"], f32>
+    %2 = arith.addf %0, %1 : f32
+    te.yield %2 : f32
+  }
+  te.return %D : !te.tensor<["n", "m"], f32>
+}
+sched.schedule @attach_fused_ranged {
+  %i = sched.axis "D" 0
+  %j = sched.axis "D" 1
+  sched.compute_at "B", %i : !sched.iter<"D">
+  %f = sched.fuse %i, %j : !sched.iter<"D">
+}
+// CHECK-LABEL: te.func @attach_fused_ranged
+// CHECK:      te.compute "B"
+// CHECK-SAME: te.realize = ["[D_i_f // m, 1]", "[0, D_i_f % m + 1]"]
+// CHECK-SAME: te.alloc_shape = ["1", "m"]
 
 // -----
 

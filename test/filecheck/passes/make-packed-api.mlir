@@ -123,6 +123,27 @@ loop.func @symbolic(%A: !loop.buffer<["n", 4], f32>, %B: !loop.buffer<["n", 4], 
 
 // -----
 
+// A declared range (`shape_bounds`, what te.var(lower=, upper=) and from_torch's
+// dimensions give): the binding checks it, not just >= 0, since passes prove with it.
+// A variable the attribute does not list keeps the size check.
+loop.func @ranged(%A: !loop.buffer<["n", "m"], f32>, %B: !loop.buffer<["n", "m"], f32> {loop.output}) attributes {shape_bounds = {n = array<i64: 1, 64>}} {
+  %n = loop.var "n" : index
+}
+// CHECK-LABEL: loop.func @ranged(
+// CHECK:         %n = packed.dltensor_get %A_tensor, shape[0] : index
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[LO:.*]] = arith.cmpi sle, %[[ONE]], %n : index
+// CHECK-NEXT:    %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT:    %[[HI:.*]] = arith.cmpi sle, %n, %[[C64]] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.andi %[[LO]], %[[HI]] : i1
+// CHECK-NEXT:    loop.assert %[[OK]], "ranged: A.shape[0] is {0}, expected n in [1, 64] (the range the function was compiled for)" (%n : index)
+// CHECK:         %m = packed.dltensor_get %A_tensor, shape[1] : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi sle, %{{.*}}, %m : index
+// CHECK-NEXT:    loop.assert %[[OK]], "ranged: A.shape[1] is {0}, expected a size >= 0 (it binds m)" (%m : index)
+// CHECK:       loop.func @ranged_compute({{.*}}) attributes {shape_bounds = {n = array<i64: 1, 64>}}
+
+// -----
+
 // A variable shared by two arguments: m is bound from A.shape[1] and checked
 // on b.shape[0]; each variable is bound exactly once.
 loop.func @shared(%A: !loop.buffer<["n", "m"], f32>, %b: !loop.buffer<["m"], f32>, %C: !loop.buffer<["n", "m"], f32> {loop.output}) {

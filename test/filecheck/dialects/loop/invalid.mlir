@@ -240,3 +240,22 @@ loop.func @twice(%a: !loop.buffer<["h"], f32> {loop.output}) {
 loop.func @wide(%a: !loop.buffer<[4], i16> {loop.dtype = "uint8"}, %b: !loop.buffer<[4], i16> {loop.output}) {
 }
 // CHECK: invalid.mlir:[[# @LINE - 2]]:1: error: loop.func argument 0: loop.dtype 'uint8' needs a buffer of i8 elements, got !loop.buffer<[4], i16>
+
+// -----
+
+// A shape_bounds range is a range of sizes over the function's symbolic variables.
+loop.func @ranged(%a: !loop.buffer<["n"], f32> {loop.output}) attributes {shape_bounds = {n = array<i64: 4, 2>}} {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1: error: loop.func @ranged: the range of 'n' is [4, 2]; a size range needs 0 <= lower <= upper
+
+// -----
+
+loop.func @unknown(%a: !loop.buffer<["n"], f32> {loop.output}) attributes {shape_bounds = {m = array<i64: 1>}} {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1: error: loop.func @unknown: 'shape_bounds' names 'm', which is no symbolic dimension of the function
+
+// -----
+
+loop.func @untyped(%a: !loop.buffer<["n"], f32> {loop.output}) attributes {shape_bounds = {n = [1, 2]}} {
+}
+// CHECK: invalid.mlir:[[# @LINE - 2]]:1: error: loop.func @untyped: the range of 'n' must be array<i64: lower> or array<i64: lower, upper>, got [1 : i64, 2 : i64]

@@ -514,3 +514,11 @@ te.func @unbound_extent(%a: !te.tensor<["n", "m"], f32>) -> !te.tensor<["n"], f3
   te.return %b : !te.tensor<["n"], f32>
 }
 // CHECK: invalid.mlir:[[# @LINE - 8]]:5: error: te.reduce extent names symbolic variable 'q', which appears in no argument or result shape of its te.func and is no scalar argument, so nothing can bind it
+
+// -----
+
+// A shape_bounds range is a range of sizes (te.var's lower and upper).
+te.func @ranged(%a: !te.tensor<["n"], f32>) -> !te.tensor<["n"], f32> attributes {shape_bounds = {n = array<i64: -1>}} {
+  te.return %a : !te.tensor<["n"], f32>
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:1: error: te.func @ranged: the range of 'n' is [-1]; a size range needs 0 <= lower <= upper
