@@ -57,7 +57,7 @@ from compiler.arith.expr import And, BoolConst, Cond, IndexConst, IndexExpr, fre
 from compiler.arith.ir import emit_cond, emit_expr
 from compiler.arith.parse import parse_cond, parse_expr
 from compiler.arith.simplify import const_bounds, const_value
-from compiler.diagnostics import PassError
+from compiler.diagnostics import PassError, VerifyError
 from compiler.dialects import loop, te
 from compiler.dialects.shape import (
     SHAPE_BOUNDS,
@@ -607,7 +607,10 @@ def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loo
     extents = [dim_expr(d) for d in shape]
     strides = aligned_strides(extents, dict(parse_align(attr)))
     dims: list[Dim] = [expr_dim(e) for e in strides]
-    return loop.BufferType(shape, element, dims)
+    try:
+        return loop.BufferType(shape, element, dims)
+    except VerifyError as err:  # strides no index can address (a huge factor): the stage's fault
+        raise PassError(f"schedule-ops: stage \"{stage.stage.data}\"'s sched.storage_align: {err}", stage) from None
 
 
 _Combine = Callable[[SSAValue, SSAValue], Operation]
