@@ -338,10 +338,10 @@ class InferBound:
 
     def relax(self, s: IntSet, variables: Sequence[IterVar]) -> IntSet:
         """Widen a set over the ranges of loops that do not enclose the stage (innermost first)."""
+        az = self.analyzer()
         for iv in variables:
             r = self.relaxed[iv.name]
-            dom = {iv.name: IntSet.from_range(r.min, r.extent, self.analyzer())}
-            az = self.analyzer()
+            dom = {iv.name: IntSet.from_range(r.min, r.extent, az)}
             lo = None if s.lo is None else eval_set(az.fold_into_minmax(s.lo, iv.name), dom, az, nonempty=True).lo
             hi = None if s.hi is None else eval_set(az.fold_into_minmax(s.hi, iv.name), dom, az, nonempty=True).hi
             s = IntSet(lo, hi, s.empty_set)

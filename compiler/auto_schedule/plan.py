@@ -13,7 +13,7 @@ from compiler.auto_schedule.cost import StagePlan, plan_injective, plan_reductio
 from compiler.auto_schedule.features import StageInfo, stage_info
 from compiler.auto_schedule.inlining import Producer, inlined_stages, transposes_last
 from compiler.dialects import sched, te
-from compiler.dialects.shape import SizeRange, declared_shape_bounds, shape_var_names
+from compiler.dialects.shape import ANY_SIZE, SizeRange, declared_shape_bounds, shape_var_names
 from compiler.schedule.model import ScheduleModel, scan_bodies, scan_states
 
 
@@ -251,7 +251,7 @@ def _row_blocks(
     possible, the bounds of each block hedge for an empty dimension at every stage and nest
     (a dynamic BERT's infer-bound and loop-partition ran for minutes on them); with no
     largest size, a block's intermediates are of no bounded size, so they are no thread's
-    own (`PRIVATE_SCRATCH_BYTES`) and the blocks would run serially."""
+    own (`PRIVATE_SCRATCH_BYTES`, `_block_rows`) and the blocks would run serially."""
     by_name = {p.stage: p for p in plans}
     producers = _producer_map(infos)
     for p in plans:
@@ -266,7 +266,7 @@ def _row_blocks(
         if largest <= target.l2_bytes or not _inputs_fit(members, len(info.extents) - 1, infos, target, longest):
             continue
         block = _block_rows(info, p, largest, target, longest)
-        if block is None or (longest > 0 and not _private(block, info, p, largest, longest)):
+        if block is None:
             continue
         by_name[p.stage] = replace(p, row_block=block)
         for m in members:
@@ -279,41 +279,29 @@ def _longest(members: list[str], infos: dict[str, StageInfo], ranges: dict[str, 
     (0 when there are none), or None when one may be 0 or has no largest size."""
     uppers = [0]
     for name in shape_var_names([d for m in members for d in infos[m].shape]):
-        lower, upper = ranges.get(name, (0, None))
+        lower, upper = ranges.get(name, ANY_SIZE)
         if lower < 1 or upper is None:
             return None
         uppers.append(upper)
     return max(uppers)
 
 
-def _private(block: int, info: StageInfo, plan: StagePlan, largest: int, longest: int) -> bool:
-    """Whether a block of the largest intermediate, at the longest size, is small enough
-    to be each thread's own (`PRIVATE_SCRATCH_BYTES`, on its stack), so the blocks run in
-    parallel."""
-    return block * _row_bytes(info, plan, largest, longest) <= PRIVATE_SCRATCH_BYTES
-
-
-def _row_bytes(info: StageInfo, plan: StagePlan, largest: int, longest: int) -> int:
-    """The bytes of one row of the largest intermediate."""
-    assert plan.unroll_axis is not None
-    rows = 1
-    for e in info.extents[: plan.unroll_axis + 1]:
-        rows *= _nominal(e, longest)
-    return max(largest // rows, 1)
-
-
 def _block_rows(info: StageInfo, plan: StagePlan, largest: int, target: Target, longest: int) -> int | None:
     """Rows per block of `plan`'s row axis (static): a multiple of its row tile whose
-    share of the largest intermediate (`largest` bytes) is a quarter of L2, small
-    enough to give every core a few blocks; None when one block would do it all."""
+    share of the largest intermediate (`largest` bytes) is a quarter of L2 and at most a
+    thread's own scratch (`PRIVATE_SCRATCH_BYTES`: a larger block lives in the arena,
+    shared, and the blocks would run serially), small enough to give every core a few
+    blocks; None when one block would do it all, or even one row tile is too large."""
     assert plan.unroll_axis is not None
     rows = _nominal(info.extents[plan.unroll_axis], longest)
     rows_before = 1
     for e in info.extents[: plan.unroll_axis]:
         rows_before *= _nominal(e, longest)
-    row_bytes = _row_bytes(info, plan, largest, longest)
+    row_bytes = max(largest // (rows_before * rows), 1)
     u = plan.unroll_factor
-    block = max(u, target.l2_bytes // 4 // row_bytes // u * u)
+    if u * row_bytes > PRIVATE_SCRATCH_BYTES:
+        return None
+    block = max(u, min(target.l2_bytes // 4, PRIVATE_SCRATCH_BYTES) // row_bytes // u * u)
     while block > u and rows_before * -(-rows // block) < target.cores * plan.min_parallel:
         block -= u  # enough blocks for the cores
     if block >= rows and rows_before < target.cores:

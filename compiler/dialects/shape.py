@@ -174,6 +174,9 @@ variable it does not list is any size >= 0."""
 
 SizeRange = tuple[int, int | None]
 
+ANY_SIZE: SizeRange = (0, None)
+"""The range of a variable `shape_bounds` does not list."""
+
 
 def shape_bounds_attr(bounds: Mapping[str, SizeRange]) -> DictionaryAttr:
     return DictionaryAttr({
@@ -188,17 +191,25 @@ def declared_shape_bounds(op: Operation) -> dict[str, SizeRange]:
         return {}
     found: dict[str, SizeRange] = {}
     for name, value in attr.data.items():
-        ends = tuple(value.get_values()) if isinstance(value, DenseArrayBase) else ()
-        if len(ends) in (1, 2) and all(isinstance(e, int) for e in ends):
-            found[name] = (int(ends[0]), int(ends[1]) if len(ends) == 2 else None)
+        ends = _range_ends(value)
+        if ends is not None:
+            found[name] = (ends[0], ends[1] if len(ends) == 2 else None)
     return found
+
+
+def _range_ends(value: Attribute) -> tuple[int, ...] | None:
+    """A range's `array<i64: lower>` or `array<i64: lower, upper>`, else None."""
+    if not (isinstance(value, DenseArrayBase) and value.elt_type == i64):
+        return None
+    ends = tuple(int(e) for e in value.get_values())
+    return ends if len(ends) in (1, 2) else None
 
 
 def size_bounds(op: Operation, names: Iterable[str]) -> dict[str, SizeRange]:
     """The range of each shape variable in `names` that the analyzers assume: the one
     the function declares, else [0, inf)."""
     declared = declared_shape_bounds(op)
-    return {n: declared.get(n, (0, None)) for n in names}
+    return {n: declared.get(n, ANY_SIZE) for n in names}
 
 
 def verify_shape_bounds(op: Operation, names: Iterable[str], what: str) -> None:
@@ -211,8 +222,8 @@ def verify_shape_bounds(op: Operation, names: Iterable[str], what: str) -> None:
         raise VerifyError(f"{what}: '{SHAPE_BOUNDS}' must be a dictionary of variable ranges, got {attr}")
     known = set(names)
     for name, value in attr.data.items():
-        ends = tuple(value.get_values()) if isinstance(value, DenseArrayBase) and value.elt_type == i64 else None
-        if ends is None or len(ends) not in (1, 2):
+        ends = _range_ends(value)
+        if ends is None:
             raise VerifyError(
                 f"{what}: the range of '{name}' must be array<i64: lower> or array<i64: lower, upper>, got {value}"
             )

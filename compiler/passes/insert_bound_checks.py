@@ -40,7 +40,7 @@ from compiler.arith.int_set import IntSet
 from compiler.arith.ir import cond_from_value, emit_expr, expr_from_value
 from compiler.arith.simplify import Analyzer, BoundsArg
 from compiler.dialects import loop
-from compiler.dialects.shape import declared_shape_bounds, dim_expr
+from compiler.dialects.shape import ANY_SIZE, declared_shape_bounds, dim_expr
 from compiler.passes import LoopFunctionPass
 
 INTEGER_DIVISIONS = (
@@ -122,7 +122,7 @@ class FunctionChecks:
         declared = declared_shape_bounds(self.func)
         for name, value in self.names.values.items():
             if isinstance(value.owner, loop.VarOp):
-                found.setdefault(name, declared.get(name, (0, None)))
+                found.setdefault(name, declared.get(name, ANY_SIZE))
         if guards := [g for g in guards if isinstance(g, LT | LE)]:
             dom = {name: IntSet(lo, hi) for name, (lo, hi) in loops.items()}
             for name, s in tighten_domain(dom, guards, found).dom.items():

@@ -99,7 +99,7 @@ from compiler.arith.int_set import IntSet, eval_set
 from compiler.arith.ir import cond_from_value, emit_cond, emit_expr
 from compiler.arith.simplify import Analyzer, simplify
 from compiler.dialects import loop
-from compiler.dialects.shape import SizeRange, declared_shape_bounds
+from compiler.dialects.shape import ANY_SIZE, SizeRange, declared_shape_bounds
 from compiler.passes import LoopFunctionPass
 from compiler.transforms.dead_code import erase_dead_arith
 
@@ -220,9 +220,9 @@ class Prover:
     """Decides conditions over all iterations of the loops around an op (Analyzer,
     eval_set and a linear solve per loop; no other reasoning)."""
 
-    def __init__(self, names: ValueNames, declared: Mapping[str, SizeRange] | None = None):
+    def __init__(self, names: ValueNames, declared: Mapping[str, SizeRange]):
         self.names = names
-        self.declared = dict(declared or {})  # the function's `shape_bounds`
+        self.declared = declared  # the function's `shape_bounds`
         self._analyzers: dict[tuple[int, tuple[Level, ...]], Analyzer] = {}
 
     def shapes(self) -> Bounds:
@@ -230,7 +230,7 @@ class Prover:
         (callers add to it)."""
         found: Bounds = {}
         for name in self.names.shapes:
-            lo, hi = self.declared.get(name, (0, None))
+            lo, hi = self.declared.get(name, ANY_SIZE)
             found[name] = (IndexConst(lo), None if hi is None else IndexConst(hi))
         return found
 

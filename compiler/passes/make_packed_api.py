@@ -182,11 +182,9 @@ _I64 = IntegerType(64)
 class PackedBuilder:
     """Appends the body of the packed function, following an `ArgBinder` plan."""
 
-    def __init__(
-        self, binder: ArgBinder, packed: loop.FuncOp, compute: str, ranges: Mapping[str, SizeRange] | None = None
-    ):
+    def __init__(self, binder: ArgBinder, packed: loop.FuncOp, compute: str, ranges: Mapping[str, SizeRange]):
         self.binder = binder
-        self.ranges = dict(ranges or {})  # the declared ranges of variables (`shape_bounds`)
+        self.ranges = ranges  # the declared ranges of variables (`shape_bounds`)
         self.f = binder.func
         self.compute = compute
         self.args, self.num_args, _ = packed.args

@@ -60,6 +60,7 @@ from compiler.arith.simplify import const_bounds, const_value
 from compiler.diagnostics import PassError, VerifyError
 from compiler.dialects import loop, te
 from compiler.dialects.shape import (
+    ANY_SIZE,
     SHAPE_BOUNDS,
     Dim,
     SizeRange,
@@ -554,7 +555,7 @@ LOCAL_TILE_BYTES = 4096
 
 
 def _stack_shape(
-    stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: bool = False, ranges: Mapping[str, SizeRange] | None = None
+    stage: te.ComputeOp, plan: StagePlan, index: int, in_parallel: bool, ranges: Mapping[str, SizeRange]
 ) -> list[Dim] | None:
     """The shape at which a small attached stage lives on the stack (`loop.alloc local`,
     registers once LLVM promotes it), or None for a buffer of the arena:
@@ -580,7 +581,7 @@ def _stack_shape(
         return None
     shape: list[Dim] = []
     for d in plan.alloc_shape:
-        hi = d if isinstance(d, int) else _constant_upper_bound(parse_expr(d), ranges or {})
+        hi = d if isinstance(d, int) else _constant_upper_bound(parse_expr(d), ranges)
         if hi is None or hi < 1:
             return None
         shape.append(hi)
@@ -594,7 +595,7 @@ def _stack_shape(
 def _constant_upper_bound(extent: IndexExpr, ranges: Mapping[str, SizeRange]) -> int | None:
     """The largest value of an extent, whose variables are sizes (at least 0, or in their
     declared `ranges`), if constant."""
-    return const_bounds(extent, {v: ranges.get(v, (0, None)) for v in free_vars(extent)})[1]
+    return const_bounds(extent, {v: ranges.get(v, ANY_SIZE) for v in free_vars(extent)})[1]
 
 
 def alloc_type(stage: te.ComputeOp, shape: Sequence[Dim], index: int = 0) -> loop.BufferType:

@@ -37,7 +37,7 @@ from xdsl.utils.exceptions import VerifyException
 
 import compiler.schedule.model  # noqa: F401  (installs the sched.schedule verifier)
 from compiler.dialects import sched, te
-from compiler.dialects.shape import SHAPE_BOUNDS, SizeRange, shape_bounds_attr
+from compiler.dialects.shape import ANY_SIZE, SHAPE_BOUNDS, SizeRange, shape_bounds_attr
 from compiler.errors import ExprTypeError, ExprValueError, IRError, ScheduleError
 from compiler.names import fresh_name
 from compiler.te import language as T
@@ -577,7 +577,7 @@ def _declared_ranges(sig: FunctionSignature) -> dict[str, SizeRange]:
                 raise ExprValueError(
                     f"two te.vars named {v.name} declare different ranges, {list(found[v.name])} and {list(declared)}"
                 )
-    return {n: r for n, r in found.items() if r != (0, None)}
+    return {n: r for n, r in found.items() if r != ANY_SIZE}
 
 
 def build_module(

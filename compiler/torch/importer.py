@@ -38,6 +38,7 @@ from torch.utils import _pytree
 
 from compiler import ops, te
 from compiler.auto_schedule.inlining import Producer, inlined_stages, transposes_last
+from compiler.dialects.shape import ANY_SIZE
 from compiler.errors import ExprValueError, InternalError
 from compiler.names import fresh_name
 from compiler.te.reducers import Reduce
@@ -79,12 +80,6 @@ CONV_OPS = ("aten.conv2d.default", "aten.convolution.default")
 BN_OPS = ("aten._native_batch_norm_legit_no_training.default", "aten.batch_norm.default")
 
 
-@dataclass
-class Range:
-    lower: int
-    upper: int | None
-
-
 @dataclass(frozen=True)
 class Origin:
     """Where a te stage came from: the fx node, its ATen op(s) (a conv with the batch norm
@@ -106,7 +101,6 @@ class ImportedGraph:
     outputs: list[te.Tensor]
     out_spec: Any
     schedule: te.Schedule
-    ranges: dict[str, Range] = field(default_factory=dict)
     inlined: list[str] = field(default_factory=list)
     folded_batch_norms: list[str] = field(default_factory=list)
     origins: dict[str, Origin] = field(default_factory=dict)
@@ -446,12 +440,8 @@ class Importer:
         network refuses an empty dimension (with 0 possible, the bounds of every blocked loop
         over it hedge for it and nest at each stage)."""
         vr = self.program.range_constraints.get(symbol)
-        lower, upper = (0, None) if vr is None else (_finite(vr.lower) or 0, _finite(vr.upper))
+        lower, upper = ANY_SIZE if vr is None else (_finite(vr.lower) or 0, _finite(vr.upper))
         return max(lower, 1), upper if upper is None else max(upper, 1)
-
-    def ranges(self) -> dict[str, Range]:
-        """The range of each symbolic dimension's variable (`size_range`)."""
-        return {var.name: Range(var.lower, var.upper) for var in self.symbols.values()}
 
 
 def rename_stages_like_placeholders(outputs: Sequence[te.Tensor], placeholders: Sequence[te.Tensor]) -> None:
@@ -551,7 +541,6 @@ def import_program(
         outputs=outputs,
         out_spec=program.call_spec.out_spec,
         schedule=schedule,
-        ranges=imp.ranges(),
         inlined=inlined,
         folded_batch_norms=[bn.name for bn in imp.bn_of_conv],
         origins=origins,

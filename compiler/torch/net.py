@@ -149,11 +149,10 @@ class TorchFunction:
                             f"({d.name} bound from {bound_from[d.name]})"
                         )
                     continue
-                r = g.ranges.get(d.name)
-                if r is not None and (size < r.lower or (r.upper is not None and size > r.upper)):
-                    upper = "inf" if r.upper is None else r.upper
+                if size < d.lower or (d.upper is not None and size > d.upper):
+                    upper = "inf" if d.upper is None else d.upper
                     raise ArgumentValueError(
-                        f"{self.name}: {where} is {size}, outside the range [{r.lower}, {upper}] of {d.name} "
+                        f"{self.name}: {where} is {size}, outside the range [{d.lower}, {upper}] of {d.name} "
                         "the network was compiled for (torch.export's, and no empty dimension)"
                     )
                 env[d.name] = size

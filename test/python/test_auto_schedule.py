@@ -278,13 +278,30 @@ def test_symbolic_length_attention_in_row_blocks_matches_numpy(seq: int) -> None
     np.testing.assert_allclose(got, weights / weights.sum(-1, keepdims=True) @ v, rtol=1e-4, atol=1e-5)
 
 
-def test_symbolic_length_that_may_be_empty_keeps_whole_stages() -> None:
-    """The same attention over a length that may be 0 (`te.var` without `lower`): no row
-    blocks, whose bounds would nest hedging for it."""
-    n = te.var("seq")
+@pytest.mark.parametrize(("lower", "upper"), [(0, 512), (1, None)], ids=["may-be-empty", "no-largest"])
+def test_symbolic_length_without_a_bounded_range_keeps_whole_stages(lower: int, upper: int | None) -> None:
+    """The same attention over a length that may be 0 (the blocks' bounds would nest
+    hedging for it) or has no largest size (a block would be of no bounded size, in the
+    arena, and the blocks would run serially): no row blocks."""
+    n = te.var("seq", lower=lower, upper=upper)
     Q, K, V = (te.placeholder((1, 2, n, 16), name=x) for x in "QKV")
     text = sched_text([Q, K, V, ops.scaled_dot_product_attention(Q, K, V)], l2_bytes=64 * 1024)
     assert "%attention_par" not in text
+
+
+def test_row_block_fits_a_threads_scratch_whatever_the_l2() -> None:
+    """A block is at most PRIVATE_SCRATCH_BYTES (each thread's copy, on its stack), not
+    a quarter of a large L2: a larger one lives in the arena, shared by the threads, and
+    the blocks run serially (lowering/parallel.py)."""
+    import re
+
+    from compiler.analysis.target import PRIVATE_SCRATCH_BYTES
+
+    Q, K, V = (te.placeholder((1, 16, 1024, 64), name=n) for n in "QKV")  # heads enough for the cores
+    text = sched_text([Q, K, V, ops.scaled_dot_product_attention(Q, K, V)], l2_bytes=16 * 1024 * 1024)
+    found = re.search(r"sched.split %attention_ax2 by (\d+)", text)
+    assert found is not None
+    assert int(found.group(1)) * 1024 * 4 <= PRIVATE_SCRATCH_BYTES  # rows x a row of scores
 
 
 def test_weights_picked_per_row_by_data_still_get_a_row_tile() -> None:
