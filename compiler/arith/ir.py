@@ -200,12 +200,19 @@ class _Reader:
 
 
 def expr_from_value(
-    value: SSAValue | Operation, leaf: LeafFn, bounds: BoundsArg | None = None
+    value: SSAValue | Operation,
+    leaf: LeafFn,
+    bounds: BoundsArg | None = None,
+    cache: dict[SSAValue, IndexExpr | None] | None = None,
 ) -> IndexExpr | None:
     """Build an :class:`IndexExpr` from a tree of integer ``arith`` ops (see module
     docstring); ``bounds`` are only used to prove operands non-negative.  A
-    single-result operation stands for its result."""
-    return _Reader(leaf, bounds).read(SSAValue.get(value))
+    single-result operation stands for its result. ``cache`` keeps the expressions of
+    the values read, for the next call (the caller forgets it when it rewires ops)."""
+    reader = _Reader(leaf, bounds)
+    if cache is not None:
+        reader.cache = cache
+    return reader.read(SSAValue.get(value))
 
 
 # ---------------------------------------------------------------------------
@@ -329,11 +336,15 @@ _CMP_READ: dict[str, Callable[[IndexExpr, IndexExpr], Cond]] = {
 
 
 def cond_from_value(
-    value: SSAValue | Operation, leaf: LeafFn, bounds: BoundsArg | None = None
+    value: SSAValue | Operation,
+    leaf: LeafFn,
+    bounds: BoundsArg | None = None,
+    cache: dict[SSAValue, IndexExpr | None] | None = None,
 ) -> Cond | None:
     """Build a :class:`Cond` from an ``i1`` tree of ``arith.cmpi`` (signed or
     equality predicates on integers), ``andi``, ``ori``, ``xori`` with ``true``
-    (negation) and ``i1`` constants; ``None`` for anything else."""
+    (negation) and ``i1`` constants; ``None`` for anything else. ``cache`` as for
+    :func:`expr_from_value`."""
     v = SSAValue.get(value)
     op = v.owner
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
@@ -342,15 +353,15 @@ def cond_from_value(
         pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
         if pred not in _CMP_READ:
             return None
-        lhs, rhs = expr_from_value(op.lhs, leaf, bounds), expr_from_value(op.rhs, leaf, bounds)
+        lhs, rhs = expr_from_value(op.lhs, leaf, bounds, cache), expr_from_value(op.rhs, leaf, bounds, cache)
         return None if lhs is None or rhs is None else _CMP_READ[pred](lhs, rhs)
     if isinstance(op, arith.AndIOp | arith.OrIOp):
-        a, b = cond_from_value(op.lhs, leaf, bounds), cond_from_value(op.rhs, leaf, bounds)
+        a, b = cond_from_value(op.lhs, leaf, bounds, cache), cond_from_value(op.rhs, leaf, bounds, cache)
         if a is None or b is None:
             return None
         return And(a, b) if isinstance(op, arith.AndIOp) else Or(a, b)
     if isinstance(op, arith.XOrIOp):
-        a, b = cond_from_value(op.lhs, leaf, bounds), cond_from_value(op.rhs, leaf, bounds)
+        a, b = cond_from_value(op.lhs, leaf, bounds, cache), cond_from_value(op.rhs, leaf, bounds, cache)
         if isinstance(b, BoolConst) and b.value and a is not None:
             return Not(a)
         if isinstance(a, BoolConst) and a.value and b is not None:

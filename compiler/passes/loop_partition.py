@@ -62,8 +62,9 @@ Known limits:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
@@ -93,10 +94,11 @@ from compiler.arith.expr import (
     Not,
     Sub,
     free_vars,
+    substitute_cond,
     substitute_index,
 )
 from compiler.arith.int_set import IntSet, eval_set
-from compiler.arith.ir import cond_from_value, emit_cond, emit_expr
+from compiler.arith.ir import cond_from_value, emit_cond, emit_expr, expr_from_value
 from compiler.arith.simplify import Analyzer, simplify
 from compiler.dialects import loop
 from compiler.dialects.shape import ANY_SIZE, SizeRange, declared_shape_bounds
@@ -109,6 +111,7 @@ PRAGMAS_ATTR = "loop.pragmas"
 OPT_OUT = "loop_partition=0"
 
 Bounds = dict[str, tuple[IndexExpr | None, IndexExpr | None]]
+Answer = TypeVar("Answer")
 
 
 # ---------------------------------------------------------------------------
@@ -160,12 +163,6 @@ def _min_operands(e: IndexExpr) -> list[IndexExpr]:
         if len(right) > 1 and len(left) == 1 and isinstance(e, Add):
             return [Add(e.a, b) for b in right]
     return [e]
-
-
-def loop_range(names: ValueNames, for_op: loop.ForOp) -> tuple[IndexExpr, IndexExpr]:
-    """Inclusive [lo, hi] of a loop's counter."""
-    lo = names.expr(for_op.min)
-    return lo, lo + names.expr(for_op.extent) - 1
 
 
 def enclosing_loops(op: Operation, stop: Operation | None = None) -> list[loop.ForOp]:
@@ -224,6 +221,42 @@ class Prover:
         self.names = names
         self.declared = declared  # the function's `shape_bounds`
         self._analyzers: dict[tuple[int, tuple[Level, ...]], Analyzer] = {}
+        self._answers: dict[tuple[object, ...], object] = {}
+        self._read: dict[SSAValue, IndexExpr | None] = {}
+
+    def expr(self, value: SSAValue) -> IndexExpr:
+        """The expression of an index value, its ops read once (`forget_values` after
+        rewiring ops)."""
+        e = expr_from_value(value, self.names.leaf, cache=self._read)
+        return e if e is not None else self.names.leaf(value)
+
+    def cond(self, value: SSAValue) -> Cond | None:
+        """The condition of an i1 value (None if it is not one of affine comparisons)."""
+        return cond_from_value(value, self.names.leaf, cache=self._read)
+
+    def forget_values(self) -> None:
+        self._read.clear()
+
+    def loop_range(self, for_op: loop.ForOp) -> tuple[IndexExpr, IndexExpr]:
+        """(first, last) iteration of a loop."""
+        lo = self.expr(for_op.min)
+        return lo, lo + self.expr(for_op.extent) - 1
+
+    def shared(self, kind: str, levels: Sequence[Level], args: tuple[object, ...], compute: Callable[[], Answer]) -> Answer:
+        """`compute()`, a question about `args` over the loops `levels` (and the shapes),
+        or the answer already found for a nest of the same form: with each loop counter
+        renamed by its depth, the nests of a network's repeated layers ask the same
+        questions (a 12-layer GPT-2 with symbolic sizes: 11 s of queries, nine in ten
+        of them already answered for another layer)."""
+        canonical = {level.name: IndexVar(f"%{k}") for k, level in enumerate(levels)}
+        forward = _renamer(canonical)
+        key = (kind, tuple((forward(level.lo), forward(level.hi)) for level in levels), forward(args))
+        back = _renamer({f"%{k}": IndexVar(level.name) for k, level in enumerate(levels)})
+        if key in self._answers:
+            return back(self._answers[key])  # type: ignore[return-value]
+        answer = compute()
+        self._answers[key] = forward(answer)
+        return answer
 
     def shapes(self) -> Bounds:
         """The shape variables (>= 0, or in the range the function declares), a new dict
@@ -238,7 +271,7 @@ class Prover:
         found: list[Level] = []
         for for_op in enclosing_loops(op):
             name = self.names.name(for_op.induction_var)
-            lo, hi = (override or {}).get(name) or loop_range(self.names, for_op)
+            lo, hi = (override or {}).get(name) or self.loop_range(for_op)
             found.append(Level(name, lo, hi))
         return found
 
@@ -260,11 +293,20 @@ class Prover:
 
     def verdict(self, op: Operation, cond: Cond) -> Cond:
         """`cond` simplified over the ranges of the loops around `op`."""
-        return self.analyzer(self.levels(op)).simplify_cond(cond)
+        levels = self.levels(op)
+        return self.shared("verdict", levels, (cond,), lambda: self.analyzer(levels).simplify_cond(cond))
+
+    def simplify(self, op: Operation, e: IndexExpr) -> IndexExpr:
+        """`e` simplified over the ranges of the loops around `op`."""
+        levels = self.levels(op)
+        return self.shared("simplify", levels, (e,), lambda: self.analyzer(levels).simplify(e))
 
     def holds(self, op: Operation, atom: LT | LE, override: dict[str, tuple[IndexExpr, IndexExpr]] | None = None) -> bool:
         """Whether `atom` holds at `op` in every iteration of the loops around it."""
         levels = self.levels(op, override)
+        return self.shared("holds", levels, (atom,), lambda: self._holds(levels, atom))
+
+    def _holds(self, levels: list[Level], atom: LT | LE) -> bool:
         if self.analyzer(levels).simplify_cond(atom) == BoolConst(True):
             return True
         diff: IndexExpr | None = diff_of(atom)
@@ -294,6 +336,11 @@ class Prover:
         it holds for none: the guarded code is dead there)."""
         levels = self.levels(op)
         x = self.names.name(loop_op.induction_var)
+        return self.shared(
+            "split_point", levels, (atom, IndexVar(x), for_any), lambda: self._split_point(levels, atom, x, for_any)
+        )
+
+    def _split_point(self, levels: list[Level], atom: LT | LE, x: str, for_any: bool) -> tuple[str, IndexExpr] | None:
         diff: IndexExpr | None = diff_of(atom)
         for k, level in enumerate(levels):
             assert diff is not None
@@ -314,11 +361,67 @@ class Prover:
         return None
 
 
-def atoms_of(names: ValueNames, op: Operation, x: str) -> list[LT | LE]:
+def _renamer(mapping: Mapping[str, IndexExpr]) -> Callable[[Answer], Answer]:
+    """Renames the variables in an answer or a question: an expression, a condition, or a
+    tuple of them (other values as they are)."""
+
+    def rename(x: Answer) -> Answer:
+        if isinstance(x, IndexExpr):
+            return substitute_index(x, mapping)  # type: ignore[return-value]
+        if isinstance(x, Cond):
+            return substitute_cond(x, mapping)  # type: ignore[return-value]
+        if isinstance(x, tuple):
+            return tuple(rename(y) for y in x)  # type: ignore[return-value]
+        return x
+
+    return rename
+
+
+Piece = tuple[IndexExpr, IndexExpr, bool]
+"""A piece of a partitioned loop: start, extent, and whether it runs once."""
+
+
+def piece_plan(
+    az: Analyzer,
+    m: IndexExpr,
+    e: IndexExpr,
+    lower: tuple[IndexExpr, ...],
+    upper: tuple[IndexExpr, ...],
+    alive: tuple[IndexExpr | None, IndexExpr | None],
+) -> tuple[tuple[Piece, ...], tuple[IndexExpr, IndexExpr], IndexExpr] | None:
+    """The pieces of the loop [m, m + e) split at the `lower` and `upper` points (the
+    main piece [max(m, lower), min(m + e, upper)), edges around it, cut again at the
+    `alive` range of a guard's code), the main piece's (first, last) and the loop's
+    trip count; None when the main piece is empty or the only piece."""
+    alive_first, alive_end = alive
+    end = az.simplify(m + e)
+    lo: IndexExpr = m
+    for p in lower:
+        lo = Max(lo, p)
+    hi: IndexExpr = end
+    for p in upper:
+        hi = Min(hi, p)
+    lo, hi = az.simplify(lo), az.simplify(hi)
+    before, after = az.simplify(Min(lo, end)), az.simplify(Max(hi, lo))
+    ranges = [(m, before), (lo, hi), (after, end)]
+    if alive_first is not None:  # the iterations before it run nothing: a piece of their own
+        cut = az.simplify(Min(Max(alive_first, m), before))
+        ranges[0:1] = [(m, cut), (cut, before)]
+    if alive_end is not None:
+        cut = az.simplify(Max(Min(alive_end, end), after))
+        ranges[-1:] = [(after, cut), (cut, end)]
+    sized = [(a, az.simplify(b - a)) for a, b in ranges]
+    kept = tuple((a, n, az.prove_eq(n, 1)) for a, n in sized if not az.prove_le(n, 0))
+    if len(kept) < 2 or az.prove_le(sized[1][1], 0):
+        return None
+    return kept, (lo, az.simplify(hi - 1)), az.simplify(end - m)
+
+
+def atoms_of(prover: Prover, op: Operation, x: str) -> list[LT | LE]:
     """The conjuncts of a condition op that hold on its likely path; for a loop whose
     extent is a `min`, that the operands free of `x` are the smaller."""
     if isinstance(op, loop.ForOp):
-        args = min_args(names.expr(op.extent))
+        args = min_args(prover.expr(op.extent))
         fixed = [a for a in args if x not in free_vars(a)]
         moving = [a for a in args if x in free_vars(a)]
         if not fixed or not moving:
@@ -330,7 +433,7 @@ def atoms_of(names: ValueNames, op: Operation, x: str) -> list[LT | LE]:
     assert isinstance(op, loop.IfOp | scf.IfOp)
     found: list[LT | LE] = []
     for leaf in and_leaves(op.cond):
-        cond = cond_from_value(leaf, names.leaf)
+        cond = prover.cond(leaf)
         if cond is not None:
             found += comparisons(cond)
     return found
@@ -475,7 +578,7 @@ class Partitioner:
         for op in body:
             if not is_candidate(op):
                 continue
-            for atom in atoms_of(self.names, op, x):
+            for atom in atoms_of(self.prover, op, x):
                 if x not in free_vars(atom):
                     continue
                 point = self.prover.split_point(op, atom, for_op)
@@ -515,51 +618,34 @@ class Partitioner:
         than 1/HOT_SHARE of a loop of constant extent (a kernel window's edge, the last of
         11 channel blocks), cold otherwise (the border rows of a 56-row image, the tail of
         a long split)."""
-        lower, upper, used, (alive_first, alive_end) = self.split(for_op, body)
+        lower, upper, used, alive = self.split(for_op, body)
         if not used:
             return None
-        az = self.prover.analyzer(self.prover.levels(for_op))
-        m = self.names.expr(for_op.min)
-        end = az.simplify(m + self.names.expr(for_op.extent))
-        lo: IndexExpr = m
-        for p in lower:
-            lo = Max(lo, p)
-        hi: IndexExpr = end
-        for p in upper:
-            hi = Min(hi, p)
-        lo, hi = az.simplify(lo), az.simplify(hi)
-        before, after = az.simplify(Min(lo, end)), az.simplify(Max(hi, lo))
-        ranges = [(m, before), (lo, hi), (after, end)]
-        if alive_first is not None:  # the iterations before it run nothing: a piece of their own
-            cut = az.simplify(Min(Max(alive_first, m), before))
-            ranges[0:1] = [(m, cut), (cut, before)]
-        if alive_end is not None:
-            cut = az.simplify(Max(Min(alive_end, end), after))
-            ranges[-1:] = [(after, cut), (cut, end)]
-        ranges = [(a, az.simplify(b - a)) for a, b in ranges]
-        kept = [(a, n) for a, n in ranges if not az.prove_le(n, 0)]
-        if len(kept) < 2 or az.prove_le(ranges[1][1], 0):
+        levels = self.prover.levels(for_op)
+        m, e = self.prover.expr(for_op.min), self.prover.expr(for_op.extent)
+        args = (m, e, tuple(lower), tuple(upper), alive)
+        plan = self.prover.shared("pieces", levels, args, lambda: piece_plan(self.prover.analyzer(levels), *args))
+        if plan is None:
             return None  # the conditions hold everywhere, or the main piece is empty
+        kept, main, total = plan
         if for_op.loop_kind == loop.LoopKind.UNROLLED and not all(
-            isinstance(a, IndexConst) and isinstance(n, IndexConst) for a, n in kept
+            isinstance(a, IndexConst) and isinstance(n, IndexConst) for a, n, _ in kept
         ):
             return None  # unroll-loops needs constant bounds
         x = self.names.name(for_op.induction_var)
-        main = {x: (lo, az.simplify(hi - 1))}
-        if not any(self.prover.holds(op, atom, main) for op, atom in used):
+        if not any(self.prover.holds(op, atom, {x: main}) for op, atom in used):
             return None  # nothing would be gained in the main piece
-        total = az.simplify(end - m)
         pieces: list[tuple[Operation, bool]] = []
-        for k, (start, extent) in enumerate(kept):
-            hot = start == lo or (
+        for k, (start, extent, once) in enumerate(kept):
+            hot = start == main[0] or (
                 isinstance(extent, IndexConst) and isinstance(total, IndexConst) and HOT_SHARE * extent.value > total.value
             )
             last = k == len(kept) - 1
-            pieces.append((self.emit_piece(for_op, start, extent, az, in_place=last), hot))
+            pieces.append((self.emit_piece(for_op, start, extent, once, in_place=last), hot))
         return pieces
 
     def emit_piece(
-        self, for_op: loop.ForOp, start: IndexExpr, extent: IndexExpr, az: Analyzer, *, in_place: bool = False
+        self, for_op: loop.ForOp, start: IndexExpr, extent: IndexExpr, once: bool, *, in_place: bool = False
     ) -> Operation:
         """A copy of `for_op` over [start, start + extent) (its body in place for one
         iteration) before it, or `for_op` itself for the last piece (`in_place`: one
@@ -577,8 +663,9 @@ class Partitioner:
         if not in_place:
             Rewriter.insert_op(copy, InsertPoint.before(for_op))
         self.pieces.add(copy)
-        if az.prove_eq(extent, 1):  # one iteration: the body in place, the counter its start
+        if once:  # one iteration: the body in place, the counter its start
             Rewriter.inline_block(copy.body.block, InsertPoint.before(copy), [start_value])
+            self.prover.forget_values()  # the ops that read the counter read its start now
             Rewriter.erase_op(copy)
         return new[0]
 
@@ -605,7 +692,7 @@ class Partitioner:
         else the condition to keep: `leaf` simplified over those loops when that drops a
         loop variable from it (`(jo * 64 + ji) // 64 <= i` with ji in [0, 64) is
         `jo <= i`, the same in every lane of a vector loop over ji), or `leaf` itself."""
-        cond = cond_from_value(leaf, self.names.leaf)
+        cond = self.prover.cond(leaf)
         if cond is None:
             return leaf
         simpler = self.prover.verdict(op, cond)
@@ -627,12 +714,12 @@ class Partitioner:
         for leaf in leaves:
             decision = self.leaf_decision(op, leaf)
             if decision is False:
-                _take_branch(op, then=False)
+                self.take_branch(op, then=False)
                 return
             if decision is not True:
                 kept.append(decision)
         if not kept:
-            _take_branch(op, then=True)
+            self.take_branch(op, then=True)
             return
         if kept == leaves:
             return
@@ -643,15 +730,20 @@ class Partitioner:
             cond = both.result
         op.operands = [cond, *op.operands[1:]]
 
+    def take_branch(self, op: loop.IfOp | scf.IfOp, then: bool) -> None:
+        rewires = bool(op.results)  # their uses will read the branch's values
+        _take_branch(op, then)
+        if rewires:
+            self.prover.forget_values()
+
     def decide_extent(self, op: loop.ForOp) -> None:
-        levels = self.prover.levels(op)
-        extent = self.prover.analyzer(levels).simplify(self.names.expr(op.extent))
+        extent = self.prover.simplify(op, self.prover.expr(op.extent))
         if isinstance(extent, IndexConst):
             op.operands = [op.min, _constant(extent.value, op)]
             return
         owner = op.extent.owner
         if isinstance(owner, arith.MinSIOp):
-            a, b = self.names.expr(owner.lhs), self.names.expr(owner.rhs)
+            a, b = self.prover.expr(owner.lhs), self.prover.expr(owner.rhs)
             if self.prover.holds(op, LE(b, a)):
                 op.operands = [op.min, owner.rhs]
             elif self.prover.holds(op, LE(a, b)):

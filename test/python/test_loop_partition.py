@@ -250,3 +250,72 @@ def test_the_tail_block_of_a_short_split_gets_guard_free_vector_loops() -> None:
     a, b = (_run(f, [x, k], (1, 64, 6, 20)) for f in (on, off))
     np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(a, np.einsum("nchw,fc->nfhw", x, k[:, :, 0, 0]), rtol=1e-4, atol=1e-4)
+
+
+def test_nests_of_the_same_form_share_their_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A network's repeated layers ask loop-partition the same questions with other loop
+    counters: the prover renames the counters by depth and answers each form once. Two
+    stages of one form cost no more questions than one, and each gets its own counters
+    back (the result is right at every size, tails included)."""
+    from compiler.passes import loop_partition
+
+    asked: list[str] = []
+    shared = loop_partition.Prover.shared
+
+    def counting(self: Any, kind: str, levels: Any, args: Any, compute: Any) -> Any:
+        def compute_and_count() -> Any:
+            asked.append(kind)
+            return compute()
+
+        return shared(self, kind, levels, args, compute_and_count)
+
+    monkeypatch.setattr(loop_partition.Prover, "shared", counting)
+
+    def build(stages: int) -> Any:
+        n = te.var("n", lower=1, upper=4096)
+        tensors = [te.placeholder((n, 20), name="A")]
+        for k in range(stages):
+            prev = tensors[-1]
+            tensors.append(te.compute((n, 20), lambda i, j, p=prev, k=k: p[i, j] * 2.0 + k, name=f"B{k}"))
+        s = te.create_schedule(tensors[-1].op)
+        for t in tensors[1:]:
+            i, j = t.op.axis
+            io, ii = s[t].split(i, factor=8)
+            jo, ji = s[t].split(j, factor=16)
+            s[t].reorder(io, jo, ii, ji)
+            s[t].vectorize(ji)
+        asked.clear()
+        f = compiler.build(s, [tensors[0], tensors[-1]])
+        return f, len(asked)
+
+    one, asked_for_one = build(1)
+    two, asked_for_two = build(2)
+    assert asked_for_one > 0
+    assert asked_for_two == asked_for_one
+    for rows in (1, 7, 8, 21):
+        x = np.arange(rows * 20, dtype=np.float32).reshape(rows, 20)
+        np.testing.assert_array_equal(_run(two, [x], (rows, 20)), (x * 2.0) * 2.0 + 1.0)
+        np.testing.assert_array_equal(_run(one, [x], (rows, 20)), x * 2.0)
+
+
+def test_a_shared_answer_names_the_counters_of_the_nest_that_asks() -> None:
+    from compiler.analysis.value_names import ValueNames
+    from compiler.arith import IndexConst, IndexVar
+    from compiler.passes.loop_partition import Level, Prover
+
+    prover = Prover(ValueNames(), {})
+
+    def simplify_in(prefix: str) -> tuple[object, int]:
+        inner, outer = IndexVar(f"{prefix}_in"), IndexVar(f"{prefix}_out")
+        levels = [Level(inner.name, IndexConst(0), IndexConst(7)), Level(outer.name, IndexConst(0), IndexConst(99))]
+        e = (outer * 8 + inner) // 8 + inner // 8
+        computed: list[int] = []
+
+        def compute() -> object:
+            computed.append(1)
+            return prover.analyzer(levels).simplify(e)
+
+        return prover.shared("simplify", levels, (e,), compute), len(computed)
+
+    assert simplify_in("a") == (IndexVar("a_out"), 1)
+    assert simplify_in("b") == (IndexVar("b_out"), 0)  # the first answer, in b's names
