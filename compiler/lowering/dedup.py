@@ -16,6 +16,15 @@ the body's groups its noalias list names (groups the body never uses tell it
 nothing), so either copy's metadata gives every pair of accesses the same facts. Buffer names of local (per-thread) allocations
 are names only, and a reloaded buffer's alignment claim (parallel.py) is
 merged to the weakest of the copies'.
+
+Arithmetic (`arith` ops: no effects, no regions) counts by what it computes, not by
+where it stands: each result is a form, its op and its operands' forms, numbered in
+a table the functions of a module share; a chain of one integer add (mul, and, or,
+xor, min, max) with no overflow flags is one form over the multiset of its terms. The
+simplifier orders an index's terms by the names of their loops, which differ from
+layer to layer (`v54_...` before `v80_...`, but `v112_...` before `v54_...`), so the
+same address was built in another order and the layers of a model with symbolic sizes
+kept a copy each of their attention (12 x 4,400 ops for GPT-2).
 """
 
 from __future__ import annotations
@@ -40,10 +49,54 @@ _COMMUTATIVE = (
 (`i + o*4` in one layer, `o*4 + i` in the next, as their names sort) is the same code."""
 
 
-class _Structure:
-    """The structural key of one function: values and alias groups numbered as met."""
+_ASSOCIATIVE = (
+    arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
+    arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp,
+)
+"""Integer ops whose chains are one form over their terms (without overflow flags:
+wrapping arithmetic regroups exactly)."""
+
+
+class Forms:
+    """Arithmetic forms by number, shared by the functions compared: equal forms get
+    one number in every function, whatever the order their ops stand in."""
 
     def __init__(self) -> None:
+        self.numbers: dict[Hashable, int] = {}
+        self.terms: dict[int, tuple[Hashable, tuple[int, ...]]] = {}  # a chain's (op, terms)
+
+    def number(self, op: Operation, operands: tuple[int, ...], signature: Hashable) -> int:
+        """The (negative) number of `op`'s result, given its operands' numbers."""
+        if not isinstance(op, _COMMUTATIVE):
+            return self._number((op.name, signature, operands))
+        chain = (op.name, signature)
+        if not (isinstance(op, _ASSOCIATIVE) and _wraps(op)):
+            return self._number((chain, tuple(sorted(operands))))
+        terms: list[int] = []
+        for x in operands:
+            inner = self.terms.get(x)
+            terms.extend(inner[1] if inner is not None and inner[0] == chain else (x,))
+        flat = tuple(sorted(terms))
+        number = self._number((chain, flat))
+        self.terms.setdefault(number, (chain, flat))
+        return number
+
+    def _number(self, key: Hashable) -> int:
+        return self.numbers.setdefault(key, -1 - len(self.numbers))
+
+
+def _wraps(op: Operation) -> bool:
+    """Whether an integer op has no overflow flags (wrapping arithmetic)."""
+    flags = op.properties.get("overflowFlags")
+    return not (isinstance(flags, arith.IntegerOverflowAttr) and flags.data)
+
+
+class _Structure:
+    """The structural key of one function: values and alias groups numbered as met,
+    arithmetic by form (`Forms`)."""
+
+    def __init__(self, forms: Forms) -> None:
+        self.forms = forms
         self.values: dict[SSAValue, int] = {}
         self.groups: dict[Attribute, int] = {}
         self.blocks: dict[Block, int] = {}
@@ -61,6 +114,10 @@ class _Structure:
 
     def op(self, op: Operation) -> None:
         operands = tuple(self.values[v] for v in op.operands)
+        if _is_arith(op):
+            signature = (tuple(r.type for r in op.results), self._properties(op), self._attributes(op))
+            self.values[op.results[0]] = self.forms.number(op, operands, signature)
+            return
         self.items.append(
             (
                 op.name,
@@ -102,9 +159,15 @@ class _Structure:
         return tuple(found)
 
 
-def structural_key(func: loop.FuncOp) -> tuple[Hashable, ...]:
-    """What two functions share exactly when either can stand for the other."""
-    structure = _Structure()
+def _is_arith(op: Operation) -> bool:
+    """An op that computes one value from its operands alone (any `arith` op)."""
+    return op.dialect_name() == "arith" and len(op.results) == 1 and not op.regions
+
+
+def structural_key(func: loop.FuncOp, forms: Forms) -> tuple[Hashable, ...]:
+    """What two functions share exactly when either can stand for the other: keys made
+    with one `forms` table compare (the table gives the arithmetic their numbers)."""
+    structure = _Structure(forms)
     for op in walk_ops(func):  # the body's alias groups, numbered as first used
         scopes = op.attributes.get(ALIAS_SCOPES)
         if isinstance(scopes, ArrayAttr):
@@ -119,7 +182,8 @@ def _weakest_alignments(kept: loop.FuncOp, copy: loop.FuncOp) -> None:
     """The alignment `kept` claims for each reloaded buffer, at most what `copy` claims
     (an intermediate's body claims its arena view's 64 bytes; the same code writing the
     output, an argument, claims none). The two walk alike: their keys are equal."""
-    for mine, theirs in zip(walk_ops(kept), walk_ops(copy), strict=True):
+    placed = (lambda func: [op for op in walk_ops(func) if not _is_arith(op)])  # noqa: E731
+    for mine, theirs in zip(placed(kept), placed(copy), strict=True):
         claim = mine.attributes.get(POINTER_ALIGN)
         if claim is None:
             continue
@@ -135,8 +199,9 @@ def merge_identical_outlined(module: ModuleOp, outlined: list[loop.FuncOp]) -> N
     named it name the earlier one."""
     kept: dict[tuple[Hashable, ...], loop.FuncOp] = {}
     renamed: dict[str, SymbolRefAttr] = {}
+    forms = Forms()
     for func in outlined:
-        first = kept.setdefault(structural_key(func), func)
+        first = kept.setdefault(structural_key(func, forms), func)
         if first is not func:
             renamed[func.sym_name.data] = SymbolRefAttr(first.sym_name.data)
             _weakest_alignments(first, func)

@@ -64,7 +64,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
@@ -253,7 +253,7 @@ class Prover:
         key = (kind, tuple((forward(level.lo), forward(level.hi)) for level in levels), forward(args))
         back = _renamer({f"%{k}": IndexVar(level.name) for k, level in enumerate(levels)})
         if key in self._answers:
-            return back(self._answers[key])  # type: ignore[return-value]
+            return cast(Answer, back(self._answers[key]))  # renamed, of the type computed
         answer = compute()
         self._answers[key] = forward(answer)
         return answer
@@ -361,17 +361,17 @@ class Prover:
         return None
 
 
-def _renamer(mapping: Mapping[str, IndexExpr]) -> Callable[[Answer], Answer]:
+def _renamer(mapping: Mapping[str, IndexExpr]) -> Callable[[object], object]:
     """Renames the variables in an answer or a question: an expression, a condition, or a
     tuple of them (other values as they are)."""
 
-    def rename(x: Answer) -> Answer:
+    def rename(x: object) -> object:
         if isinstance(x, IndexExpr):
-            return substitute_index(x, mapping)  # type: ignore[return-value]
+            return substitute_index(x, mapping)
         if isinstance(x, Cond):
-            return substitute_cond(x, mapping)  # type: ignore[return-value]
+            return substitute_cond(x, mapping)
         if isinstance(x, tuple):
-            return tuple(rename(y) for y in x)  # type: ignore[return-value]
+            return tuple(rename(y) for y in x)
         return x
 
     return rename
