@@ -18,9 +18,10 @@ column is max |ours - eager| / max |eager|.
 
 `--dynamic [bert gpt2]`: issue 37's table. Each model exported with a symbolic batch
 (`Dim("batch", max=16)`) and length (`Dim("seq")`, up to its position table: 512 for
-BERT, 1024 for GPT-2), compiled once, then timed at batch 1 and 4 and lengths 16 to
-the table's end against a static build of each (interleaved rounds): the ratio is
-symbolic time over static time.
+BERT, 1024 for GPT-2; `--positions 2048`: tables of 2048 rows, the same models
+otherwise), compiled once, then timed at batch 1 and 4 and lengths 16 to the table's
+end against a static build of each (interleaved rounds): the ratio is symbolic time
+over static time.
 """
 
 from __future__ import annotations
@@ -81,13 +82,14 @@ def compare(names: list[str], small: bool, rounds: int, inductor: bool) -> None:
 
 
 def dynamic_against_static(small: bool, rounds: int, names: list[str], layers: int | None,
-                            lengths: list[int] | None, batches: list[int]) -> None:
+                            lengths: list[int] | None, batches: list[int], positions: int | None) -> None:
     """Issue 37's table: each model built once with a symbolic batch and length, timed
     against a static build of each (batch, length)."""
     for name in names:
-        top = 1024 if name == "gpt2" else 512  # the models' position tables
-        sizes = lengths or ([16, 24, 32, 48] if small else [n for n in (16, 64, 128, 256, 512, 1024) if n <= top])
-        model, example = hf_transformer(name, small=small, layers=layers)
+        top = positions or (1024 if name == "gpt2" else 512)  # the models' position tables
+        lengths_to_top = [n for n in (16, 64, 128, 256, 512, 1024, 2048) if n <= top]
+        sizes = lengths or ([16, 24, 32, 48] if small else lengths_to_top)
+        model, example = hf_transformer(name, small=small, layers=layers, positions=positions)
         dims = {0: torch.export.Dim("batch", max=16), 1: torch.export.Dim("seq", min=2, max=max(top, *sizes))}
         pair = (example.repeat(2, 1),)  # an example of batch 2: batch 1 would be specialised
         dynamic, seconds = timed_result(
@@ -116,13 +118,15 @@ def main() -> None:
                         help="bert and/or gpt2 symbolic in batch and length against static builds")
     parser.add_argument("--layers", type=int, help="with --dynamic: this many layers")
     parser.add_argument("--lengths", help="with --dynamic: comma-separated lengths")
+    parser.add_argument("--positions", type=int,
+                        help="with --dynamic: position tables of this many rows (2048: lengths up to 2048)")
     parser.add_argument("--batches", default="1,4", help="with --dynamic: comma-separated batch sizes")
     args = parser.parse_args()
     torch.set_num_threads(2)
     if args.dynamic is not None:
         lengths = [int(n) for n in args.lengths.split(",")] if args.lengths else None
         dynamic_against_static(args.small, args.rounds, args.dynamic or ["bert", "gpt2"], args.layers, lengths,
-                               [int(b) for b in args.batches.split(",")])
+                               [int(b) for b in args.batches.split(",")], args.positions)
         return
     compare([n for n in MODELS if not args.only or n in args.only], args.small, args.rounds, args.inductor)
 

@@ -222,6 +222,8 @@ class Prover:
         self.declared = declared  # the function's `shape_bounds`
         self._analyzers: dict[tuple[int, tuple[Level, ...]], Analyzer] = {}
         self._answers: dict[tuple[object, ...], object] = {}
+        # per nest: the renaming of its counters by depth, and its ranges so renamed
+        self._forms: dict[tuple[Level, ...], tuple[Callable[[object], object], tuple[object, ...]]] = {}
         self._read: dict[SSAValue, IndexExpr | None] = {}
 
     def expr(self, value: SSAValue) -> IndexExpr:
@@ -248,9 +250,13 @@ class Prover:
         renamed by its depth, the nests of a network's repeated layers ask the same
         questions (a 12-layer GPT-2 with symbolic sizes: 11 s of queries, nine in ten
         of them already answered for another layer)."""
-        canonical = {level.name: IndexVar(f"%{k}") for k, level in enumerate(levels)}
-        forward = _renamer(canonical)
-        key = (kind, tuple((forward(level.lo), forward(level.hi)) for level in levels), forward(args))
+        nest = tuple(levels)
+        form = self._forms.get(nest)
+        if form is None:
+            forward = _renamer({level.name: IndexVar(f"%{k}") for k, level in enumerate(levels)})
+            form = self._forms[nest] = (forward, tuple((forward(level.lo), forward(level.hi)) for level in levels))
+        forward, ranges = form
+        key = (kind, ranges, forward(args))
         back = _renamer({f"%{k}": IndexVar(level.name) for k, level in enumerate(levels)})
         if key in self._answers:
             return cast(Answer, back(self._answers[key]))  # renamed, of the type computed

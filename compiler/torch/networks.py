@@ -211,12 +211,17 @@ heads sharing 4 key/value heads, SwiGLU 2048, vocabulary 32000, rotary positions
 `use_cache=False`), ViT-base at 224x224 and MobileNetV2 with TensorFlow padding."""
 
 
-def _hf_transformer_config(name: str, small: bool, depth: int | None) -> tuple[Any, dict[str, object]]:
-    """(model, call options) of one of `HF_TRANSFORMERS`, with `depth` layers if given."""
+def _hf_transformer_config(
+    name: str, small: bool, depth: int | None, positions: int | None
+) -> tuple[Any, dict[str, object]]:
+    """(model, call options) of one of `HF_TRANSFORMERS`, with `depth` layers and a
+    position table of `positions` rows if given."""
     import transformers as tf
 
     key = "n_layer" if name == "gpt2" else "num_hidden_layers"
-    layers = {key: 2 if depth is None else depth} if small or depth is not None else {}
+    layers: dict[str, int] = {key: 2 if depth is None else depth} if small or depth is not None else {}
+    if positions is not None:
+        layers |= {"n_positions" if name == "gpt2" else "max_position_embeddings": positions}
     if name == "bert":
         sizes = {"vocab_size": 96, "hidden_size": 48, "num_attention_heads": 3, "intermediate_size": 96}
         return tf.BertModel(tf.BertConfig(**(sizes if small else {}) | layers)), {}
@@ -228,7 +233,7 @@ def _hf_transformer_config(name: str, small: bool, depth: int | None) -> tuple[A
                  "num_key_value_heads": 2, "intermediate_size": 128} if small else {
                  "vocab_size": 32000, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                  "num_key_value_heads": 4, "intermediate_size": 2048}  # fmt: skip
-        return tf.LlamaModel(tf.LlamaConfig(**sizes | layers, max_position_embeddings=1024)), {"use_cache": False}
+        return tf.LlamaModel(tf.LlamaConfig(**{"max_position_embeddings": 1024} | sizes | layers)), {"use_cache": False}
     if name == "vit":
         sizes = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64, "image_size": 32, "patch_size": 8}
         return tf.ViTModel(tf.ViTConfig(**(sizes if small else {}) | layers)), {}
@@ -238,15 +243,22 @@ def _hf_transformer_config(name: str, small: bool, depth: int | None) -> tuple[A
 
 
 def hf_transformer(
-    name: str, *, small: bool = False, seq: int | None = None, seed: int = 0, layers: int | None = None
+    name: str,
+    *,
+    small: bool = False,
+    seq: int | None = None,
+    seed: int = 0,
+    layers: int | None = None,
+    positions: int | None = None,
 ) -> tuple[nn.Module, torch.Tensor]:
     """(module in eval mode, example input) of one of `HF_TRANSFORMERS`, weights drawn with
     `seed` from its default config (no download), or the same class at test sizes
-    (`small`: 2 layers, narrow); `layers` sets the depth of either. Token models take `seq`
-    int64 ids in [0, vocab) (default 128, 12 when small), batch 1; image models
+    (`small`: 2 layers, narrow); `layers` sets the depth of either, `positions` the rows of
+    a token model's position table (BERT's 512 and GPT-2's 1024 by default). Token models
+    take `seq` int64 ids in [0, vocab) (default 128, 12 when small), batch 1; image models
     1x3x224x224 (32x32 when small)."""
     torch.manual_seed(seed)
-    model, options = _hf_transformer_config(name, small, layers)
+    model, options = _hf_transformer_config(name, small, layers, positions)
     wrapped = LastHiddenState(model.eval(), **options).eval()
     if name in ("bert", "gpt2", "llama"):
         vocab = int(model.config.vocab_size)
