@@ -52,10 +52,12 @@ def _parallel_group(
         first += 1
     if not outer:
         return outer, 0, 0
-    end, trips = first + 1, outer[first][1]
-    while end < len(outer) and trips is not None and trips < wanted:
-        nxt = outer[end][1]
-        trips = None if nxt is None else trips * nxt
+    # a symbolic loop may run once (a batch of 1): the loops after it join the group
+    # until the constant ones give `wanted` (a GELU over batch x seq x 3072 ran its batch
+    # loop alone in parallel: one thread at batch 1)
+    end, trips = first + 1, outer[first][1] or 1
+    while end < len(outer) and trips < wanted:
+        trips *= outer[end][1] or 1
         end += 1
     group = [entry for entry in outer[first:end] if entry[0] in tails]
     if end - first > 1 and group:

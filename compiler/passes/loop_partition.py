@@ -43,6 +43,11 @@ Algorithm, for each loop `x` in [m, m + e), outer loops first:
 Correctness never rests on step 2: a condition is only removed where step 4
 proves it over the piece's ranges; step 2 only chooses where to cut.
 
+Every question (steps 2-4) is a pure function of the condition and the ranges of the
+loops around it, so `Prover.shared` answers it once per form: with the loop counters
+renamed by depth, the nests of a network's repeated layers ask the same questions,
+and a symbolic 12-layer model asks the analyzer about as much as a one-layer one.
+
 Opt-out: `s[B].pragma(axis, "loop_partition", 0)` (`loop.pragmas =
 ["loop_partition=0"]`) keeps that loop and the loops inside it as scheduled;
 `default-pipeline{loop-partition=false}` / `build(..., loop_partition=False)`

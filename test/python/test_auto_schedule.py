@@ -479,3 +479,29 @@ def test_row_block_members_are_the_fixed_point_of_the_rule(data: st.DataObject) 
     producers = _producer_map(infos)
     for name in names:
         assert _block_members(name, infos, plans, whole, producers) == _members_by_fixed_point(name, infos, plans, whole)
+
+
+def test_symbolic_batch_and_length_fuse_with_the_columns_for_the_cores() -> None:
+    """An elementwise stage over (batch, seq, 3072), both symbolic: either may be 1, so the
+    parallel loop takes the constant column tiles too (the batch loop alone in parallel
+    ran a GELU at batch 1 on one thread, 2x slower than the static build)."""
+    batch, seq = te.var("batch", lower=1, upper=16), te.var("seq", lower=1, upper=512)
+    A = te.placeholder((batch, seq, 3072), name="A")
+    B = te.compute((batch, seq, 3072), lambda b, t, j: A[b, t, j] * 2.0, name="B")
+    text = sched_text([A, B])
+    assert "%B_par = sched.fuse %B_b, %B_t" in text
+    assert "%B_par_1 = sched.fuse %B_par, %B_j_o" in text
+    assert "sched.parallel %B_par_1" in text
+
+
+def test_symbolic_rows_may_take_six_row_tiles() -> None:
+    """A linear over (batch, seq) rows on a host of 32 registers: 6 rows of 3 vectors (18
+    accumulators), as a long static row axis may get with a peeled tail (symbolic rows
+    were held to 4: a symbolic BERT's linears ran 4 x 64 tiles where static ones ran 6 x 64)."""
+    batch, seq = te.var("batch", lower=1, upper=16), te.var("seq", lower=1, upper=512)
+    X, W = te.placeholder((batch, seq, 64), name="X"), te.placeholder((64, 768), name="W")
+    k = te.reduce_axis((0, 64), name="k")
+    Y = te.compute((batch, seq, 768), lambda b, t, j: te.sum(X[b, t, k] * W[k, j], axis=k), name="Y")
+    text = sched_text([X, W, Y], vector_bits=512, registers=32)
+    assert "sched.split %Y_t by 6" in text
+    assert "sched.split %Y_j by 48" in text
