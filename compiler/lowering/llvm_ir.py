@@ -34,8 +34,8 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
+from compiler.diagnostics import PassError
 from compiler.dialects import loop
-from compiler.errors import IRError
 from compiler.lowering.engine import target_description
 from compiler.lowering.memory import define_workspace
 
@@ -55,7 +55,8 @@ def convert_module(module: ModuleOp, triple: str) -> ir.Module:
     globals_ = [op for op in module.ops if isinstance(op, L.GlobalOp)]
     functions = [op for op in module.ops if isinstance(op, L.FuncOp)]
     if other := [op for op in module.ops if not isinstance(op, L.GlobalOp | L.FuncOp)]:
-        raise IRError(f"no LLVM IR for a top-level {other[0].name} (only llvm.func and llvm.mlir.global)")
+        message = f"no LLVM IR for a top-level {other[0].name} (only llvm.func and llvm.mlir.global)"
+        raise PassError(message, other[0])  # located: a module-level op the pipeline kept
     for global_ in globals_:
         _convert_global(global_, converted)
     for function in functions:
