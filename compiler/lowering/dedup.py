@@ -45,16 +45,9 @@ _COMMUTATIVE = (
     arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
     arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp,
 )
-"""Integer ops whose operands may come in either order: index math built from names
-(`i + o*4` in one layer, `o*4 + i` in the next, as their names sort) is the same code."""
-
-
-_ASSOCIATIVE = (
-    arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
-    arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp,
-)
-"""Integer ops whose chains are one form over their terms (without overflow flags:
-wrapping arithmetic regroups exactly)."""
+"""Integer ops whose operands may come in either order (`i + o*4` in one layer, `o*4 + i`
+in the next, as their names sort), and which also regroup: a chain of one of them without
+overflow flags (wrapping arithmetic) is one form over its terms."""
 
 
 class Forms:
@@ -70,7 +63,7 @@ class Forms:
         if not isinstance(op, _COMMUTATIVE):
             return self._number((op.name, signature, operands))
         chain = (op.name, signature)
-        if not (isinstance(op, _ASSOCIATIVE) and _wraps(op)):
+        if not _wraps(op):
             return self._number((chain, tuple(sorted(operands))))
         terms: list[int] = []
         for x in operands:
@@ -121,7 +114,7 @@ class _Structure:
         self.items.append(
             (
                 op.name,
-                tuple(sorted(operands)) if isinstance(op, _COMMUTATIVE) else operands,
+                operands,  # arithmetic, commutative or not, is a form (`Forms`)
                 tuple(r.type for r in op.results),
                 self._properties(op),
                 self._attributes(op),
@@ -164,6 +157,11 @@ def _is_arith(op: Operation) -> bool:
     return op.dialect_name() == "arith" and len(op.results) == 1 and not op.regions
 
 
+def _placed_ops(func: loop.FuncOp) -> list[Operation]:
+    """The ops of a function whose order counts (every op but arithmetic, `Forms`)."""
+    return [op for op in walk_ops(func) if not _is_arith(op)]
+
+
 def structural_key(func: loop.FuncOp, forms: Forms) -> tuple[Hashable, ...]:
     """What two functions share exactly when either can stand for the other: keys made
     with one `forms` table compare (the table gives the arithmetic their numbers)."""
@@ -182,8 +180,7 @@ def _weakest_alignments(kept: loop.FuncOp, copy: loop.FuncOp) -> None:
     """The alignment `kept` claims for each reloaded buffer, at most what `copy` claims
     (an intermediate's body claims its arena view's 64 bytes; the same code writing the
     output, an argument, claims none). The two walk alike: their keys are equal."""
-    placed = (lambda func: [op for op in walk_ops(func) if not _is_arith(op)])  # noqa: E731
-    for mine, theirs in zip(placed(kept), placed(copy), strict=True):
+    for mine, theirs in zip(_placed_ops(kept), _placed_ops(copy), strict=True):
         claim = mine.attributes.get(POINTER_ALIGN)
         if claim is None:
             continue

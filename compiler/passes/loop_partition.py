@@ -262,8 +262,8 @@ class Prover:
             form = self._forms[nest] = (forward, tuple((forward(level.lo), forward(level.hi)) for level in levels))
         forward, ranges = form
         key = (kind, ranges, forward(args))
-        back = _renamer({f"%{k}": IndexVar(level.name) for k, level in enumerate(levels)})
         if key in self._answers:
+            back = _renamer({f"%{k}": IndexVar(level.name) for k, level in enumerate(levels)})
             return cast(Answer, back(self._answers[key]))  # renamed, of the type computed
         answer = compute()
         self._answers[key] = forward(answer)

@@ -219,24 +219,24 @@ def _hf_transformer_config(
     import transformers as tf
 
     key = "n_layer" if name == "gpt2" else "num_hidden_layers"
-    layers: dict[str, int] = {key: 2 if depth is None else depth} if small or depth is not None else {}
+    overrides: dict[str, int] = {key: 2 if depth is None else depth} if small or depth is not None else {}
     if positions is not None:
-        layers |= {"n_positions" if name == "gpt2" else "max_position_embeddings": positions}
+        overrides |= {"n_positions" if name == "gpt2" else "max_position_embeddings": positions}
     if name == "bert":
         sizes = {"vocab_size": 96, "hidden_size": 48, "num_attention_heads": 3, "intermediate_size": 96}
-        return tf.BertModel(tf.BertConfig(**(sizes if small else {}) | layers)), {}
+        return tf.BertModel(tf.BertConfig(**(sizes if small else {}) | overrides)), {}
     if name == "gpt2":
         sizes = {"vocab_size": 96, "n_embd": 32, "n_layer": 2, "n_head": 4, "bos_token_id": 0, "eos_token_id": 0}
-        return tf.GPT2Model(tf.GPT2Config(**(sizes if small else {}) | layers)), {"use_cache": False}
+        return tf.GPT2Model(tf.GPT2Config(**(sizes if small else {}) | overrides)), {"use_cache": False}
     if name == "llama":
         sizes = {"vocab_size": 96, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
                  "num_key_value_heads": 2, "intermediate_size": 128} if small else {
                  "vocab_size": 32000, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                  "num_key_value_heads": 4, "intermediate_size": 2048}  # fmt: skip
-        return tf.LlamaModel(tf.LlamaConfig(**{"max_position_embeddings": 1024} | sizes | layers)), {"use_cache": False}
+        return tf.LlamaModel(tf.LlamaConfig(**{"max_position_embeddings": 1024} | sizes | overrides)), {"use_cache": False}
     if name == "vit":
         sizes = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64, "image_size": 32, "patch_size": 8}
-        return tf.ViTModel(tf.ViTConfig(**(sizes if small else {}) | layers)), {}
+        return tf.ViTModel(tf.ViTConfig(**(sizes if small else {}) | overrides)), {}
     if name == "mobilenetv2_tf":
         return tf.MobileNetV2Model(tf.MobileNetV2Config(image_size=32 if small else 224, tf_padding=True)), {}
     raise KeyError(f"unknown model {name!r}: one of {', '.join(HF_TRANSFORMERS)}")

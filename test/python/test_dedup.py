@@ -94,9 +94,6 @@ def test_an_index_built_in_another_order_is_the_same_function() -> None:
     [
         # another term
         "%x = arith.muli %o, %c48 : index\n %y = arith.muli %o, %c192 : index\n %at = arith.addi %x, %y : index",
-        # the same terms under a no-signed-wrap flag: not regrouped
-        "%x = arith.muli %o, %c48 : index\n %y = arith.muli %i, %c192 : index\n"
-        " %at = arith.addi %x, %y overflow<nsw> : index",
         # a product of the terms, not a sum
         "%x = arith.muli %o, %c48 : index\n %y = arith.muli %i, %c192 : index\n %at = arith.muli %x, %y : index",
     ],
@@ -105,3 +102,20 @@ def test_a_different_index_is_another_function(other: str) -> None:
     constants = "%c48 = arith.constant 48 : index\n %c192 = arith.constant 192 : index\n "
     base = "%x = arith.muli %o, %c48 : index\n %y = arith.muli %i, %c192 : index\n %at = arith.addi %x, %y : index"
     assert _key_of(constants + base, "f") != _key_of(constants + other, "g")
+
+
+def test_sums_under_a_no_wrap_flag_are_not_regrouped() -> None:
+    """`(x + y) + z` and `x + (y + z)` are one form in wrapping arithmetic, not under `nsw`
+    (where one may overflow and the other not)."""
+    terms = "%x = arith.muli %o, %c48 : index\n %y = arith.muli %i, %c192 : index\n "
+    constants = "%c48 = arith.constant 48 : index\n %c192 = arith.constant 192 : index\n "
+
+    def pair(flags: str) -> tuple[object, object]:
+        left = f"%s = arith.addi %x, %y{flags} : index\n %at = arith.addi %s, %o{flags} : index"
+        right = f"%s = arith.addi %y, %o{flags} : index\n %at = arith.addi %x, %s{flags} : index"
+        return _key_of(constants + terms + left, "f"), _key_of(constants + terms + right, "g")
+
+    wrapping = pair("")
+    assert wrapping[0] == wrapping[1]
+    flagged = pair(" overflow<nsw>")
+    assert flagged[0] != flagged[1]
