@@ -3,7 +3,7 @@ loop IR with `compiler.arith` (insert-bound-checks, loop-partition, storage-flat
 
 from __future__ import annotations
 
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from compiler.arith.expr import IndexExpr, IndexVar
 from compiler.arith.ir import expr_from_value
@@ -46,3 +46,23 @@ class ValueNames:
     def shape_names(self) -> set[str]:
         """The `loop.var` names met so far (isl parameters)."""
         return set(self.shapes)
+
+
+def enclosing_loops(op: Operation, stop: Operation | None = None) -> list[loop.ForOp]:
+    """The loops around `op`, innermost first, up to (not including) `stop`."""
+    found: list[loop.ForOp] = []
+    parent = op.parent_op()
+    while parent is not None and parent is not stop:
+        if isinstance(parent, loop.ForOp):
+            found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
+def loop_ranges(op: Operation, names: ValueNames) -> dict[str, tuple[IndexExpr, IndexExpr]]:
+    """The inclusive range of each counter of the loops around `op`, by its name."""
+    ranges: dict[str, tuple[IndexExpr, IndexExpr]] = {}
+    for for_op in enclosing_loops(op):
+        lo = names.expr(for_op.min)
+        ranges[names.name(for_op.induction_var)] = (lo, lo + names.expr(for_op.extent) - 1)
+    return ranges

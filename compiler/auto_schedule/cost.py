@@ -187,8 +187,10 @@ def _unroll_options(info: StageInfo, u: int | None) -> list[int]:
     if u is None or not info.reduce_extents:
         return [1]
     extent = info.extents[u]
-    if extent is None:  # the rows past the extent: a guarded tail that loop-partition peels
-        return [1, 2, 4, 6]  # 6 as for a long static axis (below)
+    if extent is None:  # the rows past the extent: a tail that loop-partition peels and
+        # unroll-loops versions by its row count (so any tile height keeps its rows in
+        # registers); 8 as for a long static axis that it divides (below)
+        return [1, 2, 4, 6, 8]
     dividing = _divisors(extent, [2, 3, 4, 5, 6, 7, 8, 12])
     # a matmul's long axis may take 4 or 6 rows with a tail (peeled by loop-partition):
     # 6 x 16 is the AVX2 matmul kernel (12 accumulators), and 512 or 1000 rows aren't

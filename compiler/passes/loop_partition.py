@@ -81,7 +81,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.analysis.value_names import ValueNames
+from compiler.analysis.value_names import ValueNames, enclosing_loops
 from compiler.analysis.walk import walk_ops
 from compiler.arith.builders import binary, index_constant
 from compiler.arith.expr import (
@@ -168,17 +168,6 @@ def _min_operands(e: IndexExpr) -> list[IndexExpr]:
         if len(right) > 1 and len(left) == 1 and isinstance(e, Add):
             return [Add(e.a, b) for b in right]
     return [e]
-
-
-def enclosing_loops(op: Operation, stop: Operation | None = None) -> list[loop.ForOp]:
-    """The loops around `op`, innermost first, up to (not including) `stop`."""
-    found: list[loop.ForOp] = []
-    parent = op.parent_op()
-    while parent is not None and parent is not stop:
-        if isinstance(parent, loop.ForOp):
-            found.append(parent)
-        parent = parent.parent_op()
-    return found
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,19 @@ unrolled fully, in one of two ways:
   (lower-to-llvm's vector code generator needs a straight-line body), and
   for every marked loop with `copy=true`. Inner loops are copied first.
 
-A marked loop with a symbolic or larger trip count is left as it is (LLVM
-may still unroll it partially on its own).
+A marked loop whose extent is symbolic but provably at most `max-versions`
+(the last row tile of a split whose factor does not divide a symbolic size:
+`min(io * 6 + 5, n - 1) - io * 6 + 1`, at most 5 in loop-partition's tail
+piece) is first *versioned*: a chain of `loop.if %extent == c` holds one copy
+of the loop per possible trip count c, each with the constant extent c, which
+is then unrolled as above. Left symbolic, the tail tile's rows were a loop
+over an accumulator buffer in memory, and a symbolic linear's last few rows
+cost as much as several full tiles (GPT-2's MLP at 16 tokens, 6 + 6 + 4 rows:
+1.4x the static build's time). Only the outermost such loop of a nest is
+versioned, so the copies never multiply.
+
+A marked loop with a symbolic trip count of no small bound, or a larger one,
+is left as it is (LLVM may still unroll it partially on its own).
 """
 
 from __future__ import annotations
@@ -27,11 +38,13 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnitAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from compiler.analysis.value_names import ValueNames, loop_ranges
 from compiler.analysis.walk import walk_ops
+from compiler.arith.simplify import const_bounds
 from compiler.diagnostics import PassError
 from compiler.dialects import loop
 
@@ -80,6 +93,49 @@ def unroll(for_op: loop.ForOp) -> None:
     Rewriter.erase_op(for_op)
 
 
+def trip_count_bounds(for_op: loop.ForOp, names: ValueNames) -> tuple[int | None, int | None]:
+    """Constant inclusive bounds of a unit-step loop's symbolic extent over the ranges of
+    the loops around it (`None`: unbounded)."""
+    return const_bounds(names.expr(for_op.extent), loop_ranges(for_op, names))
+
+
+def version(for_op: loop.ForOp, counts: range) -> None:
+    """Replace the loop by `if extent == c { the loop with extent c } else ...` for each c
+    of `counts` (the trip counts it can have; any other runs no iteration)."""
+    chain: Region | None = None
+    for count in reversed(counts):
+        constant = arith.ConstantOp(IntegerAttr(count, IndexType()))
+        same = arith.CmpiOp(for_op.extent, constant.result, "eq")
+        copy = for_op.clone()
+        copy.operands[1] = constant.result
+        guard = loop.IfOp(same.result, Region(Block([copy])), chain)
+        chain = Region(Block([constant, same, guard]))
+    assert chain is not None
+    for op in list(chain.block.ops):
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.before(for_op))
+    Rewriter.erase_op(for_op)
+
+
+def version_bounded_loops(root: ModuleOp, max_versions: int) -> None:
+    """Version each outermost `unrolled` loop (outside vector loops) whose symbolic
+    extent is at most `max_versions`, by its possible trip counts."""
+    names = ValueNames()
+    versioned: list[tuple[loop.ForOp, range]] = []
+    for op in walk_ops(root):
+        if not isinstance(op, loop.ForOp) or op.loop_kind != loop.LoopKind.UNROLLED:
+            continue
+        if constant_index(op.extent) is not None or op.step.value.data != 1 or in_vectorized_loop(op):
+            continue
+        if any(outer.is_ancestor(op) for outer, _ in versioned):
+            continue
+        lo, hi = trip_count_bounds(op, names)
+        if hi is not None and 1 <= hi <= max_versions:
+            versioned.append((op, range(max(lo or 1, 1), hi + 1)))
+    for for_op, counts in versioned:
+        version(for_op, counts)
+
+
 @dataclass(frozen=True)
 class UnrollLoopsPass(ModulePass):
     """Fully unroll loops marked `unrolled` whose trip count is a small constant."""
@@ -92,11 +148,19 @@ class UnrollLoopsPass(ModulePass):
     copy: bool = False
     """Copy every unrolled body here instead of leaving the loops outside vector loops to LLVM."""
 
+    max_versions: int = 8
+    """Version a marked loop whose symbolic trip count is at most this and max-trip-count (0: never)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not 0 <= self.max_trip_count <= loop.UNROLL_FULL_MAX_TRIPS:
             raise PassError(
                 f"unroll-loops: max-trip-count must be in [0, {loop.UNROLL_FULL_MAX_TRIPS}], got {self.max_trip_count}"
             )
+        if not 0 <= self.max_versions <= loop.UNROLL_FULL_MAX_TRIPS:
+            raise PassError(
+                f"unroll-loops: max-versions must be in [0, {loop.UNROLL_FULL_MAX_TRIPS}], got {self.max_versions}"
+            )
+        version_bounded_loops(op, min(self.max_versions, self.max_trip_count))
         loops = [o for o in walk_ops(op) if isinstance(o, loop.ForOp) and o.loop_kind == loop.LoopKind.UNROLLED]
         for for_op in reversed(loops):  # inner loops first
             trips = trip_count(for_op)

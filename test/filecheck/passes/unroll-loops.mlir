@@ -1,7 +1,10 @@
 // RUN: compiler-opt %s --split-input-file -p unroll-loops | filecheck %s
 // RUN: compiler-opt %s --split-input-file -p 'unroll-loops{copy=true}' | filecheck %s --check-prefix=COPY
 // RUN: compiler-opt %s --split-input-file -p 'unroll-loops{max-trip-count=2}' | filecheck %s --check-prefix=SHORT
+// RUN: compiler-opt %s --split-input-file -p 'unroll-loops{max-versions=0}' | filecheck %s --check-prefix=NOVERSIONS
 // RUN: not compiler-opt %s --split-input-file -p 'unroll-loops{max-trip-count=5000}' 2>&1 | filecheck %s --check-prefix=OPTION
+// RUN: not compiler-opt %s --split-input-file -p 'unroll-loops{max-versions=-1}' 2>&1 | filecheck %s --check-prefix=VERSIONS
+// VERSIONS: error: unroll-loops: max-versions must be in [0, 1024], got -1
 // OPTION: unroll-loops.mlir:[[# @LINE + 6]]:1: error: unroll-loops: max-trip-count must be in [0, 1024], got 5000
 
 // A loop marked unrolled with a constant trip count (3: 2, 4, 6) is left for LLVM to
@@ -116,3 +119,71 @@ loop.func @from_symbolic(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // COPY-NEXT:     %[[Z1:.*]] = arith.constant 0.000000e+00 : f32
 // COPY-NEXT:     loop.store %[[Z1]], %a[%[[I1]]]
 // COPY-NOT:      loop.store
+
+// -----
+
+// The last tile of a split by 4 of a symbolic n (loop-partition's tail piece) runs
+// n - n // 4 * 4 rows: at most 3, so the loop is versioned, one copy per trip count,
+// each unrolled; none for 0 (no iteration). With max-versions=0 (or max-trip-count=2,
+// below its bound) it stays symbolic.
+loop.func @tail(%a: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c4 = arith.constant 4 : index
+  %q = arith.floordivsi %n, %c4 : index
+  %base = arith.muli %q, %c4 : index
+  %rest = arith.subi %n, %base : index
+  loop.for %i = %base extent %rest unrolled {
+    %z = arith.constant 0.0 : f32
+    loop.store %z, %a[%i] : !loop.buffer<["n"], f32>
+  }
+}
+// CHECK-LABEL: loop.func @tail
+// CHECK:         %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[IS1:.*]] = arith.cmpi eq, %rest, %[[C1]] : index
+// CHECK-NEXT:    loop.if %[[IS1]] {
+// CHECK-NEXT:      loop.for %{{.*}} = %base extent %[[C1]] unrolled attributes {unroll_full} {
+// CHECK:         } else {
+// CHECK-NEXT:      %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[IS2:.*]] = arith.cmpi eq, %rest, %[[C2]] : index
+// CHECK-NEXT:      loop.if %[[IS2]] {
+// CHECK-NEXT:        loop.for %{{.*}} = %base extent %[[C2]] unrolled attributes {unroll_full} {
+// CHECK:           } else {
+// CHECK-NEXT:        %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:        %[[IS3:.*]] = arith.cmpi eq, %rest, %[[C3]] : index
+// CHECK-NEXT:        loop.if %[[IS3]] {
+// CHECK-NEXT:          loop.for %{{.*}} = %base extent %[[C3]] unrolled attributes {unroll_full} {
+// CHECK-NOT:     else
+// CHECK-NOT:     extent %rest
+
+// COPY-LABEL:  loop.func @tail
+// COPY-NOT:      loop.for
+// COPY-COUNT-6:  loop.store
+
+// SHORT-LABEL:       loop.func @tail
+// SHORT:               loop.for %i = %base extent %rest unrolled {
+
+// NOVERSIONS-LABEL: loop.func @tail
+// NOVERSIONS:         loop.for %i = %base extent %rest unrolled {
+// NOVERSIONS-NOT:     loop.if
+
+// -----
+
+// Only the outermost of two bounded symbolic loops is versioned (its copies keep the
+// inner loop as it is), so the copies never multiply.
+loop.func @nested(%a: !loop.buffer<["n", 4], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c4 = arith.constant 4 : index
+  %q = arith.floordivsi %n, %c4 : index
+  %base = arith.muli %q, %c4 : index
+  %rest = arith.subi %n, %base : index
+  %c0 = arith.constant 0 : index
+  loop.for %i = %base extent %rest unrolled {
+    loop.for %j = %c0 extent %rest unrolled {
+      %z = arith.constant 0.0 : f32
+      loop.store %z, %a[%i, %j] : !loop.buffer<["n", 4], f32>
+    }
+  }
+}
+// CHECK-LABEL: loop.func @nested
+// CHECK-COUNT-3: loop.for %{{.*}} = %c0 extent %rest unrolled {
+// CHECK-NOT:     loop.for
