@@ -278,6 +278,24 @@ def test_symbolic_length_attention_in_row_blocks_matches_numpy(seq: int) -> None
     np.testing.assert_allclose(got, weights / weights.sum(-1, keepdims=True) @ v, rtol=1e-4, atol=1e-5)
 
 
+def test_symbolic_row_block_members_take_the_tiles_of_their_longest_static_length() -> None:
+    """A block's stages over a symbolic length are planned at the longest length it is
+    declared to take: their buffers live on the stack at that length, rows a constant
+    stride apart, so the scores need no local tile, and their tiles are the static
+    stage's (the symbolic scores took 8 rows x 3 vectors, a tail in every block of 30
+    rows, and a local tile copied out: 1.7x the static attention's time)."""
+
+    def scores_lines(n: te.Var | int) -> list[str]:
+        Q, K, V = (te.placeholder((1, 12, n, 64), name=x) for x in "QKV")
+        text = sched_text([Q, K, V, ops.scaled_dot_product_attention(Q, K, V)], vector_bits=512, registers=32)
+        return [line.strip() for line in text.splitlines() if '"attention_scores' in line or "%attention_scores_" in line]
+
+    symbolic = scores_lines(te.var("seq", lower=1, upper=2048))
+    assert symbolic == scores_lines(2048)
+    assert any("sched.split %attention_scores_ax3 by 64" in line for line in symbolic)
+    assert not any("attention_scores.local" in line for line in symbolic)
+
+
 @pytest.mark.parametrize(("lower", "upper"), [(0, 512), (1, None)], ids=["may-be-empty", "no-largest"])
 def test_symbolic_length_without_a_bounded_range_keeps_whole_stages(lower: int, upper: int | None) -> None:
     """The same attention over a length that may be 0 (the blocks' bounds would nest
