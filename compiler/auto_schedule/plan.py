@@ -281,7 +281,7 @@ def _at_nominal_sizes(plan: StagePlan, info: StageInfo, target: Target, longest:
     a static stage of that length (a symbolic length's scores took 8 x 3 vectors, tiles that
     left a tail in every block of 30 rows, and copied each tile out of a local stage: 1.7x
     the static attention's time; at the nominal sizes, 6 x 4 as static)."""
-    if plan.tile_of or (None not in info.extents and None not in info.reduce_extents):
+    if None not in info.extents and None not in info.reduce_extents:
         return plan
     nominal = replace(
         info,

@@ -59,7 +59,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.analysis.value_names import ValueNames
+from compiler.analysis.value_names import ValueNames, enclosing_loops
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import IndexConst, IndexExpr
 from compiler.arith.simplify import const_bounds
@@ -178,16 +178,8 @@ def _defined_inside(buffer: SSAValue, nest: Operation) -> bool:
 
 
 def _loops_around(op: Operation, nest: Operation) -> list[loop.ForOp]:
-    """The loops of `nest` around `op`, outer first."""
-    loops: list[loop.ForOp] = []
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, loop.ForOp):
-            loops.append(parent)
-        if parent is nest:
-            break
-        parent = parent.parent_op()
-    return loops[::-1]
+    """The loops of `nest` around `op` (`nest` among them if it is one), outer first."""
+    return enclosing_loops(op, stop=nest.parent_op())[::-1]
 
 
 def _sanitized(name: str) -> str:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnitAttr
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -104,18 +104,15 @@ def trip_count_bounds(for_op: loop.ForOp, names: ValueNames) -> tuple[int | None
 def version(for_op: loop.ForOp, counts: range) -> None:
     """Replace the loop by `if extent == c { the loop with extent c } else ...` for each c
     of `counts` (the trip counts it can have; any other runs no iteration)."""
-    chain: Region | None = None
+    chain: list[Operation] = []  # the ops of the innermost else, built from the last count
     for count in reversed(counts):
         constant = arith.ConstantOp(IntegerAttr(count, IndexType()))
         same = arith.CmpiOp(for_op.extent, constant.result, "eq")
         copy = for_op.clone()
-        copy.operands[1] = constant.result
-        guard = loop.IfOp(same.result, Region(Block([copy])), chain)
-        chain = Region(Block([constant, same, guard]))
-    assert chain is not None
-    for op in list(chain.block.ops):
-        op.detach()
-        Rewriter.insert_op(op, InsertPoint.before(for_op))
+        copy.operands = [copy.min, constant.result]
+        guard = loop.IfOp(same.result, Region(Block([copy])), Region(Block(chain)) if chain else None)
+        chain = [constant, same, guard]
+    Rewriter.insert_op(chain, InsertPoint.before(for_op))
     Rewriter.erase_op(for_op)
 
 

@@ -148,22 +148,26 @@ loop.func @tail(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // CHECK-NEXT:    %[[IS1:.*]] = arith.cmpi eq, %rest, %[[C1]] : index
 // CHECK-NEXT:    loop.if %[[IS1]] {
 // CHECK-COUNT-1:   loop.store
+// CHECK-NOT:       loop.store
 // CHECK:         } else {
 // CHECK-NEXT:      %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT:      %[[IS2:.*]] = arith.cmpi eq, %rest, %[[C2]] : index
 // CHECK-NEXT:      loop.if %[[IS2]] {
 // CHECK-COUNT-2:     loop.store
+// CHECK-NOT:         loop.store
 // CHECK:           } else {
 // CHECK-NEXT:        %[[C3:.*]] = arith.constant 3 : index
 // CHECK-NEXT:        %[[IS3:.*]] = arith.cmpi eq, %rest, %[[C3]] : index
 // CHECK-NEXT:        loop.if %[[IS3]] {
 // CHECK-COUNT-3:       loop.store
+// CHECK-NOT:     loop.store
 // CHECK-NOT:     else
 // CHECK-NOT:     loop.for
 
 // COPY-LABEL:  loop.func @tail
 // COPY-NOT:      loop.for
 // COPY-COUNT-6:  loop.store
+// COPY-NOT:      loop.store
 
 // SHORT-LABEL:       loop.func @tail
 // SHORT:               loop.for %i = %base extent %rest unrolled {
@@ -175,7 +179,8 @@ loop.func @tail(%a: !loop.buffer<["n"], f32> {loop.output}) {
 // -----
 
 // Only the outermost of two bounded symbolic loops is versioned (its copies keep the
-// inner loop as it is), so the copies never multiply.
+// inner loop as it is), so the copies never multiply (with copy=true, the 1 + 2 + 3
+// copies of the outer body each keep it).
 loop.func @nested(%a: !loop.buffer<["n", 4], f32> {loop.output}) {
   %n = loop.var "n" : index
   %c4 = arith.constant 4 : index
@@ -194,3 +199,7 @@ loop.func @nested(%a: !loop.buffer<["n", 4], f32> {loop.output}) {
 // CHECK-COUNT-3: unrolled attributes {unroll_full} {
 // CHECK-NEXT:      loop.for %{{.*}} = %c0 extent %rest unrolled {
 // CHECK-NOT:     loop.for
+// CHECK-NOT:     loop.if
+// COPY-LABEL:    loop.func @nested
+// COPY-COUNT-6:  loop.for %{{.*}} = %c0 extent %rest unrolled {
+// COPY-NOT:      loop.for
