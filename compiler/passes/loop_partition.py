@@ -553,8 +553,9 @@ class Partitioner:
         ranges = [(first, end, hot) for (first, hot), end in zip(pieces, ends, strict=True)]
         self.decide([op for first, end, _ in ranges for op in _ops_from(first, end)])
         for first, end, hot in ranges:
-            if not hot:
-                continue  # a cold edge keeps its conditions: no more code for it
+            if not hot:  # a cold edge keeps its conditions: no more code for it
+                self.narrow_to_live(list(_ops_from(first, end)))
+                continue
             for op in list(_ops_from(first, end)):
                 if isinstance(op, loop.ForOp):
                     self.process(op, depth + 1, piece=op in self.pieces)
@@ -669,6 +670,45 @@ class Partitioner:
             Rewriter.erase_op(copy)
         return new[0]
 
+    def narrow_to_live(self, piece: list[Operation]) -> None:
+        """Shrink each loop of symbolic extent in a cold edge whose body is one guard (and
+        the arithmetic it reads) to the iterations where the guard can hold: no code is
+        added, and the edge no longer runs a long loop of failing guards (a fuzzed
+        `nparts` split whose inner extent became max(n // 4, 2^31 - 1): 2^33 iterations,
+        4 of them live)."""
+        for top in piece:
+            for op in walk_ops(top):
+                if isinstance(op, loop.ForOp) and not _detached(op, self.func):
+                    self.narrow_loop(op)
+
+    def narrow_loop(self, for_op: loop.ForOp) -> None:
+        if isinstance(for_op.extent.owner, arith.ConstantOp) or for_op.loop_kind == loop.LoopKind.UNROLLED:
+            return  # a constant trip count bounds the dead work (and unroll-loops needs it)
+        guard = _only_guard(for_op)
+        if guard is None:
+            return
+        x = self.names.name(for_op.induction_var)
+        used = [(guard, atom) for atom in atoms_of(self.prover, guard, x) if x in free_vars(atom)]
+        first, end = self._dead_points(for_op, used)
+        if first is None and end is None:
+            return
+        m, e = self.prover.expr(for_op.min), self.prover.expr(for_op.extent)
+        levels = self.prover.levels(for_op)
+        az = self.prover.analyzer(levels)
+        start = m if first is None else az.simplify(Max(m, first))
+        stop = az.simplify(m + e) if end is None else az.simplify(Min(m + e, end))
+        extent = az.simplify(Max(stop - start, IndexConst(0)))
+        if az.prove_eq(extent, e):
+            return
+        new: list[Operation] = []
+        cache: dict[IndexExpr | Cond, SSAValue] = {}
+        start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
+        extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
+        Rewriter.insert_op(new, InsertPoint.before(for_op))
+        for_op.operands = [start_value, extent_value]
+        self.prover.forget_values()
+        self.decide([for_op])  # the guard may now hold over the whole loop
+
     # -- the conditions of a piece ---------------------------------------------
 
     def decide(self, piece: list[Operation]) -> None:
@@ -748,6 +788,16 @@ class Partitioner:
                 op.operands = [op.min, owner.rhs]
             elif self.prover.holds(op, LE(a, b)):
                 op.operands = [op.min, owner.lhs]
+
+
+def _only_guard(for_op: loop.ForOp) -> loop.IfOp | None:
+    """The one `loop.if` without else of a loop's body whose other ops are arithmetic,
+    or None."""
+    guards = [op for op in for_op.body.block.ops if isinstance(op, loop.IfOp)]
+    if len(guards) != 1 or guards[0].else_region is not None:
+        return None
+    others = [op for op in for_op.body.block.ops if op is not guards[0]]
+    return guards[0] if all(op.dialect_name() == "arith" for op in others) else None
 
 
 def _detached(op: Operation, func: Operation) -> bool:
