@@ -688,7 +688,7 @@ class Partitioner:
         if guard is None:
             return
         x = self.names.name(for_op.induction_var)
-        used = [(guard, atom) for atom in atoms_of(self.prover, guard, x) if x in free_vars(atom)]
+        used: list[tuple[Operation, LT | LE]] = [(guard, atom) for atom in atoms_of(self.prover, guard, x) if x in free_vars(atom)]
         first, end = self._dead_points(for_op, used)
         if first is None and end is None:
             return
