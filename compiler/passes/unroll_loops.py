@@ -14,15 +14,16 @@ unrolled fully, in one of two ways:
 * here, by copying the body once per iteration with the induction
   variable replaced by a constant (or the start plus one): for loops nested in a `vectorized` loop
   (lower-to-llvm's vector code generator needs a straight-line body), for
-  innermost loops from a symbolic start (LLVM left some of those rolled and
-  warned), and for every marked loop with `copy=true`. Inner loops are copied
-  first.
+  loops from a symbolic start with no vector loop inside (LLVM left some of those
+  rolled and warned), and for every marked loop with `copy=true`. Inner loops are
+  copied first.
 
 A marked loop whose extent is symbolic but provably at most `max-versions`
 (the last row tile of a split whose factor does not divide a symbolic size:
 `min(io * 6 + 5, n - 1) - io * 6 + 1`, at most 5 in loop-partition's tail
 piece) is first *versioned*: a chain of `loop.if %extent == c` holds one copy
-of the loop per possible trip count c, each with the constant extent c, which
+of the loop per possible trip count c, each with the constant extent c (and c for
+the extent wherever its body reads it: an inner loop over the same count), which
 is then unrolled as above. Left symbolic, the tail tile's rows were a loop
 over an accumulator buffer in memory, and a symbolic linear's last few rows
 cost as much as several full tiles (GPT-2's MLP at 16 tokens, 6 + 6 + 4 rows:
@@ -110,6 +111,9 @@ def version(for_op: loop.ForOp, counts: range) -> None:
         same = arith.CmpiOp(for_op.extent, constant.result, "eq")
         copy = for_op.clone()
         copy.operands = [copy.min, constant.result]
+        for use in list(for_op.extent.uses):  # inside this copy the extent is c (an inner loop over it too)
+            if copy.is_ancestor(use.operation) and use.operation is not copy:
+                use.operation.operands[use.index] = constant.result
         guard = loop.IfOp(same.result, Region(Block([copy])), Region(Block(chain)) if chain else None)
         chain = [constant, same, guard]
     Rewriter.insert_op(chain, InsertPoint.before(for_op))
@@ -135,11 +139,16 @@ def version_bounded_loops(root: ModuleOp, max_versions: int) -> None:
         version(for_op, counts)
 
 
-def _straight_line_from_symbolic_start(for_op: loop.ForOp) -> bool:
-    """An innermost loop from a symbolic start: LLVM left some of these rolled despite
-    their `llvm.loop.unroll.full` (three scalar stores from `n // 4 * 4`, fuzz seed 68) and
-    printed a "loop not unrolled" warning at the build; copied here, they cannot be."""
-    return constant_index(for_op.min) is None and not any(isinstance(o, loop.ForOp) for o in walk_ops(for_op)[1:])
+def _scalar_from_symbolic_start(for_op: loop.ForOp) -> bool:
+    """A loop from a symbolic start with no vector loop inside: LLVM left some of these
+    rolled despite their `llvm.loop.unroll.full` (three scalar stores from `n // 4 * 4`,
+    fuzz seed 68; a 3 x 3 nest of them, seed 72) and printed a "loop not unrolled" warning
+    at the build; copied here, they cannot be. (A register tile's rows, each a vector
+    loop, stay LLVM's: it unrolls them, and copying them would multiply the vector loops
+    lower-to-llvm generates.)"""
+    return constant_index(for_op.min) is None and not any(
+        isinstance(o, loop.ForOp) and o.loop_kind == loop.LoopKind.VECTORIZED for o in walk_ops(for_op)[1:]
+    )
 
 
 @dataclass(frozen=True)
@@ -172,7 +181,7 @@ class UnrollLoopsPass(ModulePass):
             trips = trip_count(for_op)
             if trips is None or trips > self.max_trip_count:
                 continue
-            if self.copy or in_vectorized_loop(for_op) or _straight_line_from_symbolic_start(for_op):
+            if self.copy or in_vectorized_loop(for_op) or _scalar_from_symbolic_start(for_op):
                 unroll(for_op)
             else:
                 for_op.attributes[loop.UNROLL_FULL] = UnitAttr()
