@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DictionaryAttr,
     Float16Type,
     Float32Type,
@@ -46,7 +47,7 @@ from compiler.dialects import loop
 from compiler.dialects.shape import Dim, dim_expr, is_symbol_name, shape_var_names
 from compiler.dialects.te.types import UNSIGNED_DTYPES
 from compiler.errors import IRError
-from compiler.runtime.dlpack import KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
+from compiler.runtime.dlpack import KDL_BFLOAT, KDL_BOOL, KDL_FLOAT, KDL_INT, KDL_UINT, pack_dtype
 
 OUTPUT_ATTR = "loop.output"  # as schedule-ops marks the outputs
 
@@ -90,6 +91,8 @@ def dlpack_dtype(t: Attribute, unsigned: str | None = None) -> DType:
     `loop.dtype` attribute gives signless integer elements, such as uint8)."""
     if unsigned is not None:  # loop.func's verifier checked it names an unsigned dtype of t's width
         return DType(unsigned, KDL_UINT, UNSIGNED_DTYPES[unsigned])
+    if isinstance(t, BFloat16Type):
+        return DType("bfloat16", KDL_BFLOAT, 16)
     if isinstance(t, Float16Type | Float32Type | Float64Type):
         bits = t.bitwidth
         return DType(f"float{bits}", KDL_FLOAT, bits)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
     DenseArrayBase,
     DictionaryAttr,
     Float16Type,
@@ -118,15 +119,15 @@ INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 
 
 def verify_element_type(t: Attribute, what: str) -> int:
-    """An element type the compiler can store (f16, f32, f64, i1, i8, i16, i32, i64);
+    """An element type the compiler can store (f16, bf16, f32, f64, i1, i8, i16, i32, i64);
     its size in bytes (i1 takes a byte)."""
     if isinstance(t, IntegerType) and t.width.data in INTEGER_WIDTHS:
         width: int = t.width.data
         return max(1, width // 8)
-    for cls, size in ((Float16Type, 2), (Float32Type, 4), (Float64Type, 8)):
+    for cls, size in ((Float16Type, 2), (BFloat16Type, 2), (Float32Type, 4), (Float64Type, 8)):
         if isinstance(t, cls):
             return size
-    raise VerifyError(f"{what}: unsupported element type {t}: expected f16, f32, f64, i1, i8, i16, i32 or i64")
+    raise VerifyError(f"{what}: unsupported element type {t}: expected f16, bf16, f32, f64, i1, i8, i16, i32 or i64")
 
 
 def verify_dims(dims: Sequence[Dim], what: str, element_bytes: int = 1) -> None:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # xDSL, loop and the passes are imported where used: a cached
     from compiler.passes.instrument_stages import NestRecord
     from compiler.pipeline import DefaultPipelinePass
 
-_NUMPY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8")
+_NUMPY_DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8")
 """The element types a compiled function's arguments can have, by NumPy's names."""
 
 

@@ -241,6 +241,10 @@ _INT_BINARY: dict[type[Operation], type[Operation]] = {
     arith.XOrIOp: llvm.XOrOp,
     arith.ShRSIOp: llvm.AShrOp,
     arith.ShRUIOp: llvm.LShrOp,
+    arith.ShLIOp: llvm.ShlOp,
+}
+_INT_BINARY_PROPERTIES: dict[type[Operation], dict[str, Attribute]] = {
+    llvm.ShlOp: {"overflowFlags": _NO_OVERFLOW},  # the bf16 conversions shift bits out on purpose
 }
 _FLOAT_BINARY: dict[type[Operation], type[Operation]] = {
     arith.AddfOp: llvm.FAddOp,
@@ -343,7 +347,7 @@ class LowerScalarOps:
             flags = _NSW_FLAGS if isinstance(t, IndexType) else _NO_OVERFLOW
             return _create(nsw_op, op.operands, _llvm_type(t), {"overflowFlags": flags})
         if (int_op := _INT_BINARY.get(kind)) is not None:
-            return _create(int_op, op.operands, _llvm_type(op.results[0].type), {})
+            return _create(int_op, op.operands, _llvm_type(op.results[0].type), _INT_BINARY_PROPERTIES.get(int_op, {}))
         if (float_op := _FLOAT_BINARY.get(kind)) is not None:
             fast = self.float_flags if self.float_flags is not None and isinstance(op, _FAST_MATH_OPS) else None
             return _create(float_op, op.operands, op.results[0].type, {"fastmathFlags": fast or _NO_FAST_MATH})

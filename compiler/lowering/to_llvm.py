@@ -68,6 +68,7 @@ from compiler.analysis.arg_binder import symbolic_variables
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop, packed
 from compiler.lowering.aliasing import annotate_alias_scopes, prune_alias_scopes
+from compiler.lowering.bfloat16 import legalize_bfloat16
 from compiler.lowering.cleanup import drop_dead_arith
 from compiler.lowering.control_flow import (
     add_returns,
@@ -148,6 +149,7 @@ class LowerToLLVMPass(ModulePass):
 def lower_module(
     ctx: Context, module: ModuleOp, *, vector_bits: int = 256, fast_math: bool = False, fp_contract: bool = True
 ) -> None:
+    legalize_bfloat16(module)  # bf16 arithmetic in f32, bf16 values as i16
     parents = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     for f in parents:
         annotate_alias_scopes(f)  # before outlining: the groups are the parent's

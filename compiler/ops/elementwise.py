@@ -25,9 +25,9 @@ def elementwise(x: Tensor, f: Callable[[Expr], Expr], name: str, dtype: str | No
 
 
 def _wide(v: Expr, f: Callable[[Expr], Expr]) -> Expr:
-    """f evaluated in float32 for a float16 value (one rounding at the end)."""
-    if v.dtype == "float16":
-        return f(v.astype("float32")).astype("float16")
+    """f evaluated in float32 for a 16-bit float value (one rounding at the end)."""
+    if v.dtype in ("float16", "bfloat16"):
+        return f(v.astype("float32")).astype(v.dtype)
     return f(v)
 
 

@@ -11,7 +11,7 @@ from compiler.errors import ExprValueError
 from compiler.te import Dim, Expr, Tensor
 from compiler.te.dims import canonical_dim
 
-FLOAT_BITS = {"float16": 16, "float32": 32, "float64": 64}
+FLOAT_BITS = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
 
 
 def pair(v: int | Sequence[int], what: str = "value") -> tuple[int, int]:
@@ -136,7 +136,7 @@ def broadcast_read(x: Tensor, shape: Sequence[Dim], idx: Sequence[Expr]) -> Expr
 
 def lowest(dtype: str) -> float:
     """The most negative finite value of a float dtype (a max reduction's padding)."""
-    return {"float16": -65504.0, "float32": -3.4028234663852886e38, "float64": -1.7976931348623157e308}.get(
+    return {"float16": -65504.0, "bfloat16": -3.3895313892515355e38, "float32": -3.4028234663852886e38, "float64": -1.7976931348623157e308}.get(
         dtype, -math.inf
     )
 
@@ -152,10 +152,10 @@ def count_expr(d: Dim, dtype: str) -> Expr:
 
 def accumulator_dtype(dtype: str, acc_dtype: str | None) -> str:
     """The type a reduction of `dtype` values accumulates in: `acc_dtype` when given,
-    float32 for float16 (as PyTorch on CPU), else `dtype` itself."""
+    float32 for float16 and bfloat16 (as PyTorch on CPU), else `dtype` itself."""
     if acc_dtype is not None:
         return acc_dtype
-    return "float32" if dtype == "float16" else dtype
+    return "float32" if dtype in ("float16", "bfloat16") else dtype
 
 
 def reduce_rounded(

@@ -21,7 +21,7 @@ from compiler.errors import ExprTypeError, ExprValueError
 ExprLike = Union["Expr", int, float, bool]
 
 INDEX = "int64"
-_FLOAT_DTYPES = ("float16", "float32", "float64")
+_FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 _INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
 _uids = count()
 
@@ -305,7 +305,7 @@ class Select(Expr):
         return replace(self, cond=new[0], then_value=new[1], else_value=new[2])
 
 
-_FLOAT_LIMITS = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+_FLOAT_LIMITS = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
 
 def _int_limits(dtype: str) -> tuple[int, int]:

@@ -16,6 +16,7 @@ from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
+    BFloat16Type,
     DictionaryAttr,
     Float16Type,
     Float32Type,
@@ -49,6 +50,7 @@ from compiler.te.tensors import collect_stages
 
 _TYPES: dict[str, Attribute] = {
     "float16": f16,
+    "bfloat16": BFloat16Type(),
     "float32": f32,
     "float64": f64,
     "int8": IntegerType(8),
@@ -296,7 +298,10 @@ class _BodyEmitter:
         elif dst == "bool" and src != "bool":  # a number as a condition: nonzero
             return self.emit(T.Compare("ne", e.value, T.const(0.0 if T.is_float(src) else 0, src)))
         if T.is_float(src) and T.is_float(dst):
-            bits = {"float16": 16, "float32": 32, "float64": 64}
+            if {src, dst} == {"float16", "bfloat16"}:  # no 16-bit float holds the other: through f32
+                value = self.add(arith.ExtFOp(value, f32))
+                return self.add(arith.TruncFOp(value, to))
+            bits = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
             cls = arith.ExtFOp if bits[dst] > bits[src] else arith.TruncFOp
             return self.add(cls(value, to))
         unsigned = src in te.UNSIGNED_DTYPES
@@ -348,7 +353,7 @@ def _is_likely(cond: T.Expr) -> bool:
 
 def _const_attr(value: int | float | bool, dtype: str) -> IntegerAttr | FloatAttr:
     t = mlir_type(dtype, element=dtype != "int64")
-    if isinstance(t, Float16Type | Float32Type | Float64Type):
+    if isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type):
         return FloatAttr(float(value), t)
     if dtype == "int64":
         return IntegerAttr(int(value), IndexType())
@@ -475,7 +480,7 @@ def _init_attr(e: T.Expr | None, element: Attribute) -> IntegerAttr | FloatAttr:
     value = e.value if isinstance(e, T.Cast) else e
     if not isinstance(value, T.Const):
         raise ExprTypeError(f"a reduction's start value must be a constant, got {e}")
-    if isinstance(element, Float16Type | Float32Type | Float64Type):
+    if isinstance(element, Float16Type | BFloat16Type | Float32Type | Float64Type):
         return FloatAttr(float(value.value), element)
     if not isinstance(element, IntegerType | IndexType):
         raise ExprTypeError(f"a reduction over {element} has no integer start value")

@@ -144,7 +144,7 @@ loop.func @outer(%a: !loop.buffer<[4], f32>) {
 loop.func @index_buffer(%a: !loop.buffer<[4], index>) {
 }
 // CHECK: invalid.mlir:[[# @LINE - 2]]:1
-// CHECK: !loop.buffer: unsupported element type index: expected f16, f32, f64, i1, i8, i16, i32 or i64
+// CHECK: !loop.buffer: unsupported element type index: expected f16, bf16, f32, f64, i1, i8, i16, i32 or i64
 
 // -----
 

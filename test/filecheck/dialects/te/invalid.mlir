@@ -415,11 +415,11 @@ loop.func @host(%a: !loop.buffer<[4], f32>) {
 // -----
 
 // A tensor of an element type the compiler cannot store.
-te.func @bf16(%x: !te.tensor<[4], bf16>) -> !te.tensor<[4], bf16> {
-  te.return %x : !te.tensor<[4], bf16>
+te.func @f80(%x: !te.tensor<[4], f80>) -> !te.tensor<[4], f80> {
+  te.return %x : !te.tensor<[4], f80>
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:1
-// CHECK: !te.tensor: unsupported element type bf16
+// CHECK: !te.tensor: unsupported element type f80
 
 // -----
 

@@ -1,0 +1,143 @@
+"""bfloat16 tensors: stored as bf16, computed in f32 and rounded per result as torch's CPU
+kernels do (lowering/bfloat16.py). Arguments are torch tensors (any DLPack bf16 tensor:
+NumPy has no bf16)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compiler import build, ops, te
+from compiler.errors import ArgumentTypeError
+from compiler.lowering.bfloat16 import bf16_bits, bf16_value
+
+torch = pytest.importorskip("torch")
+
+SPECIAL_F32_BITS = [
+    0x00000000, 0x80000000,  # zeros
+    0x7F800000, 0xFF800000,  # infinities
+    0x7FC00000, 0x7FFFFFFF, 0xFF800001, 0x7F800001,  # NaNs, one whose rounding would carry into the sign
+    0x7F7FFFFF, 0xFF7FFFFF,  # the largest floats: round to infinity
+    0x7F7F7FFF, 0x7F7F8000,  # just below and at the tie under the largest bf16
+    0x3F808000, 0x3F818000,  # ties: to the even neighbour, down and up
+    0x3F807FFF, 0x3F808001,  # just off a tie
+    0x00000001, 0x00008000, 0x00018000, 0x807FFFFF,  # subnormals and their ties
+]
+
+
+def same_bits(ours: torch.Tensor, theirs: torch.Tensor) -> torch.Tensor:
+    """Where two bf16 tensors hold the same value (any NaN equals any NaN)."""
+    return (ours.view(torch.int16) == theirs.view(torch.int16)) | (ours.isnan() & theirs.isnan())
+
+
+def test_f32_to_bf16_rounds_to_nearest_even_as_torch() -> None:
+    n = 1 << 14
+    bits = np.random.default_rng(0).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    bits[: len(SPECIAL_F32_BITS)] = SPECIAL_F32_BITS
+    x = te.placeholder((n,), name="x")
+    y = te.compute((n,), lambda i: x[i].astype("bfloat16"), name="y")
+    f = build([x, y])
+    src = torch.from_numpy(bits.view(np.float32).copy())
+    out = torch.empty(n, dtype=torch.bfloat16)
+    f(src, out)
+    expected = src.to(torch.bfloat16)
+    assert bool(same_bits(out, expected).all()), np.flatnonzero(~same_bits(out, expected).numpy())[:8]
+    assert bool((out.view(torch.int16)[src.isnan()] == 0x7FC0).all())  # every NaN is torch's quiet NaN
+
+
+def test_every_bf16_extends_exactly_to_f32_and_f64() -> None:
+    every = torch.arange(-(2**15), 2**15, dtype=torch.int32).to(torch.int16).view(torch.bfloat16)
+    x = te.placeholder((2**16,), name="x", dtype="bfloat16")
+    as_f32 = te.compute((2**16,), lambda i: x[i].astype("float32"), name="as_f32")
+    as_f64 = te.compute((2**16,), lambda i: x[i].astype("float64"), name="as_f64")
+    f = build([x, as_f32, as_f64])
+    out32, out64 = torch.empty(2**16), torch.empty(2**16, dtype=torch.float64)
+    f(every, out32, out64)
+    for out, dtype in ((out32, torch.float32), (out64, torch.float64)):
+        expected = every.to(dtype)
+        assert bool(((out == expected) | (out.isnan() & expected.isnan())).all())
+
+
+def test_each_arithmetic_result_is_rounded_as_torch_rounds_it() -> None:
+    n = 257  # a vector body and a scalar tail
+    a = te.placeholder((n,), name="a", dtype="bfloat16")
+    b = te.placeholder((n,), name="b", dtype="bfloat16")
+    fused = te.compute((n,), lambda i: (a[i] * b[i] + a[i]) / (b[i] - 0.3), name="fused")
+    largest = te.compute((n,), lambda i: te.max(a[i], b[i] * 3.0), name="largest")
+    f = build([a, b, fused, largest])
+    x, y = torch.randn(n).bfloat16(), torch.randn(n).bfloat16()
+    out1, out2 = torch.empty(n, dtype=torch.bfloat16), torch.empty(n, dtype=torch.bfloat16)
+    f(x, y, out1, out2)
+    assert bool(same_bits(out1, (x * y + x) / (y - 0.3)).all())
+    assert bool(same_bits(out2, torch.maximum(x, y * 3.0)).all())
+
+
+def test_bf16_casts_to_float16_and_integers_as_torch() -> None:
+    n = 300
+    x = te.placeholder((n,), name="x", dtype="bfloat16")
+    h = te.placeholder((n,), name="h", dtype="float16")
+    to_half = te.compute((n,), lambda i: x[i].astype("float16"), name="to_half")
+    from_half = te.compute((n,), lambda i: h[i].astype("bfloat16"), name="from_half")
+    to_int = te.compute((n,), lambda i: x[i].astype("int32"), name="to_int")
+    from_int = te.compute((n,), lambda i: (te.const(0, "int32") + i.astype("int32") * 1001).astype("bfloat16"), name="from_int")
+    f = build([x, h, to_half, from_half, to_int, from_int])
+    xs = (torch.randn(n) * 100).bfloat16()
+    hs = (torch.randn(n) * 100).half()
+    outs = [torch.empty(n, dtype=d) for d in (torch.float16, torch.bfloat16, torch.int32, torch.bfloat16)]
+    f(xs, hs, *outs)
+    assert torch.equal(outs[0], xs.half())
+    assert torch.equal(outs[1], hs.bfloat16())
+    assert torch.equal(outs[2], xs.int())
+    assert torch.equal(outs[3], (torch.arange(n, dtype=torch.int32) * 1001).bfloat16())
+
+
+@pytest.mark.parametrize("value", [0.1, 1.5, -3.3e38, 3.4e38, 1e-40, float("inf"), float("nan")])
+def test_constant_bits_round_as_torch(value: float) -> None:
+    expected = torch.tensor([value], dtype=torch.float32).bfloat16().view(torch.int16).item() & 0xFFFF
+    assert bf16_bits(value) == expected or (value != value and bf16_bits(value) == 0x7FC0)
+    if value == value:
+        assert bf16_value(bf16_bits(value)) == torch.tensor([value]).bfloat16().float().item()
+
+
+def test_products_and_normalizations_accumulate_in_f32() -> None:
+    m, k, n = 33, 96, 80
+    a = te.placeholder((m, k), name="a", dtype="bfloat16")
+    w = te.placeholder((n, k), name="w", dtype="bfloat16")
+    g = te.placeholder((n,), name="g", dtype="bfloat16")
+    beta = te.placeholder((n,), name="beta", dtype="bfloat16")
+    y = ops.dense(a, w, name="y")
+    s = ops.softmax(y, axis=1, name="s")
+    ln = ops.layer_norm(y, g, beta, axis=(1,), name="ln")
+    assert (y.dtype, s.dtype, ln.dtype) == ("bfloat16",) * 3
+    f = build([a, w, g, beta, y, s, ln])
+    A, W, G, B = torch.randn(m, k).bfloat16(), torch.randn(n, k).bfloat16(), torch.randn(n).bfloat16(), torch.randn(n).bfloat16()
+    outs = [torch.empty(m, n, dtype=torch.bfloat16) for _ in range(3)]
+    f(A, W, G, B, *outs)
+    Y = A @ W.T
+    torch.testing.assert_close(outs[0], Y, atol=0.0, rtol=1 / 128)  # one rounding of an f32 sum: an ulp at most
+    torch.testing.assert_close(outs[1], torch.softmax(outs[0], 1), atol=1 / 256, rtol=1 / 64)
+    torch.testing.assert_close(outs[2], torch.nn.functional.layer_norm(outs[0], (n,), G, B), atol=1 / 32, rtol=1 / 64)
+
+
+def test_f32_activations_times_bf16_weights_load_bf16_vectors() -> None:
+    """Weight-only bf16: a blocked weight [N / 64, K, 64] in bf16 read by an f32 product,
+    each weight vector one load of 16-bit lanes widened in registers."""
+    k, n, nb = 256, 128, 64
+    a = te.placeholder((3, k), name="a")
+    w = te.placeholder((n // nb, k, nb), name="w", dtype="bfloat16")
+    y = ops.dense(a, w, name="y", out_dtype="float32")
+    f = build([a, w, y])
+    A, W = torch.randn(3, k), torch.randn(n, k).bfloat16()
+    blocked = W.reshape(n // nb, nb, k).transpose(1, 2).contiguous()
+    out = torch.empty(3, n)
+    f(A, blocked, out)
+    torch.testing.assert_close(out, A @ W.float().T, rtol=1e-5, atol=1e-4)
+    assert " x i16>" in f.llvm_ir  # vector loads of the bf16 weights
+
+
+def test_a_wrong_dtype_for_a_bf16_argument_names_it() -> None:
+    x = te.placeholder((4,), name="x", dtype="bfloat16")
+    y = te.compute((4,), lambda i: x[i] * 2.0, name="y")
+    f = build([x, y])
+    with pytest.raises(ArgumentTypeError, match=r"x.*bfloat16"):
+        f(torch.zeros(4), torch.empty(4, dtype=torch.bfloat16))
