@@ -8,6 +8,7 @@ and decode against the memory-bandwidth limit.
     .venv/bin/python bench/llm.py --mid --quant int8    # TinyLlama's layer shapes, 4 layers
     .venv/bin/python bench/llm.py --inductor            # also torch.compile on the same recipe
     .venv/bin/python bench/llm.py --quant int8 --torchao  # also torchao's int8 weight-only (a peer)
+    .venv/bin/python bench/llm.py --mid --bf16          # the model in bfloat16 (model.to(torch.bfloat16))
 
 The model has random weights from a config (nothing is downloaded), float32,
 batch 1. Both sides run transformers' ExecuTorch recipe
@@ -35,7 +36,9 @@ weight-only for float32 on CPU (its int4 layouts need bfloat16 or a GPU library)
 With `--quant int8|int4` the linears are quantized (`compiler.quantize`): ours and
 eager run the same quantized module (eager dequantizes every weight at every call, in
 torch), and a third side, "ours f32", is our build of the float model: the decode
-speed-up quantization buys.
+speed-up quantization buys. `--bf16` runs the model in bfloat16 (weights, activations
+and cache; ours computes in f32 and rounds each result, as torch's CPU kernels), with
+"ours f32" beside it too.
 
 Rounds alternate the sides (a noisy, shared machine slows all alike);
 medians over `--rounds` rounds. `torch.set_num_threads(--threads)` and
@@ -123,9 +126,11 @@ def decode_bytes(lm: CausalLM, shape: Shape, position: int) -> tuple[int, int]:
     """The weights' bytes, and the bytes a decode step at `position` reads: every weight
     but the embedding table (one row of it), and the cache up to the position."""
     weights = sum(int(v.nbytes) for v in lm.net.parameters.values())
-    embedding = shape.vocab * shape.hidden * 4
+    table = lm.net.parameters["model_model_embed_tokens_weight"]
+    element = int(table.nbytes) // (shape.vocab * shape.hidden)  # 2 for bfloat16
+    embedding = shape.vocab * shape.hidden * element
     head_dim = shape.hidden // shape.heads
-    cache_read = 2 * shape.layers * shape.kv_heads * position * head_dim * 4
+    cache_read = 2 * shape.layers * shape.kv_heads * position * head_dim * element
     return weights, weights - embedding + cache_read
 
 
@@ -148,7 +153,7 @@ class Eager:
         with torch.no_grad():
             out = self.module(input_ids=ids, cache_position=pos)
         self.position += len(tokens)
-        last: np.ndarray = out[0, -1].numpy()
+        last: np.ndarray = out[0, -1].float().numpy()
         return last
 
 
@@ -229,6 +234,7 @@ def main() -> None:
     parser.add_argument("--tinyllama", action="store_true", help="TinyLlama-1.1B's shape (else a small LLaMA)")
     parser.add_argument("--mid", action="store_true", help="a mid-size LLaMA shape (TinyLlama's layers, 4 of them)")
     parser.add_argument("--quant", choices=("int8", "int4"), help="weight-only quantized linears (compiler.quantize)")
+    parser.add_argument("--bf16", action="store_true", help="the model in bfloat16 (weights, activations, cache)")
     parser.add_argument("--prompt", type=int, default=128, help="prefill length")
     parser.add_argument("--tokens", type=int, default=32, help="decode steps per round")
     parser.add_argument("--max-cache-len", type=int, default=256)
@@ -239,6 +245,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.torchao and args.quant != "int8":
         parser.error("--torchao compares with our int8 weights: add --quant int8")
+    if args.bf16 and args.quant:
+        parser.error("--bf16 and --quant are two weight formats: choose one")
     if args.prompt + args.tokens + 1 > args.max_cache_len:
         parser.error("--prompt + --tokens must stay below --max-cache-len")
 
@@ -249,6 +257,10 @@ def main() -> None:
     bandwidth = read_bandwidth(args.threads)
     model = model_of(shape, args.max_cache_len)
     module = compiler.quantize(model, args.quant) if args.quant else model
+    if args.bf16:
+        import copy
+
+        module = copy.deepcopy(model).to(torch.bfloat16)
     start = time.perf_counter()
     lm = CausalLM(module, max_cache_len=args.max_cache_len)
     compile_s = time.perf_counter() - start
@@ -260,7 +272,7 @@ def main() -> None:
         sides["torchao eager"] = Eager(peer, args.max_cache_len)
         sides["torchao compiled"] = Eager(peer, args.max_cache_len, inductor=True)
     f32: CausalLM | None = None
-    if args.quant:  # our float32 build of the same model, for the speed-up quantization buys
+    if args.quant or args.bf16:  # our float32 build of the same model, for the speed-up the format buys
         sides["ours f32"] = f32 = CausalLM(model, max_cache_len=args.max_cache_len)
 
     position = args.prompt + args.tokens // 2
@@ -276,7 +288,8 @@ def main() -> None:
     name = "TinyLlama-1.1B shape" if args.tinyllama else "mid-size LLaMA shape" if args.mid else "small LLaMA shape"
     print(
         f"{name}: hidden {shape.hidden}, {shape.layers} layers, {shape.heads} heads ({shape.kv_heads} KV), "
-        f"intermediate {shape.intermediate}, vocab {shape.vocab}; {args.quant or 'f32'} weights, batch 1, "
+        f"intermediate {shape.intermediate}, vocab {shape.vocab}; {args.quant or ('bf16' if args.bf16 else 'f32')} "
+        "weights, batch 1, "
         f"{args.threads} threads; cache {args.max_cache_len} positions"
     )
     print(f"compile (export, import, passes, LLVM): {compile_s:.1f} s {lm.net.stats}")

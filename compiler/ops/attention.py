@@ -49,6 +49,7 @@ from compiler.ops.elementwise import truth
 from compiler.ops.linalg import batch_matmul
 from compiler.ops.util import accumulator_dtype, broadcast_read, broadcast_shape, lowest, static
 from compiler.te import Dim, Expr, Tensor
+from compiler.te.nodes import is_float
 
 
 def scaled_dot_product_attention(
@@ -159,7 +160,7 @@ def _mask_bias(mask: Tensor | None, is_causal: bool, shape: Sequence[Dim], acc: 
     triangle as 0 where a position is kept and the lowest finite value where not (stage
     `<name>_bias`, the mask's shape: computed once, not once per head). Added, not selected:
     a select in the score loop would keep it from vectorizing."""
-    if mask is not None and mask.dtype.startswith("float"):
+    if mask is not None and is_float(mask.dtype):
         return mask
     zero, floor = te.const(0.0, acc), te.const(lowest(acc), acc)
     if is_causal:

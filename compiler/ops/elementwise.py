@@ -15,6 +15,7 @@ from compiler.errors import ExprTypeError, ExprValueError
 from compiler.ops.util import broadcast_read, broadcast_shape, promote
 from compiler.te import Dim, Expr, Tensor
 from compiler.te.nodes import compare as te_compare
+from compiler.te.nodes import is_float
 
 Scalar = int | float
 
@@ -199,7 +200,7 @@ def cast(x: Tensor, dtype: str, name: str = "cast") -> Tensor:
 
 def scalar(value: Scalar, dtype: str) -> Expr:
     """A Python number as a constant of `dtype`."""
-    return te.const(float(value) if dtype.startswith("float") else int(value), dtype)
+    return te.const(float(value) if is_float(dtype) else int(value), dtype)
 
 
 def broadcast_binary(

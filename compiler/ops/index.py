@@ -30,7 +30,7 @@ from compiler.ops.util import (
     static,
 )
 from compiler.te import Dim, Expr, Tensor
-from compiler.te.nodes import INDEX
+from compiler.te.nodes import INDEX, is_float
 
 INDEX_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
 
@@ -153,10 +153,10 @@ def arange(
         length = simplify_dim((span + (step - 1)) // step if step > 0 else (-span + (-step - 1)) // (-step))
     else:
         raise ExprValueError(f"{name}: a symbolic range needs integer start, stop and step")
-    is_float = dtype.startswith("float")
+    floating = is_float(dtype)
 
     def element(i: Expr) -> Expr:
-        if is_float:
+        if floating:
             first = start if isinstance(start, int | float) else start.astype(dtype)
             return i.astype(dtype) * float(step) + first
         return (i * int(step) + start).astype(dtype)

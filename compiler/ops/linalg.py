@@ -40,7 +40,9 @@ def matmul(
     _check_k(kk, kb, name)
     k = te.reduce_axis((0, kk), "k")
     out, acc = product_dtypes(a.dtype, out_dtype, acc_dtype)
-    return reduce_rounded((m, n), lambda i, j: te.sum(product_term(a[i, k], b[k, j], acc), axis=k), out, name)
+    return reduce_rounded(
+        (m, n), lambda i, j: te.sum(product_term(a[i, k], b[k, j], acc), axis=k), out, name, attach=False
+    )
 
 
 def dense(
@@ -69,6 +71,7 @@ def dense(
         lambda *i: te.sum(product_term(x[(*i[:-1], k)], weight(i[-1]), acc), axis=k),
         out,
         name,
+        attach=False,
     )
 
 
@@ -123,4 +126,4 @@ def batch_matmul(
         return te.sum(product_term(va, vb, acc), axis=k, where=None if where is None else where(row, col, k))
 
     out, acc = product_dtypes(a.dtype, out_dtype, acc_dtype)
-    return reduce_rounded((*batch, m, n), element, out, name)
+    return reduce_rounded((*batch, m, n), element, out, name, attach=False)

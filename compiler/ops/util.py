@@ -165,6 +165,7 @@ def reduce_rounded(
     name: str,
     finish: Callable[[Expr, tuple[Expr, ...]], Expr] | None = None,
     acc_name: str | None = None,
+    attach: bool = True,
 ) -> Tensor:
     """A reduction (`reduction(*i)`: a `te.sum` over wider values) rounded once to `out_dtype`.
 
@@ -172,7 +173,10 @@ def reduce_rounded(
     `<name>` applies `finish(value, i)` (a mean's division, a pool's scale) and rounds;
     the accumulator is attached at the innermost loop of `<name>` by the default
     schedule (`Operation.attach_to`): one register per element, no full-size float32
-    buffer. Without one (and without `finish`), one stage `<name>`."""
+    buffer. `attach=False` leaves it a stage of its own, for a product, whose register
+    tile the auto-scheduler plans as a float32 one's (attached, a bf16 linear of a
+    LLaMA's decode ran at a sixth of its float32 speed). Without one (and without
+    `finish`), one stage `<name>`."""
     probe = te.compute(shape, reduction, name=acc_name or f"{name}_acc")
     if probe.dtype == out_dtype and finish is None:
         probe.op.name = name
@@ -180,7 +184,7 @@ def reduce_rounded(
     out = te.compute(
         shape, lambda *i: (probe[i] if finish is None else finish(probe[i], i)).astype(out_dtype), name=name
     )
-    if probe.dtype != out_dtype:
+    if probe.dtype != out_dtype and attach:
         probe.op.attach_to = out
     return out
 

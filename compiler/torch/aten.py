@@ -21,13 +21,15 @@ import torch
 
 from compiler import ops
 from compiler.analysis.target import channel_block, host_target
-from compiler.ops.util import normalize_axis, same_dim, static
+from compiler.ops.util import accumulator_dtype, normalize_axis, same_dim, static
 from compiler.te import Dim, Tensor
+from compiler.te.nodes import is_float
 from compiler.torch.graph import (
     NCHW_OF_NHWC,
     Converter,
     Permuted,
     UnsupportedOperatorError,
+    host_array,
     te_dtype,
 )
 
@@ -76,7 +78,7 @@ def unsupported(cx: Converter, why: str) -> UnsupportedOperatorError:
 def weight_block(channels: int, dtype: torch.dtype) -> int:
     """The output-channel block of a float weight for this host (`channel_block`: the
     register tile's width), in elements of its dtype."""
-    return channel_block(channels, host_target(), 16 if dtype == torch.float16 else 32)
+    return channel_block(channels, host_target(), 16 if dtype in (torch.float16, torch.bfloat16) else 32)
 
 
 def _ints(v: int | Sequence[int], n: int = 2) -> tuple[int, ...]:
@@ -111,7 +113,7 @@ def _channels_last(cx: Converter, x: Any, weight: Any) -> bool:
     a constant weight (repacked once, at import)."""
     shape = getattr(x, "shape", ())
     dtype = getattr(x, "dtype", "")
-    return cx.channels_last and len(shape) == 4 and isinstance(weight, torch.Tensor) and str(dtype).startswith("float")
+    return cx.channels_last and len(shape) == 4 and isinstance(weight, torch.Tensor) and is_float(str(dtype))
 
 
 def conv2d_stage(
@@ -141,7 +143,7 @@ def conv2d_stage(
         kb = weight_block(int(weight.shape[0]), weight.dtype)
         blocked = cx.blocked_param(
             weight, f"hwio/{kb}",
-            lambda: ops.block_kernel_hwio(weight.detach().permute(2, 3, 1, 0).contiguous().numpy(), kb),
+            lambda: ops.block_kernel_hwio(host_array(weight.permute(2, 3, 1, 0)), kb),
         )
         y = ops.conv2d_nhwc(nhwc(cx, x), blocked, _ints(stride), pads, _ints(dilation), int(groups), name=cx.name)
         if bias is not None:
@@ -239,7 +241,7 @@ def used_results(cx: Converter) -> set[int]:
 
 def moments(cx: Converter, t: Tensor, axes: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor]:
     """(mean, 1 / sqrt(variance + eps)) over `axes`, kept as dimensions of 1 (in float32 for float16)."""
-    acc = "float32" if t.dtype == "float16" else t.dtype
+    acc = accumulator_dtype(t.dtype, None)
     wide = t if t.dtype == acc else ops.cast(t, acc, name=f"{cx.name}_wide")
     mean = ops.mean(wide, axes, True, name=f"{cx.name}_mean")
     centered = ops.subtract(wide, mean, name=f"{cx.name}_centered")
@@ -301,11 +303,11 @@ def adaptive_avg_pool2d(cx: Converter, x: Any, output_size: Any) -> Value:
 @aten("linear.default")
 def linear(cx: Converter, x: Tensor, weight: Any, bias: Any = None) -> Tensor:
     x = cx.tensor(x, "input")
-    if isinstance(weight, torch.Tensor) and weight.ndim == 2 and x.dtype.startswith("float"):
+    if isinstance(weight, torch.Tensor) and weight.ndim == 2 and is_float(x.dtype):
         # blocked by output once, here: [N / nb, K, nb], nb the register tile's width
         nb = weight_block(int(weight.shape[0]), weight.dtype)
         blocked = cx.blocked_param(
-            weight, f"dense/{nb}", lambda: ops.block_dense_weight(weight.detach().contiguous().numpy(), nb)
+            weight, f"dense/{nb}", lambda: ops.block_dense_weight(host_array(weight), nb)
         )
         y = ops.dense(x, blocked, name=cx.name)
     else:

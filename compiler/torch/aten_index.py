@@ -25,8 +25,17 @@ import torch
 
 from compiler import ops, te
 from compiler.ops.index import clamp_index
-from compiler.ops.util import broadcast_read, index_max, index_min, normalize_axis, product, static
+from compiler.ops.util import (
+    accumulator_dtype,
+    broadcast_read,
+    index_max,
+    index_min,
+    normalize_axis,
+    product,
+    static,
+)
 from compiler.te import Dim, Expr, Tensor
+from compiler.te.nodes import is_float
 from compiler.torch.aten import (
     aten,
     result_dtype,
@@ -223,7 +232,7 @@ def _scatter_nd(cx: Converter, t: Tensor, idx: Tensor, axis: int, source: Callab
 
 def _scatter_reduce(cx: Converter, t: Tensor, extent: Dim, match: Callable[..., tuple[Expr, tuple[Expr, ...]]],
                     source: Callable[[tuple[Expr, ...]], Expr], reduce: str, include_self: bool) -> Tensor:
-    acc = "float32" if t.dtype == "float16" else t.dtype
+    acc = accumulator_dtype(t.dtype, None)
     neutral: dict[str, Callable[[str], Expr]] = {
         "sum": lambda d: te.const(0, d), "mean": lambda d: te.const(0, d), "prod": lambda d: te.const(1, d),
         "amax": te.min_value, "amin": te.max_value,
@@ -231,7 +240,7 @@ def _scatter_reduce(cx: Converter, t: Tensor, extent: Dim, match: Callable[..., 
     if reduce not in neutral:
         raise unsupported(cx, f"scatter_reduce with reduce={reduce!r} is not supported")
     reducer = {"sum": te.sum, "mean": te.sum, "prod": te.prod, "amax": te.max, "amin": te.min}[reduce]
-    if reduce in ("amax", "amin") and acc.startswith("float"):
+    if reduce in ("amax", "amin") and is_float(acc):
         neutral[reduce] = lambda d: te.const(float("-inf") if reduce == "amax" else float("inf"), d)
 
     def total(*i: Expr) -> Expr:
@@ -255,7 +264,7 @@ def _scatter_reduce(cx: Converter, t: Tensor, extent: Dim, match: Callable[..., 
         if reduce == "mean":
             n = hits[i] + (1 if include_self else 0)
             mean = (merged if include_self else value) / te.maximum(n, te.const(1, acc))
-            merged = (mean if acc.startswith("float") else (merged if include_self else value) // te.maximum(
+            merged = (mean if is_float(acc) else (merged if include_self else value) // te.maximum(
                 n, te.const(1, acc)))
         elif not include_self:
             merged = value
@@ -407,7 +416,7 @@ def masked_scatter(cx: Converter, x: Any, mask: Any, source: Any) -> Tensor:
 
 def _before(a: Expr, b: Expr, descending: bool) -> Expr:
     """Whether a sorts strictly before b (NaN after every number, as torch)."""
-    if not a.dtype.startswith("float"):
+    if not is_float(a.dtype):
         return a > b if descending else a < b
     a_nan, b_nan = a != a, b != b
     if descending:
@@ -564,7 +573,7 @@ def embedding_bag(cx: Converter, weight: Any, indices: Any, offsets: Any, scale_
     if ids.ndim != 1:
         raise unsupported(cx, "embedding_bag of 2-D indices is not supported (torch flattens them first)")
     n, bags = ids.shape[0], offs.shape[0] - (1 if include_last_offset else 0)
-    acc = "float32" if w.dtype == "float16" else w.dtype
+    acc = accumulator_dtype(w.dtype, None)
     psw = None if per_sample_weights is None else cx.tensor(per_sample_weights, "per_sample_weights")
 
     def members(b: Expr, k: Expr) -> Expr:

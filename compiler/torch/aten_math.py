@@ -20,6 +20,7 @@ from compiler import ops, te
 from compiler.ops.elementwise import _wide
 from compiler.ops.util import normalize_axis, product, static
 from compiler.te import Expr, Tensor
+from compiler.te.nodes import is_float
 from compiler.te.reducers import CommReducer
 from compiler.torch.aten import (
     OPS,
@@ -35,10 +36,6 @@ from compiler.torch.aten import (
 from compiler.torch.graph import Converter, Permuted
 
 _INF = float("inf")
-
-
-def _is_float(dtype: str) -> bool:
-    return dtype.startswith("float")
 
 
 def _in_result_dtype(cx: Converter, x: Any) -> Any:
@@ -122,7 +119,7 @@ def _rounding(fn: Callable[[Expr], Expr]) -> Callable[..., Value]:
     """floor, ceil, round, trunc: the identity on integers."""
 
     def convert(cx: Converter, x: Any) -> Value:
-        if not _is_float(x.dtype):
+        if not is_float(x.dtype):
             return cx.tensor(x, "input") if not isinstance(x, Permuted) else x
         return pointwise(cx, x, lambda t: ops.elementwise(t, lambda v: _wide(v, fn), cx.name))
 
@@ -138,7 +135,7 @@ def sign(cx: Converter, x: Any) -> Value:
     def f(v: Expr) -> Expr:
         one, zero = te.const(1, v.dtype), te.const(0, v.dtype)
         s = te.if_then_else(v > zero, one, te.if_then_else(v < zero, -one, zero))
-        return te.if_then_else(v != v, v, s) if _is_float(v.dtype) else s  # NaN stays NaN
+        return te.if_then_else(v != v, v, s) if is_float(v.dtype) else s  # NaN stays NaN
 
     return pointwise(cx, x, lambda t: ops.elementwise(t, f, cx.name))
 
@@ -151,7 +148,7 @@ def isnan(cx: Converter, x: Any) -> Value:
 @aten("isinf.default")
 def isinf(cx: Converter, x: Any) -> Value:
     def f(v: Expr) -> Expr:
-        return (te.abs(v) == _INF).astype(ops.MASK) if _is_float(v.dtype) else te.const(0, ops.MASK)
+        return (te.abs(v) == _INF).astype(ops.MASK) if is_float(v.dtype) else te.const(0, ops.MASK)
 
     return pointwise(cx, x, lambda t: ops.elementwise(t, f, cx.name, ops.MASK))
 
@@ -180,22 +177,22 @@ def _broadcast_in(cx: Converter, a: Any, b: Any, fn: Callable[[Expr, Expr], Expr
 
 
 def _fmod(u: Expr, v: Expr) -> Expr:
-    if _is_float(u.dtype):
+    if is_float(u.dtype):
         return _wide_binary(u, v, te.fmod)
     r = u % v  # floor modulo: move it to the dividend's sign
     return te.if_then_else((r != 0) & ((r < 0) != (u < 0)), r - v, r)
 
 
 def _remainder(u: Expr, v: Expr) -> Expr:
-    if not _is_float(u.dtype):
+    if not is_float(u.dtype):
         return u % v
     r = _fmod(u, v)
     return te.if_then_else((r != 0.0) & ((r < 0.0) != (v < 0.0)), r + v, r)
 
 
 def _wide_binary(u: Expr, v: Expr, fn: Callable[[Expr, Expr], Expr]) -> Expr:
-    if u.dtype == "float16":
-        return fn(u.astype("float32"), v.astype("float32")).astype("float16")
+    if u.dtype in ("float16", "bfloat16"):
+        return fn(u.astype("float32"), v.astype("float32")).astype(u.dtype)
     return fn(u, v)
 
 
@@ -215,7 +212,7 @@ def remainder(cx: Converter, a: Any, b: Any) -> Tensor:
 
 
 def _divide_rounded(u: Expr, v: Expr, mode: str | None) -> Expr:
-    if not _is_float(u.dtype):
+    if not is_float(u.dtype):
         if mode == "floor":
             return u // v
         q = u // v  # trunc: round the floor quotient toward zero
@@ -234,7 +231,7 @@ def div_mode(cx: Converter, a: Any, b: Any, *, rounding_mode: str | None = None)
         quotient: Value = OPS["aten.div.Tensor"](cx, a, b)
         return quotient
     return _broadcast_in(cx, a, b, lambda u, v: _wide_binary(u, v, lambda p, q: _divide_rounded(p, q, rounding_mode))
-                         if _is_float(u.dtype) else _divide_rounded(u, v, rounding_mode))
+                         if is_float(u.dtype) else _divide_rounded(u, v, rounding_mode))
 
 
 OPS["aten.maximum.default"] = OPS["aten.maximum.Tensor"]
@@ -369,7 +366,7 @@ def var_dim(cx: Converter, x: Any, dim: Any = None, unbiased: bool = True, keepd
 
 def extreme_start(dtype: str, largest: bool) -> Expr:
     """The start of a max (min) search: -inf (+inf) for floats, the lowest (highest) integer."""
-    if _is_float(dtype):
+    if is_float(dtype):
         return te.const(-_INF if largest else _INF, dtype)
     return te.min_value(dtype) if largest else te.max_value(dtype)
 
@@ -473,7 +470,7 @@ def copysign(cx: Converter, a: Any, b: Any) -> Tensor:
 
 def _nan_ignoring(pick: Callable[[Expr, Expr], Expr]) -> Callable[[Expr, Expr], Expr]:
     def f(u: Expr, v: Expr) -> Expr:
-        if not _is_float(u.dtype):
+        if not is_float(u.dtype):
             return pick(u, v)
         return te.if_then_else(u != u, v, te.if_then_else(v != v, u, pick(u, v)))
 

@@ -21,14 +21,15 @@ from compiler import ops, te
 from compiler.ops.index import clamp_index
 from compiler.ops.util import static
 from compiler.te import Dim, Expr, Tensor
+from compiler.te.nodes import is_float
 from compiler.torch.aten import OPS, aten, unsupported, weight_block
-from compiler.torch.graph import Converter
+from compiler.torch.graph import Converter, host_array
 
 
 @aten("histc.default")
 def histc(cx: Converter, x: Any, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Tensor:  # the schema's names
     t = cx.tensor(x, "input")
-    if not t.dtype.startswith("float"):
+    if not is_float(t.dtype):
         raise unsupported(cx, f"histc of a {t.dtype} tensor (torch's CPU kernel takes floats only)")
     lo, hi, n = float(min), float(max), int(bins)
     if not lo < hi:
@@ -109,7 +110,7 @@ def _blocked_by_column(cx: Converter, weight: Any) -> tuple[Tensor, int] | None:
         return None
     nb = weight_block(int(weight.shape[2]), weight.dtype)
     blocked = cx.blocked_param(
-        weight, f"experts/{nb}", lambda: ops.block_grouped_weight(weight.detach().contiguous().numpy(), nb)
+        weight, f"experts/{nb}", lambda: ops.block_grouped_weight(host_array(weight), nb)
     )
     return blocked, nb
 

@@ -18,7 +18,7 @@ import torch
 
 from compiler import ops, te
 from compiler.ops.index import clamp_index
-from compiler.ops.util import static
+from compiler.ops.util import accumulator_dtype, static
 from compiler.te import Dim, Expr, IterVar, Tensor
 from compiler.torch.aten import (
     Value,
@@ -168,7 +168,7 @@ def upsample_nearest(cx: Converter, x: Any, output_size: Any, scale_factors: Any
 def upsample_bilinear2d(cx: Converter, x: Any, output_size: Any, align_corners: bool, scale_factors: Any) -> Tensor:
     t = cx.tensor(x, "input")
     sizes, factors = _out_sizes(t, output_size, scale_factors)
-    acc = "float32" if t.dtype == "float16" else t.dtype
+    acc = accumulator_dtype(t.dtype, None)
 
     def source(v: Expr, k: int) -> tuple[Expr, Expr, Expr]:
         n_in, n_out = static(t.shape[2 + k]), static(sizes[k])
@@ -313,7 +313,7 @@ def avg_pool3d(cx: Converter, x: Any, kernel_size: Any, stride: Any = (), paddin
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     t = cx.tensor(x, "input")
     w = Windows(cx, t, 3, kernel_size, stride, padding, 1, ceil_mode)
-    acc = "float32" if t.dtype == "float16" else t.dtype
+    acc = accumulator_dtype(t.dtype, None)
 
     def total(*i: Expr) -> Expr:
         axes = w.axes()
@@ -363,7 +363,7 @@ class AdaptiveWindows:
 def adaptive_avg_pool3d(cx: Converter, x: Any, output_size: Any) -> Tensor:
     t = cx.tensor(x, "input")
     w = AdaptiveWindows(cx, t, 3, output_size)
-    acc = "float32" if t.dtype == "float16" else t.dtype
+    acc = accumulator_dtype(t.dtype, None)
 
     def element(*i: Expr) -> Expr:
         axes, pos, inside = w.window(i)
@@ -394,7 +394,7 @@ def grid_sampler_2d(cx: Converter, x: Any, grid: Any, interpolation_mode: int, p
         raise unsupported(cx, "grid sampling is supported bilinear or nearest, with zeros or border padding")
     t, g = cx.tensor(x, "input"), cx.tensor(grid, "grid")
     h, w = static_sizes(cx, t.shape[2:], "grid sampling")
-    acc = "float32" if t.dtype == "float16" else t.dtype
+    acc = accumulator_dtype(t.dtype, None)
 
     def unnormalize(c: Expr, size: int) -> Expr:
         c = c.astype(acc)

@@ -31,6 +31,7 @@ import torch
 from compiler import te
 from compiler.ops.util import broadcast_read, normalize_axis, same_dim
 from compiler.te import Dim, Expr, Tensor
+from compiler.te.nodes import is_float
 from compiler.torch import aten_index
 from compiler.torch.aten import aten, unsupported
 from compiler.torch.graph import Converter
@@ -56,7 +57,7 @@ def _rows_like(cx: Converter, base: Tensor, dim: int, length: Dim, source: Any) 
     (broadcast as torch's in-place ops broadcast their source)."""
     shape = tuple(length if d == dim else n for d, n in enumerate(base.shape))
     if isinstance(source, int | float | bool):
-        value = float(source) if base.dtype.startswith("float") else int(source)
+        value = float(source) if is_float(base.dtype) else int(source)
         return te.compute(shape, lambda *_: te.const(value, base.dtype), name=f"{cx.name}_rows")
     src = cx.tensor(source, "source")
     same = src.ndim == len(shape) and all(same_dim(a, b) for a, b in zip(src.shape, shape, strict=True))
@@ -158,7 +159,7 @@ def copy(cx: Converter, x: Any, src: Any, non_blocking: bool = False) -> Tensor:
 
 def _scalar_copy(cx: Converter, base: Tensor, src: Any) -> Tensor:
     if isinstance(src, int | float | bool):
-        value = float(src) if base.dtype.startswith("float") else int(src)
+        value = float(src) if is_float(base.dtype) else int(src)
         return te.compute((), lambda: te.const(value, base.dtype), name=cx.name)
     s = cx.tensor(src, "source")
     if s.ndim != 0:

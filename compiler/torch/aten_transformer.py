@@ -25,6 +25,7 @@ from torch import fx
 from compiler import ops, te
 from compiler.ops.util import normalize_axis, static
 from compiler.te import Dim, Expr, Tensor
+from compiler.te.nodes import is_float
 from compiler.torch.aten import OPS, Value, as_dtype, aten, pointwise, result_dtype, unsupported
 from compiler.torch.graph import Converter, Permuted, te_dtype
 
@@ -304,7 +305,7 @@ def scaled_dot_product_attention(
         raise unsupported(cx, "attention with enable_gqa=True is not supported")
     mask = None if attn_mask is None else cx.tensor(attn_mask, "attn_mask")
     tq, tk, tv = cx.tensor(q, "query"), cx.tensor(k, "key"), cx.tensor(v, "value")
-    if mask is not None and mask.dtype.startswith("float") and mask.dtype != tq.dtype:
+    if mask is not None and is_float(mask.dtype) and mask.dtype != tq.dtype:
         mask = ops.cast(mask, tq.dtype, name=f"{cx.name}_mask_{tq.dtype}")
     return ops.scaled_dot_product_attention(tq, tk, tv, mask, bool(is_causal), scale, name=cx.name)
 
@@ -329,15 +330,15 @@ def baddbmm(cx: Converter, bias: Any, a: Any, b: Any, *, beta: float = 1, alpha:
 
 
 def _power(a: Expr, b: Expr) -> Expr:
-    if a.dtype == "float16":  # evaluated in float32, rounded once
-        return te.power(a.astype("float32"), b.astype("float32")).astype("float16")
+    if a.dtype in ("float16", "bfloat16"):  # evaluated in float32, rounded once
+        return te.power(a.astype("float32"), b.astype("float32")).astype(a.dtype)
     return te.power(a, b)
 
 
 @aten("pow.Tensor_Tensor")
 def pow_tensor(cx: Converter, x: Any, exponent: Any) -> Tensor:
     dtype = result_dtype(cx) or "float32"
-    if not dtype.startswith("float"):
+    if not is_float(dtype):
         raise unsupported(cx, f"pow of {dtype} tensors is not supported (float only)")
     lhs, rhs = _operands(cx, x, exponent, dtype)
     return ops.broadcast_binary(lhs, rhs, _power, name=cx.name)
@@ -346,7 +347,7 @@ def pow_tensor(cx: Converter, x: Any, exponent: Any) -> Tensor:
 @aten("pow.Scalar")
 def pow_scalar_base(cx: Converter, base: float, exponent: Any) -> Tensor:
     dtype = result_dtype(cx) or "float32"
-    if not dtype.startswith("float"):
+    if not is_float(dtype):
         raise unsupported(cx, f"pow of {dtype} tensors is not supported (float only)")
     return ops.broadcast_binary(float(base), _tensor_in(cx, exponent, dtype, "exponent"), _power, name=cx.name)
 

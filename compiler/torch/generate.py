@@ -97,7 +97,9 @@ class CausalLM:
         positions = np.arange(self.position, self.position + n, dtype=np.int64)
         logits = self.net(ids, None, positions)
         self.position += n
-        last: np.ndarray = np.asarray(logits)[0, -1]
+        if isinstance(logits, torch.Tensor):  # a bfloat16 model's (NumPy has no bf16)
+            logits = logits.float().numpy()
+        last: np.ndarray = np.asarray(logits, dtype=np.float32)[0, -1]
         return last
 
     def generate(

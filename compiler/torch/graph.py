@@ -29,6 +29,7 @@ from compiler.torch.symbolic import sympy_to_dim
 TE_DTYPES: dict[torch.dtype, str] = {
     torch.bool: "int8",  # a mask of 0/1 bytes (ops.MASK): te tensors have no bool type
     torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
     torch.float32: "float32",
     torch.float64: "float64",
     torch.int8: "int8",
@@ -153,13 +154,41 @@ def sanitize(name: str) -> str:
     return out if out and not out[0].isdigit() else f"t_{out}"
 
 
+ParamArray = np.ndarray | torch.Tensor
+"""A constant as the compiled function takes it: a NumPy array, or a torch tensor for
+bfloat16 (NumPy has no bf16; the function takes any DLPack tensor)."""
+
+
+def param_array(value: torch.Tensor) -> ParamArray:
+    """A constant's values, C-contiguous, as `ParamArray` (a bool mask as int8 bytes)."""
+    if value.dtype == torch.bfloat16:
+        return value.detach().cpu().contiguous()
+    array = value.detach().cpu().numpy()
+    if not array.flags.c_contiguous:  # (np.ascontiguousarray makes a 0-d array 1-D)
+        array = np.ascontiguousarray(array)
+    return array.view(np.int8) if array.dtype == np.bool_ else array
+
+
+def host_array(t: torch.Tensor) -> np.ndarray:
+    """A tensor's elements as a contiguous NumPy array to lay out in blocks; a bfloat16
+    tensor's as their int16 bits (`from_host_array` makes them bf16 again)."""
+    t = t.detach().cpu().contiguous()
+    return t.view(torch.int16).numpy() if t.dtype == torch.bfloat16 else t.numpy()
+
+
+def from_host_array(array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+    """`host_array`'s inverse: the tensor of dtype `dtype` over `array`'s memory."""
+    t = torch.from_numpy(array)
+    return t.view(torch.bfloat16) if dtype == torch.bfloat16 else t
+
+
 @dataclass
 class Converter:
     """Values of the nodes converted so far, and the constants bound as placeholders."""
 
     values: dict[fx.Node, Any] = field(default_factory=dict)
     params: list[te.Tensor] = field(default_factory=list)
-    param_values: list[np.ndarray] = field(default_factory=list)
+    param_values: list[ParamArray] = field(default_factory=list)
     _param_cache: dict[int, te.Tensor] = field(default_factory=dict)
     _param_keep: list[torch.Tensor] = field(default_factory=list)
     _names: set[str] = field(default_factory=set)
@@ -189,11 +218,7 @@ class Converter:
         key = id(value)
         if key not in self._param_cache:
             name = self.const_names.get(key, name)
-            array = value.detach().cpu().numpy()
-            if not array.flags.c_contiguous:  # (np.ascontiguousarray makes a 0-d array 1-D)
-                array = np.ascontiguousarray(array)
-            if array.dtype == np.bool_:
-                array = array.view(np.int8)
+            array = param_array(value)
             dtype = te_dtype(value.dtype, f"constant {name}")
             t = te.placeholder(tuple(int(d) for d in value.shape), dtype, name=self.unique(name))
             self._param_cache[key] = t
@@ -214,7 +239,7 @@ class Converter:
         key = (id(source), layout)
         if key not in self._blocked:
             name = self.const_names.get(id(source), f"{self.name}_{what}")
-            self._blocked[key] = self.param(torch.from_numpy(make()), f"{name}_blocked")
+            self._blocked[key] = self.param(from_host_array(make(), source.dtype), f"{name}_blocked")
             self._param_keep.append(source)  # keeps id(source) unique while cached
         return self._blocked[key]
 

@@ -50,6 +50,7 @@ from compiler.torch.aten_index import REFUSED
 from compiler.torch.decompose import decompose
 from compiler.torch.graph import (
     Converter,
+    ParamArray,
     Permuted,
     UnsupportedOperatorError,
     module_path,
@@ -97,7 +98,7 @@ class ImportedGraph:
 
     inputs: list[te.Tensor]
     params: list[te.Tensor]
-    param_values: list[np.ndarray]
+    param_values: list[ParamArray]
     outputs: list[te.Tensor]
     out_spec: Any
     schedule: te.Schedule

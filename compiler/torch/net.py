@@ -30,6 +30,7 @@ from compiler.errors import ArgumentTypeError, ArgumentValueError
 from compiler.pipeline_options import PipelineOptions
 from compiler.te import Dim
 from compiler.te.nodes import Var
+from compiler.torch.graph import ParamArray
 from compiler.torch.importer import ImportedGraph, Origin, dim_names, export, import_program
 from compiler.torch.symbolic import eval_dim
 
@@ -104,8 +105,9 @@ class TorchFunction:
             self.graph.state.reset()
 
     @property
-    def parameters(self) -> dict[str, np.ndarray]:
-        """The constants bound at compile time (folded batch norms included), by argument name."""
+    def parameters(self) -> dict[str, ParamArray]:
+        """The constants bound at compile time (folded batch norms included), by argument name:
+        NumPy arrays, and torch tensors for bfloat16 ones."""
         return {t.name: v for t, v in zip(self.graph.params, self._params, strict=True)}
 
     @property
@@ -182,7 +184,7 @@ class TorchFunction:
         if len(inputs) != len(self.graph.inputs):
             inputs = [a for a in inputs if a is not None]
         arrays = [_as_array(a) for a in inputs]
-        outputs = [np.empty(shape, dtype=dtype) for shape, dtype in self._outputs_for(arrays)]
+        outputs = [_empty(shape, dtype) for shape, dtype in self._outputs_for(arrays)]
         return arrays, outputs
 
     def _outputs_for(self, arrays: Sequence[Any]) -> list[tuple[tuple[int, ...], Any]]:
@@ -251,6 +253,13 @@ def _bool_outputs(exported: Any) -> set[int]:
     out = next(n for n in graph.nodes if n.op == "output")
     vals = [a.meta.get("val") if hasattr(a, "meta") else None for a in out.args[0]]
     return {k for k, v in enumerate(vals) if isinstance(v, torch.Tensor) and v.dtype == torch.bool}
+
+
+def _empty(shape: tuple[int, ...], dtype: str) -> Any:
+    """An output's memory: a NumPy array, or a torch tensor for bfloat16 (NumPy has none)."""
+    if dtype == "bfloat16":
+        return torch.empty(shape, dtype=torch.bfloat16)
+    return np.empty(shape, dtype=dtype)
 
 
 def _as_array(a: Any) -> Any:

@@ -161,6 +161,13 @@ class StateBuffer:
     initial: np.ndarray | None
     """The value at export (None: zeros), which `reset` restores."""
     writes: list[Write] = field(default_factory=list)
+    argument: Any = None
+    """What the compiled function takes: `array`, or for bfloat16 (whose `array` holds the
+    int16 bits: NumPy has no bf16) a bf16 torch tensor over the same memory."""
+
+    def __post_init__(self) -> None:
+        if self.argument is None:
+            self.argument = torch.from_numpy(self.array).view(torch.bfloat16) if self.tensor.dtype == "bfloat16" else self.array
 
 
 @dataclass
@@ -176,8 +183,9 @@ class StatePlan:
         return [b.tensor for b in self.buffers]
 
     @property
-    def arrays(self) -> list[np.ndarray]:
-        return [b.array for b in self.buffers]
+    def arrays(self) -> list[Any]:
+        """The compiled function's state arguments (`StateBuffer.argument`)."""
+        return [b.argument for b in self.buffers]
 
     @property
     def nbytes(self) -> int:
@@ -186,10 +194,10 @@ class StatePlan:
     def output_shapes(self, env: dict[str, int]) -> list[tuple[int, ...]]:
         return [tuple(eval_dim(d, env) for d in t.shape) for t in self.outputs]
 
-    def write(self, values: Sequence[np.ndarray]) -> None:
+    def write(self, values: Sequence[Any]) -> None:
         """Apply the writes of a call whose extra outputs are `values` to the state arrays:
         all of them, or none when a position is outside its buffer (ArgumentValueError)."""
-        by_uid = {t.uid: v for t, v in zip(self.outputs, values, strict=True)}
+        by_uid = {t.uid: _bits(v) for t, v in zip(self.outputs, values, strict=True)}
         for b in self.buffers:
             for w in b.writes:
                 if w.positions is not None:
@@ -237,10 +245,20 @@ def _write_rows(b: StateBuffer, dim: int, positions: np.ndarray, rows: np.ndarra
         b.array[index] = rows
 
 
+def _bits(value: Any) -> np.ndarray:
+    """An output as NumPy: a bf16 torch tensor's int16 bits (what the state arrays hold)."""
+    if isinstance(value, torch.Tensor) and value.dtype == torch.bfloat16:
+        return value.view(torch.int16).numpy()
+    return np.asarray(value)
+
+
 def _shared(value: torch.Tensor) -> np.ndarray:
     """The tensor's memory as a NumPy array (written, the tensor changes), or a copy where
-    NumPy cannot view it (not dense, not on the CPU, requires grad)."""
+    NumPy cannot view it (not dense, not on the CPU, requires grad); a bfloat16 tensor's
+    as its int16 bits."""
     t = value.detach()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16) if t.device.type == "cpu" and t.is_contiguous() else t.cpu().contiguous().view(torch.int16)
     if t.device.type == "cpu" and t.is_contiguous() and t.dtype in (torch.float32, torch.float64, torch.float16,
                                                                     torch.int64, torch.int32, torch.int16,
                                                                     torch.int8, torch.uint8, torch.bool):
