@@ -20,7 +20,8 @@ The packed-API ops read DLTensors by byte offset (`compiler/runtime/dlpack.py`):
 field (`shape[k]`: the shape pointer, then element k); addresses are `index`
 in the IR and become pointers with `inttoptr` at calls and loads.
 
-Steps (parallel.py first outlines the parallel loops into functions of their own):
+Steps (bfloat16.py first makes bf16 arithmetic f32 and bf16 values i16: step 0;
+parallel.py then outlines the parallel loops into functions of their own):
   1. loop ops -> scf + llvm memory ops: `loop.for` -> `scf.for`,
      `loop.if` -> `scf.if` (control_flow.py), `loop.load/store` ->
      `llvm.getelementptr inbounds` + `llvm.load/store`, `loop.alloc` ->
