@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -43,10 +42,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
+from compiler.runtime.bfloat16 import QUIET_NAN, from_bf16_bits, to_bf16_bits
 
 BF16 = BFloat16Type()
-QUIET_NAN = 0x7FC0
-"""The bf16 bits torch gives every NaN."""
 
 
 def is_bf16(t: Attribute) -> bool:
@@ -160,18 +158,13 @@ def _replace_constant(op: arith.ConstantOp) -> None:
 
 
 def bf16_bits(x: float) -> int:
-    """The bf16 bits of a Python float: f32 first, then rounded to nearest even, as the
-    compiled code rounds (a NaN is 0x7FC0)."""
-    with numpy.errstate(over="ignore"):  # beyond f32's range: an infinity, as a cast gives
-        b = int(numpy.array(x, dtype=numpy.float32).view(numpy.uint32))
-    if (b & 0x7FFFFFFF) > 0x7F800000:
-        return QUIET_NAN
-    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+    """The bf16 bits of a Python float, rounded as the compiled code rounds."""
+    return int(to_bf16_bits(x))
 
 
 def bf16_value(bits: int) -> float:
     """The value of bf16 bits (exact in a Python float)."""
-    return float(numpy.array(bits << 16, dtype=numpy.uint32).view(numpy.float32))
+    return float(from_bf16_bits(bits))
 
 
 def _constants(ops: list[Operation]) -> Callable[[int], SSAValue]:

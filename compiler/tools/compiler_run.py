@@ -30,7 +30,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from compiler.errors import ArgumentValueError, CompilerError
 from compiler.tools.exits import internal_error
@@ -105,6 +105,12 @@ def _arena_bytes(arena: str, env: dict[str, int]) -> int:
     return evaluate(e, env) if free_vars(e) <= env.keys() else 0
 
 
+def _itemsize(dtype: str) -> int:
+    import numpy as np
+
+    return 2 if dtype == "bfloat16" else np.dtype(dtype).itemsize
+
+
 def _check_memory(shapes: Sequence[tuple[tuple[int, ...], str, str]], arena: int) -> None:
     """Refuse arguments (shape, dtype, name) and an arena of intermediates that need more
     bytes than the host has free: the compiled function would find no memory for them."""
@@ -112,7 +118,7 @@ def _check_memory(shapes: Sequence[tuple[tuple[int, ...], str, str]], arena: int
 
     from compiler.runtime.host import host_available_memory
 
-    sizes = [(name, int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize) for shape, dtype, name in shapes]
+    sizes = [(name, int(np.prod(shape, dtype=object)) * _itemsize(dtype)) for shape, dtype, name in shapes]
     sizes.append(("the intermediates", arena))
     total = sum(size for _, size in sizes)
     available = host_available_memory()
@@ -135,7 +141,33 @@ def _fill(shape: tuple[int, ...], dtype: str, init: str, rng: np.random.Generato
         data = rng.uniform(-1.0, 1.0, size) if "float" in dtype else rng.integers(-8, 8, size)
     else:
         data = np.arange(size)
+    if dtype == "bfloat16":  # NumPy has no bf16: its bits (`_as_argument` passes them as bf16)
+        from compiler.runtime.bfloat16 import to_bf16_bits
+
+        return to_bf16_bits(data).reshape(shape)
     return data.astype(dtype).reshape(shape)
+
+
+def _zeros(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    import numpy as np
+
+    return np.zeros(shape, np.uint16 if dtype == "bfloat16" else dtype)
+
+
+def _as_argument(array: np.ndarray, dtype: str) -> Any:
+    """What the compiled function takes for `array`: a bf16 DLTensor over the bits of a
+    bfloat16 argument, else the array."""
+    if dtype != "bfloat16":
+        return array
+    from compiler.runtime.dlpack import KDL_BFLOAT, RawTensor, pack_dtype
+
+    return RawTensor(data=array.ctypes.data, shape=array.shape, dtype=pack_dtype(KDL_BFLOAT, 16))
+
+
+def _printable(array: np.ndarray, dtype: str) -> np.ndarray:
+    from compiler.runtime.bfloat16 import from_bf16_bits
+
+    return from_bf16_bits(array) if dtype == "bfloat16" else array
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -180,14 +212,14 @@ def run(argv: Sequence[str] | None = None) -> int:
     arrays = []
     for spec, (shape, _, _) in zip(fn.specs, shapes, strict=True):
         try:
-            arrays.append(np.zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))
+            arrays.append(_zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))
         except ValueError as err:  # NumPy: a shape whose extents multiply past 64 bits, even with a 0
             raise RunError(f"{spec.name} of shape {shape} cannot be allocated: {err}") from None
-    fn(*arrays)
+    fn(*(_as_argument(a, spec.dtype) for a, spec in zip(arrays, fn.specs, strict=True)))
     np.set_printoptions(threshold=sys.maxsize, linewidth=120, precision=6, suppress=True)
     for spec, a in zip(fn.specs, arrays, strict=True):
         if spec.is_output:
-            print(f"{spec.name} = {np.array2string(a, separator=', ')}")
+            print(f"{spec.name} = {np.array2string(_printable(a, spec.dtype), separator=', ')}")
     return 0
 
 
