@@ -41,6 +41,7 @@ Each outcome is classified:
 | internal    | `internal error: ...`                                        | no   |
 | signal      | killed by a signal (SIGSEGV, SIGABRT...)                     | no   |
 | unlocated   | an error message without a location                          | no   |
+| long-run    | a `compiler-run` timeout of a program whose own loops run at least `LONG_RUN_ITERATIONS` times at its `--dim` sizes (counted on its flat IR: the time is the program's, not the compiler's) | yes |
 | timeout     | still running after `--timeout` seconds                      | no   |
 
 The bad ones are put in buckets by signature (the outcome with the exception type
@@ -79,8 +80,12 @@ ROOT = Path(__file__).resolve().parents[2]
 LIT_ROOT = ROOT / "test" / "filecheck"
 TOOLS = {"opt": ROOT / "tools" / "compiler-opt", "run": ROOT / "tools" / "compiler-run"}
 
-GOOD = ("ok", "diagnostic", "run-error")
+GOOD = ("ok", "diagnostic", "run-error", "long-run")
 BAD = ("traceback", "internal", "signal", "unlocated", "timeout")
+
+LONG_RUN_ITERATIONS = 10**9
+"""Loop iterations at which a program may take the fuzzer's time limit by itself (a
+mutated reduction over 2^31 - 1 elements, run for 16 rows: 3.4e10 iterations, 31 s)."""
 
 # ---------------------------------------------------------------------------
 # Seeds
@@ -457,6 +462,8 @@ def _wait(pid: int, timeout: float) -> tuple[int | None, int | None, bool]:
 
 
 def _tool_main(tool: str) -> Callable[[list[str]], int]:
+    if tool == "iterations":
+        return iterations_main
     if tool == "opt":
         from compiler.tools.compiler_opt import main as opt_main
 
@@ -464,6 +471,41 @@ def _tool_main(tool: str) -> Callable[[list[str]], int]:
     from compiler.tools.compiler_run import main as run_main
 
     return run_main
+
+
+def iterations_main(argv: list[str]) -> int:
+    """`input.mlir [--dim N=V]...`: print an upper bound of the loop iterations the program
+    runs at those sizes (its flat IR, as `compiler-run` builds it: every loop's trip count
+    bounded over the sizes and the ranges of the loops around it, times theirs), or
+    `unbounded`."""
+    from compiler.analysis.value_names import ValueNames, enclosing_loops, loop_ranges
+    from compiler.analysis.walk import walk_ops
+    from compiler.arith.expr import IndexConst
+    from compiler.arith.simplify import const_bounds
+    from compiler.context import make_context
+    from compiler.dialects import loop
+    from compiler.tools.compiler_opt import LocatedParser
+    from compiler.tools.compiler_opt import main as opt_main
+
+    path, dims = argv[0], dict(a.split("=", 1) for a in argv[2::2])
+    flat = str(Path(path).with_suffix(".flat.mlir"))
+    if opt_main([path, "-p", "default-pipeline{until=flat}", "-o", flat]) != 0:
+        return 1
+    module = LocatedParser(make_context(), Path(flat).read_text(), flat).parse_module()
+    sizes = {name: (IndexConst(int(v)), IndexConst(int(v))) for name, v in dims.items()}
+    names = ValueNames()
+    runs: dict[loop.ForOp, int] = {}  # iterations of each loop's body, all told
+    for op in walk_ops(module):  # outer loops first
+        if not isinstance(op, loop.ForOp):
+            continue
+        _, trips = const_bounds(names.expr(op.extent), {**sizes, **loop_ranges(op, names)})
+        if trips is None:
+            os.write(1, b"unbounded\n")  # the descriptor: under pytest, print goes to its capture
+            return 0
+        around = enclosing_loops(op)  # innermost first
+        runs[op] = max(trips, 0) * (runs[around[0]] if around else 1)
+    os.write(1, f"{sum(runs.values())}\n".encode())
+    return 0
 
 
 def warm_up() -> None:
@@ -689,6 +731,8 @@ class Fuzzer:
         path.write_text(text)
         result = self.runner(tool, [str(path), *args], self.workdir, timeout=self.timeout, memory_mb=self.memory_mb)
         outcome = classify(tool, result)
+        if outcome == "timeout" and tool == "run" and self.long_program(args):
+            outcome = "long-run"
         sig = signature(tool, outcome, result) if outcome in BAD else ""
         if outcome == "internal":  # the frames of the internal error, for its bucket
             again = self.runner(
@@ -697,6 +741,15 @@ class Fuzzer:
             if classify(tool, again) == "traceback":
                 sig = "internal " + signature(tool, "traceback", again).removeprefix("traceback ")
         return outcome, sig, result
+
+    def long_program(self, args: list[str]) -> bool:
+        """Whether the program in input.mlir runs `LONG_RUN_ITERATIONS` loop iterations at
+        the sizes `args` bind (`iterations_main`, under the same limits: a compiler that
+        hangs on it is still a timeout)."""
+        path = self.workdir / "input.mlir"
+        count = run_forked("iterations", [str(path), *args], self.workdir, timeout=self.timeout, memory_mb=self.memory_mb)
+        words = count.stdout.split()
+        return classify("opt", count) == "ok" and bool(words) and words[-1].isdigit() and int(words[-1]) >= LONG_RUN_ITERATIONS
 
     def minimize(self, job: Job, sig: str, budget: int) -> str:
         def still_fails(lines: list[str]) -> bool:

@@ -83,6 +83,35 @@ def test_a_crash_is_bucketed_and_minimized(tmp_path: Path) -> None:
     assert "--no-check-bounds" in (tmp_path / "bucket-001" / "command.txt").read_text()
 
 
+LONG_LOOP = """loop.func @long(%a: !loop.buffer<["n"], f32> {loop.output}) {
+  %n = loop.var "n" : index
+  %c0 = arith.constant 0 : index
+  loop.for %i = %c0 extent %n {
+    loop.for %j = %c0 extent %n {
+      %v = loop.load %a[%j] : !loop.buffer<["n"], f32>
+      %w = arith.constant 1.0 : f32
+      %s = arith.addf %v, %w : f32
+      loop.store %s, %a[%j] : !loop.buffer<["n"], f32>
+    }
+  }
+}
+"""
+
+
+def test_a_program_long_by_itself_is_a_long_run_not_a_timeout(tmp_path: Path) -> None:
+    """A timeout of compiler-run on a program whose own loops run 2^40 iterations at its
+    sizes is the program's time (`long-run`, a good outcome); the same program at a
+    small size counts 12 iterations, so a timeout there would stay a bad one."""
+    job = fuzz.Job(0, "long", [], "run", ["--dim", f"n={2**20}"], LONG_LOOP)
+    report = fuzz.fuzz([job], out=tmp_path, timeout=2)
+    assert report.outcomes == {"long-run": 1}
+    assert not report.buckets
+    fuzzer = fuzz.Fuzzer(timeout=30, memory_mb=3072, subprocess=False, workdir=tmp_path)
+    (tmp_path / "input.mlir").write_text(LONG_LOOP)
+    assert fuzzer.long_program(["--dim", f"n={2**20}"])
+    assert not fuzzer.long_program(["--dim", "n=3"])
+
+
 def test_fuzzing_finds_no_bad_bucket(tmp_path: Path) -> None:
     """The bounded run, in a process of its own (it forks a child per input, which a
     pytest worker's threads make unsafe)."""
