@@ -10,9 +10,12 @@ Inductor does inside its fused kernels. Here, before anything else is lowered:
    or from one, a math function the same way);
 2. the conversions are integer ops, so they vectorize and need no runtime library:
    bf16 -> f32 is the 16 bits shifted into the top of an i32 (exact), f32 -> bf16
-   rounds to nearest even (`(b + 0x7FFF + ((b >> 16) & 1)) >> 16`) and makes any NaN
-   the quiet NaN 0x7FC0, as torch's `c10::BFloat16` does (branch-free: the
-   vectorizer has no vector compare or select);
+   rounds to nearest even (`(b + 0x7FFF + ((b >> 16) & 1)) >> 16`) and keeps a NaN a
+   quiet positive NaN (`runtime/bfloat16.py` does the same in NumPy). Branch-free,
+   and without a flag made from a sign bit: the vectorizer has no vector compare or
+   select, and LLVM 22 turned such a flag, in SLP-vectorized scalar tails, into a
+   `vmovmskps` of a register it cannot encode (xmm18: the instruction read xmm2, and a
+   layer norm's tail element came out NaN);
 3. what is left of bf16 only moves bits (loads, stores, selects, an `scf.if`'s
    results), so every bf16 type (scalars, buffer elements) becomes i16.
 
@@ -42,7 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
-from compiler.runtime.bfloat16 import QUIET_NAN, from_bf16_bits, to_bf16_bits
+from compiler.runtime.bfloat16 import from_bf16_bits, to_bf16_bits
 
 BF16 = BFloat16Type()
 
@@ -132,23 +135,24 @@ def _replace_extension(op: arith.ExtFOp) -> None:
 
 
 def _replace_rounding(op: arith.TruncFOp) -> None:
-    """f32 (or f64, through f32) -> bf16, rounded to nearest even; a NaN is 0x7FC0."""
+    """f32 (or f64, through f32) -> bf16, rounded to nearest even; a NaN stays a quiet,
+    positive NaN (`rounding_bits` says how)."""
     new: list[Operation] = []
     c = _constants(new)
     value = op.input
     if not isinstance(value.type, Float32Type):
         value = _emit(new, arith.TruncFOp(value, f32))
     bits = _emit(new, arith.BitcastOp(value, i32))
-    lsb = _emit(new, arith.AndIOp(_emit(new, arith.ShRUIOp(bits, c(16))), c(1)))
-    rounded = _emit(new, arith.AddiOp(_emit(new, arith.AddiOp(bits, c(0x7FFF))), lsb))
-    high = _emit(new, arith.ShRUIOp(rounded, c(16)))
-    # NaN: |bits| > 0x7F800000, i.e. |bits| + 0x7FFFFF carries into bit 31 (no overflow: |bits| < 2^31)
     magnitude = _emit(new, arith.AndIOp(bits, c(0x7FFFFFFF)))
-    is_nan = _emit(new, arith.ShRUIOp(_emit(new, arith.AddiOp(magnitude, c(0x7FFFFF))), c(31)))
-    mask = _emit(new, arith.SubiOp(c(0), is_nan))  # all ones for a NaN
-    fix = _emit(new, arith.AndIOp(_emit(new, arith.XOrIOp(high, c(QUIET_NAN))), mask))
-    value = _emit(new, arith.TruncIOp(_emit(new, arith.XOrIOp(high, fix)), i16))
-    _replace(op, new, value)
+    lsb = _emit(new, arith.AndIOp(_emit(new, arith.ShRUIOp(magnitude, c(16))), c(1)))
+    rounded = _emit(new, arith.AddiOp(_emit(new, arith.AddiOp(magnitude, c(0x7FFF))), lsb))
+    capped = _emit(new, arith.MinUIOp(rounded, c(0x7FFFFFFF)))  # a NaN's carry stops below the sign
+    nan_high = _emit(new, arith.AddiOp(magnitude, c(0x7FFFFF)))  # bit 31: a NaN
+    sign = _emit(new, arith.AndIOp(bits, _emit(new, arith.XOrIOp(nan_high, c(-1)))))
+    signed = _emit(new, arith.OrIOp(_emit(new, arith.AndIOp(sign, c(-0x80000000))), capped))
+    quiet = _emit(new, arith.AndIOp(_emit(new, arith.ShRUIOp(nan_high, c(25))), c(0x40)))
+    high = _emit(new, arith.OrIOp(_emit(new, arith.ShRUIOp(signed, c(16))), quiet))
+    _replace(op, new, _emit(new, arith.TruncIOp(high, i16)))
 
 
 def _replace_constant(op: arith.ConstantOp) -> None:

@@ -93,6 +93,7 @@ _ELEMENTWISE: tuple[type[Operation], ...] = (
     arith.ShRSIOp,
     arith.ShRUIOp,
     arith.ShLIOp,
+    arith.MinUIOp,
     arith.ExtUIOp,
     arith.TruncIOp,
     arith.MaxSIOp,

@@ -1,7 +1,7 @@
 """bfloat16 values in NumPy, which has no bf16 type: their bits as uint16.
 
 The rounding is the compiled code's (lowering/bfloat16.py) and torch's: f32 to the
-nearest bf16, ties to even, every NaN the quiet NaN 0x7FC0.
+nearest bf16, ties to even; a NaN stays a quiet NaN (torch's is always 0x7FC0).
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from typing import Any
 
 import numpy as np
 
-QUIET_NAN = 0x7FC0
-"""The bf16 bits torch gives every NaN."""
-
 
 def to_bf16_bits(values: Any) -> np.ndarray:
-    """The bf16 bits (uint16) of float values, each first rounded to float32."""
+    """The bf16 bits (uint16) of float values, each first rounded to float32: to nearest
+    even; a NaN a quiet positive NaN (its payload's top bits kept), as the compiled code."""
     with np.errstate(over="ignore", invalid="ignore"):  # beyond f32's range: infinities, as a cast gives
         b = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    rounded = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
-    return np.where((b & 0x7FFFFFFF) > 0x7F800000, np.uint16(QUIET_NAN), rounded)
+    magnitude = b & 0x7FFFFFFF
+    rounded = np.minimum(magnitude + 0x7FFF + ((magnitude >> 16) & 1), 0x7FFFFFFF)
+    nan_high = magnitude + 0x7FFFFF  # bit 31: a NaN
+    sign = b & ~nan_high & 0x80000000
+    return ((((sign | rounded) >> 16) | ((nan_high >> 25) & 0x40)) & 0xFFFF).astype(np.uint16)
 
 
 def from_bf16_bits(bits: Any) -> np.ndarray:

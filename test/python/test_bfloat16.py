@@ -42,7 +42,8 @@ def test_f32_to_bf16_rounds_to_nearest_even_as_torch() -> None:
     f(src, out)
     expected = src.to(torch.bfloat16)
     assert bool(same_bits(out, expected).all()), np.flatnonzero(~same_bits(out, expected).numpy())[:8]
-    assert bool((out.view(torch.int16)[src.isnan()] == 0x7FC0).all())  # every NaN is torch's quiet NaN
+    nan_bits = out.view(torch.int16)[src.isnan()].int() & 0xFFC0
+    assert bool((nan_bits == 0x7FC0).all())  # every NaN a positive quiet NaN
 
 
 def test_every_bf16_extends_exactly_to_f32_and_f64() -> None:
@@ -72,6 +73,40 @@ def test_each_arithmetic_result_is_rounded_as_torch_rounds_it() -> None:
     assert bool(same_bits(out2, torch.maximum(x, y * 3.0)).all())
 
 
+def test_rounding_in_slp_vectorized_tails_keeps_numbers_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A normalization's scalar tails (3 = 2 lanes + 1), four of them SLP-vectorized by
+    LLVM: a NaN flag made from a sign bit became a `vmovmskps` of xmm18, which read xmm2,
+    and element 2 came out NaN whenever b[3] was negative. Serial, as a build outside the
+    test suite makes it (the suite makes every stage parallel: outlined, other code)."""
+    import dataclasses
+
+    from compiler.analysis.target import PARALLEL_MIN_WORK, host_target
+    from compiler.passes import auto_schedule
+
+    serial = dataclasses.replace(host_target(), parallel_min_work=PARALLEL_MIN_WORK)
+    monkeypatch.setattr(auto_schedule, "host_target", lambda: serial)
+    x = te.placeholder((2, 2, 3), name="x", dtype="bfloat16")
+    g = te.placeholder((2, 3), name="g", dtype="bfloat16")
+    b = te.placeholder((2, 3), name="b", dtype="bfloat16")
+    m, s = te.placeholder((2,), name="m"), te.placeholder((2,), name="s")
+    y = te.compute(
+        (2, 2, 3),
+        lambda i, j, k: ((x[i, j, k].astype("float32") - m[i]) / s[i] * g[j, k].astype("float32")
+                         + b[j, k].astype("float32")).astype("bfloat16"),
+        name="y",
+    )
+    f = build([x, g, b, m, s, y])
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(4):
+        X, G, B = (torch.randn(shape, generator=gen).bfloat16() * 4 for shape in ((2, 2, 3), (2, 3), (2, 3)))
+        M, S = torch.randn(2, generator=gen), torch.rand(2, generator=gen) + 1
+        out = torch.empty(2, 2, 3, dtype=torch.bfloat16)
+        f(X, G, B, M, S, out)
+        expected = ((X.float() - M[:, None, None]) / S[:, None, None] * G.float() + B.float()).bfloat16()
+        assert not bool(out.isnan().any())
+        torch.testing.assert_close(out, expected, atol=0.0, rtol=1 / 128)
+
+
 def test_bf16_casts_to_float16_and_integers_as_torch() -> None:
     n = 300
     x = te.placeholder((n,), name="x", dtype="bfloat16")
@@ -94,7 +129,11 @@ def test_bf16_casts_to_float16_and_integers_as_torch() -> None:
 @pytest.mark.parametrize("value", [0.1, 1.5, -3.3e38, 3.4e38, 1e-40, float("inf"), float("nan")])
 def test_constant_bits_round_as_torch(value: float) -> None:
     expected = torch.tensor([value], dtype=torch.float32).bfloat16().view(torch.int16).item() & 0xFFFF
-    assert bf16_bits(value) == expected or (value != value and bf16_bits(value) == 0x7FC0)
+    if value != value:  # any NaN (torch's own vectorized conversion gives 0xFFFF here)
+        assert bf16_bits(value) & 0x7F80 == 0x7F80
+        assert bf16_bits(value) & 0x7F
+    else:
+        assert bf16_bits(value) == expected
     if value == value:
         assert bf16_value(bf16_bits(value)) == torch.tensor([value]).bfloat16().float().item()
 

@@ -108,6 +108,21 @@ def _graph_ops(module: torch.nn.Module, tensors: list[torch.Tensor]) -> set[str]
     return _aten_ops(exported) | _aten_ops(decompose(exported))
 
 
+TOLERANCES = {
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-3, 1e-3),
+    torch.bfloat16: (1.6e-2, 8e-3),  # torch.testing's rtol for bf16; atol: about two ulps at the scale
+}
+"""(rtol, atol as a share of the output's largest finite magnitude) per dtype of the outputs."""
+
+
+def _numpy(t: Any) -> np.ndarray:
+    """An output as NumPy (a bfloat16 tensor's values as float32)."""
+    if isinstance(t, torch.Tensor) and t.dtype == torch.bfloat16:
+        return t.float().numpy()
+    return np.asarray(t)
+
+
 def compare(ours: Any, ref: Any, values: bool = True) -> str:
     """'' when our outputs match eager's (their shapes only when not `values`), else what differs."""
     ref_leaves = [r for r in _pytree.tree_leaves(ref) if isinstance(r, torch.Tensor)]
@@ -115,15 +130,16 @@ def compare(ours: Any, ref: Any, values: bool = True) -> str:
     if len(ref_leaves) != len(our_leaves):
         return f"{len(our_leaves)} outputs, eager has {len(ref_leaves)}"
     for k, (o, r) in enumerate(zip(our_leaves, ref_leaves, strict=True)):
-        expected = r.detach().numpy() if r.dtype != torch.bool else r.detach().numpy().astype(np.int8)
-        got = np.asarray(o)
+        rtol, atol = TOLERANCES.get(r.dtype, TOLERANCES[torch.float32])
+        expected = _numpy(r.detach()) if r.dtype != torch.bool else r.detach().numpy().astype(np.int8)
+        got = _numpy(o)
         if tuple(got.shape) != tuple(expected.shape):
             return f"output {k}: shape {tuple(got.shape)}, eager {tuple(expected.shape)}"
         if not values:
             continue
         if expected.dtype.kind == "f":
             scale = max(1.0, float(np.nanmax(np.abs(expected), initial=0.0, where=np.isfinite(expected))))
-            if not np.allclose(got.astype(np.float64), expected, rtol=1e-4, atol=1e-5 * scale, equal_nan=True):
+            if not np.allclose(got.astype(np.float64), expected, rtol=rtol, atol=atol * scale, equal_nan=True):
                 err = np.nanmax(np.abs(got.astype(np.float64) - expected), initial=0.0)
                 return f"output {k}: max error {err:.3g} (scale {scale:.3g})"
         elif not np.array_equal(got.astype(expected.dtype), expected):

@@ -2,9 +2,10 @@
 
 // bf16 is a storage type: its arithmetic runs in f32 and each result is rounded back
 // (as torch's CPU kernels do); the conversions are integer ops on i16 values, so no
-// bf16 type reaches LLVM. Extension: zext, shl 16, bitcast. Rounding to nearest even:
-// (b + 0x7FFF + ((b >> 16) & 1)) >> 16, and a NaN (|b| + 0x7FFFFF carries into bit 31)
-// becomes 0x7FC0 (32704) through a mask, without a select.
+// bf16 type reaches LLVM. Extension: zext, shl 16, bitcast. Rounding to nearest even on
+// the magnitude m: (m + 0x7FFF + ((m >> 16) & 1)), capped below the sign (umin with
+// 0x7FFFFFFF: a NaN's carry); m + 0x7FFFFF has bit 31 set for a NaN, which clears the
+// sign and sets the quiet bit (>> 25 & 0x40). No compare, no select.
 // CHECK-LABEL: llvm.func @scale(
 // CHECK-NOT:     bf16
 // CHECK:         %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i16
@@ -13,19 +14,24 @@
 // CHECK-NEXT:    %[[F:.*]] = llvm.bitcast %[[S]] : i32 to f32
 // CHECK:         %[[P:.*]] = llvm.fmul %[[F]], %{{.*}} {{.*}}: f32
 // CHECK-NEXT:    %[[B:.*]] = llvm.bitcast %[[P]] : f32 to i32
-// CHECK-NEXT:    %[[H:.*]] = llvm.lshr %[[B]], %[[C16]] : i32
+// CHECK-NEXT:    %[[M:.*]] = llvm.and %[[B]], %[[ABS:.*]] : i32
+// CHECK-NEXT:    %[[H:.*]] = llvm.lshr %[[M]], %[[C16]] : i32
 // CHECK-NEXT:    %[[L:.*]] = llvm.and %[[H]], %{{.*}} : i32
-// CHECK-NEXT:    %[[R0:.*]] = llvm.add %[[B]], %{{.*}} : i32
+// CHECK-NEXT:    %[[R0:.*]] = llvm.add %[[M]], %{{.*}} : i32
 // CHECK-NEXT:    %[[R:.*]] = llvm.add %[[R0]], %[[L]] : i32
-// CHECK-NEXT:    %[[HI:.*]] = llvm.lshr %[[R]], %[[C16]] : i32
-// CHECK-NEXT:    %[[M:.*]] = llvm.and %[[B]], %{{.*}} : i32
-// CHECK-NEXT:    %[[N0:.*]] = llvm.add %[[M]], %{{.*}} : i32
-// CHECK-NEXT:    %[[N:.*]] = llvm.lshr %[[N0]], %{{.*}} : i32
-// CHECK-NEXT:    %[[MASK:.*]] = llvm.sub %{{.*}}, %[[N]] : i32
-// CHECK-NEXT:    %[[D:.*]] = llvm.xor %[[HI]], %{{.*}} : i32
-// CHECK-NEXT:    %[[FIX:.*]] = llvm.and %[[D]], %[[MASK]] : i32
-// CHECK-NEXT:    %[[O32:.*]] = llvm.xor %[[HI]], %[[FIX]] : i32
+// CHECK-NEXT:    %[[CAP:.*]] = llvm.call_intrinsic "llvm.umin.i32"(%[[R]], %[[ABS]]) : (i32, i32) -> i32
+// CHECK-NEXT:    %[[N:.*]] = llvm.add %[[M]], %{{.*}} : i32
+// CHECK-NEXT:    %[[NOTN:.*]] = llvm.xor %[[N]], %{{.*}} : i32
+// CHECK-NEXT:    %[[SG0:.*]] = llvm.and %[[B]], %[[NOTN]] : i32
+// CHECK-NEXT:    %[[SG:.*]] = llvm.and %[[SG0]], %{{.*}} : i32
+// CHECK-NEXT:    %[[SR:.*]] = llvm.or %[[SG]], %[[CAP]] : i32
+// CHECK-NEXT:    %[[Q0:.*]] = llvm.lshr %[[N]], %{{.*}} : i32
+// CHECK-NEXT:    %[[Q:.*]] = llvm.and %[[Q0]], %{{.*}} : i32
+// CHECK-NEXT:    %[[HI:.*]] = llvm.lshr %[[SR]], %[[C16]] : i32
+// CHECK-NEXT:    %[[O32:.*]] = llvm.or %[[HI]], %[[Q]] : i32
 // CHECK-NEXT:    %[[O:.*]] = llvm.trunc %[[O32]] : i32 to i16
+// CHECK-NOT:     llvm.select
+// CHECK-NOT:     llvm.icmp
 // CHECK:         llvm.store %[[O]], %{{.*}} : i16, !llvm.ptr
 loop.func @scale(%x: !loop.buffer<[64], bf16>, %y: !loop.buffer<[64], bf16> {loop.output}) {
   %c0 = arith.constant 0 : index
