@@ -79,15 +79,17 @@ def scaled_dot_product_attention(
     # k^T with the scale folded in, a stage of its own ([..., E, S]: the scores' vectors
     # run along S, contiguous in it; read transposed, k gave the matmul no vector axis,
     # GPT-2's scores ran at 6 GFLOP/s), scaled once per element instead of per score
+    # 16-bit q and k: k^T and the scores in float32 (as torch's CPU kernel keeps them;
+    # rounded to bf16, a bf16 attention's output was 1% off eager's)
+    acc = accumulator_dtype(q.dtype, None)
     kt = te.compute(
         (*k.shape[:-2], k.shape[-1], k.shape[-2]),
-        lambda *i: k[(*i[:-2], i[-1], i[-2])] * te.const(float(scale), k.dtype),
+        lambda *i: k[(*i[:-2], i[-1], i[-2])].astype(acc) * te.const(float(scale), acc),
         name=f"{name}_kt",
     )
     skip = (lambda row, col, _k: te.likely(col // CAUSAL_BLOCK <= row // CAUSAL_BLOCK)) if is_causal else None
-    scores = batch_matmul(q, kt, name=f"{name}_scores", where=skip)
+    scores = batch_matmul(q, kt, name=f"{name}_scores", out_dtype=acc, where=skip)
     shape = scores.shape if mask is None else broadcast_shape(scores.shape, mask.shape, name)
-    acc = accumulator_dtype(scores.dtype, None)
     bias = _mask_bias(mask, is_causal, shape, acc, name)
 
     def masked(i: Sequence[Expr]) -> Expr:

@@ -223,23 +223,37 @@ def test_a_bf16_model_imports_with_bf16_weights_and_matches_eager() -> None:
     assert all(v.dtype == torch.bfloat16 for v in weights)
 
 
-def test_bf16_generation_with_a_kv_cache_matches_transformers() -> None:
-    """Greedy tokens of our compiled bf16 model (its KV cache bf16 state) equal
-    transformers' `generate` on the same bf16 weights."""
-    from compiler.torch.generate import CausalLM
+def test_bf16_decoding_with_a_kv_cache_follows_eager() -> None:
+    """Our compiled bf16 model (its KV cache bf16 state) stepped along transformers'
+    greedy tokens: every step's logits within a few bf16 rounding steps of eager's
+    static-cache module fed the same tokens, and after a reset the same again. (Greedy
+    tokens themselves may part where two logits are a rounding apart: with the scores
+    in float32, as torch's SDPA kernel keeps them, ours part from transformers' at the
+    13th token of this random model.)"""
+    from compiler.torch.generate import CausalLM, static_cache_module
 
     model = _llama(causal=True).to(torch.bfloat16)
     lm = CausalLM(model, max_cache_len=48)
     prompt = [3, 14, 15, 92, 6, 5]
     with torch.no_grad():
-        expected = model.generate(
-            torch.tensor([prompt]), max_new_tokens=24, do_sample=False,
+        tokens = model.generate(
+            torch.tensor([prompt]), max_new_tokens=16, do_sample=False,
             attention_mask=torch.ones(1, len(prompt), dtype=torch.long), pad_token_id=0,
         )[0].tolist()
-    assert lm.generate(prompt, 24) == expected
     state = lm.net.graph.state
     caches = [b for b in state.buffers if "cache" in b.name and b.tensor.ndim == 4] if state else []
     assert caches
     assert all(b.tensor.dtype == "bfloat16" for b in caches)
-    lm.reset()
-    assert lm.generate(prompt, 24) == expected  # the cache reset and written again
+    for _ in range(2):  # the second time after a reset: the cache written again
+        lm.reset()
+        eager = static_cache_module(model, 48)
+        steps = [prompt, *([t] for t in tokens[len(prompt):-1])]
+        position = 0
+        for step in steps:
+            ours = torch.as_tensor(lm.step(step))
+            with torch.no_grad():
+                positions = torch.arange(position, position + len(step))
+                expected = eager(input_ids=torch.tensor([step]), cache_position=positions)[0, -1].float()
+            position += len(step)
+            scale = float(expected.abs().max())
+            assert float((ours - expected).abs().max()) <= scale / 32, (position, ours, expected)

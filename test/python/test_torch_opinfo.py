@@ -47,12 +47,11 @@ BF16_SAMPLED = [
     "add", "mul", "div.no_rounding_mode", "exp", "rsqrt", "pow", "where", "cat", "softmax",
     "nn.functional.gelu", "nn.functional.silu", "nn.functional.layer_norm", "nn.functional.rms_norm",
     "sum", "mean", "var", "cumsum", "matmul", "bmm", "nn.functional.linear", "nn.functional.conv2d",
-    "nn.functional.embedding",
+    "nn.functional.embedding", "nn.functional.scaled_dot_product_attention",
 ]
 """OpInfo ops whose bfloat16 samples run too: what a bf16 transformer or CNN is made of.
-(Known differences: `scaled_dot_product_attention`, whose CPU kernel keeps the scores
-in float32 where ours rounds them to bf16, 1% off; `sort` and `topk`, whose indices of
-equal values, frequent in bf16, are in another order.)"""
+(Known differences: `sort` and `topk`, whose indices of equal values, frequent in bf16,
+are in another order.)"""
 
 
 @pytest.fixture(scope="module")
