@@ -301,9 +301,9 @@ def test_nests_of_the_same_form_share_their_answers(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_shared_answer_names_the_counters_of_the_nest_that_asks() -> None:
+    from compiler.analysis.partition_prover import Level, Prover
     from compiler.analysis.value_names import ValueNames
     from compiler.arith import IndexConst, IndexVar
-    from compiler.passes.loop_partition import Level, Prover
 
     prover = Prover(ValueNames(), {})
 
