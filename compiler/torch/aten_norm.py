@@ -1,18 +1,107 @@
-"""ATen converters of normalizations beyond aten.py's folded inference batch norm and
-layer norm: group norm, batch norm with the batch's own statistics (training mode,
-instance norm) with the running statistics torch would store, the statistics torch
-saves for a backward (when the graph reads them), and dropout in inference.
+"""ATen converters of normalizations: inference batch norm (folded into a scale and a
+shift, or into the conv before it by the importer), layer norm, group norm, batch
+norm with the batch's own statistics (training mode, instance norm) with the running
+statistics torch would store, the statistics torch saves for a backward (when the
+graph reads them), and dropout in inference.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import torch
+
 from compiler import ops, te
-from compiler.ops.util import product, static
+from compiler.ops.util import accumulator_dtype, product, static
 from compiler.te import Tensor
-from compiler.torch.aten import Value, aten, moments, running_batch_norm, unsupported, used_results
+from compiler.torch.aten import Value, aten, unsupported
 from compiler.torch.graph import Converter, Permuted
+
+
+def scale_shift_constants(
+    cx: Converter, x: Tensor, mean: Any, var: Any, gamma: Any, beta: Any, eps: float, axis: int = 1
+) -> Tensor:
+    stats = [mean, var, gamma, beta]
+    if all(s is None or isinstance(s, torch.Tensor) for s in stats):
+        scale, shift = fold_batch_norm(mean, var, gamma, beta, eps)
+        dtype = {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(x.dtype, torch.float32)
+        s = cx.param(torch.from_numpy(scale).to(dtype), f"{cx.name}_scale")
+        b = cx.param(torch.from_numpy(shift).to(dtype), f"{cx.name}_shift")
+        return ops.scale_shift(x, s, b, axis=axis, name=cx.name)
+    g = cx.tensor(gamma, "weight") if gamma is not None else None
+    beta_t = cx.tensor(beta, "bias") if beta is not None else None
+    return ops.batch_norm(x, cx.tensor(mean, "running_mean"), cx.tensor(var, "running_var"), g, beta_t, eps, axis, cx.name)
+
+
+def fold_batch_norm(
+    mean: torch.Tensor, var: torch.Tensor, gamma: torch.Tensor | None, beta: torch.Tensor | None, eps: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(scale, shift) with batch_norm(x) = x * scale + shift, in float64."""
+    m, v = mean.detach().double().numpy(), var.detach().double().numpy()
+    scale = 1.0 / np.sqrt(v + eps)
+    if gamma is not None:
+        scale = scale * gamma.detach().double().numpy()
+    shift = -m * scale
+    if beta is not None:
+        shift = shift + beta.detach().double().numpy()
+    return scale, shift
+
+
+def running_batch_norm(cx: Converter, x: Any, mean: Any, var: Any, gamma: Any, beta: Any, eps: float) -> Value:
+    """A batch norm over dimension 1, in the layout x is stored in."""
+    if isinstance(x, Permuted):
+        return Permuted(scale_shift_constants(cx, x.tensor, mean, var, gamma, beta, eps, axis=x.perm[1]), x.perm)
+    return scale_shift_constants(cx, cx.tensor(x, "input"), mean, var, gamma, beta, eps)
+
+
+@aten("batch_norm.default")
+def batch_norm(cx: Converter, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool = False) -> Value:
+    if training:
+        raise unsupported(cx, "batch norm in training mode (call module.eval() before from_torch)")
+    return running_batch_norm(cx, x, mean, var, gamma, beta, eps)
+
+
+@aten("layer_norm.default")
+def layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int], weight: Any = None, bias: Any = None,
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    x = cx.tensor(x, "input")
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    g = cx.tensor(weight, "weight") if weight is not None else None
+    b = cx.tensor(bias, "bias") if bias is not None else None
+    return ops.layer_norm(x, g, b, axes, eps, name=cx.name)
+
+
+@aten("native_layer_norm.default")
+def native_layer_norm(cx: Converter, x: Tensor, normalized_shape: Sequence[int], weight: Any, bias: Any,
+                      eps: float) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    """The norm, and its mean and 1 / std (kept dimensions of 1) when the graph reads them."""
+    out = layer_norm(cx, x, normalized_shape, weight, bias, eps)
+    if not used_results(cx) & {1, 2}:
+        return out, None, None
+    t = cx.tensor(x, "input")
+    mean, rstd = moments(cx, t, tuple(range(t.ndim - len(normalized_shape), t.ndim)), eps)
+    return out, mean, rstd
+
+
+def used_results(cx: Converter) -> set[int]:
+    """Which results of the node being converted (a tuple) the graph reads."""
+    if cx.node is None:
+        return set()
+    return {int(u.args[1]) for u in cx.node.users if len(u.args) > 1 and isinstance(u.args[1], int)}
+
+
+def moments(cx: Converter, t: Tensor, axes: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor]:
+    """(mean, 1 / sqrt(variance + eps)) over `axes`, kept as dimensions of 1 (in float32 for float16)."""
+    acc = accumulator_dtype(t.dtype, None)
+    wide = t if t.dtype == acc else ops.cast(t, acc, name=f"{cx.name}_wide")
+    mean = ops.mean(wide, axes, True, name=f"{cx.name}_mean")
+    centered = ops.subtract(wide, mean, name=f"{cx.name}_centered")
+    variance = ops.mean(ops.multiply(centered, centered, name=f"{cx.name}_squares"), axes, True,
+                        name=f"{cx.name}_variance")
+    return mean, ops.rsqrt(ops.add(variance, float(eps), name=f"{cx.name}_eps"), name=f"{cx.name}_rstd")
 
 
 def _normalize_groups(cx: Converter, t: Tensor, groups: int, eps: float) -> Tensor:

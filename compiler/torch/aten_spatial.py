@@ -27,9 +27,9 @@ from compiler.torch.aten import (
     conv2d_stage,
     max_pool2d,
     unsupported,
-    used_results,
 )
 from compiler.torch.aten_math import arg_reducer, extreme_start
+from compiler.torch.aten_norm import used_results
 from compiler.torch.graph import Converter
 
 # ---------------------------------------------------------------------------

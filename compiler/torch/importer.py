@@ -45,8 +45,9 @@ from compiler.te.reducers import Reduce
 from compiler.te.tensors import Read, collect_stages
 from compiler.te.traversal import walk
 from compiler.torch import state
-from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS, fold_batch_norm
+from compiler.torch.aten import IDENTITY_OPS, IGNORED_OPS, OPS
 from compiler.torch.aten_index import REFUSED
+from compiler.torch.aten_norm import fold_batch_norm
 from compiler.torch.decompose import decompose
 from compiler.torch.graph import (
     Converter,

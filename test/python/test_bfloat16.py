@@ -257,3 +257,30 @@ def test_bf16_decoding_with_a_kv_cache_follows_eager() -> None:
             position += len(step)
             scale = float(expected.abs().max())
             assert float((ours - expected).abs().max()) <= scale / 32, (position, ours, expected)
+
+
+def test_a_bf16_cnn_with_batch_norm_matches_eager() -> None:
+    """Convolutions (NHWC inside), a batch norm folded into its conv, pools and a linear in
+    bf16: as close to the float32 model as eager's bf16 run, within a rounding step."""
+    import copy
+
+    from compiler.torch import from_torch
+
+    torch.manual_seed(0)
+    reference = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.BatchNorm2d(16), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(16, 8, 1), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 5),
+    ).eval()
+    with torch.no_grad():
+        reference[1].running_mean.uniform_(-0.5, 0.5)
+        reference[1].running_var.uniform_(0.5, 2.0)
+    model = copy.deepcopy(reference).to(torch.bfloat16)
+    x = torch.randn(2, 3, 16, 16)
+    out = from_torch(model, (x.bfloat16(),))(x.bfloat16())
+    with torch.no_grad():
+        eager, exact = model(x.bfloat16()).float(), reference(x)
+    assert out.dtype == torch.bfloat16
+    scale = float(exact.abs().max())
+    ours_error = float((out.float() - exact).abs().max()) / scale
+    eager_error = float((eager - exact).abs().max()) / scale
+    assert ours_error <= 2 * eager_error + 1 / 256, (ours_error, eager_error)
