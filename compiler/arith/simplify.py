@@ -14,50 +14,12 @@ expression prints positive terms first, then subtracted terms, then the
 constant, each group ordered by a deterministic key, so equal polynomials
 always print identically (``i * 8 + j - 1``, ``n - i * 8``).
 
-Rules applied while building the polynomial (``c`` a positive constant):
-
-* ``x // c``: terms whose coefficient is divisible by ``c`` and the multiple of
-  ``c`` contained in the constant are pulled out (``(8*i + j) // 8`` ->
-  ``i + j // 8``); a common factor of the remainder and ``c`` is cancelled;
-  ``(y // a + r) // c`` -> ``(y + r*a) // (a*c)``; the remainder quotient is
-  folded to a constant when its bounds lie in one period (``j // 8`` -> ``0``
-  when ``0 <= j < 8``).  ``x // 1`` -> ``x``; negative divisors are normalised
-  (``x // -c == (-x) // c``).
-* ``x % c``: multiples of ``c`` are dropped, other coefficients are reduced
-  into ``(-c/2, c/2]``, the constant into ``[0, c)``; common factors are pulled
-  out (``(4*i + 2) % 8`` -> ``(2*i + 1) % 4 * 2``); ``(y % a) % c`` -> ``y % c``
-  when ``c`` divides ``a``; folded to ``x - k*c`` when ``x`` provably lies in
-  ``[k*c, k*c + c - 1]``.  ``x % 1`` -> ``0``.
-* ``x // d`` and ``x % d`` with a symbolic divisor ``d`` (a single monomial
-  provably ``>= 1``): multiples of ``d`` are split off, and the remainder is
-  folded when ``0 <= r < d`` is provable.
-* ``(x // d) * d * k + (x % d) * k`` -> ``x * k`` and
-  ``x * k - (x // d) * d * k`` -> ``(x % d) * k`` (also inside monomials).
-* ``min``/``max``: nested applications are flattened, duplicates removed,
-  constants folded, operands provably dominated by another are dropped, and the
-  rest is sorted (constants last).
-* a variable whose bounds are the same constant is replaced by that constant.
-
-Bound analysis
---------------
-``Analyzer.lower(p)`` returns a constant lower bound of a polynomial (or
-``None``), as the best of:
-
-1. interval arithmetic over factors (variable ranges come from ``bounds``;
-   symbolic bound ends are bounded recursively);
-2. splitting on a ``min``/``max`` term (``x + min(a, b) == min(x + a, x + b)``
-   exactly, ``x - min(a, b) >= x - a``);
-3. rewriting ``k * (x // d)`` exactly as ``k/d * (x - x % d)`` (scaling the
-   whole polynomial by ``d`` when ``d`` does not divide ``k``);
-4. *symbolic substitution*: a variable term ``k * v * rest`` (``rest`` of known
-   sign) is replaced by the bound of ``v`` that minimises it -- e.g. ``i`` by
-   ``n - 1`` in ``8*n - 1 - 8*i - j`` -- and the result is re-simplified.
-   Variables referenced by the bounds of other variables still present (shape
-   parameters such as ``n``) are substituted last, so loop variables are
-   eliminated before the shapes they depend on.
-
-Steps 2-4 recurse with a decreasing budget (``_PROVE_BUDGET`` levels), so the
-analysis always terminates; memo tables are kept per :class:`Analyzer`.
+The rewrite rules applied while building the polynomial (divisions and remainders by
+constants and symbolic divisors, min/max folding) and the bound analysis behind
+``Analyzer.lower`` (interval arithmetic, splitting on a min/max term, exact rewrites
+of ``k * (x // d)``, symbolic substitution of variable bounds; steps 2-4 recurse with
+a decreasing budget, ``_PROVE_BUDGET`` levels, memoised per :class:`Analyzer`) are
+described in docs/guide/internals.md, "The simplifier".
 
 Budgets
 -------
