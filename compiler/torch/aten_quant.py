@@ -59,23 +59,35 @@ def _blocked(cx: Converter, value: torch.Tensor, nb: int, suffix: str, *, as_int
 
 
 def _float_input(cx: Converter, x: Any) -> Tensor:
+    """The input in float32: a 16-bit float input (a bf16 model's) widened, exactly."""
     t = cx.tensor(x, "input")
+    if t.dtype in ("float16", "bfloat16"):
+        return ops.cast(t, "float32", name=f"{cx.name}_wide")
     if t.dtype != "float32":
-        raise UnsupportedOperatorError(f"a quantized linear's input must be float32, got {t.dtype}", cx.node)
+        raise UnsupportedOperatorError(f"a quantized linear's input must be a float, got {t.dtype}", cx.node)
     return t
 
 
-def _with_bias(cx: Converter, y: Tensor, bias: Any) -> Tensor:
-    return y if bias is None else ops.add(y, cx.tensor(bias, "bias"), name=f"{cx.name}_bias")
+def _float32(value: Any) -> Any:
+    """A constant (scales, a bias) of a 16-bit float model in float32, what the product computes in."""
+    return value.float() if isinstance(value, torch.Tensor) and value.dtype in (torch.float16, torch.bfloat16) else value
+
+
+def _with_bias(cx: Converter, y: Tensor, bias: Any, dtype: str) -> Tensor:
+    """y plus the bias, in the input's dtype `dtype` (rounded once, from float32)."""
+    if bias is not None:
+        y = ops.add(y, cx.tensor(_float32(bias), "bias"), name=f"{cx.name}_bias")
+    return y if dtype == y.dtype else ops.cast(y, dtype, name=f"{cx.name}_{dtype}")
 
 
 def linear_int8(cx: Converter, x: Any, weight: Any, scale: Any, bias: Any = None) -> Tensor:
+    dtype = cx.tensor(x, "input").dtype
     t = _float_input(cx, x)
     w = _packed(cx, weight, "int8 weight")
     n, k_extent = (int(d) for d in w.shape)
     nb = channel_block(n, host_target(), 32)
     wb = _blocked(cx, w, nb, "weight")
-    scales = cx.tensor(scale, "scale")
+    scales = cx.tensor(_float32(scale), "scale")
     k = te.reduce_axis((0, k_extent), "k")
 
     def term(*i: Expr) -> Expr:
@@ -84,7 +96,7 @@ def linear_int8(cx: Converter, x: Any, weight: Any, scale: Any, bias: Any = None
 
     acc = te.compute((*t.shape[:-1], n), term, name=f"{cx.name}_acc")
     y = te.compute(acc.shape, lambda *i: acc[i] * scales[i[-1]], name=cx.name)
-    return _with_bias(cx, y, bias)
+    return _with_bias(cx, y, bias, dtype)
 
 
 TERMS = 8
@@ -122,9 +134,10 @@ def _chain_sum(terms: list[Expr]) -> Expr:
 
 
 def linear_int4(cx: Converter, x: Any, weight: Any, scales: Any, bias: Any = None) -> Tensor:
+    dtype = cx.tensor(x, "input").dtype
     t = _float_input(cx, x)
     w = _packed(cx, weight, "packed int4 weight")
-    s = _packed(cx, scales, "int4 scales")
+    s = _float32(_packed(cx, scales, "int4 scales"))
     n, k_extent = int(w.shape[0]), 2 * int(w.shape[1])
     if s.shape[1] * GROUP != k_extent:
         raise UnsupportedOperatorError(f"{s.shape[1]} int4 groups of {GROUP} do not cover {k_extent} inputs", cx.node)
@@ -139,7 +152,7 @@ def linear_int4(cx: Converter, x: Any, weight: Any, scales: Any, bias: Any = Non
         return te.sum(sb[j // nb, g // (GROUP // TERMS), j % nb] * part, axis=g)
 
     y = te.compute((*t.shape[:-1], n), term, name=cx.name)
-    return _with_bias(cx, y, bias)
+    return _with_bias(cx, y, bias, dtype)
 
 
 OPS["xdsl_tc.linear_int8.default"] = linear_int8

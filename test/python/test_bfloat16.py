@@ -284,3 +284,22 @@ def test_a_bf16_cnn_with_batch_norm_matches_eager() -> None:
     ours_error = float((out.float() - exact).abs().max()) / scale
     eager_error = float((eager - exact).abs().max()) / scale
     assert ours_error <= 2 * eager_error + 1 / 256, (ours_error, eager_error)
+
+
+@pytest.mark.parametrize("scheme", ["int8", "int4"])
+def test_quantized_weights_of_a_bf16_model(scheme: str) -> None:
+    """`compiler.quantize` of a bf16 model: the product runs on the packed weights in
+    float32 (the bf16 input widened exactly, the scales in float32) and rounds once to
+    bf16; eager rounds its dequantized weights to bf16 first, so the two are within a few
+    rounding steps."""
+    from compiler import quantize
+    from compiler.torch import from_torch
+
+    model = quantize(_llama(causal=False).to(torch.bfloat16), scheme)  # type: ignore[arg-type]
+    ids = torch.randint(0, 96, (1, 8), generator=torch.Generator().manual_seed(2))
+    out = from_torch(model, (ids,))(ids).last_hidden_state
+    with torch.no_grad():
+        eager = model(ids).last_hidden_state
+    assert out.dtype == torch.bfloat16
+    scale = float(eager.float().abs().max())
+    assert float((out.float() - eager.float()).abs().max()) <= scale / 64
