@@ -344,10 +344,12 @@ call of the overload (the constant second operand of a `.Scalar` form is ours; a
 backward op's output gradient is its forward op's output)."""
 
 
-def run_direct(label: str, infos: dict[str, Any], limit: int | None = None) -> list[Outcome]:
+def run_direct(
+    label: str, infos: dict[str, Any], limit: int | None = None, dtype: torch.dtype | None = None
+) -> list[Outcome]:
     opinfo, call = DIRECT[label]
     info = infos[opinfo]
-    return _run(f"{label} (direct)", call, info, sample_dtype(info), limit)
+    return _run(f"{label} (direct)", call, info, dtype or sample_dtype(info), limit)
 
 
 def blamed(outcome: Outcome) -> set[str]:
