@@ -180,4 +180,7 @@ def cumsum(x: Tensor, axis: int = 0, dtype: str | None = None, name: str = "cums
         src = tuple(k if d == axis else v for d, v in enumerate(i))
         return te.sum(x[src].astype(acc), axis=k, where=k <= i[axis])
 
-    return reduce_rounded(x.shape, element, out, name)
+    # the float32 sums a stage of their own: attached in the rounding stage, a computed
+    # input's bounds named the attached stage's axis (`k <= i`), a loop variable, and
+    # make-packed-api refused the build (a float16 `cumulative_trapezoid`)
+    return reduce_rounded(x.shape, element, out, name, attach=False)

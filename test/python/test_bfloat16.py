@@ -303,3 +303,20 @@ def test_quantized_weights_of_a_bf16_model(scheme: str) -> None:
     assert out.dtype == torch.bfloat16
     scale = float(eager.float().abs().max())
     assert float((out.float() - eager.float()).abs().max()) <= scale / 64
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_running_sums_of_a_computed_input_in_16_bit_floats(dtype: torch.dtype) -> None:
+    """cumsum of a computed input (`cumulative_trapezoid`: the mean of neighbours, then a
+    running sum): its float32 sums attached inside the rounding stage made the input's
+    bounds name a loop variable, and make-packed-api refused the build."""
+    from compiler.torch import from_torch
+
+    class Trapezoid(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.cumulative_trapezoid(x, dim=1)
+
+    x = torch.randn(3, 9).to(dtype)
+    out = from_torch(Trapezoid(), (x,))(x)
+    expected = Trapezoid()(x)
+    torch.testing.assert_close(torch.as_tensor(out), expected, atol=1e-2, rtol=1e-2)
