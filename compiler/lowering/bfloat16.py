@@ -45,7 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
-from compiler.runtime.bfloat16 import from_bf16_bits, to_bf16_bits
+from compiler.runtime.bfloat16 import bf16_bits, bf16_value
 
 BF16 = BFloat16Type()
 
@@ -55,7 +55,7 @@ def is_bf16(t: Attribute) -> bool:
 
 
 def has_bfloat16(module: ModuleOp) -> bool:
-    return any(_bf16_in(t) is not None for op in walk_ops(module) for t in _types_of(op))
+    return any(_bf16_in(v.type) is not None for op in walk_ops(module) for v in _values_of(op))
 
 
 def legalize_bfloat16(module: ModuleOp) -> None:
@@ -65,11 +65,12 @@ def legalize_bfloat16(module: ModuleOp) -> None:
     for op in walk_ops(module):
         if _computes_on_bf16(op):
             _in_f32(op)
-    # chosen before any is rewritten: a rounding's replacement is i16, and the extension
-    # that reads it must still be found
-    extensions = [op for op in walk_ops(module) if isinstance(op, arith.ExtFOp) and is_bf16(op.input.type)]
-    roundings = [op for op in walk_ops(module) if isinstance(op, arith.TruncFOp) and is_bf16(op.result.type)]
-    constants = [op for op in walk_ops(module) if isinstance(op, arith.ConstantOp) and is_bf16(op.result.type)]
+    # all chosen before any is rewritten: a rounding's replacement is i16, and the
+    # extension that reads it must still be found
+    ops = walk_ops(module)
+    extensions = [op for op in ops if isinstance(op, arith.ExtFOp) and is_bf16(op.input.type)]
+    roundings = [op for op in ops if isinstance(op, arith.TruncFOp) and is_bf16(op.result.type)]
+    constants = [op for op in ops if isinstance(op, arith.ConstantOp) and is_bf16(op.result.type)]
     for ext in extensions:
         _replace_extension(ext)
     for rounding in roundings:
@@ -136,7 +137,7 @@ def _replace_extension(op: arith.ExtFOp) -> None:
 
 def _replace_rounding(op: arith.TruncFOp) -> None:
     """f32 (or f64, through f32) -> bf16, rounded to nearest even; a NaN stays a quiet,
-    positive NaN (`rounding_bits` says how)."""
+    positive NaN (as `runtime.bfloat16.to_bf16_bits` rounds in NumPy)."""
     new: list[Operation] = []
     c = _constants(new)
     value = op.input
@@ -159,16 +160,6 @@ def _replace_constant(op: arith.ConstantOp) -> None:
     assert isinstance(op.value, FloatAttr)
     bits = bf16_bits(op.value.value.data)
     _replace(op, [c := arith.ConstantOp(IntegerAttr(bits, i16))], c.result)
-
-
-def bf16_bits(x: float) -> int:
-    """The bf16 bits of a Python float, rounded as the compiled code rounds."""
-    return int(to_bf16_bits(x))
-
-
-def bf16_value(bits: int) -> float:
-    """The value of bf16 bits (exact in a Python float)."""
-    return float(from_bf16_bits(bits))
 
 
 def _constants(ops: list[Operation]) -> Callable[[int], SSAValue]:
@@ -201,13 +192,14 @@ def _bf16_in(t: Attribute) -> Attribute | None:
     return None
 
 
-def _types_of(op: Operation) -> list[Attribute]:
-    return [v.type for v in op.results] + [a.type for r in op.regions for b in r.blocks for a in b.args]
+def _values_of(op: Operation) -> list[SSAValue]:
+    """The values an op defines: its results and its regions' block arguments."""
+    return [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
 
 
 def _retype(module: ModuleOp) -> None:
     for op in walk_ops(module):
-        for value in [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]:
+        for value in _values_of(op):
             new_type = _bf16_in(value.type)
             if new_type is not None:
                 Rewriter.replace_value_with_new_type(value, new_type)

@@ -17,7 +17,7 @@ vectorize.py, which handles every op used) into the usual range reduction:
 round into the denormals (and to 0 below x = -103.3) and above the largest float to
 +inf, as libm's; at the floor (n = -254) both factors are +0.0, so the many inputs far
 below the range (a mask's lowest value) give 0 without a denormal multiply. f64 and f16 `math.exp` stay libm calls
-(f16 math runs in f32 through the te ops' `_wide`).
+(16-bit float math runs in f32 through `ops.util.in_float32`).
 
 `math.tanh` (GPT-2's GELU) is built on it: (1 - t) / (1 + t) with t = exp(-2|x|),
 a Taylor polynomial below |x| = 0.25 (where 1 - t would cancel), and x's sign, blended

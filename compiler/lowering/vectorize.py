@@ -476,9 +476,6 @@ _PURE: tuple[type[Operation], ...] = (
     llvm.GEPOp,
     arith.CmpfOp,
     arith.SelectOp,
-    arith.FPToSIOp,
-    arith.ExtUIOp,
-    arith.TruncIOp,
     *_ELEMENTWISE,
     *_INTEGER_OPS,
 )

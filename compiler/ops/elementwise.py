@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from compiler import te
 from compiler.errors import ExprTypeError, ExprValueError
-from compiler.ops.util import broadcast_read, broadcast_shape, promote
+from compiler.ops.util import broadcast_read, broadcast_shape, in_float32, promote
 from compiler.te import Dim, Expr, Tensor
 from compiler.te.nodes import compare as te_compare
 from compiler.te.nodes import is_float
@@ -23,13 +23,6 @@ Scalar = int | float
 def elementwise(x: Tensor, f: Callable[[Expr], Expr], name: str, dtype: str | None = None) -> Tensor:
     """A stage applying `f` to every element of x."""
     return te.compute(x.shape, lambda *i: f(x[i]), name=name, dtype=dtype)
-
-
-def _wide(v: Expr, f: Callable[[Expr], Expr]) -> Expr:
-    """f evaluated in float32 for a 16-bit float value (one rounding at the end)."""
-    if v.dtype in ("float16", "bfloat16"):
-        return f(v.astype("float32")).astype(v.dtype)
-    return f(v)
 
 
 # ---------------------------------------------------------------------------
@@ -66,7 +59,7 @@ def clip(x: Tensor, a_min: float | None, a_max: float | None, name: str = "clip"
 
 
 def sigmoid_expr(v: Expr) -> Expr:
-    return _wide(v, lambda u: 1.0 / (1.0 + te.exp(-u)))
+    return in_float32(lambda u: 1.0 / (1.0 + te.exp(-u)), v)
 
 
 def sigmoid(x: Tensor, name: str = "sigmoid") -> Tensor:
@@ -76,12 +69,12 @@ def sigmoid(x: Tensor, name: str = "sigmoid") -> Tensor:
 
 def tanh(x: Tensor, name: str = "tanh") -> Tensor:
     """The hyperbolic tangent of `x`, elementwise (float16 computes in float32)."""
-    return elementwise(x, lambda v: _wide(v, te.tanh), name)
+    return elementwise(x, lambda v: in_float32(te.tanh, v), name)
 
 
 def silu(x: Tensor, name: str = "silu") -> Tensor:
     """x * sigmoid(x) (swish)."""
-    return elementwise(x, lambda v: _wide(v, lambda u: u / (1.0 + te.exp(-u))), name)
+    return elementwise(x, lambda v: in_float32(lambda u: u / (1.0 + te.exp(-u)), v), name)
 
 
 def hardsigmoid(x: Tensor, name: str = "hardsigmoid") -> Tensor:
@@ -114,7 +107,7 @@ def erf_expr(v: Expr) -> Expr:
         sign = te.maximum(te.minimum(u * 1e30, 1.0), -1.0)
         return y * sign
 
-    return _wide(v, f)
+    return in_float32(f, v)
 
 
 def erf(x: Tensor, name: str = "erf") -> Tensor:
@@ -125,10 +118,10 @@ def erf(x: Tensor, name: str = "erf") -> Tensor:
 def gelu_expr(v: Expr, approximate: str = "none") -> Expr:
     if approximate == "tanh":
         c = 0.7978845608028654  # sqrt(2 / pi)
-        return _wide(v, lambda u: 0.5 * u * (1.0 + te.tanh(c * (u + 0.044715 * u * u * u))))
+        return in_float32(lambda u: 0.5 * u * (1.0 + te.tanh(c * (u + 0.044715 * u * u * u))), v)
     if approximate != "none":
         raise ExprValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return _wide(v, lambda u: 0.5 * u * (1.0 + erf_expr(u * 0.7071067811865476)))
+    return in_float32(lambda u: 0.5 * u * (1.0 + erf_expr(u * 0.7071067811865476)), v)
 
 
 def gelu(x: Tensor, approximate: str = "none", name: str = "gelu") -> Tensor:
@@ -143,22 +136,22 @@ def gelu(x: Tensor, approximate: str = "none", name: str = "gelu") -> Tensor:
 
 def exp(x: Tensor, name: str = "exp") -> Tensor:
     """`e ** x` elementwise (float16 computes in float32)."""
-    return elementwise(x, lambda v: _wide(v, te.exp), name)
+    return elementwise(x, lambda v: in_float32(te.exp, v), name)
 
 
 def log(x: Tensor, name: str = "log") -> Tensor:
     """The natural logarithm of `x`, elementwise (float16 computes in float32)."""
-    return elementwise(x, lambda v: _wide(v, te.log), name)
+    return elementwise(x, lambda v: in_float32(te.log, v), name)
 
 
 def sqrt(x: Tensor, name: str = "sqrt") -> Tensor:
     """The square root of `x`, elementwise (float16 computes in float32)."""
-    return elementwise(x, lambda v: _wide(v, te.sqrt), name)
+    return elementwise(x, lambda v: in_float32(te.sqrt, v), name)
 
 
 def rsqrt(x: Tensor, name: str = "rsqrt") -> Tensor:
     """`1 / sqrt(x)` elementwise (float16 computes in float32)."""
-    return elementwise(x, lambda v: _wide(v, lambda u: 1.0 / te.sqrt(u)), name)
+    return elementwise(x, lambda v: in_float32(lambda u: 1.0 / te.sqrt(u), v), name)
 
 
 def abs(x: Tensor, name: str = "abs") -> Tensor:
@@ -182,8 +175,8 @@ def power(x: Tensor, exponent: float, name: str = "power") -> Tensor:
         if exponent == 1:
             return v
         if exponent == 0.5:
-            return _wide(v, te.sqrt)
-        return _wide(v, lambda u: te.power(u, float(exponent)))
+            return in_float32(te.sqrt, v)
+        return in_float32(lambda u: te.power(u, float(exponent)), v)
 
     return elementwise(x, f, name)
 

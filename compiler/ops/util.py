@@ -12,6 +12,9 @@ from compiler.te import Dim, Expr, Tensor
 from compiler.te.dims import canonical_dim
 
 FLOAT_BITS = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
+HALF_FLOATS = ("float16", "bfloat16")
+"""The 16-bit floats: stored in 16 bits, computed and accumulated in float32 (as PyTorch
+on CPU)."""
 
 
 def pair(v: int | Sequence[int], what: str = "value") -> tuple[int, int]:
@@ -155,7 +158,16 @@ def accumulator_dtype(dtype: str, acc_dtype: str | None) -> str:
     float32 for float16 and bfloat16 (as PyTorch on CPU), else `dtype` itself."""
     if acc_dtype is not None:
         return acc_dtype
-    return "float32" if dtype in ("float16", "bfloat16") else dtype
+    return "float32" if dtype in HALF_FLOATS else dtype
+
+
+def in_float32(f: Callable[..., Expr], *values: Expr) -> Expr:
+    """`f(*values)`, evaluated in float32 and rounded once when the first value is a
+    16-bit float (a function of float16 or bfloat16 values, as PyTorch's CPU kernels)."""
+    dtype = values[0].dtype
+    if dtype not in HALF_FLOATS:
+        return f(*values)
+    return f(*(v.astype("float32") for v in values)).astype(dtype)
 
 
 def reduce_rounded(

@@ -314,13 +314,10 @@ class Partitioner:
         iteration) before it, or `for_op` itself for the last piece (`in_place`: one
         clone of the body fewer); the first op emitted (the piece's start, kept until
         the end)."""
-        new: list[Operation] = []
-        cache: dict[IndexExpr | Cond, SSAValue] = {}
-        start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
-        extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
+        new, start_value, extent_value = self.range_values(start, extent, for_op)
         if not new:  # both are values already: an unused marker, erased as dead at the end
             new.append(index_constant(0))
-        Rewriter.insert_op(new, InsertPoint.before(for_op))
+            Rewriter.insert_op(new[0], InsertPoint.before(for_op))
         copy = for_op if in_place else for_op.clone()
         copy.operands = [start_value, extent_value]
         if not in_place:
@@ -331,6 +328,18 @@ class Partitioner:
             self.prover.forget_values()  # the ops that read the counter read its start now
             Rewriter.erase_op(copy)
         return new[0]
+
+    def range_values(
+        self, start: IndexExpr, extent: IndexExpr, before: Operation
+    ) -> tuple[list[Operation], SSAValue, SSAValue]:
+        """The values of a loop range (its ops, inserted before `before`; none where both
+        are values already)."""
+        new: list[Operation] = []
+        cache: dict[IndexExpr | Cond, SSAValue] = {}
+        start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
+        extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
+        Rewriter.insert_op(new, InsertPoint.before(before))
+        return new, start_value, extent_value
 
     def narrow_to_live(self, piece: list[Operation]) -> None:
         """Shrink each loop of symbolic extent in a cold edge whose body is one guard (and
@@ -362,11 +371,7 @@ class Partitioner:
         extent = az.simplify(Max(stop - start, IndexConst(0)))
         if az.prove_eq(extent, e):
             return
-        new: list[Operation] = []
-        cache: dict[IndexExpr | Cond, SSAValue] = {}
-        start_value = emit_expr(start, new.append, self.names.values.__getitem__, cache)
-        extent_value = emit_expr(extent, new.append, self.names.values.__getitem__, cache)
-        Rewriter.insert_op(new, InsertPoint.before(for_op))
+        _, start_value, extent_value = self.range_values(start, extent, for_op)
         for_op.operands = [start_value, extent_value]
         self.prover.forget_values()
         self.decide([for_op])  # the guard may now hold over the whole loop

@@ -26,3 +26,18 @@ def to_bf16_bits(values: Any) -> np.ndarray:
 def from_bf16_bits(bits: Any) -> np.ndarray:
     """The float32 values of bf16 bits (exact)."""
     return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def bf16_bits(x: float) -> int:
+    """The bf16 bits of a Python float (a constant of the IR)."""
+    return int(to_bf16_bits(x))
+
+
+def bf16_value(bits: int) -> float:
+    """The value of bf16 bits, exact in a Python float."""
+    return float(from_bf16_bits(bits))
+
+
+def numpy_dtype(dtype: str) -> np.dtype:
+    """What holds a dtype's elements in NumPy: uint16 bits for bfloat16."""
+    return np.dtype(np.uint16 if dtype == "bfloat16" else dtype)

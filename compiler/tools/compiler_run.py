@@ -105,20 +105,15 @@ def _arena_bytes(arena: str, env: dict[str, int]) -> int:
     return evaluate(e, env) if free_vars(e) <= env.keys() else 0
 
 
-def _itemsize(dtype: str) -> int:
-    import numpy as np
-
-    return 2 if dtype == "bfloat16" else np.dtype(dtype).itemsize
-
-
 def _check_memory(shapes: Sequence[tuple[tuple[int, ...], str, str]], arena: int) -> None:
     """Refuse arguments (shape, dtype, name) and an arena of intermediates that need more
     bytes than the host has free: the compiled function would find no memory for them."""
     import numpy as np
 
+    from compiler.runtime.bfloat16 import numpy_dtype
     from compiler.runtime.host import host_available_memory
 
-    sizes = [(name, int(np.prod(shape, dtype=object)) * _itemsize(dtype)) for shape, dtype, name in shapes]
+    sizes = [(name, int(np.prod(shape, dtype=object)) * numpy_dtype(dtype).itemsize) for shape, dtype, name in shapes]
     sizes.append(("the intermediates", arena))
     total = sum(size for _, size in sizes)
     available = host_available_memory()
@@ -146,12 +141,6 @@ def _fill(shape: tuple[int, ...], dtype: str, init: str, rng: np.random.Generato
 
         return to_bf16_bits(data).reshape(shape)
     return data.astype(dtype).reshape(shape)
-
-
-def _zeros(shape: tuple[int, ...], dtype: str) -> np.ndarray:
-    import numpy as np
-
-    return np.zeros(shape, np.uint16 if dtype == "bfloat16" else dtype)
 
 
 def _as_argument(array: np.ndarray, dtype: str) -> Any:
@@ -190,6 +179,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     from compiler.context import make_context
     from compiler.driver import compile_module
+    from compiler.runtime.bfloat16 import numpy_dtype
     from compiler.tools.compiler_opt import LocatedParser, verify_located
 
     if args.file == "-":  # standard input, as for compiler-opt
@@ -212,7 +202,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     arrays = []
     for spec, (shape, _, _) in zip(fn.specs, shapes, strict=True):
         try:
-            arrays.append(_zeros(shape, spec.dtype) if spec.is_output else _fill(shape, spec.dtype, args.init, rng))
+            arrays.append(
+                np.zeros(shape, numpy_dtype(spec.dtype)) if spec.is_output else _fill(shape, spec.dtype, args.init, rng)
+            )
         except ValueError as err:  # NumPy: a shape whose extents multiply past 64 bits, even with a 0
             raise RunError(f"{spec.name} of shape {shape} cannot be allocated: {err}") from None
     fn(*(_as_argument(a, spec.dtype) for a, spec in zip(arrays, fn.specs, strict=True)))

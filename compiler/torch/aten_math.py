@@ -17,8 +17,7 @@ from typing import Any
 import torch
 
 from compiler import ops, te
-from compiler.ops.elementwise import _wide
-from compiler.ops.util import normalize_axis, product, static
+from compiler.ops.util import in_float32, normalize_axis, product, static
 from compiler.te import Expr, Tensor
 from compiler.te.nodes import is_float
 from compiler.te.reducers import CommReducer
@@ -53,7 +52,7 @@ def _float_unary(fn: Callable[[Expr], Expr]) -> Callable[..., Value]:
 
     def convert(cx: Converter, x: Any) -> Value:
         x = _in_result_dtype(cx, x)
-        return pointwise(cx, x, lambda t: ops.elementwise(t, lambda v: _wide(v, fn), cx.name))
+        return pointwise(cx, x, lambda t: ops.elementwise(t, lambda v: in_float32(fn, v), cx.name))
 
     return convert
 
@@ -121,7 +120,7 @@ def _rounding(fn: Callable[[Expr], Expr]) -> Callable[..., Value]:
     def convert(cx: Converter, x: Any) -> Value:
         if not is_float(x.dtype):
             return cx.tensor(x, "input") if not isinstance(x, Permuted) else x
-        return pointwise(cx, x, lambda t: ops.elementwise(t, lambda v: _wide(v, fn), cx.name))
+        return pointwise(cx, x, lambda t: ops.elementwise(t, lambda v: in_float32(fn, v), cx.name))
 
     return convert
 
@@ -158,7 +157,7 @@ def elu(cx: Converter, x: Any, alpha: float = 1.0, scale: float = 1.0, input_sca
     def f(u: Expr) -> Expr:
         return te.if_then_else(u > 0.0, u * float(scale), _expm1(u * float(input_scale)) * float(alpha * scale))
 
-    return pointwise(cx, x, lambda t: ops.elementwise(t, lambda v: _wide(v, f), cx.name))
+    return pointwise(cx, x, lambda t: ops.elementwise(t, lambda v: in_float32(f, v), cx.name))
 
 
 # ---------------------------------------------------------------------------
@@ -178,7 +177,7 @@ def _broadcast_in(cx: Converter, a: Any, b: Any, fn: Callable[[Expr, Expr], Expr
 
 def _fmod(u: Expr, v: Expr) -> Expr:
     if is_float(u.dtype):
-        return _wide_binary(u, v, te.fmod)
+        return in_float32(te.fmod, u, v)
     r = u % v  # floor modulo: move it to the dividend's sign
     return te.if_then_else((r != 0) & ((r < 0) != (u < 0)), r - v, r)
 
@@ -190,15 +189,9 @@ def _remainder(u: Expr, v: Expr) -> Expr:
     return te.if_then_else((r != 0.0) & ((r < 0.0) != (v < 0.0)), r + v, r)
 
 
-def _wide_binary(u: Expr, v: Expr, fn: Callable[[Expr, Expr], Expr]) -> Expr:
-    if u.dtype in ("float16", "bfloat16"):
-        return fn(u.astype("float32"), v.astype("float32")).astype(u.dtype)
-    return fn(u, v)
-
-
 @aten("atan2.default")
 def atan2(cx: Converter, a: Any, b: Any) -> Tensor:
-    return _broadcast_in(cx, a, b, lambda u, v: _wide_binary(u, v, te.atan2))
+    return _broadcast_in(cx, a, b, lambda u, v: in_float32(te.atan2, u, v))
 
 
 @aten("fmod.Tensor", "fmod.Scalar")
@@ -230,7 +223,7 @@ def div_mode(cx: Converter, a: Any, b: Any, *, rounding_mode: str | None = None)
     if rounding_mode is None:
         quotient: Value = OPS["aten.div.Tensor"](cx, a, b)
         return quotient
-    return _broadcast_in(cx, a, b, lambda u, v: _wide_binary(u, v, lambda p, q: _divide_rounded(p, q, rounding_mode))
+    return _broadcast_in(cx, a, b, lambda u, v: in_float32(lambda p, q: _divide_rounded(p, q, rounding_mode), u, v)
                          if is_float(u.dtype) else _divide_rounded(u, v, rounding_mode))
 
 
@@ -465,7 +458,7 @@ def copysign(cx: Converter, a: Any, b: Any) -> Tensor:
         negative = (v < 0.0) | ((v == 0.0) & (1.0 / v < 0.0))  # -0.0 is negative too
         return te.if_then_else(negative, -te.abs(u), te.abs(u))
 
-    return _broadcast_in(cx, a, b, lambda u, v: _wide_binary(u, v, f))
+    return _broadcast_in(cx, a, b, lambda u, v: in_float32(f, u, v))
 
 
 def _nan_ignoring(pick: Callable[[Expr, Expr], Expr]) -> Callable[[Expr, Expr], Expr]:

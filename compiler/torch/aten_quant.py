@@ -35,6 +35,7 @@ import torch
 
 from compiler import ops, te
 from compiler.analysis.target import channel_block, host_target
+from compiler.ops.util import HALF_FLOATS
 from compiler.te import Expr, Tensor
 from compiler.torch.aten import OPS
 from compiler.torch.graph import Converter, UnsupportedOperatorError
@@ -61,7 +62,7 @@ def _blocked(cx: Converter, value: torch.Tensor, nb: int, suffix: str, *, as_int
 def _float_input(cx: Converter, x: Any) -> Tensor:
     """The input in float32: a 16-bit float input (a bf16 model's) widened, exactly."""
     t = cx.tensor(x, "input")
-    if t.dtype in ("float16", "bfloat16"):
+    if t.dtype in HALF_FLOATS:
         return ops.cast(t, "float32", name=f"{cx.name}_wide")
     if t.dtype != "float32":
         raise UnsupportedOperatorError(f"a quantized linear's input must be a float, got {t.dtype}", cx.node)

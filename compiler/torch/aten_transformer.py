@@ -23,7 +23,7 @@ import torch
 from torch import fx
 
 from compiler import ops, te
-from compiler.ops.util import normalize_axis, static
+from compiler.ops.util import in_float32, normalize_axis, static
 from compiler.te import Dim, Expr, Tensor
 from compiler.te.nodes import is_float
 from compiler.torch.aten import OPS, Value, as_dtype, aten, pointwise, result_dtype, unsupported
@@ -330,9 +330,7 @@ def baddbmm(cx: Converter, bias: Any, a: Any, b: Any, *, beta: float = 1, alpha:
 
 
 def _power(a: Expr, b: Expr) -> Expr:
-    if a.dtype in ("float16", "bfloat16"):  # evaluated in float32, rounded once
-        return te.power(a.astype("float32"), b.astype("float32")).astype(a.dtype)
-    return te.power(a, b)
+    return in_float32(te.power, a, b)
 
 
 @aten("pow.Tensor_Tensor")

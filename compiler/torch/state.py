@@ -71,7 +71,7 @@ from compiler import te
 from compiler.errors import ArgumentValueError, UnsupportedOpError
 from compiler.te.tensors import collect_stages
 from compiler.torch.aten_state import UPDATES
-from compiler.torch.graph import Converter, Permuted, te_dtype
+from compiler.torch.graph import Converter, Permuted, from_host_array, host_array, te_dtype
 from compiler.torch.symbolic import eval_dim
 
 # ---------------------------------------------------------------------------
@@ -167,7 +167,8 @@ class StateBuffer:
 
     def __post_init__(self) -> None:
         if self.argument is None:
-            self.argument = torch.from_numpy(self.array).view(torch.bfloat16) if self.tensor.dtype == "bfloat16" else self.array
+            bf16 = self.tensor.dtype == "bfloat16"
+            self.argument = from_host_array(self.array, torch.bfloat16) if bf16 else self.array
 
 
 @dataclass
@@ -247,9 +248,7 @@ def _write_rows(b: StateBuffer, dim: int, positions: np.ndarray, rows: np.ndarra
 
 def _bits(value: Any) -> np.ndarray:
     """An output as NumPy: a bf16 torch tensor's int16 bits (what the state arrays hold)."""
-    if isinstance(value, torch.Tensor) and value.dtype == torch.bfloat16:
-        return value.view(torch.int16).numpy()
-    return np.asarray(value)
+    return host_array(value) if isinstance(value, torch.Tensor) else np.asarray(value)
 
 
 def _shared(value: torch.Tensor) -> np.ndarray:
@@ -257,8 +256,8 @@ def _shared(value: torch.Tensor) -> np.ndarray:
     NumPy cannot view it (not dense, not on the CPU, requires grad); a bfloat16 tensor's
     as its int16 bits."""
     t = value.detach()
-    if t.dtype == torch.bfloat16:
-        t = t.view(torch.int16) if t.device.type == "cpu" and t.is_contiguous() else t.cpu().contiguous().view(torch.int16)
+    if t.dtype == torch.bfloat16:  # (a view when the tensor is dense on the CPU)
+        t = t.cpu().contiguous().view(torch.int16)
     if t.device.type == "cpu" and t.is_contiguous() and t.dtype in (torch.float32, torch.float64, torch.float16,
                                                                     torch.int64, torch.int32, torch.int16,
                                                                     torch.int8, torch.uint8, torch.bool):

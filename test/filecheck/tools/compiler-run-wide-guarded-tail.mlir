@@ -1,7 +1,9 @@
 // An nparts split whose inner extent is max((n + 3) // 4, 2^31 - 1) (fuzz seed 70, a
 // mutation of passes/loop-partition-guard.mlir's @nparts_symbolic): loop-partition's
 // cold tail kept the inner loop whole, 2^31 iterations of a guard that holds for a few
-// (38 s at n = 4). The tail's inner loop now runs only where the guard can hold.
+// (38 s at n = 4). The tail's inner loop now runs only where the guard can hold
+// (passes/loop-partition-guard.mlir's @nparts_wide_inner checks the cut loop); here, the
+// results at two sizes, each row written once.
 // RUN: compiler-run %s --dim n=4 | filecheck %s
 // RUN: compiler-run %s --dim n=13 | filecheck %s --check-prefix=N13
 // CHECK: B = [0., 2., 4., 6.]
