@@ -43,6 +43,7 @@ from compiler.auto_schedule import (
 )
 from compiler.dialects import sched
 from compiler.driver import Function, compile_built, split_args
+from compiler.driver.api import compiled_program
 from compiler.errors import OptionError
 from compiler.schedule.model import ScheduleModel, schedule_of
 from compiler.te.schedule import Schedule
@@ -259,6 +260,7 @@ def tune(
     for the measurements (the log's key does not depend on them).
     """
     schedule, tensors = split_args(tensors_or_schedule, args)
+    tensors = compiled_program(tensors, schedule, True)  # the program build compiles
     start = time.perf_counter()
     target = host_target()
     module, _ = build_module(tensors, name, schedule)

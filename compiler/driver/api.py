@@ -72,7 +72,7 @@ def lower(
 
     pipeline = PipelineOptions.of("lower", options)
     schedule, tensors = split_args(schedule_or_args, args)
-    module, sig = build_module(tensors, name, schedule)
+    module, sig = build_module(compiled_program(tensors, schedule, pipeline.auto_schedule), name, schedule)
     ctx = make_context()
     _, built = built_options(module, sig, name, pipeline.pipeline_fields())
     for p in replace(built.pipeline(), until=as_stage(until)).passes():
@@ -139,7 +139,7 @@ def build(
 
         # verified by compile_module unless its cache has an entry for the module's text (a
         # program that compiled before, with this compiler: it verified then)
-        module, sig = build_module(tensors, name, schedule, verify=False)
+        module, sig = build_module(compiled_program(tensors, schedule, automatic), name, schedule, verify=False)
         if schedule is None and automatic:
             apply_logged_schedule(module, name, tuning_log)
         return module, sig
@@ -159,6 +159,15 @@ def build(
         graph_cache.write(graph, entry_of(fn).to_json())
     fn.stats.seconds["total"] = time.perf_counter() - start
     return fn
+
+
+def compiled_program(tensors: Sequence[T.Tensor], schedule: Schedule | None, automatic: bool) -> list[T.Tensor]:
+    """The program `build` compiles of `tensors`: scheduled by the compiler (no schedule,
+    `automatic`), its stages' fast forms (`te.FastForm`: `ops.conv2d_nchw` in blocked
+    NHWC); else the program as written, which a schedule names."""
+    from compiler.te.fast_forms import with_fast_forms
+
+    return with_fast_forms(tensors) if schedule is None and automatic else list(tensors)
 
 
 def _graph_hit(

@@ -70,7 +70,16 @@ from compiler.te.nodes import (
 from compiler.te.reducers import Reduce, comm_reducer, max, min, prod, sum
 from compiler.te.scan import scan
 from compiler.te.schedule import Schedule, Stage, create_schedule
-from compiler.te.tensors import Operation, Read, Tensor, compute, placeholder, reduce_axis, var
+from compiler.te.tensors import (
+    FastForm,
+    Operation,
+    Read,
+    Tensor,
+    compute,
+    placeholder,
+    reduce_axis,
+    var,
+)
 from compiler.te.traversal import walk
 
 __all__ = [
@@ -83,6 +92,7 @@ __all__ = [
     "Expr",
     "ExprLike",
     "ExternOp",
+    "FastForm",
     "IterVar",
     "Logical",
     "Operation",

@@ -118,12 +118,26 @@ class _Writer:
             self.order.append(obj)
         return f"@{number}"
 
+    def function(self, f: Any) -> str:
+        """A function by its name, its bytecode and constants and the values it closes over
+        (a fast form's `make`: `ops.conv2d_nchw`'s closes over its stride, padding, ...);
+        what it calls of the compiler is in the key by the compiler's source digest."""
+        code = getattr(f, "__code__", None)
+        if code is None:
+            raise Unkeyable(f"cannot key the callable {f!r}")
+        cells = tuple(c.cell_contents for c in f.__closure__ or ())
+        consts = tuple(c for c in code.co_consts if type(c) in (int, float, str, bool, type(None)))
+        return (f"<{f.__module__}.{f.__qualname__} {code.co_code.hex()} {self.value(consts)} "
+                f"{self.value(cells)} {self.value(f.__defaults__)}>")
+
     def record(self, obj: Any) -> str:
         """`#n class<attribute=value ...>` of the object numbered n."""
         cls = type(obj)
         number = self.numbers[id(obj)]
         if cls.__qualname__ == "ExternCall":
             self.externs.add(obj.func)
+        if cls.__qualname__ == "FastForm":
+            return f"#{number} tensors.FastForm<inputs={self.value(obj.inputs)} make={self.function(obj.make)}>"
         try:
             attributes = sorted(vars(obj).items())
         except TypeError:  # no __dict__ (slots): not a class of ours as written today

@@ -71,6 +71,9 @@ class Operation:
     scan: ScanParts | None = field(default=None, repr=False)  # a `te.scan`: its inits, updates, states
     scan_of: Operation | None = field(default=None, repr=False)
     """On a scan's state placeholder and on its update ops: the scan (`te.scan`)."""
+    fast_form: FastForm | None = field(default=None, repr=False)
+    """The same values computed another way, which `build` compiles instead when it
+    schedules the program itself (see `FastForm`)."""
 
     @property
     def num_outputs(self) -> int:
@@ -100,6 +103,19 @@ class Operation:
     @property
     def reduce_axis(self) -> tuple[IterVar, ...]:
         return self.body.axes if isinstance(self.body, Reduce) else ()
+
+
+@dataclass(frozen=True, eq=False)
+class FastForm:
+    """Another computation of a stage's values from `inputs` (`make(*inputs)`, or None
+    where it is not faster), in stages the auto-scheduler compiles better than the
+    stage as written: TVM's op strategies,
+    one definition for a user's schedules and another for the machine's. `build` and
+    `tune` without a schedule compute it instead (`te.fast_forms.with_fast_forms`); a
+    schedule names the stages as written. `ops.conv2d_nchw` computes in blocked NHWC."""
+
+    inputs: tuple[Tensor, ...]
+    make: Callable[..., Tensor | None]
 
 
 @dataclass(eq=False)
