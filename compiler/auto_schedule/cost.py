@@ -32,6 +32,7 @@ class StagePlan:
     tile_of: str | None = None  # an epilogue: its loops carry this reduction's tile, computed at them
     row_block: int | None = None  # rows of the unroll axis per block; the stages `block_of` it computed there
     block_of: str | None = None  # computed at this stage's row-block loop (its plan serial inside it)
+    rows_inside: bool = False  # the rows' outer loop innermost of the outer loops (a transpose's tiles)
 
     def describe(self) -> str:
         if self.action != "root":
@@ -295,10 +296,39 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
     return plan
 
 
+TRANSPOSE_ROWS = 8
+"""Rows of a transpose's tile: 8 rows of one vector each. Each vector gathers a column of
+lanes rows of the source, the 8 rows take 8 elements of each of those source rows' lines,
+which stay in L1 for the next, and the tiles along the rows run inside those along the
+columns, so one block of source rows is read whole before the next. Untiled, each
+output row streamed the whole source from memory (an NHWC -> NCHW result of
+64 x 112 x 112: 1.9 ms; tiled 0.3, a copy's time)."""
+
+
+def transpose_axes(info: StageInfo) -> tuple[int, int] | None:
+    """(v, t) for a stage that transposes a read: its last axis v indexes another dimension
+    of the read than the last, whose last index is the one data axis t (NCHW of NHWC: v
+    is the width, t the channel); None otherwise."""
+    if not info.axis_names:
+        return None
+    v = len(info.axis_names) - 1
+    for read in info.reads:
+        last = read[-1] if read else frozenset()
+        axes = [k for k, name in enumerate(info.axis_names) if name in last]
+        if len(last) == 1 and len(axes) == 1 and axes[0] != v and any(info.axis_names[v] in u for u in read[:-1]):
+            return v, axes[0]
+    return None
+
+
 def plan_injective(info: StageInfo, target: Target) -> StagePlan:
     plan, v = _root_plan(info, target)
     if v is None:
-        return plan
+        transposed = transpose_axes(info)
+        if transposed is None:
+            return plan
+        v, t = transposed
+        return replace(plan, vector_axis=v, vector_factor=target.lanes(info.element_bits), unroll_axis=t,
+                       unroll_factor=TRANSPOSE_ROWS, rows_inside=True)
     lanes = target.lanes(info.element_bits)
     extent = info.extents[v]
     if extent is not None and extent <= 8 * lanes:

@@ -164,12 +164,12 @@ def _place_tile_loops(b: _Builder, nest: _Nest, plan: StagePlan, tiled: bool) ->
     """A column panel's loop outermost (`vector_first`); a tile computed at this stage's
     loops: the rows' outer loop innermost (the input panel of one vector tile, the
     reduction times the tile's columns, stays in L1 while every row tile reads it, and
-    the rows' operands, a conv's weights, come from L2); a split reduction's outer loop
-    apart from its inner loops."""
+    the rows' operands, a conv's weights, come from L2), and so for a transpose's tiles
+    (`rows_inside`); a split reduction's outer loop apart from its inner loops."""
     if nest.vector_outer is not None and plan.vector_first:
         nest.outer.remove(nest.vector_outer)
         nest.outer.insert(0, nest.vector_outer)
-    if tiled and nest.rows_outer is not None:
+    if (tiled or plan.rows_inside) and nest.rows_outer is not None:
         rows = next(entry for entry in nest.outer if entry[0] is nest.rows_outer)
         nest.outer.remove(rows)
         nest.outer.append(rows)

@@ -140,8 +140,13 @@ def _conv2d_nchw_in_nhwc(
         stride = (1, 1)
     else:
         xn = transpose(x, (0, 2, 3, 1), name=f"{name}_nhwc_input")
-    wb = te.compute((kk // kb, r, s, wc, kb), lambda b, i, j, ch, lane: w[b * kb + lane, ch, i, j],
-                    name=f"{name}_blocked_weight")
+    # the weight's rows of C * R * S taps transposed in blocks of kb rows (the stage the
+    # auto-scheduler tiles as a transpose), seen as [K / kb, R, S, C, kb] (inlined)
+    taps = wc * r * s
+    flat = te.compute((kk // kb, taps, kb), lambda b, q, lane: w[b * kb + lane, q // (r * s), q // s % r, q % s],
+                      name=f"{name}_blocked_weight")
+    wb = te.compute((kk // kb, r, s, wc, kb), lambda b, i, j, ch, lane: flat[b, (ch * r + i) * s + j, lane],
+                    name=f"{name}_blocked_weight_hwio")
     y = conv2d_nhwc(xn, wb, stride, padding, dilation, 1, f"{name}_nhwc", out_dtype, acc_dtype)
     return transpose(y, (0, 3, 1, 2), name=name)
 

@@ -251,3 +251,23 @@ te.func @conv_bias_relu(%x: !te.tensor<[1, 8, 4, 32], f32>, %w: !te.tensor<[16, 
 // CHECK-NEXT:    sched.unroll %y_ff : !sched.iter<"y">
 // CHECK-NEXT:    sched.vectorize %y_xx : !sched.iter<"y">
 // CHECK-NEXT:  }
+
+// -----
+
+// A transpose (NCHW of NHWC): no read is contiguous along its last axis (w), so it is
+// tiled: 8 channel rows (unrolled) by a vector of w, each vector gathering one element
+// of 8 source lines that the next rows read from L1; the channel tiles run inside the
+// w tiles, so a block of source rows is read whole before the next.
+te.func @nchw_of_nhwc(%a: !te.tensor<[1, 56, 56, 64], f32>) -> !te.tensor<[1, 64, 56, 56], f32> {
+  %t = te.compute "T" (%n, %c, %h, %w) : !te.tensor<[1, 64, 56, 56], f32> {
+    %x = te.read %a[%n, %h, %w, %c] : !te.tensor<[1, 56, 56, 64], f32>
+    te.yield %x : f32
+  }
+  te.return %t : !te.tensor<[1, 64, 56, 56], f32>
+}
+// CHECK-LABEL: sched.schedule @nchw_of_nhwc {
+// CHECK:         %T_c_o, %T_c_i = sched.split %T_c by 8
+// CHECK-NEXT:    %T_w_o, %T_w_i = sched.split %T_w by 8
+// CHECK-NEXT:    sched.reorder %T_n, %T_h, %T_w_o, %T_c_o, %T_c_i, %T_w_i
+// CHECK-NEXT:    sched.unroll %T_c_i
+// CHECK-NEXT:    sched.vectorize %T_w_i
