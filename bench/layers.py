@@ -16,7 +16,9 @@ faster). A conv is also measured as it runs inside a network compiled by
 `from_torch` (`in net`: NHWC activations in and out, the layout `channels_last`
 carries between layers, so no transpose at either end; torch still runs NCHW, as the
 user's module does): alone, a layer pays for the transposes of its input and output
-between NCHW and NHWC, which a network pays once. Written as JSON to
+between NCHW and NHWC, which a network pays once. A conv is also written in te
+(`te`: `ops.conv2d_nchw`, built with no schedule, its weight an argument), as a user
+of the te API writes it. Written as JSON to
 bench/results/layers-<date>-<host>.json (or --json PATH).
 """
 
@@ -134,6 +136,8 @@ class Row:
     speed: float | None = None  # torch ms / ours ms
     in_net_ms: float | None = None  # the conv in the network's layout (NHWC in and out)
     in_net_speed: float | None = None
+    te_ms: float | None = None  # ops.conv2d_nchw built without a schedule, the weight an argument
+    te_speed: float | None = None
     max_error: float | None = None
     error: str | None = None
 
@@ -188,12 +192,44 @@ def measure(layer: Layer, rounds: int) -> Row:
             ours, theirs = interleaved_medians(lambda: in_net(xs), lambda: module(x), rounds)
         row.in_net_ms = ours * 1e3
         row.in_net_speed = theirs / ours
+        measure_te(layer, module, x, expected, row, rounds)
     return row
+
+
+def measure_te(layer: Layer, module: Any, x: Any, expected: Any, row: Row, rounds: int) -> None:
+    """The conv written in te (`ops.conv2d_nchw`, `ops.bias_add`), built with no schedule:
+    NCHW in and out, its weight an argument (repacked on every call)."""
+    import numpy as np
+    import torch
+
+    import compiler
+    from compiler import ops, te
+
+    a = layer.args
+    xt = te.placeholder(tuple(x.shape), name="x")
+    wt = te.placeholder(tuple(module.weight.shape), name="w")
+    y = ops.conv2d_nchw(xt, wt, a["stride"], a["padding"], a["dilation"], a["groups"], name="conv")
+    args = [xt, wt]
+    inputs = [x.numpy(), module.weight.detach().numpy()]
+    if module.bias is not None:
+        bt = te.placeholder((a["out_channels"],), name="b")
+        y = ops.bias_add(y, bt, axis=1, name="bias")
+        args.append(bt)
+        inputs.append(module.bias.detach().numpy())
+    f = compiler.build([*args, y])
+    out = np.empty(expected.shape, np.float32)
+    f(*inputs, out)
+    error = float(np.abs(out - expected).max() / max(1e-30, float(np.abs(expected).max())))
+    row.max_error = max(row.max_error or 0.0, error)
+    with torch.no_grad():
+        ours, theirs = interleaved_medians(lambda: f(*inputs, out), lambda: module(x), rounds)
+    row.te_ms = ours * 1e3
+    row.te_speed = theirs / ours
 
 
 def table(rows: list[Row]) -> str:
     head = (f"{'layer':<42} {'nets':<30} {'GFLOP':>6} {'ours ms':>8} {'torch ms':>8} {'speed':>6} "
-            f"{'in net ms':>9} {'speed':>6} {'ours GF/s':>9}")
+            f"{'in net ms':>9} {'speed':>6} {'te ms':>8} {'speed':>6} {'ours GF/s':>9}")
     lines = [head, "-" * len(head)]
     for r in rows:
         if r.error is not None:
@@ -204,11 +240,13 @@ def table(rows: list[Row]) -> str:
         assert r.speed is not None
         best = min(r.ours_ms, r.in_net_ms or r.ours_ms)
         in_net = "-" if r.in_net_ms is None or r.in_net_speed is None else f"{r.in_net_ms:9.3f} {r.in_net_speed:6.2f}"
+        te_nchw = "-" if r.te_ms is None or r.te_speed is None else f"{r.te_ms:8.3f} {r.te_speed:6.2f}"
         lines.append(
             f"{r.layer:<42} {r.networks:<30} {r.gflop:6.3f} {r.ours_ms:8.3f} {r.torch_ms:8.3f} "
-            f"{r.speed:6.2f} {in_net:>16} {r.gflop / best * 1e3:9.1f}"
+            f"{r.speed:6.2f} {in_net:>16} {te_nchw:>15} {r.gflop / best * 1e3:9.1f}"
         )
-    for what, key in (("alone (NCHW in and out)", "speed"), ("in the network's layout", "in_net_speed")):
+    for what, key in (("alone (NCHW in and out)", "speed"), ("in the network's layout", "in_net_speed"),
+                      ("in te (ops.conv2d_nchw, no schedule)", "te_speed")):
         speeds = [v for r in rows if (v := getattr(r, key)) is not None]
         if speeds:
             slow = sum(s < 0.9 for s in speeds)

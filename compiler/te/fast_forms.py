@@ -16,7 +16,7 @@ def with_fast_forms(tensors: Sequence[Tensor]) -> list[Tensor]:
     """`tensors` (a program's arguments) with every stage that has a fast form computed by
     it. A program with a stage of another kind than a plain compute (an extern, a scan,
     a multi-output compute) is returned as it is."""
-    stages = collect_stages([t for t in tensors if not t.is_placeholder])
+    stages = collect_stages([t for t in tensors if isinstance(t, Tensor) and not t.is_placeholder])
     if not any(t.op.fast_form is not None for t in stages) or not all(_plain(t.op) for t in stages):
         return list(tensors)
     changed = _changed(stages)
@@ -31,7 +31,7 @@ def with_fast_forms(tensors: Sequence[Tensor]) -> list[Tensor]:
     for t in new.values():  # attached to a consumer that was rebuilt: to the copy
         if t.op.attach_to is not None and t.op.attach_to.uid in new:
             t.op.attach_to = new[t.op.attach_to.uid]
-    return [new.get(t.uid, t) for t in tensors]
+    return [new.get(t.uid, t) if isinstance(t, Tensor) else t for t in tensors]
 
 
 def _changed(stages: Sequence[Tensor]) -> set[int]:
