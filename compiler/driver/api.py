@@ -112,9 +112,10 @@ def build(
     Without a schedule, the program is scheduled automatically: the schedule recorded
     for it in the tuning log (`tuning_log=`, else the file named by COMPILER_TUNING_LOG;
     `compiler.tune` writes it) if there is one, else the `auto-schedule` pass's for the
-    host. `auto_schedule=False` compiles the unscheduled program (TVM's default
-    schedule); `auto_schedule=True` also extends a partial schedule to the stages it
-    does not name. `a * b + c` becomes one fused multiply-add, rounded once (as TVM,
+    host, and a stage with a fast form is computed by it (`te.FastForm`: `ops.conv2d_nchw`
+    computes in blocked NHWC). `auto_schedule=False` compiles the unscheduled program
+    (TVM's default schedule); `auto_schedule=True` also extends a partial schedule to
+    the stages it does not name. `a * b + c` becomes one fused multiply-add, rounded once (as TVM,
     clang and the BLAS libraries do; the FMA units are twice the throughput of a
     multiply and an add); `fp_contract=False` rounds every float operation as written.
     `fast_math=True` also lets LLVM reassociate float math (reductions vectorize):

@@ -143,3 +143,21 @@ def test_programs_with_fast_forms_are_keyed_by_their_parameters() -> None:
     assert key(1) is not None
     assert key(1) == key(1)
     assert key(1) != key(2)
+
+
+def test_tune_searches_the_fast_form_and_build_finds_its_record(tmp_path) -> None:
+    x_t = te.placeholder((1, 8, 10, 10), name="x")
+    w_t = te.placeholder((32, 8, 3, 3), name="w")
+    y_t = ops.conv2d_nchw(x_t, w_t, padding=1, name="y")
+    log = tmp_path / "tune.jsonl"
+    result = compiler.tune([x_t, w_t, y_t], log=log, trials=2, progress=False)
+    assert result.schedule is not None
+    assert '"y_nhwc"' in result.schedule
+    f = compiler.build([x_t, w_t, y_t], tuning_log=log)
+    assert "y_nhwc" in f.loop_ir
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1, 8, 10, 10)).astype(np.float32)
+    w = rng.standard_normal((32, 8, 3, 3)).astype(np.float32)
+    y = np.empty((1, 32, 10, 10), np.float32)
+    f(x, w, y)
+    np.testing.assert_allclose(y, conv_reference(x, w, (1, 1), (1,) * 4, (1, 1)), rtol=1e-4, atol=1e-4)
