@@ -93,10 +93,20 @@ def liveness_lower_bound(lifetimes: Sequence[Lifetime]) -> int | None:
     """max over statements of the bytes live there; None when a size is symbolic."""
     if any(t.static_size is None for t in lifetimes):
         return None
-    if not lifetimes:
-        return 0
-    end = max(t.last for t in lifetimes)
-    return max(sum(t.static_size or 0 for t in lifetimes if t.first <= k <= t.last) for k in range(end + 1))
+    # a sweep over the statements where the live bytes change (a buffer's join at its
+    # first statement and leave after its last), not a sum over every buffer at every
+    # statement: that was quadratic, and the default Mamba's unrolled scan has tens of
+    # thousands of each (storage-rewrite ran for minutes here)
+    changes: dict[int, int] = {}
+    for t in lifetimes:
+        if t.first <= t.last:
+            changes[t.first] = changes.get(t.first, 0) + (t.static_size or 0)
+            changes[t.last + 1] = changes.get(t.last + 1, 0) - (t.static_size or 0)
+    live = most = 0
+    for k in sorted(changes):
+        live += changes[k]
+        most = max(most, live)
+    return most
 
 
 def shape_params(func: loop.FuncOp) -> list[str]:

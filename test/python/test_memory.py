@@ -281,3 +281,18 @@ def test_the_workspace_is_kept_between_calls_grown_for_larger_shapes_and_private
     for t in threads:
         t.join()
     assert errors == []
+
+
+@settings(max_examples=examples(50, 300), deadline=None)
+@given(spans=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 1000)), max_size=12))
+def test_liveness_lower_bound_is_the_most_bytes_live_at_one_statement(spans: list[tuple[int, int, int]]) -> None:
+    """The sweep over lifetimes gives what summing the buffers live at every statement
+    gives (lifetimes whose first statement is after their last count nowhere)."""
+    from compiler.analysis.liveness import Lifetime, liveness_lower_bound
+    from compiler.arith.expr import IndexConst
+
+    lifetimes = [Lifetime(f"b{k}", None, None, IndexConst(size), first, last)  # type: ignore[arg-type]
+                 for k, (first, last, size) in enumerate(spans)]
+    statements = range(max((t.last for t in lifetimes), default=-1) + 1)
+    brute = max((sum(t.static_size or 0 for t in lifetimes if t.first <= k <= t.last) for k in statements), default=0)
+    assert liveness_lower_bound(lifetimes) == brute
