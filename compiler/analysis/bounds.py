@@ -200,6 +200,7 @@ class InferBound:
 
     def run(self) -> dict[str, StageBounds]:
         stages = list(self.model.stages.values())
+        self._consumers = self.model.consumer_map()
         for stage in reversed(stages):
             self.infer_root_bound(stage)
             self.pass_down_domain(stage)
@@ -209,7 +210,7 @@ class InferBound:
 
     def infer_root_bound(self, stage: Stage) -> None:
         shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
-        consumers = self.model.consumers(stage)
+        consumers = self._consumers[stage.name]
         # a te.extern reads its inputs whole, as the function's caller reads its results
         if stage.is_output or not consumers or self.model.extern_readers(stage.name) or stage.scan_from is not None:
             for iv, extent in zip(stage.axes, shape, strict=True):

@@ -140,6 +140,31 @@ class ScheduleData:
                     found.append(c)
         return found
 
+    def consumer_map(self) -> dict[str, list[Stage]]:
+        """`consumers` of every stage, at once: an index of the readers and each inlined
+        stage's consumers found once (`consumers` of every stage scans every stage for
+        each, quadratic in the stages: the default Mamba's unrolled scan has thousands).
+        Valid until the stages change."""
+        readers: dict[str, list[Stage]] = {}
+        for s in self.stages.values():
+            for name in s.inputs:
+                readers.setdefault(name, []).append(s)
+        found: dict[str, list[Stage]] = {}
+
+        def of(stage: Stage) -> list[Stage]:
+            if stage.name not in found:
+                result: list[Stage] = []
+                for s in readers.get(stage.name, []):
+                    for c in of(s) if s.inline else [s]:
+                        if c not in result:
+                            result.append(c)
+                found[stage.name] = result
+            return found[stage.name]
+
+        for stage in reversed(list(self.stages.values())):  # consumers first: shallow recursion
+            of(stage)
+        return found
+
     def extern_readers(self, name: str) -> list[str]:
         """The te.extern stages that read stage `name` (whole)."""
         return [
