@@ -168,6 +168,7 @@ class InferBound:
     requests: dict[str, list[list[Request]]] = field(default_factory=dict)
     split_notes: dict[str, list[tuple[Split, IndexExpr, IndexExpr]]] = field(default_factory=dict)
     """Per stage, the splits whose outer extents `explain` words (formatted only then)."""
+    consumers: dict[str, list[Stage]] = field(default_factory=dict)  # `run` fills it (consumer_map)
 
     def __post_init__(self) -> None:
         names = {n for t in self._arg_types() for n in shape_var_names(t.get_shape())}
@@ -200,7 +201,7 @@ class InferBound:
 
     def run(self) -> dict[str, StageBounds]:
         stages = list(self.model.stages.values())
-        self._consumers = self.model.consumer_map()
+        self.consumers = self.model.consumer_map()
         for stage in reversed(stages):
             self.infer_root_bound(stage)
             self.pass_down_domain(stage)
@@ -210,7 +211,7 @@ class InferBound:
 
     def infer_root_bound(self, stage: Stage) -> None:
         shape = [dim_expr(d) for d in stage.op.tensor_type.get_shape()]
-        consumers = self._consumers[stage.name]
+        consumers = self.consumers[stage.name]
         # a te.extern reads its inputs whole, as the function's caller reads its results
         if stage.is_output or not consumers or self.model.extern_readers(stage.name) or stage.scan_from is not None:
             for iv, extent in zip(stage.axes, shape, strict=True):

@@ -99,9 +99,10 @@ def liveness_lower_bound(lifetimes: Sequence[Lifetime]) -> int | None:
     # thousands of each (storage-rewrite ran for minutes here)
     changes: dict[int, int] = {}
     for t in lifetimes:
+        size = t.static_size or 0
         if t.first <= t.last:
-            changes[t.first] = changes.get(t.first, 0) + (t.static_size or 0)
-            changes[t.last + 1] = changes.get(t.last + 1, 0) - (t.static_size or 0)
+            changes[t.first] = changes.get(t.first, 0) + size
+            changes[t.last + 1] = changes.get(t.last + 1, 0) - size
     live = most = 0
     for k in sorted(changes):
         live += changes[k]

@@ -313,10 +313,11 @@ def transpose_axes(info: StageInfo) -> tuple[int, int] | None:
         return None
     v = len(info.axis_names) - 1
     for read in info.reads:
-        last = read[-1] if read else frozenset()
-        axes = [k for k, name in enumerate(info.axis_names) if name in last]
-        if len(last) == 1 and len(axes) == 1 and axes[0] != v and any(info.axis_names[v] in u for u in read[:-1]):
-            return v, axes[0]
+        if not read or len(read[-1]) != 1:
+            continue
+        (name,) = read[-1]
+        if name in info.axis_names[:v] and any(info.axis_names[v] in u for u in read[:-1]):
+            return v, info.axis_names.index(name)
     return None
 
 

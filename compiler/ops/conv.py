@@ -15,7 +15,7 @@ from compiler import te
 from compiler.errors import ExprValueError
 from compiler.ops.shape import pad, transpose
 from compiler.ops.util import (
-    HALF_FLOATS,
+    FLOAT_BITS,
     padding4,
     pair,
     product_dtypes,
@@ -24,7 +24,6 @@ from compiler.ops.util import (
     static,
 )
 from compiler.te import Dim, Expr, Tensor
-from compiler.te.nodes import is_float
 
 if TYPE_CHECKING:
     import numpy as np
@@ -100,17 +99,16 @@ def conv2d_nchw(
     return y
 
 
-def _output_block(k: Dim, dtype: str) -> int | None:
+def _output_block(k: int, dtype: str) -> int | None:
     """The output-channel block of the blocked NHWC form of a float convolution with `k`
     output channels: a multiple of the host's vector (`channel_block`), else None."""
     from compiler.analysis.target import channel_block, host_target
 
-    kk = static(k)
-    if kk is None or not is_float(dtype):
+    bits = FLOAT_BITS.get(dtype)
+    if bits is None:
         return None
     target = host_target()
-    bits = 16 if dtype in HALF_FLOATS else 32
-    block = channel_block(kk, target, bits)
+    block = channel_block(k, target, bits)
     return block if block % target.lanes(bits) == 0 else None
 
 
@@ -129,8 +127,8 @@ def _conv2d_nchw_in_nhwc(
     n, c, h, wd = x.shape
     k, wc = w.shape[:2]
     r, s = _kernel(w, (2, 3), name)
-    kb, kk = _output_block(k, x.dtype), static(k)
-    if kb is None or kk is None:
+    kk = static(k)
+    if kk is None or (kb := _output_block(kk, x.dtype)) is None:
         return None
     if (r, s) == (1, 1) and not any(padding) and stride != (1, 1):
         # a strided 1x1 kernel reads every stride-th pixel: the NHWC copy holds only those

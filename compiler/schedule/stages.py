@@ -131,20 +131,13 @@ class ScheduleData:
 
     def consumers(self, stage: Stage) -> list[Stage]:
         """The stages that read `stage`, looking through inlined stages."""
-        found: list[Stage] = []
-        for s in self.stages.values():
-            if stage.name not in s.inputs:
-                continue
-            for c in self.consumers(s) if s.inline else [s]:
-                if c not in found:
-                    found.append(c)
-        return found
+        return self.consumer_map()[stage.name]
 
     def consumer_map(self) -> dict[str, list[Stage]]:
-        """`consumers` of every stage, at once: an index of the readers and each inlined
-        stage's consumers found once (`consumers` of every stage scans every stage for
-        each, quadratic in the stages: the default Mamba's unrolled scan has thousands).
-        Valid until the stages change."""
+        """`consumers` of every stage, at once: an index of the readers, and each inlined
+        stage's consumers found once. Valid until the stages change: a caller asking for
+        every stage's (`InferBound`) keeps the map, since a scan of every stage per stage
+        is quadratic (the default Mamba's unrolled scan has thousands of stages)."""
         readers: dict[str, list[Stage]] = {}
         for s in self.stages.values():
             for name in s.inputs:

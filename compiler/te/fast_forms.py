@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from compiler.te.nodes import Expr, new_uid
+from compiler.te.stage_graph import read_tensors
 from compiler.te.tensors import Operation, Read, Tensor, collect_stages
-from compiler.te.traversal import walk
 
 
 def with_fast_forms(tensors: Sequence[Tensor]) -> list[Tensor]:
@@ -54,7 +54,7 @@ def _plain(op: Operation) -> bool:
 
 
 def _reads_any(op: Operation, uids: set[int]) -> bool:
-    return op.body is not None and any(isinstance(n, Read) and n.tensor.uid in uids for n in walk(op.body))
+    return any(t.uid in uids for t in read_tensors(op))
 
 
 def _rebuilt(t: Tensor, new: dict[int, Tensor]) -> Tensor:
@@ -71,5 +71,3 @@ def _retarget(e: Expr, new: dict[int, Tensor]) -> Expr:
     if isinstance(e, Read) and e.tensor.uid in new:
         return replace(e, tensor=new[e.tensor.uid])
     return e
-
-

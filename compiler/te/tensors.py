@@ -109,10 +109,10 @@ class Operation:
 class FastForm:
     """Another computation of a stage's values from `inputs` (`make(*inputs)`, or None
     where it is not faster), in stages the auto-scheduler compiles better than the
-    stage as written: TVM's op strategies,
-    one definition for a user's schedules and another for the machine's. `build` and
-    `tune` without a schedule compute it instead (`te.fast_forms.with_fast_forms`); a
-    schedule names the stages as written. `ops.conv2d_nchw` computes in blocked NHWC."""
+    stage as written: TVM's op strategies, one definition for a user's schedules and
+    another for the machine's. `build` and `tune` without a schedule compute it instead
+    (`te.fast_forms.with_fast_forms`); a schedule names the stages as written.
+    `ops.conv2d_nchw` computes in blocked NHWC."""
 
     inputs: tuple[Tensor, ...]
     make: Callable[..., Tensor | None]
