@@ -12,14 +12,19 @@ on its own:
     arguments is lost there.
 
 Before anything else is lowered, `annotate_alias_scopes` gives every
-`loop.load`/`loop.store` of a function two discardable attributes naming
-*alias groups*: `alias_scopes = ["f/G"]` (the group of the buffer it accesses)
-and `noalias_scopes` (every other group of the function). They survive the
-outlining of parallel bodies (ops are cloned with their attributes) and are
-copied onto the `llvm.load`/`llvm.store` (memory.py); jit.py turns them into
-LLVM's scoped-noalias metadata (`!alias.scope`/`!noalias`, one domain per
-function). This is the same fact LLVM derives itself when it inlines a call
-with `noalias` arguments.
+`loop.load`/`loop.store` of a function a discardable attribute naming its *alias
+group*, `alias_scopes = ["f/G"]` (the group of the buffer it accesses), and, when
+other groups may share its bytes (rare), `may_alias_scopes` naming them. They
+survive the outlining of parallel bodies (ops are cloned with their attributes).
+After outlining, `complete_alias_scopes` gives each access of each function its
+`noalias_scopes`: the other groups that function accesses, less those it may
+share bytes with. Listing only the function's own groups keeps the lists linear:
+a network's parent function has thousands of groups, an outlined body a few (a
+list of every group per access, pruned after outlining, took BART-large's
+lowering 5 s). The lists are copied onto the `llvm.load`/`llvm.store`
+(memory.py); jit.py turns them into LLVM's scoped-noalias metadata
+(`!alias.scope`/`!noalias`, one domain per function). This is the same fact LLVM
+derives itself when it inlines a call with `noalias` arguments.
 
 Groups, and why they are sound (accesses in two groups never touch the same byte):
 
@@ -38,7 +43,7 @@ Groups, and why they are sound (accesses in two groups never touch the same byte
     symbolic sizes (every shape variable >= 0); what can't be proven overlaps.
     An access to the arena itself joins all its views into one group.
 
-An access's `noalias_scopes` lists every group of the function it is proven
+An access's `noalias_scopes` lists every group of its function it is proven
 apart from: all the others, less the views that may overlap its own.
 
 An access whose buffer is none of these (none exist after storage-rewrite)
@@ -47,8 +52,10 @@ gets no attributes, so LLVM assumes it may alias anything.
 
 from __future__ import annotations
 
+import heapq
+
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import IndexConst, IndexExpr, free_vars
@@ -60,6 +67,9 @@ from compiler.names import fresh_name
 
 ALIAS_SCOPES = "alias_scopes"
 NOALIAS_SCOPES = "noalias_scopes"
+MAY_ALIAS_SCOPES = "may_alias_scopes"
+"""The groups an access may share bytes with, from `annotate_alias_scopes` until
+`complete_alias_scopes` (its function's outlining and merging read it)."""
 
 
 def buffer_bytes(t: loop.BufferType) -> IndexExpr:
@@ -73,7 +83,14 @@ def buffer_bytes(t: loop.BufferType) -> IndexExpr:
 def _overlapping_views(views: list[loop.ViewOp]) -> list[tuple[int, int]]:
     """The pairs (i, j), j < i, of views whose byte ranges may intersect (each view's range
     read once: parsing its offset and size for every pair took a network's lowering 0.2 s)."""
-    ranges = [(parse_expr(v.offset.data), buffer_bytes(v.result.type)) for v in views]
+    return overlapping_ranges([(parse_expr(v.offset.data), buffer_bytes(v.result.type)) for v in views])
+
+
+def overlapping_ranges(ranges: list[tuple[IndexExpr, IndexExpr]]) -> list[tuple[int, int]]:
+    """The pairs (i, j), j < i, of byte ranges (offset, size) that may intersect, every
+    shape variable >= 0. The constant ranges are swept in order of offset (a network has
+    thousands of views: testing every pair was quadratic); a symbolic range is tested
+    against every other."""
     known = [(const_value(offset), const_value(size)) for offset, size in ranges]
     names: set[str] = set()
     for offset, size in ranges:
@@ -87,7 +104,24 @@ def _overlapping_views(views: list[loop.ViewOp]) -> list[tuple[int, int]]:
         (oa_e, sa_e), (ob_e, sb_e) = ranges[i], ranges[j]
         return not (analyzer.prove_le(oa_e + sa_e, ob_e) or analyzer.prove_le(ob_e + sb_e, oa_e))
 
-    return [(i, j) for i in range(len(views)) for j in range(i) if may_overlap(i, j)]
+    constant = [k for k, (offset, size) in enumerate(known) if offset is not None and size is not None]
+    symbolic = sorted(set(range(len(ranges))) - set(constant))
+    candidates = _touching_ranges([(known[k][0] or 0, known[k][1] or 0, k) for k in constant])
+    candidates |= {(max(i, j), min(i, j)) for i in symbolic for j in range(len(ranges)) if j != i}
+    return sorted(pair for pair in candidates if may_overlap(*pair))
+
+
+def _touching_ranges(ranges: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
+    """The pairs (i, j), j < i, of (offset, size, index) ranges that intersect or touch (a
+    superset of those that overlap: `may_overlap` decides), by a sweep in order of offset."""
+    pairs: set[tuple[int, int]] = set()
+    open_ends: list[tuple[int, int]] = []  # (end, index) of the ranges begun so far
+    for offset, size, k in sorted(ranges):
+        while open_ends and open_ends[0][0] < offset:
+            heapq.heappop(open_ends)
+        pairs |= {(max(k, j), min(k, j)) for _, j in open_ends}
+        heapq.heappush(open_ends, (offset + size, k))
+    return pairs
 
 
 def alias_groups(f: loop.FuncOp) -> tuple[dict[SSAValue, str], set[frozenset[str]]]:
@@ -138,7 +172,8 @@ def _root(buffer: SSAValue) -> SSAValue | None:
 
 
 def annotate_alias_scopes(f: loop.FuncOp) -> None:
-    """Mark every load and store of `f` with its group and the groups it doesn't alias."""
+    """Mark every load and store of `f` with its group, and the groups that may share its
+    bytes (`complete_alias_scopes` lists the others once `f` is outlined)."""
     groups, overlapping = alias_groups(f)
     accesses: list[tuple[Operation, str]] = []
     for op in walk_ops(f):
@@ -151,35 +186,41 @@ def annotate_alias_scopes(f: loop.FuncOp) -> None:
         return
     prefix = f.sym_name.data
     scope = {g: StringAttr(f"{prefix}/{g}") for g in used}
-    # one attribute per group, shared by its accesses (and by their metadata nodes)
+    partners: dict[str, set[str]] = {}
+    for pair in overlapping:
+        a, b = sorted(pair)
+        if a in scope and b in scope:
+            partners.setdefault(a, set()).add(b)
+            partners.setdefault(b, set()).add(a)
+    # one attribute per group, shared by its accesses
     own = {g: ArrayAttr([scope[g]]) for g in used}
-    apart = {g: ArrayAttr([scope[h] for h in used if h != g and frozenset((g, h)) not in overlapping]) for g in used}
+    may = {g: ArrayAttr([scope[h] for h in sorted(hs)]) for g, hs in partners.items()}
     for op, group in accesses:
         op.attributes[ALIAS_SCOPES] = own[group]
-        op.attributes[NOALIAS_SCOPES] = apart[group]
+        if group in may:
+            op.attributes[MAY_ALIAS_SCOPES] = may[group]
 
 
-def prune_alias_scopes(f: loop.FuncOp) -> None:
-    """Keep in each noalias list of `f` only the groups `f` accesses. After outlining, a
-    parallel body accesses a few of its parent's groups, but its lists named all of them
-    (a network's hundreds, each a metadata node per list in every function's LLVM module:
-    CLIP's lowering spent 4 s making them); a group the body never accesses tells LLVM
-    nothing about the body's accesses (each function is its own LLVM module: no inlining)."""
+def complete_alias_scopes(f: loop.FuncOp) -> None:
+    """Give each access of `f` its `noalias_scopes`: the groups `f` accesses that it is proven
+    apart from. After outlining, a parallel body accesses a few of its parent's groups; a
+    group the body never accesses tells LLVM nothing about the body's accesses (each
+    function is its own LLVM module: no inlining)."""
     accesses = [op for op in walk_ops(f) if isinstance(op, loop.LoadOp | loop.StoreOp) and ALIAS_SCOPES in op.attributes]
-    used: set[Attribute] = set()
+    used: set[StringAttr] = set()
     for op in accesses:
         scopes = op.attributes[ALIAS_SCOPES]
         if isinstance(scopes, ArrayAttr):
-            used.update(scopes.data)
-    pruned: dict[int, tuple[Attribute, ArrayAttr[StringAttr]]] = {}  # by the shared list (its id: held here)
+            used.update(s for s in scopes.data if isinstance(s, StringAttr))
+    ordered = sorted(used, key=lambda s: s.data)
+    lists: dict[tuple[int, int], ArrayAttr[StringAttr]] = {}  # by the shared attributes (ids: held by the ops)
     for op in accesses:
-        apart = op.attributes.get(NOALIAS_SCOPES)
-        if not isinstance(apart, ArrayAttr):
-            continue
-        if id(apart) not in pruned:
-            pruned[id(apart)] = (apart, ArrayAttr([s for s in apart.data if s in used]))
-        kept = pruned[id(apart)][1]
-        if kept.data:
-            op.attributes[NOALIAS_SCOPES] = kept
+        own, may = op.attributes[ALIAS_SCOPES], op.attributes.pop(MAY_ALIAS_SCOPES, None)
+        key = (id(own), id(may))
+        if key not in lists:
+            excluded = set(own.data if isinstance(own, ArrayAttr) else ()) | set(may.data if isinstance(may, ArrayAttr) else ())
+            lists[key] = ArrayAttr([s for s in ordered if s not in excluded])
+        if lists[key].data:
+            op.attributes[NOALIAS_SCOPES] = lists[key]
         else:
-            del op.attributes[NOALIAS_SCOPES]
+            op.attributes.pop(NOALIAS_SCOPES, None)

@@ -38,7 +38,7 @@ from xdsl.rewriter import Rewriter
 
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop
-from compiler.lowering.aliasing import ALIAS_SCOPES, NOALIAS_SCOPES
+from compiler.lowering.aliasing import ALIAS_SCOPES, MAY_ALIAS_SCOPES, NOALIAS_SCOPES
 from compiler.lowering.memory import POINTER_ALIGN
 
 _COMMUTATIVE = (
@@ -140,13 +140,14 @@ class _Structure:
         for name, value in sorted(op.attributes.items()):
             if name == POINTER_ALIGN:
                 continue  # merged to the weakest of the copies' claims (`_weakest_alignments`)
-            if name in (ALIAS_SCOPES, NOALIAS_SCOPES) and isinstance(value, ArrayAttr):
+            if name in (ALIAS_SCOPES, NOALIAS_SCOPES, MAY_ALIAS_SCOPES) and isinstance(value, ArrayAttr):
                 # the body's groups it names, by number (others tell the body nothing)
                 known = self._numbered.get(id(value))  # the entry holds `value`: its id is not reused
                 if known is None:
                     known = (value, tuple(sorted(self.groups[s] for s in value.data if s in self.groups)))
                     self._numbered[id(value)] = known
-                found.append((name, known[1]))
+                if known[1] or name != MAY_ALIAS_SCOPES:  # none of the body's groups: as if none
+                    found.append((name, known[1]))
             else:
                 found.append((name, value))
         return tuple(found)

@@ -68,7 +68,7 @@ from xdsl.passes import ModulePass
 from compiler.analysis.arg_binder import symbolic_variables
 from compiler.analysis.walk import walk_ops
 from compiler.dialects import loop, packed
-from compiler.lowering.aliasing import annotate_alias_scopes, prune_alias_scopes
+from compiler.lowering.aliasing import annotate_alias_scopes, complete_alias_scopes
 from compiler.lowering.bfloat16 import legalize_bfloat16
 from compiler.lowering.cleanup import drop_dead_arith
 from compiler.lowering.control_flow import (
@@ -161,7 +161,7 @@ def lower_module(
     merge_identical_outlined(module, [op for op in module.ops if isinstance(op, loop.FuncOp) and op not in parents])
     funcs = [op for op in module.ops if isinstance(op, loop.FuncOp)]
     for f in funcs:
-        prune_alias_scopes(f)  # after outlining and merging: each body names only its own groups
+        complete_alias_scopes(f)  # after outlining and merging: each body names only its own groups
     abi = ModuleABI(
         {f.sym_name.data: symbolic_variables(f) for f in funcs},
         {f.sym_name.data: assert_table(module, f.sym_name.data) for f in funcs},

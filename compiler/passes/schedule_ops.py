@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects import arith
@@ -358,7 +359,7 @@ class FunctionLowering:
         """The accumulators start from the identity region, evaluated at the data axes' values
         here; where the bound checks on them fail nothing is accumulated nor stored, so the
         region (user arithmetic: a division, say) is not evaluated there either."""
-        bound = set(self.env) | self.shape_names()
+        bound = set(self.env) | self.shape_names
         reduce_names = {lp.name for lp in plan.loops if lp.is_reduce}
         guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
         body = self.guarded(guards, block)
@@ -401,7 +402,7 @@ class FunctionLowering:
         self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], accumulator: tuple[list[SSAValue], Block]
     ) -> None:
         accs, block = accumulator
-        bound = set(self.env) | self.shape_names()
+        bound = set(self.env) | self.shape_names
         reduce_names = {lp.name for lp in plan.loops if lp.is_reduce}
         guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
         body = self.guarded(guards, block)
@@ -428,14 +429,16 @@ class FunctionLowering:
         for arg, value in zip(axes, plan.axis_values, strict=True):
             self.values[arg] = self.expr(value, block)
 
-    def shape_names(self) -> set[str]:
+    @cached_property
+    def shape_names(self) -> frozenset[str]:
+        """The size variables of the signature (read once: a network's has hundreds of shapes)."""
         names: set[str] = set()
         for t in (*self.func.function_type.inputs.data, *self.func.function_type.outputs.data):
             names.update(shape_var_names(tensor_type(t).get_shape()))
-        return names
+        return frozenset(names)
 
     def emit_init(self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block) -> None:
-        bound = set(self.env) | self.shape_names()
+        bound = set(self.env) | self.shape_names
         guards = [g for g in plan.guards if free_vars(g) <= bound]
         body = self.guarded(guards, block)
         data_values = plan.axis_values[: len(stage.axes)]

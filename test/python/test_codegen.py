@@ -11,6 +11,9 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from long_tests import examples
 from references import conv2d_reference
 
 import compiler
@@ -357,3 +360,31 @@ def test_set_num_threads_rejects_a_non_positive_count() -> None:
         compiler.set_num_threads(0)
     compiler.set_num_threads(None)
     assert compiler.get_num_threads() >= 1
+
+
+_RANGE = st.one_of(
+    st.tuples(st.integers(0, 256), st.integers(0, 96)).map(lambda r: (str(r[0]), str(r[1]))),
+    st.tuples(st.integers(0, 3), st.integers(0, 64)).map(lambda r: (f"n * {r[0] * 64} + {r[1]}", "n * 64")),
+)
+
+
+@settings(max_examples=examples(60, 400), deadline=None)
+@given(st.lists(_RANGE, max_size=24))
+def test_overlapping_ranges_are_the_pairs_tested_one_by_one(texts: list[tuple[str, str]]) -> None:
+    """The sweep over constant ranges (and symbolic ones against all) finds exactly the pairs
+    a test of every pair finds, zero-size and touching ranges included."""
+    from compiler.arith.expr import free_vars
+    from compiler.arith.parse import parse_expr
+    from compiler.arith.simplify import Analyzer
+    from compiler.lowering.aliasing import overlapping_ranges
+
+    ranges = [(parse_expr(o), parse_expr(s)) for o, s in texts]
+    names = set().union(*(free_vars(o) | free_vars(s) for o, s in ranges))
+    az = Analyzer({n: (0, None) for n in names})
+
+    def apart(i: int, j: int) -> bool:
+        (oa, sa), (ob, sb) = ranges[i], ranges[j]
+        return az.prove_le(oa + sa, ob) or az.prove_le(ob + sb, oa)
+
+    expected = [(i, j) for i in range(len(ranges)) for j in range(i) if not apart(i, j)]
+    assert overlapping_ranges(ranges) == expected

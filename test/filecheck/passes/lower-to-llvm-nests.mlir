@@ -72,3 +72,36 @@ loop.func @single(%a: !loop.buffer<[64], f32>, %b: !loop.buffer<[64], f32> {loop
 // CHECK-LABEL: llvm.func @checked_nest1(%{{.*}}: !llvm.ptr) -> i32
 // CHECK:         llvm.fadd
 // CHECK-NOT:   llvm.func @single_nest
+
+// -----
+
+// Views that may share bytes with a view a nest does not access do not keep its
+// nests apart: x overlaps z (z overwrites it in place), y overlaps nothing, and
+// the nests copying into x, into y and out of z are one body. Each access's
+// noalias list names only the groups the body accesses.
+loop.func @views(%in: !loop.buffer<[16], f32>, %out: !loop.buffer<[16], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<[128], i8>
+  %x = loop.view "x" %arena at "0" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  %y = loop.view "y" %arena at "64" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  %z = loop.view "z" %arena at "0" inplace "x" : !loop.buffer<[128], i8> -> !loop.buffer<[16], f32>
+  loop.for %i = %c0 extent %c16 {
+    %a = loop.load %in[%i] : !loop.buffer<[16], f32>
+    loop.store %a, %x[%i] : !loop.buffer<[16], f32>
+  }
+  loop.for %j = %c0 extent %c16 {
+    %b = loop.load %in[%j] : !loop.buffer<[16], f32>
+    loop.store %b, %y[%j] : !loop.buffer<[16], f32>
+  }
+  loop.for %k = %c0 extent %c16 {
+    %c = loop.load %z[%k] : !loop.buffer<[16], f32>
+    loop.store %c, %out[%k] : !loop.buffer<[16], f32>
+  }
+}
+// CHECK-LABEL: llvm.func @views(
+// CHECK-COUNT-3: llvm.call @views_nest0(
+// CHECK-LABEL: llvm.func @views_nest0(%ctx: !llvm.ptr) -> i32
+// CHECK:         llvm.load %{{.*}} {alias_scopes = ["views/in"], noalias_scopes = ["views/arena.x"]}
+// CHECK:         llvm.store %{{.*}} {alias_scopes = ["views/arena.x"], noalias_scopes = ["views/in"]}
+// CHECK-NOT:   llvm.func @views_nest1
