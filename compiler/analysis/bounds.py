@@ -315,7 +315,7 @@ class InferBound:
         every request up to whole tiles, realizing each producer (and theirs) past the end
         with a symbolic n."""
         exact, relaxed = self.ranges[leaf.name], self.relaxed[leaf.name]
-        dependent = (free_vars(exact.min) | free_vars(exact.extent)) & set(self.relaxed)
+        dependent = {v for v in free_vars(exact.min) | free_vars(exact.extent) if v in self.relaxed}
         if exact == relaxed or not dependent <= loops:
             return relaxed
         return exact

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr
@@ -197,7 +198,7 @@ def inplace_conflicts(
                 f" and (({') or ('.join(later)})) and {overlap} }}"
             )
             try:
-                conflict = isl.Set(text)
+                conflict = _isl_nonempty(text)
             except isl.Error:
                 # symbolic strides (products of variables): not Presburger, prove it polynomially
                 if _same_element(w, r, common) and read_bytes == write_bytes:
@@ -208,9 +209,18 @@ def inplace_conflicts(
                     "the accesses have symbolic strides, and no read of the input provably "
                     "stays clear of the bytes written before it"
                 )
-            if not conflict.is_empty():
+            if conflict:
                 return "a read of the input follows a write of the output to the same bytes"
     return None
+
+
+@lru_cache(maxsize=4096)
+def _isl_nonempty(text: str) -> bool:
+    """Whether the ISL set `text` has a point (a network's layers of one shape ask the same
+    question: its text, parsed once)."""
+    import islpy as isl
+
+    return not isl.Set(text).is_empty()
 
 
 def _box(for_op: loop.ForOp, names: ValueNames, rename: Mapping[str, IndexExpr]) -> tuple[IndexExpr, IndexExpr]:

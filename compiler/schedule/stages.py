@@ -130,8 +130,16 @@ class ScheduleData:
     # -- queries ----------------------------------------------------------
 
     def consumers(self, stage: Stage) -> list[Stage]:
-        """The stages that read `stage`, looking through inlined stages."""
-        return self.consumer_map()[stage.name]
+        """The stages that read `stage`, looking through inlined stages: `consumer_map`'s
+        entry, found from `stage` alone (the replay asks while the stages change, once per
+        attached stage: the whole map each time was quadratic)."""
+        result: list[Stage] = []
+        for s in self.stages.values():
+            if stage.name in s.inputs:
+                for c in self.consumers(s) if s.inline else [s]:
+                    if c not in result:
+                        result.append(c)
+        return result
 
     def consumer_map(self) -> dict[str, list[Stage]]:
         """`consumers` of every stage, at once: an index of the readers, and each inlined

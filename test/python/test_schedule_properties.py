@@ -1038,3 +1038,31 @@ def test_attach_target_fused_after_compute_at_with_symbolic_sizes(shape: tuple[i
     f = compiler.build(s, [A, D], check_bounds=True)
     a = np.linspace(-1.0, 1.0, shape[0] * shape[1], dtype=np.float32).reshape(shape)
     np.testing.assert_allclose(_guarded_run(f, [a], shape), 2.0 * (a + a[:, :1]), rtol=1e-6)
+
+
+@settings(max_examples=examples(40, 300), deadline=None)
+@given(st.data())
+def test_a_stages_consumers_are_its_entry_of_the_consumer_map(data: st.DataObject) -> None:
+    """`ScheduleData.consumers` (one stage, asked while the replay changes the stages) and
+    `consumer_map` (every stage at once, InferBound's) agree, through chains of inlined
+    stages, on random DAGs of elementwise stages."""
+    from compiler.schedule.model import ScheduleModel, schedule_of
+    from compiler.te.to_ir import build_module
+
+    count = data.draw(st.integers(2, 9), label="stages")
+    x = te.placeholder((8,), name="x")
+    tensors = [x]
+    for k in range(count):
+        reads = data.draw(st.lists(st.sampled_from(tensors), min_size=1, max_size=3), label=f"reads of s{k}")
+        tensors.append(te.compute((8,), lambda i, r=tuple(reads): sum((t[i] for t in r), te.const(1.0)), name=f"s{k}"))
+    s = te.create_schedule(tensors[-1].op)
+    reached = {id(t.op) for t in collect_stages([tensors[-1]])}
+    for t in tensors[1:-1]:
+        if id(t.op) in reached and data.draw(st.booleans(), label=f"inline {t.op.name}"):
+            s[t].compute_inline()
+    module, _ = build_module([x, tensors[-1]], "main", s)
+    func = module.ops.first
+    model = ScheduleModel.build(func, schedule_of(module, func))  # type: ignore[arg-type]
+    everyone = model.consumer_map()
+    for stage in model.stages.values():
+        assert model.consumers(stage) == everyone[stage.name], stage.name
