@@ -24,7 +24,9 @@ worker fulfils their futures. Failures never hang a build:
   `shared_pool()` gives None or the jobs raise `WorkerUnavailable`, and the caller
   compiles in this process (`jit._Compilation`);
 * the process forks: the child closes its copies of the parent's pipes and starts a
-  pool of its own when it needs one.
+  pool of its own when it needs one;
+* a write or read moves part of a message (a raw stdout under PYTHONUNBUFFERED, a signal
+  during the system call): `_write` and `_read` go on until it is whole.
 
 The JIT uses the pool for programs of `jit.POOL_MIN_OPS` ops or more (networks); a
 smaller one compiles on a thread of this process.
@@ -92,21 +94,45 @@ def worker_count() -> int:
 
 def _write(stream: IO[bytes], message: Any) -> None:
     payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_FRAME.pack(len(payload)))
-    stream.write(payload)
+    _write_all(stream, _FRAME.pack(len(payload)) + payload)
     stream.flush()
+
+
+def _write_all(stream: IO[bytes], data: bytes) -> None:
+    """Every byte of `data`: a raw stream (stdout under `python -u` or PYTHONUNBUFFERED, as
+    in many containers) writes what one system call wrote, part of it when a signal
+    interrupts a write to a full pipe (py-spy's samples do), and the rest was lost: the
+    parent waited for an answer forever."""
+    view = memoryview(data)
+    while view:
+        written = stream.write(view)
+        if written is None:  # a non-blocking stream that would block: none of it taken
+            continue
+        view = view[written:]
 
 
 def _read(stream: IO[bytes]) -> Any | None:
     """The next message, or None at the end of the stream."""
-    header = stream.read(_FRAME.size)
-    if len(header) < _FRAME.size:
+    header = _read_exactly(stream, _FRAME.size)
+    if header is None:
         return None
     (size,) = _FRAME.unpack(header)
-    payload = stream.read(size)
-    if len(payload) < size:
-        return None
-    return pickle.loads(payload)
+    payload = _read_exactly(stream, size)
+    return None if payload is None else pickle.loads(payload)
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
+    """`size` bytes, or None when the stream ends first (a raw stream's read returns what one
+    system call read: part of a large message)."""
+    parts: list[bytes] = []
+    missing = size
+    while missing > 0:
+        part = stream.read(missing)
+        if not part:
+            return None
+        parts.append(part)
+        missing -= len(part)
+    return b"".join(parts)
 
 
 def serve() -> None:

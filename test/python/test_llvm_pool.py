@@ -291,3 +291,66 @@ def test_jobs_of_a_dead_worker_compile_here_and_llvm_errors_raise(error: Interna
     else:
         with pytest.raises(InternalError, match="LLVM failed"):
             compilation.finish()
+
+
+def test_whole_messages_cross_streams_that_take_and_give_a_few_bytes_a_call() -> None:
+    """A raw stream (stdout under `python -u`) writes and reads what one system call does:
+    part of a message when a signal interrupts it. `_write` and `_read` carry it whole."""
+
+    class Trickle:
+        def __init__(self) -> None:
+            self.data = bytearray()
+            self.at = 0
+
+        def write(self, data: memoryview) -> int:
+            self.data += bytes(data[:1000])
+            return min(len(data), 1000)
+
+        def read(self, size: int) -> bytes:
+            part = bytes(self.data[self.at : self.at + min(size, 777)])
+            self.at += len(part)
+            return part
+
+        def flush(self) -> None:
+            pass
+
+    stream = Trickle()
+    message = (7, os.urandom(600_000), None)
+    llvm_pool._write(stream, message)  # type: ignore[arg-type]
+    llvm_pool._write(stream, "next")  # type: ignore[arg-type]
+    assert llvm_pool._read(stream) == message  # type: ignore[arg-type]
+    assert llvm_pool._read(stream) == "next"  # type: ignore[arg-type]
+    assert llvm_pool._read(stream) is None  # type: ignore[arg-type]
+
+
+def test_an_unbuffered_worker_interrupted_by_signals_answers_whole() -> None:
+    """A worker whose stdout is raw (PYTHONUNBUFFERED=1, common in containers), its writes
+    interrupted by signals (as py-spy's samples do), still delivers every object: the
+    rest of a partly written answer was lost, and the build waited forever."""
+    import signal
+    import time
+
+    root = str(Path(llvm_pool.__file__).resolve().parents[2])
+    code = (
+        "import signal, sys; signal.signal(signal.SIGUSR1, lambda *a: None); "
+        f"sys.path.insert(0, {root!r}); from compiler.lowering.llvm_pool import serve; serve()"
+    )
+    blob = os.urandom(400_000)  # an object of about this size: many pipe buffers
+    escaped = "".join("\\" + format(b, "02X") for b in blob)  # LLVM's string escapes: \XX each byte
+    text = f'@"blob" = constant [{len(blob)} x i8] c"{escaped}"\n'
+    pool = llvm_pool.LLVMPool(1, [sys.executable, "-u", "-c", code])
+    try:
+        worker = pool._workers[0]
+        deadline = time.monotonic() + WAIT
+        while not worker.ready and time.monotonic() < deadline:  # its handler is set: signals are safe
+            time.sleep(0.01)
+        jobs = [pool.submit(text, opt=0) for _ in range(4)]
+        pid = worker.process.pid
+        while not all(j.done() for j in jobs) and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGUSR1)
+            time.sleep(0.0002)
+        for job in jobs:
+            assert blob in job.result(timeout=1)
+    finally:
+        pool.close()
