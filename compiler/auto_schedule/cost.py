@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from compiler.analysis.target import Target
+from compiler.analysis.target import PRIVATE_SCRATCH_BYTES, Target
 from compiler.auto_schedule.features import StageInfo
 
 
@@ -279,17 +279,23 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
         # (matmul 512, 4 x 24 tile: 128-row blocks, 12 KiB in L1, 0.88x PyTorch's
         # throughput; whole k, 48 KiB streamed from L2 by the prefetcher, 0.95-1.0x)
         plan = replace(plan, vector_first=plan.unroll_axis is not None and _panel_only(info, v))
-        k = info.reduce_extents[0] if info.reduce_extents else None
-        panel = (k or 0) * vf * info.element_bits // 8
-        if plan.vector_first and k is not None and len(info.reduce_extents) == 1 and panel > target.l2_bytes // 4:
-            # the longest block that divides k (no tail) and fits
-            fitting = [c for c in range(min(k - 1, 4096), 31, -1)
-                       if k % c == 0 and c * vf * info.element_bits // 8 <= target.l2_bytes // 4]
-            if fitting:
-                plan = replace(plan, reduce_split=fitting[0])
         rows = info.extents[plan.unroll_axis] if plan.unroll_axis is not None else None
         blocked = info.axis_names[v] in info.blocks  # its panel is contiguous already
-        if plan.vector_first and not blocked and (rows is None or rows >= PACK_MIN_ROWS):
+        packed = plan.vector_first and not blocked and (rows is None or rows >= PACK_MIN_ROWS)
+        k = info.reduce_extents[0] if info.reduce_extents else None
+        panel = (k or 0) * vf * info.element_bits // 8
+        # a packed panel is each thread's own (the column loop is the parallel one): larger
+        # than a thread's scratch, it lives in the arena and the loop runs serially (GPT-2's
+        # and BERT's 3072 -> 768 projection, its 1536-deep panel 288 KiB with a 2 MiB L2)
+        budget = min(target.l2_bytes // 4, PRIVATE_SCRATCH_BYTES) if packed else target.l2_bytes // 4
+        if plan.vector_first and k is not None and len(info.reduce_extents) == 1 and panel > budget:
+            # the longest block that divides k (no tail) and fits
+            fitting = [c for c in range(min(k - 1, 4096), 31, -1)
+                       if k % c == 0 and c * vf * info.element_bits // 8 <= budget]
+            if fitting:
+                plan = replace(plan, reduce_split=fitting[0])
+        block = plan.reduce_split or k or 0
+        if packed and block * vf * info.element_bits // 8 <= PRIVATE_SCRATCH_BYTES:
             # the panel copied into a compact buffer (TVM's GEMM tutorial's packing, here a
             # cache_read at the panel's k block): contiguous rows of the tile's width
             plan = replace(plan, pack_input=_panel_input(info, v))
