@@ -286,7 +286,8 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
         panel = (k or 0) * vf * info.element_bits // 8
         # a packed panel is each thread's own (the column loop is the parallel one): larger
         # than a thread's scratch, it lives in the arena and the loop runs serially (GPT-2's
-        # and BERT's 3072 -> 768 projection, its 1536-deep panel 288 KiB with a 2 MiB L2)
+        # 3072 -> 768 projection, a [in, out] weight: its 1536-deep panel 288 KiB with a
+        # 2 MiB L2)
         budget = min(target.l2_bytes // 4, PRIVATE_SCRATCH_BYTES) if packed else target.l2_bytes // 4
         if plan.vector_first and k is not None and len(info.reduce_extents) == 1 and panel > budget:
             # the longest block that divides k (no tail) and fits

@@ -1,9 +1,10 @@
 // RUN: compiler-opt %s --split-input-file -p 'auto-schedule{vector_bits=512 registers=32 cores=2 parallel_min_work=0 l1_bytes=49152 l2_bytes=2097152}' | filecheck %s
 
 // A packed panel is each thread's own copy inside the parallel column loop: it must fit
-// a thread's scratch (256 KiB), not only a quarter of L2 (512 KiB here). GPT-2's and
-// BERT's 3072 -> 768 projection: 1536-deep blocks of 48 columns (288 KiB) lived in the
-// arena and ran the loop serially; 1024-deep blocks (192 KiB) are per thread.
+// a thread's scratch (256 KiB), not only a quarter of L2 (512 KiB here). GPT-2's
+// 3072 -> 768 projection (an [in, out] weight, packed): 1536-deep blocks of 48 columns
+// (288 KiB) lived in the arena and ran the loop serially; 1024-deep blocks (192 KiB)
+// are per thread.
 te.func @proj(%a: !te.tensor<[256, 3072], f32>, %b: !te.tensor<[3072, 768], f32>) -> !te.tensor<[256, 768], f32> {
   %c = te.compute "C" (%i, %j) : !te.tensor<[256, 768], f32> {
     %r = te.reduce sum (%k) in [3072] : f32 {
