@@ -176,6 +176,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import numpy as np
+    from xdsl.dialects.builtin import StringAttr
 
     from compiler.context import make_context
     from compiler.driver import compile_module
@@ -189,9 +190,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             text, name = f.read(), args.file
     module = LocatedParser(make_context(), text, name).parse_module()
     verify_located(module)
-    names = [op.sym_name.data for op in module.ops if hasattr(op, "sym_name")]
+    # a nested builtin.module has an optional sym_name, None when unnamed (make fuzz seed 89)
+    names = [n.data for op in module.ops if isinstance(n := getattr(op, "sym_name", None), StringAttr)]
     if not names:
-        raise RunError(f"{args.file} defines no function")
+        raise RunError(f"{args.file} defines no function at its top level")
     entry = args.entry or names[0]
     env = _parse_dims(args.dim)
     fn = compile_module(module, entry, check_bounds=args.check_bounds)
