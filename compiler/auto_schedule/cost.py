@@ -279,27 +279,37 @@ def plan_reduction(info: StageInfo, target: Target) -> StagePlan:
         # (matmul 512, 4 x 24 tile: 128-row blocks, 12 KiB in L1, 0.88x PyTorch's
         # throughput; whole k, 48 KiB streamed from L2 by the prefetcher, 0.95-1.0x)
         plan = replace(plan, vector_first=plan.unroll_axis is not None and _panel_only(info, v))
-        rows = info.extents[plan.unroll_axis] if plan.unroll_axis is not None else None
-        blocked = info.axis_names[v] in info.blocks  # its panel is contiguous already
-        packed = plan.vector_first and not blocked and (rows is None or rows >= PACK_MIN_ROWS)
-        k = info.reduce_extents[0] if info.reduce_extents else None
-        panel = (k or 0) * vf * info.element_bits // 8
-        # a packed panel is each thread's own (the column loop is the parallel one): larger
-        # than a thread's scratch, it lives in the arena and the loop runs serially (GPT-2's
-        # 3072 -> 768 projection, a [in, out] weight: its 1536-deep panel 288 KiB with a
-        # 2 MiB L2)
-        budget = min(target.l2_bytes // 4, PRIVATE_SCRATCH_BYTES) if packed else target.l2_bytes // 4
-        if plan.vector_first and k is not None and len(info.reduce_extents) == 1 and panel > budget:
-            # the longest block that divides k (no tail) and fits
-            fitting = [c for c in range(min(k - 1, 4096), 31, -1)
-                       if k % c == 0 and c * vf * info.element_bits // 8 <= budget]
-            if fitting:
-                plan = replace(plan, reduce_split=fitting[0])
-        block = plan.reduce_split or k or 0
-        if packed and block * vf * info.element_bits // 8 <= PRIVATE_SCRATCH_BYTES:
-            # the panel copied into a compact buffer (TVM's GEMM tutorial's packing, here a
-            # cache_read at the panel's k block): contiguous rows of the tile's width
-            plan = replace(plan, pack_input=_panel_input(info, v))
+        if plan.vector_first:
+            plan = _block_and_pack_panel(plan, info, v, vf, target)
+    return plan
+
+
+def _block_and_pack_panel(plan: StagePlan, info: StageInfo, v: int, vf: int, target: Target) -> StagePlan:
+    """A long reduction blocked so that the column panel fits (the longest block that
+    divides it: no tail), and the panel packed into a compact buffer (TVM's GEMM
+    tutorial's packing, here a cache_read at the panel's k block: contiguous rows of the
+    tile's width) unless it is contiguous already or the tile has few rows.
+
+    A packed panel is each thread's own (the column loop is the parallel one): larger
+    than a thread's scratch it lives in the arena and the loop runs serially (GPT-2's
+    3072 -> 768 projection, an [in, out] weight: its 1536-deep panel 288 KiB with a
+    2 MiB L2), so it fits `PRIVATE_SCRATCH_BYTES` as well as a quarter of L2, or is not
+    packed."""
+    rows = info.extents[plan.unroll_axis] if plan.unroll_axis is not None else None
+    blocked = info.axis_names[v] in info.blocks  # its panel is contiguous already
+    packed = not blocked and (rows is None or rows >= PACK_MIN_ROWS)
+    k = info.reduce_extents[0] if info.reduce_extents else None
+
+    def panel_bytes(depth: int) -> int:
+        return depth * vf * info.element_bits // 8
+
+    budget = min(target.l2_bytes // 4, PRIVATE_SCRATCH_BYTES) if packed else target.l2_bytes // 4
+    if k is not None and len(info.reduce_extents) == 1 and panel_bytes(k) > budget:
+        fitting = [c for c in range(min(k - 1, 4096), 31, -1) if k % c == 0 and panel_bytes(c) <= budget]
+        if fitting:
+            plan = replace(plan, reduce_split=fitting[0])
+    if packed and panel_bytes(plan.reduce_split or k or 0) <= PRIVATE_SCRATCH_BYTES:
+        plan = replace(plan, pack_input=_panel_input(info, v))
     return plan
 
 

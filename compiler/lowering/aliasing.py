@@ -55,7 +55,7 @@ from __future__ import annotations
 import heapq
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from compiler.analysis.walk import walk_ops
 from compiler.arith.expr import IndexConst, IndexExpr, free_vars
@@ -104,9 +104,9 @@ def overlapping_ranges(ranges: list[tuple[IndexExpr, IndexExpr]]) -> list[tuple[
         (oa_e, sa_e), (ob_e, sb_e) = ranges[i], ranges[j]
         return not (analyzer.prove_le(oa_e + sa_e, ob_e) or analyzer.prove_le(ob_e + sb_e, oa_e))
 
-    constant = [k for k, (offset, size) in enumerate(known) if offset is not None and size is not None]
-    symbolic = sorted(set(range(len(ranges))) - set(constant))
-    candidates = _touching_ranges([(known[k][0] or 0, known[k][1] or 0, k) for k in constant])
+    constant = [(offset, size, k) for k, (offset, size) in enumerate(known) if offset is not None and size is not None]
+    symbolic = [k for k, (offset, size) in enumerate(known) if offset is None or size is None]
+    candidates = _touching_ranges(constant)
     candidates |= {(max(i, j), min(i, j)) for i in symbolic for j in range(len(ranges)) if j != i}
     return sorted(pair for pair in candidates if may_overlap(*pair))
 
@@ -213,12 +213,11 @@ def complete_alias_scopes(f: loop.FuncOp) -> None:
         if isinstance(scopes, ArrayAttr):
             used.update(s for s in scopes.data if isinstance(s, StringAttr))
     ordered = sorted(used, key=lambda s: s.data)
-    lists: dict[tuple[int, int], ArrayAttr[StringAttr]] = {}  # by the shared attributes (ids: held by the ops)
+    lists: dict[tuple[Attribute, Attribute | None], ArrayAttr[StringAttr]] = {}  # by (own, may): a few scopes each
     for op in accesses:
-        own, may = op.attributes[ALIAS_SCOPES], op.attributes.pop(MAY_ALIAS_SCOPES, None)
-        key = (id(own), id(may))
+        key = (op.attributes[ALIAS_SCOPES], op.attributes.pop(MAY_ALIAS_SCOPES, None))
         if key not in lists:
-            excluded = set(own.data if isinstance(own, ArrayAttr) else ()) | set(may.data if isinstance(may, ArrayAttr) else ())
+            excluded = {s for scopes in key if isinstance(scopes, ArrayAttr) for s in scopes.data}
             lists[key] = ArrayAttr([s for s in ordered if s not in excluded])
         if lists[key].data:
             op.attributes[NOALIAS_SCOPES] = lists[key]

@@ -146,7 +146,7 @@ class _Structure:
                 if known is None:
                     known = (value, tuple(sorted(self.groups[s] for s in value.data if s in self.groups)))
                     self._numbered[id(value)] = known
-                if known[1] or name != MAY_ALIAS_SCOPES:  # none of the body's groups: as if none
+                if known[1]:  # none of the body's groups tells it nothing: as if no list
                     found.append((name, known[1]))
             else:
                 found.append((name, value))

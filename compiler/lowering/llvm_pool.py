@@ -105,10 +105,7 @@ def _write_all(stream: IO[bytes], data: bytes) -> None:
     parent waited for an answer forever."""
     view = memoryview(data)
     while view:
-        written = stream.write(view)
-        if written is None:  # a non-blocking stream that would block: none of it taken
-            continue
-        view = view[written:]
+        view = view[stream.write(view) :]
 
 
 def _read(stream: IO[bytes]) -> Any | None:

@@ -232,10 +232,8 @@ class FunctionLowering:
     # -- the function ----------------------------------------------------
 
     def lower(self) -> loop.FuncOp:
-        for t in (*self.func.function_type.inputs.data, *self.func.function_type.outputs.data):
-            assert isinstance(t, te.TensorType)
-            for name in shape_var_names(t.get_shape()):
-                self.var(name)
+        for name in self.shape_names:
+            self.var(name)
         self.bind_scan_buffers()
         for op in self.func.body.block.ops:
             if isinstance(op, te.VarOp):
@@ -359,7 +357,7 @@ class FunctionLowering:
         """The accumulators start from the identity region, evaluated at the data axes' values
         here; where the bound checks on them fail nothing is accumulated nor stored, so the
         region (user arithmetic: a division, say) is not evaluated there either."""
-        bound = set(self.env) | self.shape_names
+        bound = set(self.env).union(self.shape_names)
         reduce_names = {lp.name for lp in plan.loops if lp.is_reduce}
         guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
         body = self.guarded(guards, block)
@@ -402,7 +400,7 @@ class FunctionLowering:
         self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], accumulator: tuple[list[SSAValue], Block]
     ) -> None:
         accs, block = accumulator
-        bound = set(self.env) | self.shape_names
+        bound = set(self.env).union(self.shape_names)
         reduce_names = {lp.name for lp in plan.loops if lp.is_reduce}
         guards = [g for g in plan.guards if free_vars(g) <= bound and not free_vars(g) & reduce_names]
         body = self.guarded(guards, block)
@@ -430,15 +428,16 @@ class FunctionLowering:
             self.values[arg] = self.expr(value, block)
 
     @cached_property
-    def shape_names(self) -> frozenset[str]:
-        """The size variables of the signature (read once: a network's has hundreds of shapes)."""
-        names: set[str] = set()
+    def shape_names(self) -> tuple[str, ...]:
+        """The size variables of the signature, in order of first appearance (read once: a
+        network's has hundreds of shapes, and every stage's guards ask)."""
+        names: dict[str, None] = {}
         for t in (*self.func.function_type.inputs.data, *self.func.function_type.outputs.data):
-            names.update(shape_var_names(tensor_type(t).get_shape()))
-        return frozenset(names)
+            names.update(dict.fromkeys(shape_var_names(tensor_type(t).get_shape())))
+        return tuple(names)
 
     def emit_init(self, stage: te.ComputeOp, plan: StagePlan, out: list[SSAValue], block: Block) -> None:
-        bound = set(self.env) | self.shape_names
+        bound = set(self.env).union(self.shape_names)
         guards = [g for g in plan.guards if free_vars(g) <= bound]
         body = self.guarded(guards, block)
         data_values = plan.axis_values[: len(stage.axes)]

@@ -133,13 +133,14 @@ class ScheduleData:
         """The stages that read `stage`, looking through inlined stages: `consumer_map`'s
         entry, found from `stage` alone (the replay asks while the stages change, once per
         attached stage: the whole map each time was quadratic)."""
-        result: list[Stage] = []
+        found: list[Stage] = []
         for s in self.stages.values():
-            if stage.name in s.inputs:
-                for c in self.consumers(s) if s.inline else [s]:
-                    if c not in result:
-                        result.append(c)
-        return result
+            if stage.name not in s.inputs:
+                continue
+            for c in self.consumers(s) if s.inline else [s]:
+                if c not in found:
+                    found.append(c)
+        return found
 
     def consumer_map(self) -> dict[str, list[Stage]]:
         """`consumers` of every stage, at once: an index of the readers, and each inlined

@@ -419,7 +419,7 @@ class ReduceOp(IRDLOperation):
 
     def _verify_extents_bound(self) -> None:
         names = shape_var_names([d for d in self.get_extents() if d != DYNAMIC])
-        if names and (unbound := unbound_variables(self, set(names))):  # (a network's signature: hundreds of shapes)
+        if unbound := unbound_variables(self, set(names)):
             raise VerifyError(
                 f"te.reduce extent names symbolic variable '{unbound[0]}', which appears in no argument or "
                 "result shape of its te.func and is no scalar argument, so nothing can bind it"

@@ -122,7 +122,11 @@ class ReduceKind(StrEnum):
 def unbound_variables(op: Operation, names: set[str]) -> list[str]:
     """The symbolic variables of `names` that nothing binds in `op`'s te.func: neither an
     argument's or result's shape nor a scalar argument names them (none outside a te.func).
-    Read from the te.func's properties: func.py defines the op and imports this module."""
+    Read from the te.func's properties: func.py defines the op and imports this module.
+    No names: none, without reading the signature (a network's has hundreds of shapes, and
+    every te.reduce with constant extents asks)."""
+    if not names:
+        return []
     func = op.parent_op()
     while func is not None and func.name != "te.func":
         func = func.parent_op()
