@@ -98,3 +98,64 @@ loop.func @symbolic_past_end(%x: !loop.buffer<["h * w"], f32>, %out: !loop.buffe
   loop.store %one, %b[%c0] : !loop.buffer<["h * w"], f32>
 }
 // CHECK: verify-memory-plan.mlir:93:1: error: verify-memory-plan: @symbolic_past_end: b ends at byte h * w * 8, past the arena
+
+// -----
+
+// Two views of m - 2 floats after one of m * n, each in a slot of (m * 4 + 55) // 64 * 64
+// bytes, fit: for m >= 2 a slot is its view's bytes rounded up, and for m < 2 a view
+// holds nothing (its end, before its start, is past no byte of the arena). Bounds of the
+// rounding prove it from m >= 2 only, and the case n = 0 leaves m >= 0: a random
+// schedule's symbolic plan (two stages attached in a row loop, this layout) was rejected
+// as unsound.
+loop.func @empty_below(%x: !loop.buffer<["m * n"], f32>, %out: !loop.buffer<["m * n - n * 2"], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %m = loop.var "m" : index
+  %n = loop.var "n" : index
+  %mn = arith.muli %m, %n : index
+  %k = arith.subi %m, %c2 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<["(m * 4 + 55) // 64 * 128 + (m * n * 4 + 63) // 64 * 64"], i8>
+  %b = loop.view "b" %arena at "0" : !loop.buffer<["(m * 4 + 55) // 64 * 128 + (m * n * 4 + 63) // 64 * 64"], i8> -> !loop.buffer<["m * n"], f32>
+  loop.for %i = %c0 extent %mn {
+    %v = loop.load %x[%i] : !loop.buffer<["m * n"], f32>
+    loop.store %v, %b[%i] : !loop.buffer<["m * n"], f32>
+  }
+  loop.for %r = %c0 extent %n {
+    %c = loop.view "c" %arena at "(m * n * 4 + 63) // 64 * 64" : !loop.buffer<["(m * 4 + 55) // 64 * 128 + (m * n * 4 + 63) // 64 * 64"], i8> -> !loop.buffer<["m - 2"], f32>
+    %d = loop.view "d" %arena at "(m * 4 + 55) // 64 * 64 + (m * n * 4 + 63) // 64 * 64" : !loop.buffer<["(m * 4 + 55) // 64 * 128 + (m * n * 4 + 63) // 64 * 64"], i8> -> !loop.buffer<["m - 2"], f32>
+    loop.for %i = %c0 extent %k {
+      %v = loop.load %b[%i] : !loop.buffer<["m * n"], f32>
+      loop.store %v, %c[%i] : !loop.buffer<["m - 2"], f32>
+      loop.store %v, %d[%i] : !loop.buffer<["m - 2"], f32>
+    }
+    loop.for %i = %c0 extent %k {
+      %v = loop.load %c[%i] : !loop.buffer<["m - 2"], f32>
+      %w = loop.load %d[%i] : !loop.buffer<["m - 2"], f32>
+      %s = arith.addf %v, %w : f32
+      loop.store %s, %out[%i] : !loop.buffer<["m * n - n * 2"], f32>
+    }
+  }
+}
+// CHECK-LABEL: loop.func @empty_below
+
+// -----
+
+// A buffer with bytes is still checked: m - 2 floats at byte 4 of a slot of
+// (m * 4 + 55) // 64 * 64 bytes do not fit (m = 18: they end at byte 68 of 64).
+loop.func @rounded_past_end(%x: !loop.buffer<["m"], f32>, %out: !loop.buffer<["m"], f32> {loop.output}) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %m = loop.var "m" : index
+  %k = arith.subi %m, %c2 : index
+  %arena = loop.alloc "arena" [%c0] : !loop.buffer<["(m * 4 + 55) // 64 * 64"], i8>
+  %c = loop.view "c" %arena at "4" : !loop.buffer<["(m * 4 + 55) // 64 * 64"], i8> -> !loop.buffer<["m - 2"], f32>
+  loop.for %i = %c0 extent %k {
+    %v = loop.load %x[%i] : !loop.buffer<["m"], f32>
+    loop.store %v, %c[%i] : !loop.buffer<["m - 2"], f32>
+  }
+  loop.for %i = %c0 extent %k {
+    %v = loop.load %c[%i] : !loop.buffer<["m - 2"], f32>
+    loop.store %v, %out[%i] : !loop.buffer<["m"], f32>
+  }
+}
+// CHECK: error: verify-memory-plan: @rounded_past_end: c ends at byte m * 4 - 4, past the arena
